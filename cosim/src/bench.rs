@@ -1,0 +1,77 @@
+//! Stimulus: each unit's test bench turns seeded random *transactions* into
+//! per-cycle input words.
+//!
+//! A run's stimulus is a list of transactions (serialisable, so a failing run
+//! can be saved, replayed and shrunk). A [`Driver`] applies them cycle by
+//! cycle, honouring the unit's handshakes; it sees the model's outputs of the
+//! previous cycle, so stimulus can be closed-loop (a sequencer that waits for
+//! `ready`, a memory system that returns what was issued).
+//!
+//! Fresh runs draw transactions from [`Testbench::generate`] as the driver
+//! asks for them, so a run of any length needs no up-front budget; the
+//! transactions actually consumed are recorded for repro bundles.
+
+use gpucosim_model::ports::PortTable;
+use gpucosim_model::{Profile, Unit};
+use rand_chacha::ChaCha8Rng;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::fmt::Debug;
+
+/// What the driver reports after driving a cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Drive {
+    /// Inputs for this cycle are set; keep going.
+    Busy,
+    /// No transaction is left and the unit is idle: the run may end. The
+    /// inputs were still set (to idle values) for this cycle.
+    Done,
+}
+
+/// Where a driver takes its next transaction from.
+pub trait TxnSource<T> {
+    /// The next transaction, or `None` when the stimulus is exhausted.
+    fn next_txn(&mut self) -> Option<T>;
+}
+
+/// Applies transactions to a unit's input ports, cycle by cycle.
+pub trait Driver<T>: Send {
+    /// Sets `inputs` (already zeroed, with `rst_ni` high) for the current
+    /// cycle. `prev_out` holds the model's outputs of the previous cycle (all
+    /// zeros in the first cycle after reset). Transactions are pulled from
+    /// `src` when the driver is ready for one.
+    fn drive(&mut self, prev_out: &[u32], inputs: &mut [u32], src: &mut dyn TxnSource<T>)
+        -> Drive;
+    /// Index (in consumption order) of the oldest transaction still in
+    /// flight, for mismatch reports.
+    fn in_flight(&self) -> Option<usize>;
+}
+
+/// A unit's test bench.
+pub trait Testbench: 'static {
+    /// One transaction of stimulus.
+    type Txn: Serialize + DeserializeOwned + Clone + Debug + Send + 'static;
+    /// Knobs biasing the random stimulus (deserialised from `--knob k=v`).
+    type Knobs: Serialize + DeserializeOwned + Default + Clone + Debug + Send + 'static;
+    /// The driver type.
+    type Driver: Driver<Self::Txn>;
+
+    /// Unit name on the command line.
+    const UNIT: &'static str;
+
+    /// The unit's port table.
+    fn table() -> &'static PortTable;
+    /// A fresh reference model.
+    fn model(profile: Profile) -> Box<dyn Unit>;
+    /// Draws one random transaction.
+    fn generate(profile: Profile, knobs: &Self::Knobs, rng: &mut ChaCha8Rng) -> Self::Txn;
+    /// Directed transactions (worked examples from the seeds, corner cases),
+    /// run before the random ones when a seed asks for them.
+    fn directed(profile: Profile) -> Vec<Self::Txn>;
+    /// A driver for one run.
+    fn driver(profile: Profile, knobs: &Self::Knobs) -> Self::Driver;
+    /// Simpler variants of a transaction, simplest first, for shrinking
+    /// (fewer active lanes, zeroed fields, smaller values). Empty when it is
+    /// already as simple as it gets.
+    fn simplify(txn: &Self::Txn) -> Vec<Self::Txn>;
+}

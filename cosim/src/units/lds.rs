@@ -1,0 +1,1 @@
+//! Test bench of the `lds` unit.

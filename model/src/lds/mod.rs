@@ -1,0 +1,3 @@
+//! LDS bank arbiter and RAM (SPEC §2).
+
+pub mod ports;

@@ -1,0 +1,3 @@
+//! s_waitcnt counter scoreboard (SPEC §3).
+
+pub mod ports;
