@@ -722,3 +722,68 @@ pub fn coalesce(pieces: &[Piece], line_bytes: u32) -> Vec<LineReq> {
     }
     reqs
 }
+
+/// The V# by named fields, for building descriptors (tests, `eval`).
+/// Fields a profile does not have are ignored when encoding for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct VsharpFields {
+    /// base [47:0].
+    pub base: u64,
+    /// stride [61:48] (14 bits).
+    pub stride: u32,
+    /// num_records [95:64].
+    pub num_records: u32,
+    /// gfx9 swizzle_en [63] (0/1); gfx11 swizzle_enable [63:62] (0..3).
+    pub swizzle: u32,
+    /// gfx9 cache_swizzle [62].
+    pub cache_swizzle: u32,
+    /// gfx9 elem_size [116:115] (element size `2 << elem_size`).
+    pub elem_size: u32,
+    /// index_stride [118:117] (index stride `8 << index_stride`).
+    pub index_stride: u32,
+    /// add_tid [119].
+    pub add_tid: bool,
+    /// gfx9 dfmt [114:111]; gfx11 FORMAT [113:108].
+    pub format: u32,
+    /// gfx9 nfmt [110:108].
+    pub nfmt: u32,
+    /// dst_sel_x/y/z/w [107:96] (3 bits each, x lowest).
+    pub dst_sel: u32,
+    /// gfx11 oob_select [125:124].
+    pub oob_select: u32,
+    /// type [127:126].
+    pub rtype: u32,
+}
+
+impl VsharpFields {
+    /// Encodes the fields as a 128-bit V# for `profile`.
+    pub fn encode(&self, profile: Profile) -> u128 {
+        let put = |x: u64, lo: u32, w: u32| ((x as u128) & ((1u128 << w) - 1)) << lo;
+        let p = profile.params().ta;
+        let mut v = put(self.base, 0, 48)
+            | put(self.stride as u64, 48, 14)
+            | put(self.num_records as u64, 64, 32)
+            | put(self.dst_sel as u64, 96, 12)
+            | put(self.index_stride as u64, 117, 2)
+            | put(self.add_tid as u64, 119, 1)
+            | put(self.rtype as u64, 126, 2);
+        v |= match p.swizzle {
+            SwizzleEncoding::EnableBitElemSize => {
+                put(self.swizzle as u64, 63, 1)
+                    | put(self.cache_swizzle as u64, 62, 1)
+                    | put(self.elem_size as u64, 115, 2)
+            }
+            SwizzleEncoding::EnableEs => put(self.swizzle as u64, 62, 2),
+        };
+        v |= match p.format {
+            FormatEncoding::DfmtNfmt => {
+                put(self.format as u64, 111, 4) | put(self.nfmt as u64, 108, 3)
+            }
+            FormatEncoding::Unified => put(self.format as u64, 108, 6),
+        };
+        if p.range == RangeRule::OobSelect {
+            v |= put(self.oob_select as u64, 124, 2);
+        }
+        v
+    }
+}

@@ -14,7 +14,7 @@ pub mod ports;
 
 pub use self::core::{
     Access, Class, FormatEncoding, Instr, Kind, LaneResults, LineReq, Op, RangeRule,
-    SwizzleEncoding, TaParams, Vsharp,
+    SwizzleEncoding, TaParams, Vsharp, VsharpFields,
 };
 
 use self::core::{compute, pieces, Pieces, MAX_PIECES};
