@@ -120,6 +120,7 @@ pub struct TaModel {
     pending: [u64; MAX_PIECES / 64],
     cur: Option<Current>,
     accepted: u64,
+    requests: u32,
     prev_active: bool,
     cov: Coverage,
     rec: Recorder,
@@ -140,6 +141,7 @@ impl TaModel {
             pending: [0; MAX_PIECES / 64],
             cur: None,
             accepted: 0,
+            requests: 0,
             prev_active: false,
             cov: cover::coverage(profile),
             rec: Recorder::new(profile),
@@ -218,29 +220,24 @@ impl TaModel {
         if self.prev_active {
             ev.set(Bin::BackToBack);
         }
-        // Lines of the instruction, for the coverage of request counts.
-        let lines = self.count_lines();
-        ev.set(match lines {
-            0 => Bin::LinesNone,
-            1 => Bin::LinesOne,
-            _ => Bin::LinesMulti,
-        });
-        if lines > 16 {
-            ev.set(Bin::LinesMax);
-        }
         self.rec.record(ev, &mut self.cov);
         self.accepted += 1;
+        self.requests = 0;
         self.state = State::Active;
         self.first = true;
     }
 
-    /// Distinct lines among the pieces (a piece starts a new line when no
-    /// earlier piece has its line).
-    fn count_lines(&self) -> usize {
-        let pcs = self.pieces.as_slice();
-        (0..pcs.len())
-            .filter(|&i| pcs[..i].iter().all(|q| q.line != pcs[i].line))
-            .count()
+    /// Coverage of the number of line requests of the instruction just done.
+    fn count_requests(&mut self) {
+        let b = match self.requests {
+            0 => Bin::LinesNone,
+            1 => Bin::LinesOne,
+            _ => Bin::LinesMulti,
+        };
+        self.rec.hit(b, &mut self.cov);
+        if self.requests > 16 {
+            self.rec.hit(Bin::LinesMax, &mut self.cov);
+        }
     }
 
     fn write_line(&self, outputs: &mut [u32]) {
@@ -304,12 +301,14 @@ impl Unit for TaModel {
                     if p::line_ready_i.bit(inputs) {
                         self.consume(c.line);
                         self.cur = self.select();
+                        self.requests += 1;
                     } else {
                         self.rec.hit(Bin::Stall, &mut self.cov);
                     }
                 }
                 if self.cur.is_none() {
                     self.state = State::Idle;
+                    self.count_requests();
                 }
                 self.prev_active = true;
             }
