@@ -1211,6 +1211,39 @@ mod tests {
     }
 
     #[test]
+    fn extreme_knobs_drive_to_completion() {
+        let all = Knobs {
+            format_pct: 50,
+            mtbuf_pct: 50,
+            atomic_pct: 100,
+            store_pct: 100,
+            swizzle_pct: 100,
+            edge_pct: 100,
+            wrap_pct: 100,
+            misalign_pct: 100,
+            invalid_format_pct: 100,
+            mismatch_pct: 100,
+            all_zero_pct: 100,
+            exec_zero_pct: 100,
+            wave32_pct: 100,
+            stall_pct: 100,
+            gap_max: 255,
+        };
+        let none: Knobs = serde_json::from_value(json!({
+            "format_pct": 0, "mtbuf_pct": 0, "atomic_pct": 0, "store_pct": 0, "swizzle_pct": 0,
+            "edge_pct": 0, "wrap_pct": 0, "misalign_pct": 0, "invalid_format_pct": 0,
+            "mismatch_pct": 0, "all_zero_pct": 0, "exec_zero_pct": 0, "wave32_pct": 0,
+            "stall_pct": 0, "gap_max": 0
+        }))
+        .unwrap();
+        for profile in Profile::all() {
+            for k in [&all, &none] {
+                run_model(profile, random(profile, 11, 300, k));
+            }
+        }
+    }
+
+    #[test]
     fn driver_offers_each_transaction_once_and_in_order() {
         // Instructions accepted = transactions taken: the model counts them.
         let profile = Profile::Gfx9;
