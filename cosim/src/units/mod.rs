@@ -17,6 +17,7 @@ macro_rules! with_bench {
         match $unit {
             // "ta" => { type $B = $crate::units::ta::TaBench; $body }
             "ta" => {
+                #[allow(dead_code)]
                 type $B = $crate::units::ta::TaBench;
                 $body
             }
