@@ -118,29 +118,21 @@ fn gfx9_stride_rule_index_and_offset() {
     i.idxen = true;
     i.vindex[0] = 3;
     i.voffset[0] = 12;
-    assert_eq!(inr(&run(Gfx9, &i), 0)[0], true);
+    assert!(inr(&run(Gfx9, &i), 0)[0]);
     i.vindex[0] = 4;
-    assert_eq!(inr(&run(Gfx9, &i), 0)[0], false, "index == num_records");
+    assert!(!inr(&run(Gfx9, &i), 0)[0], "index == num_records");
     i.vindex[0] = 3;
     i.voffset[0] = 16;
-    assert_eq!(
-        inr(&run(Gfx9, &i), 0)[0],
-        false,
-        "offset == stride with idxen"
-    );
+    assert!(!inr(&run(Gfx9, &i), 0)[0], "offset == stride with idxen");
     i.idxen = false; // no idxen, no add_tid: only index (0) is checked
-    assert_eq!(inr(&run(Gfx9, &i), 0)[0], true);
+    assert!(inr(&run(Gfx9, &i), 0)[0]);
     let vs_tid = VsharpFields {
         add_tid: true,
         ..vs
     };
     let mut i = load(Gfx9, vs_tid, 4);
     i.voffset[0] = 16;
-    assert_eq!(
-        inr(&run(Gfx9, &i), 0)[0],
-        false,
-        "offset == stride with add_tid"
-    );
+    assert!(!inr(&run(Gfx9, &i), 0)[0], "offset == stride with add_tid");
     // dwordx4 at offset 8 with idxen: dwords at 8, 12 in; 16, 20 out.
     let mut i = load(Gfx9, vs, 16);
     i.idxen = true;
