@@ -17,7 +17,7 @@ module ta_coalesce #(
   input  logic [ta_pkg::NumSlots-1:0]            load_part0_i,
   input  logic [ta_pkg::NumSlots-1:0]            load_part1_i,
   // Registered state of the current instruction.
-  input  logic [47:0]                            addr_i [ta_pkg::NumSlots],  // slot addresses
+  input  logic [ta_pkg::NumSlots-1:0][47:0]      addr_i,      // slot byte addresses
   input  logic [1:0]                             slot_lg_i,   // log2 slot size
   // Request handshake.
   input  logic                                   ready_i,

@@ -45,25 +45,22 @@ module ta_top #(
     .inst_o        (inst)
   );
 
-  for (genvar l = 0; l < NumLanes; l++) begin : g_lane
-    ta_lane #(
-      .GFX  (GFX),
-      .Lane (l)
-    ) u_lane (
-      .inst_i    (inst),
-      .exec_i    (exec_i[l]),
-      .vindex_i  (vindex_i[l]),
-      .voffset_i (voffset_i[l]),
-      .addr_o    (addr_d[4*l +: 4]),
-      .inrange_o (inrange_d[4*l +: 4]),
-      .access_o  (access_d[4*l +: 4]),
-      .memviol_o (memviol_d[l]),
-      .cross_o   (cross_d[4*l +: 4])
-    );
-  end
+  ta_addr #(
+    .GFX (GFX)
+  ) u_addr (
+    .inst_i    (inst),
+    .exec_i    (exec_i),
+    .vindex_i  (vindex_i),
+    .voffset_i (voffset_i),
+    .addr_o    (addr_d),
+    .inrange_o (inrange_d),
+    .access_o  (access_d),
+    .cross_o   (cross_d),
+    .memviol_o (memviol_d)
+  );
 
   // --- Registered instruction results -------------------------------------------
-  logic [47:0]               addr_q [NumSlots];
+  logic [NumSlots-1:0][47:0] addr_q;
   logic [NumSlots-1:0]       inrange_q, access_q;
   logic [NumLanes-1:0]       memviol_q;
   logic                      lane_valid_q;
@@ -74,27 +71,22 @@ module ta_top #(
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
+      // A '0 fill of the 256 x 48-bit address register, not a replication.
+      /* verilator lint_off WIDTHCONCAT */
+      addr_q    <= '0;
+      /* verilator lint_on WIDTHCONCAT */
       inrange_q <= '0;
       access_q  <= '0;
       memviol_q <= '0;
       op_q      <= '0;
       slot_lg_q <= '0;
     end else if (capture) begin
+      addr_q    <= addr_d;
       inrange_q <= inrange_d;
       access_q  <= access_d;
       memviol_q <= memviol_d;
       op_q      <= op_i;
       slot_lg_q <= inst.slot_lg;
-    end
-  end
-
-  for (genvar s = 0; s < NumSlots; s++) begin : g_addr_q
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) begin
-        addr_q[s] <= '0;
-      end else if (capture) begin
-        addr_q[s] <= addr_d[s];
-      end
     end
   end
 
@@ -144,9 +136,7 @@ module ta_top #(
   // Pieces are pending only in ACTIVE, so the line outputs are zero elsewhere.
   assign req_ready_o    = (state_q == StIdle);
   assign lane_valid_o   = lane_valid_q;
-  for (genvar s = 0; s < NumSlots; s++) begin : g_lane_addr
-    assign lane_addr_o[s] = addr_q[s];
-  end
+  assign lane_addr_o    = addr_q;
   assign lane_inrange_o = inrange_q;
   assign lane_access_o  = access_q;
   assign lane_memviol_o = memviol_q;
