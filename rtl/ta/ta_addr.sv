@@ -9,6 +9,7 @@
 module ta_addr #(
   parameter int unsigned GFX = 9
 ) (
+  input  logic                                     en_i,       // an instruction is accepted
   input  ta_pkg::inst_t                            inst_i,
   input  logic [ta_pkg::NumLanes-1:0]              exec_i,
   input  logic [ta_pkg::NumLanes-1:0][31:0]        vindex_i,
@@ -33,7 +34,7 @@ module ta_addr #(
   logic [NumLanes-1:0] active;       // exec set and lane exists in the wave
   logic [NumSlots-1:0] oor;          // slot out of range (own rule)
   logic [NumSlots-1:0] in_access;    // slot is part of the access
-  logic [47:0]         raw [NumSlots];  // address before alignment clearing
+  logic [NumLanes-1:0][3:0] raw0_lo;  // low bits of slot 0's address before clearing
 
   always_comb begin
     slot_bytes = 5'd1 << inst_i.slot_lg;
@@ -46,33 +47,54 @@ module ta_addr #(
   end
 
   // --- Per slot: address, own range verdict ---------------------------------------
+  // Operand isolation: the slot datapath only switches in the cycle an
+  // instruction is accepted (its results are registered then and only then).
   always_comb begin
     logic [31:0] index, offset, off_d, bo;
     logic [5:0]  lane;
     logic [1:0]  d;
-    for (int s = 0; s < NumSlots; s++) begin
-      lane   = 6'(s >> 2);
-      d      = 2'(s);
-      // SPEC §1.3: index and offset wrap at 2^32; slot d is at offset + 4*d.
-      index  = (inst_i.idxen ? vindex_i[lane] : 32'd0)
-               + (inst_i.add_tid ? {26'd0, lane} : 32'd0);
-      offset = (inst_i.offen ? voffset_i[lane] : 32'd0) + {20'd0, inst_i.inst_offset};
-      off_d  = offset + {28'd0, d, 2'b00};
-      if (inst_i.swizzle) begin
-        bo = ((((index >> inst_i.is_lg) * {18'd0, inst_i.stride}) + (off_d & ~es_mask))
-              << inst_i.is_lg)
-             + ((index & is_mask) << inst_i.es_lg) + (off_d & es_mask);
-      end else begin
-        bo = index * {18'd0, inst_i.stride} + off_d;
+    logic [47:0] raw;           // address before alignment clearing
+    // A '0 fill of the 256 x 48-bit address vector, not a replication.
+    /* verilator lint_off WIDTHCONCAT */
+    addr_o    = '0;
+    /* verilator lint_on WIDTHCONCAT */
+    cross_o   = '0;
+    oor       = '0;
+    in_access = '0;
+    raw0_lo   = '0;
+    index     = '0;
+    offset    = '0;
+    off_d     = '0;
+    bo        = '0;
+    lane      = '0;
+    d         = '0;
+    raw       = '0;
+    if (en_i) begin
+      for (int s = 0; s < NumSlots; s++) begin
+        lane   = 6'(s >> 2);
+        d      = 2'(s);
+        // SPEC §1.3: index and offset wrap at 2^32; slot d is at offset + 4*d.
+        index  = (inst_i.idxen ? vindex_i[lane] : 32'd0)
+                 + (inst_i.add_tid ? {26'd0, lane} : 32'd0);
+        offset = (inst_i.offen ? voffset_i[lane] : 32'd0) + {20'd0, inst_i.inst_offset};
+        off_d  = offset + {28'd0, d, 2'b00};
+        if (inst_i.swizzle) begin
+          bo = ((((index >> inst_i.is_lg) * {18'd0, inst_i.stride}) + (off_d & ~es_mask))
+                << inst_i.is_lg)
+               + ((index & is_mask) << inst_i.es_lg) + (off_d & es_mask);
+        end else begin
+          bo = index * {18'd0, inst_i.stride} + off_d;
+        end
+        raw          = base_sum + {16'd0, bo};
+        addr_o[s]    = raw & ~{46'd0, inst_i.clear_mask};
+        if (d == 2'd0) raw0_lo[lane] = raw[3:0];
+        in_access[s] = ({1'b0, d} < inst_i.nslots);
+        cross_o[s]   = ({1'b0, addr_o[s][LineLg-1:0]} + (LineLg + 1)'(slot_bytes))
+                       > (LineLg + 1)'(LineB);
+        oor[s] = slot_oor(index, off_d, bo, chk_bytes, inst_i.num_records, inst_i.stride,
+                          inst_i.soffset, inst_i.idxen || inst_i.add_tid, inst_i.swizzle,
+                          inst_i.oob_select);
       end
-      raw[s]       = base_sum + {16'd0, bo};
-      addr_o[s]    = raw[s] & ~{46'd0, inst_i.clear_mask};
-      in_access[s] = ({1'b0, d} < inst_i.nslots);
-      cross_o[s]   = ({1'b0, addr_o[s][LineLg-1:0]} + (LineLg + 1)'(slot_bytes))
-                     > (LineLg + 1)'(LineB);
-      oor[s] = slot_oor(index, off_d, bo, chk_bytes, inst_i.num_records, inst_i.stride,
-                        inst_i.soffset, inst_i.idxen || inst_i.add_tid, inst_i.swizzle,
-                        inst_i.oob_select);
     end
   end
 
@@ -83,7 +105,7 @@ module ta_addr #(
       // MEMVIOL: active, valid access to a buffer resource, slot 0 misaligned
       // (judged before alignment-mode clearing).
       memviol_o[l] = active[l] && inst_i.type_ok && (inst_i.nslots != 3'd0)
-                     && ((raw[4 * l][3:0] & inst_i.align_mask) != 4'd0);
+                     && ((raw0_lo[l] & inst_i.align_mask) != 4'd0);
       if (Prof.range == RangeGfx11) begin
         verdict = !oor[4 * l];                           // once, at the start
       end else begin

@@ -64,13 +64,17 @@ module ta_coalesce #(
     hit1 = '0;
     mask = '0;
     span = '0;
-    for (int s = 0; s < NumSlots; s++) begin
-      hit0[s] = part0_q[s] && (addr_i[s][AddrW-1:LineLg] == line_x);
-      hit1[s] = part1_q[s] && (addr_i[s][AddrW-1:LineLg] == line_xm1);
-      if (hit0[s] || hit1[s]) begin
-        span = (LineB + 4)'(slot_ones(slot_lg_i)) << addr_i[s][LineLg-1:0];
-        if (hit0[s]) mask = mask | span[LineB-1:0];
-        if (hit1[s]) mask = mask | {{(LineB - 4){1'b0}}, span[LineB+3:LineB]};
+    if (busy_o) begin  // nothing switches while no piece is pending
+      for (int s = 0; s < NumSlots; s++) begin
+        if (pend[s]) begin
+          hit0[s] = part0_q[s] && (addr_i[s][AddrW-1:LineLg] == line_x);
+          hit1[s] = part1_q[s] && (addr_i[s][AddrW-1:LineLg] == line_xm1);
+          if (hit0[s] || hit1[s]) begin
+            span = (LineB + 4)'(slot_ones(slot_lg_i)) << addr_i[s][LineLg-1:0];
+            if (hit0[s]) mask = mask | span[LineB-1:0];
+            if (hit1[s]) mask = mask | {{(LineB - 4){1'b0}}, span[LineB+3:LineB]};
+          end
+        end
       end
     end
   end

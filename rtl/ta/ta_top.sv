@@ -48,6 +48,7 @@ module ta_top #(
   ta_addr #(
     .GFX (GFX)
   ) u_addr (
+    .en_i      (capture),
     .inst_i    (inst),
     .exec_i    (exec_i),
     .vindex_i  (vindex_i),
