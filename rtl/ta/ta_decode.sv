@@ -79,8 +79,10 @@ module ta_decode #(
 
   // --- Operation class and access size (SPEC §1.2; docs/ta.md "slots") ----------
   always_comb begin
-    atomic = op_i[1];
-    format = !atomic && (kind_i != 2'(KindMubuf));
+    // The kind decides the class: a format kind with an atomic op (no such
+    // instruction exists) is taken as the format op; kind 3 as MTBUF.
+    format = (kind_i != 2'(KindMubuf));
+    atomic = !format && op_i[1];
     // Format source: MTBUF (kind_i[1]) from the instruction, MUBUF format from the V#.
     if (Prof.fmt == FmtGfx11) begin
       fmt_bytes = gfx11_fmt_bytes(kind_i[1] ? fmt_i : {1'b0, vsharp_i[113:108]});
