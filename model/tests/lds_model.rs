@@ -281,9 +281,7 @@ fn out_of_range_is_per_dword() {
 #[test]
 fn permutes() {
     for p in Profile::all() {
-        let mut r = req("ds_bpermute_b32", u64::MAX & !(1 << 5), |l| {
-            4 * (l as u32 + 1)
-        });
+        let mut r = req("ds_bpermute_b32", !(1u64 << 5), |l| 4 * (l as u32 + 1));
         for l in 0..LANES {
             r.data0[l] = 100 + l as u64;
         }
