@@ -16,6 +16,10 @@ macro_rules! with_bench {
         #[allow(unreachable_patterns)]
         match $unit {
             // "ta" => { type $B = $crate::units::ta::TaBench; $body }
+            "lds" => {
+                type $B = $crate::units::lds::LdsBench;
+                $body
+            }
             other => Err($crate::error::Error::Input(format!(
                 "unknown unit `{other}` (expected one of: {})",
                 $crate::units::UNITS.join(", ")
@@ -34,6 +38,7 @@ pub fn eval_json(
     use crate::error::Error;
     match unit {
         // "ta" => ta::eval_json(profile, input).map_err(Error::Input),
+        "lds" => lds::eval_json(profile, input).map_err(Error::Input),
         other => Err(Error::Input(format!(
             "unknown unit `{other}` (expected one of: {})",
             UNITS.join(", ")
