@@ -82,6 +82,8 @@ pub struct LdsKnobs {
     pub cu_mode: u32,
     /// Largest idle gap between instructions, in cycles.
     pub max_gap: u8,
+    /// Percent of instructions with an undefined op code.
+    pub invalid: u32,
 }
 
 impl Default for LdsKnobs {
@@ -101,6 +103,7 @@ impl Default for LdsKnobs {
             wave32: 30,
             cu_mode: 30,
             max_gap: 2,
+            invalid: 1,
         }
     }
 }
@@ -111,6 +114,7 @@ pub struct LdsBench;
 const STRIDES: &[u32] = &[0, 1, 2, 4, 8, 16, 32, 33, 64, 3];
 const LOADS: &[u8] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 const STORES: &[u8] = &[16, 17, 18, 19, 20, 21, 22, 23, 24];
+const INVALID: &[u8] = &[11, 15, 25, 27, 30, 31, 46, 47, 62, 63];
 
 fn pct(rng: &mut ChaCha8Rng, p: u32) -> bool {
     rng.gen_range(0..100) < p
@@ -178,6 +182,9 @@ impl Testbench for LdsBench {
         } else {
             28 + rng.gen_range(0..2u8)
         };
+        if pct(rng, k.invalid) {
+            t.op = INVALID[rng.gen_range(0..INVALID.len())];
+        }
         let info = OpInfo::decode(t.op);
         if gfx11 {
             t.wave64 = !pct(rng, k.wave32);
@@ -308,8 +315,8 @@ impl Testbench for LdsBench {
     fn driver(_profile: Profile, _knobs: &LdsKnobs) -> LdsDriver {
         LdsDriver {
             pending: None,
+            offering: None,
             gap: 0,
-            issued_last: false,
             taken: 0,
             in_flight: None,
         }
@@ -346,11 +353,13 @@ impl Testbench for LdsBench {
     }
 }
 
-/// Offers transactions when the unit is ready, after their idle gap.
+/// Offers each transaction after its idle gap and holds the offer
+/// (`req_valid_i` and the payload) until the unit takes it, so an offer
+/// made while BUSY is taken in the done cycle (back to back).
 pub struct LdsDriver {
     pending: Option<LdsTxn>,
+    offering: Option<LdsTxn>,
     gap: u8,
-    issued_last: bool,
     taken: usize,
     in_flight: Option<usize>,
 }
@@ -378,11 +387,20 @@ impl LdsDriver {
 
 impl Driver<LdsTxn> for LdsDriver {
     fn drive(&mut self, prev: &[u32], inp: &mut [u32], src: &mut dyn TxnSource<LdsTxn>) -> Drive {
-        // The unit is IDLE now iff it was ready last cycle and took nothing.
-        let idle = P::req_ready_o.bit(prev) && !self.issued_last;
-        self.issued_last = false;
-        if !idle {
-            return Drive::Busy;
+        // `prev` shows the cycle before this one: if we offered then and the
+        // unit was ready, it took the instruction at that cycle's edge.
+        let ready_prev = P::req_ready_o.bit(prev);
+        let mut just_taken = false;
+        if let Some(t) = &self.offering {
+            if ready_prev {
+                self.offering = None;
+                self.in_flight = Some(self.taken - 1);
+                just_taken = true;
+            } else {
+                // Hold the offer (valid and payload) until it is taken.
+                Self::apply(t, inp);
+                return Drive::Busy;
+            }
         }
         if self.pending.is_none() {
             self.pending = src.next_txn();
@@ -391,19 +409,25 @@ impl Driver<LdsTxn> for LdsDriver {
                 self.taken += 1;
             }
         }
-        let Some(t) = &self.pending else {
-            self.in_flight = None;
-            return Drive::Done;
-        };
-        if self.gap > 0 {
-            self.gap -= 1;
-            return Drive::Busy;
+        match &self.pending {
+            None => {
+                if ready_prev && !just_taken {
+                    self.in_flight = None;
+                    Drive::Done
+                } else {
+                    Drive::Busy
+                }
+            }
+            Some(_) if self.gap > 0 => {
+                self.gap -= 1;
+                Drive::Busy
+            }
+            Some(t) => {
+                Self::apply(t, inp);
+                self.offering = self.pending.take();
+                Drive::Busy
+            }
         }
-        Self::apply(t, inp);
-        self.pending = None;
-        self.issued_last = true;
-        self.in_flight = Some(self.taken - 1);
-        Drive::Busy
     }
 
     fn in_flight(&self) -> Option<usize> {
