@@ -627,7 +627,13 @@ fn run_one(lds: &mut Lds, profile: Profile, v: &Value) -> Result<Value, String> 
         for (i, served) in s.served.iter().enumerate() {
             if *served {
                 let sl = &s.slots[i];
-                grants.push(json!({"lane": i / SLOTS, "k": i % SLOTS, "bank": sl.bank, "addr": hex(u128::from(sl.dword) * 4)}));
+                grants.push(json!(format!(
+                    "lane{}.k{} bank{} {:#x}",
+                    i / SLOTS,
+                    i % SLOTS,
+                    sl.bank,
+                    u64::from(sl.dword) * 4
+                )));
             }
         }
         schedule.push(json!({
