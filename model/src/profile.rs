@@ -54,6 +54,9 @@ pub struct ProfileParams {
     pub lds_banks: u32,
     /// LDS bytes and banks in CU mode, where the profile has one.
     pub lds_cu_mode: Option<(u32, u32)>,
+    /// LDS cmpst: DATA0 is the value stored and DATA1 the comparand (gfx11
+    /// `ds_cmpstore_b32`); false: DATA0 compared, DATA1 stored (gfx9 `ds_cmpst_b32`).
+    pub lds_cmpst_store_data0: bool,
     /// Counter widths in bits: VM, LGKM, EXP, VS (0 = no such counter).
     pub cnt_vm: u32,
     /// LGKM counter width.
@@ -89,6 +92,7 @@ pub const PROFILES: &[(Profile, ProfileParams)] = &[
             lds_bytes: 64 * 1024,
             lds_banks: 32,
             lds_cu_mode: None,
+            lds_cmpst_store_data0: false,
             cnt_vm: 6,
             cnt_lgkm: 4,
             cnt_exp: 3,
@@ -114,6 +118,7 @@ pub const PROFILES: &[(Profile, ProfileParams)] = &[
             lds_bytes: 128 * 1024,
             lds_banks: 64,
             lds_cu_mode: Some((64 * 1024, 32)),
+            lds_cmpst_store_data0: true,
             cnt_vm: 6,
             cnt_lgkm: 6,
             cnt_exp: 3,

@@ -15,10 +15,14 @@ macro_rules! with_bench {
     ($unit:expr, $B:ident => $body:expr) => {{
         #[allow(unreachable_patterns)]
         match $unit {
-            // "ta" => { type $B = $crate::units::ta::TaBench; $body }
             "ta" => {
                 #[allow(dead_code)]
                 type $B = $crate::units::ta::TaBench;
+                $body
+            }
+            "lds" => {
+                #[allow(dead_code)]
+                type $B = $crate::units::lds::LdsBench;
                 $body
             }
             other => Err($crate::error::Error::Input(format!(
@@ -44,8 +48,8 @@ pub fn eval_json(
 ) -> crate::error::Result<serde_json::Value> {
     use crate::error::Error;
     match unit {
-        // "ta" => ta::eval_json(profile, input).map_err(Error::Input),
         "ta" => ta::eval_json(profile, input).map_err(Error::Input),
+        "lds" => lds::eval_json(profile, input).map_err(Error::Input),
         other => Err(Error::Input(format!(
             "unknown unit `{other}` (expected one of: {})",
             UNITS.join(", ")
