@@ -40,8 +40,7 @@ pub trait Driver<T>: Send {
     /// cycle. `prev_out` holds the model's outputs of the previous cycle (all
     /// zeros in the first cycle after reset). Transactions are pulled from
     /// `src` when the driver is ready for one.
-    fn drive(&mut self, prev_out: &[u32], inputs: &mut [u32], src: &mut dyn TxnSource<T>)
-        -> Drive;
+    fn drive(&mut self, prev_out: &[u32], inputs: &mut [u32], src: &mut dyn TxnSource<T>) -> Drive;
     /// Index (in consumption order) of the oldest transaction still in
     /// flight, for mismatch reports.
     fn in_flight(&self) -> Option<usize>;

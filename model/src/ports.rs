@@ -67,7 +67,10 @@ impl Port {
         let mut offset = 0;
         let mut i = 0;
         while i < index {
-            if matches!((table[i].dir, dir), (Dir::In, Dir::In) | (Dir::Out, Dir::Out)) {
+            if matches!(
+                (table[i].dir, dir),
+                (Dir::In, Dir::In) | (Dir::Out, Dir::Out)
+            ) {
                 offset += table[i].words();
             }
             i += 1;
@@ -130,7 +133,11 @@ impl Port {
     /// Reads element `i` of an array port (element width at most 64 bits).
     #[inline]
     pub fn elem(&self, buf: &[u32], i: usize) -> u64 {
-        get_bits(self.slice(buf), i * self.elem_width as usize, self.elem_width)
+        get_bits(
+            self.slice(buf),
+            i * self.elem_width as usize,
+            self.elem_width,
+        )
     }
 
     /// Writes element `i` of an array port (element width at most 64 bits).
@@ -224,7 +231,11 @@ impl PortTable {
         self.dir_words(Dir::Out)
     }
     fn dir_words(&self, d: Dir) -> usize {
-        self.ports.iter().filter(|p| p.dir == d).map(|p| p.words()).sum()
+        self.ports
+            .iter()
+            .filter(|p| p.dir == d)
+            .map(|p| p.words())
+            .sum()
     }
     /// Every port resolved to its buffer offset.
     pub fn resolved(&self) -> impl Iterator<Item = (&'static PortDef, Port)> + '_ {

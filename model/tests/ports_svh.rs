@@ -6,7 +6,9 @@ use std::path::PathBuf;
 
 #[test]
 fn rtl_port_lists_match_the_tables() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("rtl");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("rtl");
     let bless = std::env::var_os("GPUCOSIM_BLESS").is_some();
     let mut stale = Vec::new();
     for t in gpucosim_model::TABLES {
