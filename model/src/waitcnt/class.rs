@@ -1,6 +1,7 @@
 //! Instruction classes and the counters they count on (SPEC §3.1).
 
 use crate::profile::Profile;
+use serde::{Deserialize, Serialize};
 
 /// The four counters, in the order of [`COUNTERS`] and of every per-counter
 /// array in this module.
@@ -49,7 +50,9 @@ impl Counter {
 pub type Incr = [u8; 4];
 
 /// An instruction class as carried by `issue_class_i` / `ret_class_i`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// Serialised by [`Class::name`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Class {
     /// Vector memory load or atomic with return (MUBUF/MTBUF/MIMG/global/scratch).
     VmemLoad = 0,
@@ -183,6 +186,15 @@ mod tests {
             assert_eq!(Class::from_name(c.name()), Some(c));
         }
         assert_eq!(Class::from_code(12), None);
+    }
+
+    #[test]
+    fn serde_names_are_the_documented_names() {
+        for c in Class::ALL {
+            let j = serde_json::to_string(&c).unwrap();
+            assert_eq!(j, format!("\"{}\"", c.name()));
+            assert_eq!(serde_json::from_str::<Class>(&j).unwrap(), c);
+        }
     }
 
     #[test]
