@@ -1,1 +1,203 @@
-//! Shared helpers for the end-to-end tests.
+//! Shared helpers for the end-to-end tests: a toy unit for testing the
+//! engine on its own, and RTL tree manipulation for broken-RTL fixtures.
+
+use gpucosim::bench::{Drive, Driver, Testbench, TxnSource};
+use gpucosim_model::ports::PortTable;
+use gpucosim_model::{Coverage, Profile, Unit};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+gpucosim_model::ports! {
+    /// Ports of the toy unit.
+    pub mod toy_ports("toy", "toy_top") {
+        input rst_ni: 1,
+        input en_i: 1,
+        input d_i: 32 x 4,
+        output sum_o: 40,
+        output q_o: 32 x 4,
+    }
+}
+use toy_ports as p;
+
+/// The toy model: `sum_o` accumulates the lanes of `d_i` (plus one per
+/// enabled cycle on gfx11), `q_o` registers `d_i`, both when `en_i`.
+pub struct ToyModel {
+    profile: Profile,
+    sum: u64,
+    q: [u32; 4],
+    cov: Coverage,
+}
+
+impl Unit for ToyModel {
+    fn table(&self) -> &'static PortTable {
+        &p::TABLE
+    }
+    fn profile(&self) -> Profile {
+        self.profile
+    }
+    fn step(&mut self, inp: &[u32], out: &mut [u32]) {
+        if !p::rst_ni.bit(inp) {
+            self.sum = 0;
+            self.q = [0; 4];
+        }
+        p::sum_o.set(out, self.sum);
+        for (i, q) in self.q.iter().enumerate() {
+            p::q_o.set_elem(out, i, *q as u64);
+        }
+        if p::rst_ni.bit(inp) && p::en_i.bit(inp) {
+            self.cov.hit(0);
+            let mut s = self.sum;
+            for i in 0..4 {
+                self.q[i] = p::d_i.elem(inp, i) as u32;
+                s += self.q[i] as u64;
+            }
+            if self.profile == Profile::Gfx11 {
+                s += 1;
+            }
+            self.sum = s & ((1 << 40) - 1);
+        }
+    }
+    fn in_flight(&self) -> String {
+        format!("sum={:#x}", self.sum)
+    }
+    fn coverage(&self) -> &Coverage {
+        &self.cov
+    }
+}
+
+/// One cycle of toy stimulus.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ToyTxn {
+    /// Enable.
+    pub en: bool,
+    /// Lane values.
+    pub d: [u32; 4],
+}
+
+/// Toy knobs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ToyKnobs {
+    /// Probability of `en`.
+    pub en_prob: f64,
+}
+
+impl Default for ToyKnobs {
+    fn default() -> Self {
+        ToyKnobs { en_prob: 0.8 }
+    }
+}
+
+/// Applies one transaction per cycle.
+pub struct ToyDriver {
+    n: usize,
+    done: bool,
+}
+
+impl Driver<ToyTxn> for ToyDriver {
+    fn drive(&mut self, _prev: &[u32], inp: &mut [u32], src: &mut dyn TxnSource<ToyTxn>) -> Drive {
+        match src.next_txn() {
+            Some(t) => {
+                self.n += 1;
+                p::en_i.set(inp, t.en as u64);
+                for (i, d) in t.d.iter().enumerate() {
+                    p::d_i.set_elem(inp, i, *d as u64);
+                }
+                Drive::Busy
+            }
+            None => {
+                self.done = true;
+                Drive::Done
+            }
+        }
+    }
+    fn in_flight(&self) -> Option<usize> {
+        // Outputs show the transaction applied in the previous cycle.
+        (!self.done && self.n > 1).then(|| self.n - 2)
+    }
+}
+
+/// The toy bench.
+pub struct ToyBench;
+
+const TOY_BINS: &[&str] = &["enabled"];
+
+impl Testbench for ToyBench {
+    type Txn = ToyTxn;
+    type Knobs = ToyKnobs;
+    type Driver = ToyDriver;
+    const UNIT: &'static str = "toy";
+    fn table() -> &'static PortTable {
+        &p::TABLE
+    }
+    fn model(profile: Profile) -> Box<dyn Unit> {
+        Box::new(ToyModel {
+            profile,
+            sum: 0,
+            q: [0; 4],
+            cov: Coverage::new(TOY_BINS),
+        })
+    }
+    fn generate(_: Profile, k: &ToyKnobs, rng: &mut ChaCha8Rng) -> ToyTxn {
+        ToyTxn {
+            en: rng.gen_bool(k.en_prob),
+            d: [rng.gen(), rng.gen(), rng.gen(), rng.gen()],
+        }
+    }
+    fn directed(_: Profile) -> Vec<ToyTxn> {
+        vec![ToyTxn {
+            en: true,
+            d: [u32::MAX; 4],
+        }]
+    }
+    fn driver(_: Profile, _: &ToyKnobs) -> ToyDriver {
+        ToyDriver { n: 0, done: false }
+    }
+    fn simplify(t: &ToyTxn) -> Vec<ToyTxn> {
+        if t.d == [0; 4] {
+            vec![]
+        } else {
+            vec![ToyTxn {
+                en: t.en,
+                d: [0; 4],
+            }]
+        }
+    }
+}
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Copies a directory tree.
+pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for e in std::fs::read_dir(from)? {
+        let e = e?;
+        let dst = to.join(e.file_name());
+        if e.file_type()?.is_dir() {
+            copy_tree(&e.path(), &dst)?;
+        } else {
+            std::fs::copy(e.path(), dst)?;
+        }
+    }
+    Ok(())
+}
+
+/// A copy of the toy RTL tree in `dir`, with its generated port list, and
+/// `find` replaced by `replace` in `toy_top.sv` when given.
+pub fn toy_rtl(dir: &Path, patch: Option<(&str, &str)>) -> PathBuf {
+    let root = dir.join("rtl");
+    copy_tree(&repo_root().join("tests/fixtures/toy_rtl"), &root).unwrap();
+    std::fs::write(root.join("toy/toy_ports.svh"), p::TABLE.sv_port_list()).unwrap();
+    if let Some((f, r)) = patch {
+        let path = root.join("toy/toy_top.sv");
+        let s = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(s.matches(f).count(), 1, "patch target must occur once");
+        std::fs::write(&path, s.replace(f, r)).unwrap();
+    }
+    root
+}

@@ -1,1 +1,362 @@
+//! Signal capture and VCD output for gpucosim.
+//!
+//! [`Capture`] keeps the last `window` cycles of inputs and of both sides'
+//! outputs in one preallocated buffer (a ring; recording a cycle is three
+//! `memcpy`s). [`VcdWriter`] turns frames into a VCD that GTKWave or Surfer
+//! loads: scope `tb` holds `clk`, `cycle`, `in.*` (the inputs), `model.*` and
+//! `rtl.*` (both sides' outputs side by side) and `mismatch.*` (one bit per
+//! compared output, plus `mismatch.any`). Array ports become a scope with one
+//! variable per element (`tb.rtl.lane_addr_o.017`). Cycle `n` is at time
+//! `10n` ns, its rising clock edge at `10n + 5`.
+//!
+//! ```
+//! use gpucosim_waves::{Capture, VcdWriter, Meta};
+//! gpucosim_model::ports! {
+//!     mod toy("toy", "toy_top") { input rst_ni: 1, input d_i: 8 x 2, output q_o: 8 }
+//! }
+//! let mut cap = Capture::new(&toy::TABLE, 4);
+//! for c in 0..6u32 {
+//!     cap.record(c as u64, &[1, c], &[c], &[if c == 5 { 9 } else { c }]);
+//! }
+//! let mut out = Vec::new();
+//! let mut w = VcdWriter::new(&mut out, &toy::TABLE, &Meta::default()).unwrap();
+//! for f in cap.frames() { w.frame(&f).unwrap(); }
+//! w.finish().unwrap();
+//! let text = String::from_utf8(out).unwrap();
+//! assert!(text.contains("$scope module mismatch $end"));
+//! assert!(text.contains("#50\n")); // cycle 5 is in the window of 4
+//! assert!(!text.contains("#10\n")); // cycle 1 is not
+//! ```
+#![warn(missing_docs)]
 
+use gpucosim_model::ports::{get_bits, Dir, PortTable};
+use std::io::{self, Write};
+use std::path::Path;
+use vcd::{IdCode, TimescaleUnit};
+
+/// A ring buffer of the last `window` cycles.
+pub struct Capture {
+    in_words: usize,
+    out_words: usize,
+    stride: usize,
+    window: usize,
+    buf: Vec<u32>,
+    cycles: Vec<u64>,
+    recorded: u64,
+}
+
+/// One captured cycle.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame<'a> {
+    /// Cycle number.
+    pub cycle: u64,
+    /// Packed inputs.
+    pub inputs: &'a [u32],
+    /// The model's packed outputs.
+    pub model: &'a [u32],
+    /// The RTL's packed outputs.
+    pub rtl: &'a [u32],
+}
+
+impl Capture {
+    /// A ring of `window` cycles (at least 1) for `table`'s ports.
+    pub fn new(table: &PortTable, window: usize) -> Capture {
+        let window = window.max(1);
+        let (i, o) = (table.in_words(), table.out_words());
+        let stride = i + 2 * o;
+        Capture {
+            in_words: i,
+            out_words: o,
+            stride,
+            window,
+            buf: vec![0; stride * window],
+            cycles: vec![0; window],
+            recorded: 0,
+        }
+    }
+
+    /// Window size in cycles.
+    pub fn window(&self) -> usize {
+        self.window
+    }
+
+    /// Records one cycle, overwriting the oldest once the ring is full.
+    #[inline]
+    pub fn record(&mut self, cycle: u64, inputs: &[u32], model: &[u32], rtl: &[u32]) {
+        let slot = (self.recorded % self.window as u64) as usize;
+        let base = slot * self.stride;
+        let (i, o) = (self.in_words, self.out_words);
+        let s = &mut self.buf[base..base + self.stride];
+        s[..i].copy_from_slice(&inputs[..i]);
+        s[i..i + o].copy_from_slice(&model[..o]);
+        s[i + o..].copy_from_slice(&rtl[..o]);
+        self.cycles[slot] = cycle;
+        self.recorded += 1;
+    }
+
+    /// Number of frames held.
+    pub fn len(&self) -> usize {
+        self.recorded.min(self.window as u64) as usize
+    }
+
+    /// Whether nothing was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.recorded == 0
+    }
+
+    /// The frames held, oldest first.
+    pub fn frames(&self) -> impl Iterator<Item = Frame<'_>> + '_ {
+        let n = self.len();
+        let first = self.recorded - n as u64;
+        (0..n).map(move |k| {
+            let slot = ((first + k as u64) % self.window as u64) as usize;
+            let s = &self.buf[slot * self.stride..(slot + 1) * self.stride];
+            let (i, o) = (self.in_words, self.out_words);
+            Frame {
+                cycle: self.cycles[slot],
+                inputs: &s[..i],
+                model: &s[i..i + o],
+                rtl: &s[i + o..],
+            }
+        })
+    }
+}
+
+/// Header information written as VCD comments.
+#[derive(Debug, Clone, Default)]
+pub struct Meta {
+    /// Free-form lines (unit, profile, seed, the command that reproduces it).
+    pub comments: Vec<String>,
+}
+
+/// One VCD variable: a port element in one of the value groups.
+struct VarRef {
+    id: IdCode,
+    /// Word offset of the port in its buffer.
+    offset: usize,
+    /// Bit offset of the element within the port.
+    lsb: usize,
+    width: u32,
+    /// Previous value written (for change detection); `None` before the first.
+    last: Option<u64>,
+}
+
+enum Group {
+    In,
+    Model,
+    Rtl,
+}
+
+/// Streams frames into a VCD.
+pub struct VcdWriter<W: Write> {
+    w: vcd::Writer<W>,
+    vars: Vec<(Group, VarRef)>,
+    /// Per output port: (id, offset, words, last value).
+    mism: Vec<(IdCode, usize, usize, Option<bool>)>,
+    any: IdCode,
+    any_last: Option<bool>,
+    clk: IdCode,
+    cycle_id: IdCode,
+    scratch: Vec<u8>,
+}
+
+impl<W: Write> VcdWriter<W> {
+    /// Writes the header for `table`'s ports.
+    pub fn new(out: W, table: &PortTable, meta: &Meta) -> io::Result<Self> {
+        let mut w = vcd::Writer::new(out);
+        for c in &meta.comments {
+            w.comment(c)?;
+        }
+        w.timescale(1, TimescaleUnit::NS)?;
+        w.add_module("tb")?;
+        let clk = w.add_wire(1, "clk")?;
+        let cycle_id = w.add_wire(64, "cycle")?;
+        let mut vars = Vec::new();
+        for (scope, dir) in [("in", Dir::In), ("model", Dir::Out), ("rtl", Dir::Out)] {
+            w.add_module(scope)?;
+            for (d, p) in table.of(dir) {
+                let group = match scope {
+                    "in" => Group::In,
+                    "model" => Group::Model,
+                    _ => Group::Rtl,
+                };
+                // Wide scalar ports are split into 64-bit chunks so values
+                // stay in a u64; arrays into their elements.
+                if d.elems > 1 && d.elem_width <= 64 {
+                    w.add_module(d.name)?;
+                    let digits = (d.elems - 1).to_string().len();
+                    for e in 0..d.elems {
+                        let id = w.add_wire(d.elem_width, &format!("{e:0digits$}"))?;
+                        vars.push((
+                            group_clone(&group),
+                            VarRef {
+                                id,
+                                offset: p.offset,
+                                lsb: (e * d.elem_width) as usize,
+                                width: d.elem_width,
+                                last: None,
+                            },
+                        ));
+                    }
+                    w.upscope()?;
+                } else if d.width() <= 64 {
+                    let id = w.add_wire(d.width(), d.name)?;
+                    vars.push((
+                        group,
+                        VarRef {
+                            id,
+                            offset: p.offset,
+                            lsb: 0,
+                            width: d.width(),
+                            last: None,
+                        },
+                    ));
+                } else {
+                    w.add_module(d.name)?;
+                    let chunks = d.width().div_ceil(64);
+                    for c in 0..chunks {
+                        let width = (d.width() - 64 * c).min(64);
+                        let name = format!("bits_{}_{}", 64 * c + width - 1, 64 * c);
+                        let id = w.add_wire(width, &name)?;
+                        vars.push((
+                            group_clone(&group),
+                            VarRef {
+                                id,
+                                offset: p.offset,
+                                lsb: 64 * c as usize,
+                                width,
+                                last: None,
+                            },
+                        ));
+                    }
+                    w.upscope()?;
+                }
+            }
+            w.upscope()?;
+        }
+        w.add_module("mismatch")?;
+        let any = w.add_wire(1, "any")?;
+        let mut mism = Vec::new();
+        for (d, p) in table.of(Dir::Out) {
+            let id = w.add_wire(1, d.name)?;
+            mism.push((id, p.offset, p.words(), None));
+        }
+        w.upscope()?;
+        w.upscope()?;
+        w.enddefinitions()?;
+        Ok(VcdWriter {
+            w,
+            vars,
+            mism,
+            any,
+            any_last: None,
+            clk,
+            cycle_id,
+            scratch: Vec::with_capacity(128),
+        })
+    }
+
+    /// Writes one cycle: values at `10 * cycle`, the rising edge at `+5`.
+    pub fn frame(&mut self, f: &Frame<'_>) -> io::Result<()> {
+        let t = f.cycle * 10;
+        self.w.timestamp(t)?;
+        self.w.change_scalar(self.clk, vcd::Value::V0)?;
+        Self::vector(&mut self.w, &mut self.scratch, self.cycle_id, f.cycle, 64)?;
+        for (g, v) in &mut self.vars {
+            let buf = match g {
+                Group::In => f.inputs,
+                Group::Model => f.model,
+                Group::Rtl => f.rtl,
+            };
+            let val = get_bits(&buf[v.offset..], v.lsb, v.width);
+            if v.last != Some(val) {
+                v.last = Some(val);
+                Self::vector(&mut self.w, &mut self.scratch, v.id, val, v.width)?;
+            }
+        }
+        let mut any = false;
+        for (id, off, n, last) in &mut self.mism {
+            let m = f.model[*off..*off + *n] != f.rtl[*off..*off + *n];
+            any |= m;
+            if *last != Some(m) {
+                *last = Some(m);
+                self.w.change_scalar(*id, bit(m))?;
+            }
+        }
+        if self.any_last != Some(any) {
+            self.any_last = Some(any);
+            self.w.change_scalar(self.any, bit(any))?;
+        }
+        self.w.timestamp(t + 5)?;
+        self.w.change_scalar(self.clk, vcd::Value::V1)
+    }
+
+    fn vector(
+        w: &mut vcd::Writer<W>,
+        s: &mut Vec<u8>,
+        id: IdCode,
+        v: u64,
+        width: u32,
+    ) -> io::Result<()> {
+        if width == 1 {
+            return w.change_scalar(id, bit(v & 1 != 0));
+        }
+        s.clear();
+        s.push(b'b');
+        // Leading zeros are implied in VCD vectors.
+        let top = if v == 0 { 0 } else { 63 - v.leading_zeros() };
+        for i in (0..=top).rev() {
+            s.push(if v >> i & 1 != 0 { b'1' } else { b'0' });
+        }
+        s.push(b' ');
+        let out = w.writer();
+        out.write_all(s)?;
+        writeln!(out, "{id}")
+    }
+
+    /// Flushes the underlying writer.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.w.flush()
+    }
+}
+
+fn group_clone(g: &Group) -> Group {
+    match g {
+        Group::In => Group::In,
+        Group::Model => Group::Model,
+        Group::Rtl => Group::Rtl,
+    }
+}
+
+fn bit(b: bool) -> vcd::Value {
+    if b {
+        vcd::Value::V1
+    } else {
+        vcd::Value::V0
+    }
+}
+
+/// Writes the frames of `capture` as a VCD at `path`, atomically (a
+/// temporary file in the same directory, renamed into place).
+pub fn write_capture(
+    path: &Path,
+    table: &PortTable,
+    capture: &Capture,
+    meta: &Meta,
+) -> io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let tmp = tempfile::NamedTempFile::new_in(dir)?;
+    {
+        let mut w = VcdWriter::new(io::BufWriter::new(tmp.as_file()), table, meta)?;
+        for f in capture.frames() {
+            w.frame(&f)?;
+        }
+        w.finish()?;
+    }
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}

@@ -1,5 +1,42 @@
-//! Per-unit test benches (stimulus, drivers, `eval` front ends).
+//! Per-unit test benches (stimulus, drivers, `eval` front ends), and the
+//! dispatch from a unit name to its bench type.
 
 pub mod lds;
 pub mod ta;
 pub mod waitcnt;
+
+/// Unit names, in command-line order.
+pub const UNITS: &[&str] = &["ta", "lds", "waitcnt"];
+
+/// Runs `$body` with `$B` bound to the bench type of unit `$unit`; an unknown
+/// or not yet available unit is an input error.
+#[macro_export]
+macro_rules! with_bench {
+    ($unit:expr, $B:ident => $body:expr) => {{
+        #[allow(unreachable_patterns)]
+        match $unit {
+            // "ta" => { type $B = $crate::units::ta::TaBench; $body }
+            other => Err($crate::error::Error::Input(format!(
+                "unknown unit `{other}` (expected one of: {})",
+                $crate::units::UNITS.join(", ")
+            ))),
+        }
+    }};
+}
+
+/// The `eval` calculator of a unit.
+#[allow(unused_variables, clippy::match_single_binding)] // until every unit is registered
+pub fn eval_json(
+    unit: &str,
+    profile: gpucosim_model::Profile,
+    input: &serde_json::Value,
+) -> crate::error::Result<serde_json::Value> {
+    use crate::error::Error;
+    match unit {
+        // "ta" => ta::eval_json(profile, input).map_err(Error::Input),
+        other => Err(Error::Input(format!(
+            "unknown unit `{other}` (expected one of: {})",
+            UNITS.join(", ")
+        ))),
+    }
+}

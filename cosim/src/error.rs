@@ -1,0 +1,43 @@
+//! Errors that end a command with exit code 2 (bad input or environment).
+
+/// An error that is the user's input or environment, not a divergence.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Bad command-line arguments or input files.
+    #[error("{0}")]
+    Input(String),
+    /// The environment lacks something (Verilator, a compiler, a directory).
+    #[error("{0}")]
+    Env(String),
+    /// Verilator (or the C++ compiler) rejected the RTL; the message is theirs.
+    #[error("building the {unit} RTL from {dir} failed:\n{message}")]
+    Build {
+        /// Unit name.
+        unit: String,
+        /// RTL directory.
+        dir: String,
+        /// Verilator's (or the compiler's) own message.
+        message: String,
+    },
+    /// An I/O error on a named file.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+/// Result with [`Error`].
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// Wraps an I/O error with the path it concerns.
+    pub fn io(path: impl AsRef<std::path::Path>, source: std::io::Error) -> Error {
+        Error::Io {
+            path: path.as_ref().display().to_string(),
+            source,
+        }
+    }
+}
