@@ -16,6 +16,7 @@ macro_rules! with_bench {
         #[allow(unreachable_patterns)]
         match $unit {
             // "ta" => { type $B = $crate::units::ta::TaBench; $body }
+            "waitcnt" => { type $B = $crate::units::waitcnt::WaitcntBench; $body }
             other => Err($crate::error::Error::Input(format!(
                 "unknown unit `{other}` (expected one of: {})",
                 $crate::units::UNITS.join(", ")
@@ -34,6 +35,7 @@ pub fn eval_json(
     use crate::error::Error;
     match unit {
         // "ta" => ta::eval_json(profile, input).map_err(Error::Input),
+        "waitcnt" => waitcnt::eval_json(profile, input).map_err(Error::Input),
         other => Err(Error::Input(format!(
             "unknown unit `{other}` (expected one of: {})",
             UNITS.join(", ")
