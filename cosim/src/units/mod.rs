@@ -16,7 +16,10 @@ macro_rules! with_bench {
         #[allow(unreachable_patterns)]
         match $unit {
             // "ta" => { type $B = $crate::units::ta::TaBench; $body }
-            "waitcnt" => { type $B = $crate::units::waitcnt::WaitcntBench; $body }
+            "waitcnt" => {
+                type $B = $crate::units::waitcnt::WaitcntBench;
+                $body
+            }
             other => Err($crate::error::Error::Input(format!(
                 "unknown unit `{other}` (expected one of: {})",
                 $crate::units::UNITS.join(", ")

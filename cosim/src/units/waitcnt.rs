@@ -55,14 +55,26 @@ pub enum WaitcntTxn {
         /// Class code (12..15 are illegal everywhere).
         code: u8,
     },
-    /// Injected error: an issue of class code `code` offered to `wave`
-    /// whatever its state (a `busy` error if the wave waits, `illegal` if the
-    /// code is; an ordinary issue, returning after one cycle, otherwise).
+    /// Injected error: `wave` executes `s_waitcnt 0` (all counters), then an
+    /// issue of class code `code` is offered while it waits (a `busy` error),
+    /// at once if the code is illegal, or 64 cycles after the transaction was
+    /// taken whatever the wave's state (then an ordinary issue that returns
+    /// after one cycle).
     BadIssue {
         /// Wave (0..15).
         wave: u8,
         /// Class code.
         code: u8,
+    },
+    /// Injected error: an issue of `class` and an `s_waitcnt imm` offered to
+    /// `wave` in the same cycle (a `dual` error; both are ignored).
+    BadDual {
+        /// Wave (0..15).
+        wave: u8,
+        /// Class of the issue.
+        class: Class,
+        /// Immediate of the wait.
+        imm: u16,
     },
 }
 
@@ -173,6 +185,13 @@ enum Slot {
     },
     BadIssue {
         code: u8,
+        since: u64,
+        waited: bool,
+        idx: usize,
+    },
+    BadDual {
+        code: u8,
+        imm: u16,
         idx: usize,
     },
 }
@@ -266,6 +285,19 @@ impl WaitcntDriver {
                 }
                 self.slots[w] = Slot::BadIssue {
                     code: code & 15,
+                    since: self.now,
+                    waited: false,
+                    idx,
+                };
+            }
+            WaitcntTxn::BadDual { wave, class, imm } => {
+                let w = wave as usize % WAVES;
+                if self.slots[w] != Slot::Empty {
+                    return Err((txn, idx));
+                }
+                self.slots[w] = Slot::BadDual {
+                    code: class.code() as u8,
+                    imm,
                     idx,
                 };
             }
@@ -380,7 +412,7 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                         Slot::Empty
                     };
                 }
-                Slot::BadIssue { code, idx } => {
+                Slot::BadIssue { code, idx, .. } | Slot::BadDual { code, idx, .. } => {
                     if acked {
                         if let Some(class) = Class::from_code(code as u32) {
                             self.mem_push(w, class, 1, idx);
@@ -411,9 +443,29 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                         }
                         class.code()
                     }
-                    // Offered whatever the wave's state: an error if it waits
-                    // or the code is illegal, an ordinary issue otherwise.
-                    Slot::BadIssue { code, .. } => code as u32,
+                    // Offered while the wave waits (a `busy` error), or at
+                    // once if the code is illegal; after 64 cycles whatever
+                    // the wave's state (then an ordinary issue).
+                    Slot::BadIssue {
+                        code,
+                        since,
+                        waited: true,
+                        ..
+                    } if wave_waits
+                        || Class::from_code(code as u32)
+                            .map_or(true, |c| !c.legal(self.profile))
+                        || self.now >= since + 64 =>
+                    {
+                        code as u32
+                    }
+                    // Offered only while the wave does not wait, so that the
+                    // wait is not itself refused as `busy`.
+                    Slot::BadDual { code, imm, .. } if !wave_waits => {
+                        P::wait_valid_i.set(inputs, 1);
+                        P::wait_wave_i.set(inputs, w as u64);
+                        P::wait_imm_i.set(inputs, imm as u64);
+                        code as u32
+                    }
                     _ => continue,
                 };
                 P::issue_valid_i.set(inputs, 1);
@@ -429,14 +481,36 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                 if w == issue_wave || waiting >> w & 1 != 0 {
                     continue;
                 }
-                if let Slot::Wait { imm, vscnt, .. } = self.slots[w] {
-                    P::wait_valid_i.set(inputs, 1);
-                    P::wait_wave_i.set(inputs, w as u64);
-                    P::wait_vscnt_i.set(inputs, vscnt as u64);
-                    P::wait_imm_i.set(inputs, imm as u64);
-                    self.slots[w] = Slot::Empty;
-                    self.rr_wait = (w + 1) % WAVES;
-                    break;
+                match self.slots[w] {
+                    Slot::Wait { imm, vscnt, .. } => {
+                        P::wait_valid_i.set(inputs, 1);
+                        P::wait_wave_i.set(inputs, w as u64);
+                        P::wait_vscnt_i.set(inputs, vscnt as u64);
+                        P::wait_imm_i.set(inputs, imm as u64);
+                        self.slots[w] = Slot::Empty;
+                        self.rr_wait = (w + 1) % WAVES;
+                        break;
+                    }
+                    // The wave first waits for all its counters to drain, so
+                    // that the issue that follows meets a waiting wave.
+                    Slot::BadIssue {
+                        code,
+                        since,
+                        waited: false,
+                        idx,
+                    } => {
+                        P::wait_valid_i.set(inputs, 1);
+                        P::wait_wave_i.set(inputs, w as u64);
+                        self.slots[w] = Slot::BadIssue {
+                            code,
+                            since,
+                            waited: true,
+                            idx,
+                        };
+                        self.rr_wait = (w + 1) % WAVES;
+                        break;
+                    }
+                    _ => {}
                 }
             }
         }
@@ -470,9 +544,10 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
     fn in_flight(&self) -> Option<usize> {
         let slots = self.slots.iter().filter_map(|s| match *s {
             Slot::Empty => None,
-            Slot::Issue { idx, .. } | Slot::Wait { idx, .. } | Slot::BadIssue { idx, .. } => {
-                Some(idx)
-            }
+            Slot::Issue { idx, .. }
+            | Slot::Wait { idx, .. }
+            | Slot::BadIssue { idx, .. }
+            | Slot::BadDual { idx, .. } => Some(idx),
         });
         let mem = self.mem.iter().flat_map(|q| q.iter().map(|e| e.idx));
         let bad = self.bad.iter().map(|b| b.2);
@@ -583,10 +658,14 @@ impl Testbench for WaitcntBench {
                 let c = legal_classes(profile).nth(rng.gen_range(0..n));
                 c.map_or(0, |c| c.code() as u8)
             };
-            return if rng.gen_bool(0.5) {
-                WaitcntTxn::BadReturn { wave, code }
-            } else {
-                WaitcntTxn::BadIssue { wave, code }
+            return match rng.gen_range(0..5u8) {
+                0 | 1 => WaitcntTxn::BadReturn { wave, code },
+                2 | 3 => WaitcntTxn::BadIssue { wave, code },
+                _ => WaitcntTxn::BadDual {
+                    wave,
+                    class: Class::from_code(code as u32).unwrap_or(Class::Lds),
+                    imm: rng.gen(),
+                },
             };
         }
         at += knobs.idle_pct as u32;
@@ -776,7 +855,9 @@ impl Testbench for WaitcntBench {
                     v.push(WaitcntTxn::Idle { cycles: 1 });
                 }
             }
-            WaitcntTxn::BadReturn { .. } | WaitcntTxn::BadIssue { .. } => {}
+            WaitcntTxn::BadReturn { .. }
+            | WaitcntTxn::BadIssue { .. }
+            | WaitcntTxn::BadDual { .. } => {}
         }
         v
     }
@@ -1148,7 +1229,7 @@ mod tests {
             let (m, _, errors) = run(p, &mut src, 200_000);
             assert!(errors > 0);
             let cov = m.coverage();
-            for bin in ["err_illegal", "err_busy", "err_underflow"] {
+            for bin in ["err_illegal", "err_busy", "err_dual", "err_underflow"] {
                 let i = cov.names.iter().position(|n| *n == bin).unwrap();
                 assert!(cov.hits[i] > 0, "{p}: {bin} not hit");
             }
