@@ -348,37 +348,50 @@ impl WaitcntDriver {
         self.in_mem += 1;
     }
 
-    /// Picks up to `n` due returns, oldest due first, one per wave and domain;
-    /// writes them to channels starting at `k0`.
-    fn returns(&mut self, inputs: &mut [u32], mut k: usize) {
-        let mut taken = [false; WAVES * DOMAINS];
-        while k < RET_CHANNELS {
-            let mut best: Option<(u64, usize, usize)> = None; // (due, queue, position)
-            for (q, &done) in taken.iter().enumerate() {
-                if done {
-                    continue;
-                }
-                let dq = &self.mem[q];
-                if q % DOMAINS == DOM_SMEM {
-                    for (i, e) in dq.iter().enumerate() {
-                        if e.due <= self.now && best.map_or(true, |b| e.due < b.0) {
-                            best = Some((e.due, q, i));
-                        }
-                    }
-                } else if let Some(e) = dq.front() {
+    /// Returns up to the free channels' worth of due instructions, oldest due
+    /// first (lower wave and domain first on ties), at most one per wave and
+    /// domain: the head of an ordered domain, any due entry of SMEM. Writes
+    /// them to channels `k..`.
+    fn returns(&mut self, inputs: &mut [u32], k: usize) {
+        if self.in_mem == 0 || k >= RET_CHANNELS {
+            return;
+        }
+        let slots = RET_CHANNELS - k;
+        // (due, queue, position), sorted by due; stable on ties.
+        let mut picks = [(0u64, 0usize, 0usize); RET_CHANNELS];
+        let mut n = 0;
+        for (q, dq) in self.mem.iter().enumerate() {
+            let cand = if q % DOMAINS == DOM_SMEM {
+                let mut best: Option<(u64, usize)> = None;
+                for (i, e) in dq.iter().enumerate() {
                     if e.due <= self.now && best.map_or(true, |b| e.due < b.0) {
-                        best = Some((e.due, q, 0));
+                        best = Some((e.due, i));
                     }
                 }
+                best
+            } else {
+                dq.front().filter(|e| e.due <= self.now).map(|e| (e.due, 0))
+            };
+            let Some((due, pos)) = cand else { continue };
+            if n == slots && due >= picks[n - 1].0 {
+                continue;
             }
-            let Some((_, q, i)) = best else { break };
-            taken[q] = true;
-            let e = self.mem[q].remove(i).expect("position found above");
+            let mut at = n.min(slots - 1);
+            while at > 0 && picks[at - 1].0 > due {
+                picks[at] = picks[at - 1];
+                at -= 1;
+            }
+            picks[at] = (due, q, pos);
+            n = (n + 1).min(slots);
+        }
+        for (c, &(_, q, pos)) in picks[..n].iter().enumerate() {
+            let Some(e) = self.mem[q].remove(pos) else {
+                continue;
+            };
             self.in_mem -= 1;
-            P::ret_valid_i.set_bit(inputs, k, true);
-            P::ret_wave_i.set_elem(inputs, k, (q / DOMAINS) as u64);
-            P::ret_class_i.set_elem(inputs, k, e.code as u64);
-            k += 1;
+            P::ret_valid_i.set_bit(inputs, k + c, true);
+            P::ret_wave_i.set_elem(inputs, k + c, (q / DOMAINS) as u64);
+            P::ret_class_i.set_elem(inputs, k + c, e.code as u64);
         }
     }
 }
