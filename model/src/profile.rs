@@ -73,6 +73,14 @@ pub struct ProfileParams {
     pub wait_exp: Field,
     /// s_waitcnt imm16: lgkmcnt field.
     pub wait_lgkm: Field,
+    /// `s_waitcnt_vscnt` immediate: vscnt field (width 0 when absent).
+    pub wait_vscnt: Field,
+    /// Bits [31:16] of an `s_waitcnt` instruction word (SOPP opcode).
+    pub waitcnt_opcode: u32,
+    /// GDS instructions count on EXP_CNT as well as LGKM_CNT.
+    pub gds_on_exp: bool,
+    /// LDS_PARAM_LOAD / LDS_DIRECT_LOAD exist (and count on EXP_CNT).
+    pub lds_param_load: bool,
 }
 
 /// The profile table.
@@ -101,6 +109,10 @@ pub const PROFILES: &[(Profile, ProfileParams)] = &[
             wait_vm_hi: Field { lo: 14, width: 2 },
             wait_exp: Field { lo: 4, width: 3 },
             wait_lgkm: Field { lo: 8, width: 4 },
+            wait_vscnt: Field { lo: 0, width: 0 },
+            waitcnt_opcode: 0xBF8C,
+            gds_on_exp: true,
+            lds_param_load: false,
         },
     ),
     (
@@ -127,6 +139,10 @@ pub const PROFILES: &[(Profile, ProfileParams)] = &[
             wait_vm_hi: Field { lo: 16, width: 0 },
             wait_exp: Field { lo: 0, width: 3 },
             wait_lgkm: Field { lo: 4, width: 6 },
+            wait_vscnt: Field { lo: 0, width: 6 },
+            waitcnt_opcode: 0xBF89,
+            gds_on_exp: false,
+            lds_param_load: true,
         },
     ),
 ];
