@@ -61,7 +61,7 @@ fn every_broken_rtl_fixture_is_caught_with_a_waveform() {
             .find(&stamp)
             .unwrap_or_else(|| panic!("{name}: cycle {cycle} not in VCD"));
         let body = &vcd[at + stamp.len()..];
-        let end = body.find('#').unwrap_or(body.len());
+        let end = body.find("\n#").map_or(body.len(), |i| i + 1);
         assert!(
             body[..end].lines().any(|l| l == format!("1{any}")),
             "{name}: mismatch.any does not rise at cycle {cycle}"

@@ -68,7 +68,7 @@ fn a_broken_rtl_diverges_with_report_and_waveforms() {
         .unwrap()
         .to_string();
     let at = vcd.find("#30\n").expect("cycle 3 in the waveform");
-    let next = vcd[at + 4..].find('#').map(|i| at + 4 + i).unwrap();
+    let next = vcd[at + 4..].find("\n#").map(|i| at + 4 + i + 1).unwrap();
     assert!(
         vcd[at..next].lines().any(|l| l == format!("1{any_id}")),
         "mismatch.any rises at cycle 3"

