@@ -150,6 +150,10 @@ pub struct Knobs {
     pub stall_pct: u32,
     /// Most idle cycles before an instruction is offered.
     pub gap_max: u8,
+    /// Encodings no real instruction has but the contract defines (docs/ta.md):
+    /// `kind_i = 3`, a format kind with an atomic `op_i`, `size_i` outside
+    /// 1/2/4/8/12/16 (and atomic sizes other than 4/8).
+    pub odd_encoding_pct: u32,
 }
 
 impl Default for Knobs {
@@ -170,6 +174,7 @@ impl Default for Knobs {
             wave32_pct: 30,
             stall_pct: 30,
             gap_max: 2,
+            odd_encoding_pct: 3,
         }
     }
 }
@@ -378,6 +383,13 @@ fn generate(profile: Profile, k: &Knobs, rng: &mut ChaCha8Rng) -> TaTxn {
         }
     };
     let mut t = TaTxn::from_instr(&i);
+    if pct(rng, k.odd_encoding_pct) {
+        match rng.gen_range(0..3) {
+            0 if t.kind == Kind::Mtbuf as u8 => t.kind = 3,
+            1 if t.kind != Kind::Mubuf as u8 => t.op = rng.gen_range(2..4),
+            _ => t.size = pick(rng, &[0, 3, 5, 6, 20, 31]),
+        }
+    }
     t.gap = rng.gen_range(0..=k.gap_max);
     if pct(rng, k.stall_pct) {
         t.ready = rng.gen::<u64>() | 1;
@@ -1228,12 +1240,13 @@ mod tests {
             wave32_pct: 100,
             stall_pct: 100,
             gap_max: 255,
+            odd_encoding_pct: 100,
         };
         let none: Knobs = serde_json::from_value(json!({
             "format_pct": 0, "mtbuf_pct": 0, "atomic_pct": 0, "store_pct": 0, "swizzle_pct": 0,
             "edge_pct": 0, "wrap_pct": 0, "misalign_pct": 0, "invalid_format_pct": 0,
             "mismatch_pct": 0, "all_zero_pct": 0, "exec_zero_pct": 0, "wave32_pct": 0,
-            "stall_pct": 0, "gap_max": 0
+            "stall_pct": 0, "gap_max": 0, "odd_encoding_pct": 0
         }))
         .unwrap();
         for profile in Profile::all() {
