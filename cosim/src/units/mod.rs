@@ -17,6 +17,7 @@ macro_rules! with_bench {
         match $unit {
             // "ta" => { type $B = $crate::units::ta::TaBench; $body }
             "waitcnt" => {
+                #[allow(dead_code)] // unused where only registration is asked
                 type $B = $crate::units::waitcnt::WaitcntBench;
                 $body
             }
