@@ -1,5 +1,4 @@
 //! The `gpucosim` command line.
-#![allow(unused_variables, dead_code)] // until the first unit is registered
 
 use clap::{Parser, Subcommand};
 use gpucosim::engine::{self, RunSpec, Stimulus};
@@ -81,6 +80,15 @@ enum Cmd {
         target: Target,
         /// Input file; `-` or absent for stdin.
         file: Option<PathBuf>,
+    },
+    /// Decode an `s_waitcnt` instruction word (e.g. 0xBF8C0070) or its
+    /// 16-bit immediate into the counter thresholds.
+    DecodeWaitcnt {
+        /// Profile: gfx9 or gfx11.
+        #[arg(long)]
+        profile: Profile,
+        /// The instruction word or immediate (hex with 0x, or decimal).
+        word: String,
     },
     /// Lint the RTL of every unit (or one) for every profile with
     /// `verilator --lint-only -Wall`. Exit 1 on any finding.
@@ -205,6 +213,7 @@ fn main() -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .without_time()
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(false)
         .with_writer(std::io::stderr)
         .init();
@@ -262,6 +271,11 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
                 "{}",
                 serde_json::to_string_pretty(&out).expect("JSON values serialise")
             );
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::DecodeWaitcnt { profile, word } => {
+            let text = units::waitcnt::decode_waitcnt_text(profile, &word).map_err(Error::Input)?;
+            println!("{text}");
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Lint { unit, rtl } => {

@@ -46,12 +46,17 @@ pub struct ProfileParams {
     pub wave32: bool,
     /// Texture-cache line size in bytes.
     pub ta_line_bytes: u32,
+    /// Texture-cache address unit: V# encoding and range rule.
+    pub ta: crate::ta::TaParams,
     /// LDS bytes per allocation unit in the default mode (WGP on gfx11).
     pub lds_bytes: u32,
     /// LDS banks in the default mode (WGP on gfx11).
     pub lds_banks: u32,
     /// LDS bytes and banks in CU mode, where the profile has one.
     pub lds_cu_mode: Option<(u32, u32)>,
+    /// LDS cmpst: DATA0 is the value stored and DATA1 the comparand (gfx11
+    /// `ds_cmpstore_b32`); false: DATA0 compared, DATA1 stored (gfx9 `ds_cmpst_b32`).
+    pub lds_cmpst_store_data0: bool,
     /// Counter widths in bits: VM, LGKM, EXP, VS (0 = no such counter).
     pub cnt_vm: u32,
     /// LGKM counter width.
@@ -87,9 +92,15 @@ pub const PROFILES: &[(Profile, ProfileParams)] = &[
             gfx: 9,
             wave32: false,
             ta_line_bytes: 64,
+            ta: crate::ta::TaParams {
+                swizzle: crate::ta::SwizzleEncoding::EnableBitElemSize,
+                format: crate::ta::FormatEncoding::DfmtNfmt,
+                range: crate::ta::RangeRule::Gfx9,
+            },
             lds_bytes: 64 * 1024,
             lds_banks: 32,
             lds_cu_mode: None,
+            lds_cmpst_store_data0: false,
             cnt_vm: 6,
             cnt_lgkm: 4,
             cnt_exp: 3,
@@ -111,9 +122,15 @@ pub const PROFILES: &[(Profile, ProfileParams)] = &[
             gfx: 11,
             wave32: true,
             ta_line_bytes: 128,
+            ta: crate::ta::TaParams {
+                swizzle: crate::ta::SwizzleEncoding::EnableEs,
+                format: crate::ta::FormatEncoding::Unified,
+                range: crate::ta::RangeRule::OobSelect,
+            },
             lds_bytes: 128 * 1024,
             lds_banks: 64,
             lds_cu_mode: Some((64 * 1024, 32)),
+            lds_cmpst_store_data0: true,
             cnt_vm: 6,
             cnt_lgkm: 6,
             cnt_exp: 3,
