@@ -11,6 +11,7 @@
 pub mod bench;
 pub mod engine;
 pub mod error;
+pub mod regress;
 pub mod rtl;
 pub mod rtlbuild;
 pub mod units;

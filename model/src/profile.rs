@@ -46,6 +46,8 @@ pub struct ProfileParams {
     pub wave32: bool,
     /// Texture-cache line size in bytes.
     pub ta_line_bytes: u32,
+    /// Texture-cache address unit: V# encoding and range rule.
+    pub ta: crate::ta::TaParams,
     /// LDS bytes per allocation unit in the default mode (WGP on gfx11).
     pub lds_bytes: u32,
     /// LDS banks in the default mode (WGP on gfx11).
@@ -71,6 +73,14 @@ pub struct ProfileParams {
     pub wait_exp: Field,
     /// s_waitcnt imm16: lgkmcnt field.
     pub wait_lgkm: Field,
+    /// `s_waitcnt_vscnt` immediate: vscnt field (width 0 when absent).
+    pub wait_vscnt: Field,
+    /// Bits [31:16] of an `s_waitcnt` instruction word (SOPP opcode).
+    pub waitcnt_opcode: u32,
+    /// GDS instructions count on EXP_CNT as well as LGKM_CNT.
+    pub gds_on_exp: bool,
+    /// LDS_PARAM_LOAD / LDS_DIRECT_LOAD exist (and count on EXP_CNT).
+    pub lds_param_load: bool,
 }
 
 /// The profile table.
@@ -82,6 +92,11 @@ pub const PROFILES: &[(Profile, ProfileParams)] = &[
             gfx: 9,
             wave32: false,
             ta_line_bytes: 64,
+            ta: crate::ta::TaParams {
+                swizzle: crate::ta::SwizzleEncoding::EnableBitElemSize,
+                format: crate::ta::FormatEncoding::DfmtNfmt,
+                range: crate::ta::RangeRule::Gfx9,
+            },
             lds_bytes: 64 * 1024,
             lds_banks: 32,
             lds_cu_mode: None,
@@ -94,6 +109,10 @@ pub const PROFILES: &[(Profile, ProfileParams)] = &[
             wait_vm_hi: Field { lo: 14, width: 2 },
             wait_exp: Field { lo: 4, width: 3 },
             wait_lgkm: Field { lo: 8, width: 4 },
+            wait_vscnt: Field { lo: 0, width: 0 },
+            waitcnt_opcode: 0xBF8C,
+            gds_on_exp: true,
+            lds_param_load: false,
         },
     ),
     (
@@ -103,6 +122,11 @@ pub const PROFILES: &[(Profile, ProfileParams)] = &[
             gfx: 11,
             wave32: true,
             ta_line_bytes: 128,
+            ta: crate::ta::TaParams {
+                swizzle: crate::ta::SwizzleEncoding::EnableEs,
+                format: crate::ta::FormatEncoding::Unified,
+                range: crate::ta::RangeRule::OobSelect,
+            },
             lds_bytes: 128 * 1024,
             lds_banks: 64,
             lds_cu_mode: Some((64 * 1024, 32)),
@@ -115,6 +139,10 @@ pub const PROFILES: &[(Profile, ProfileParams)] = &[
             wait_vm_hi: Field { lo: 16, width: 0 },
             wait_exp: Field { lo: 0, width: 3 },
             wait_lgkm: Field { lo: 4, width: 6 },
+            wait_vscnt: Field { lo: 0, width: 6 },
+            waitcnt_opcode: 0xBF89,
+            gds_on_exp: false,
+            lds_param_load: true,
         },
     ),
 ];
