@@ -67,6 +67,20 @@ fn exec_zero_and_skipped_passes() {
     assert_eq!(cycles(Profile::Gfx9, &r), 1, "pass 0 skipped");
     let r = req("ds_read_b64", 1, |_| 0);
     assert_eq!(cycles(Profile::Gfx9, &r), 1, "b64: two banks, one cycle");
+    let mut w32 = req("ds_read_b32", 0xFFFF_FFFF << 32, |l| 4 * l as u32);
+    w32.wave64 = false;
+    assert_eq!(
+        cycles(Profile::Gfx11, &w32),
+        1,
+        "wave32 ignores the upper exec half"
+    );
+    let mut bad = req("ds_read_b32", u64::MAX, |_| 0);
+    bad.op = 11;
+    assert_eq!(
+        cycles(Profile::Gfx9, &bad),
+        1,
+        "an undefined op is one cycle"
+    );
     // All lanes out of range: the pass still lasts one cycle.
     let mut r = req("ds_read_b32", u64::MAX, |l| 4 * l as u32);
     r.lds_size = 0;

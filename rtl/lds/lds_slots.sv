@@ -6,6 +6,9 @@ module lds_slots
 #(
   parameter int unsigned GFX = 9
 ) (
+  // Decode only in a cycle that accepts (keeps the simulation fast; the
+  // outputs are don't-care otherwise and read as 0).
+  input  logic                      en_i,
   // signext, rtn and atom are not needed to form the slots.
   /* verilator lint_off UNUSEDSIGNAL */
   input  opinfo_t                   info_i,
@@ -56,13 +59,16 @@ module lds_slots
     logic [31:0] rel;
     logic        mv;
     int unsigned s;
-    for (int unsigned i = 0; i < NumSlots; i++) begin
-      slot_o[i] = '0;
-    end
+    // One fill of the whole slot array (a per-slot loop of '0 costs a
+    // wide insert per slot in simulation).
+    /* verilator lint_off WIDTHCONCAT */
+    slot_o    = '0;
+    /* verilator lint_on WIDTHCONCAT */
     memviol_o = '0;
     rel       = '0;
     w         = {28'd0, info_i.width};
     for (int unsigned l = 0; l < Lanes; l++) begin
+      if (!en_i) continue;
       for (int unsigned e = 0; e < 2; e++) begin
         if (info_i.addtid) begin
           a = {16'd0, off16} + (32'(l) << 2) + {m0_i[31:2], 2'b00};
@@ -115,6 +121,7 @@ module lds_slots
     logic [5:0]  src;
     perm_o = '0;
     for (int unsigned i = 0; i < Lanes; i++) begin
+      if (!en_i) continue;
       ia  = addr_i[i] + {16'd0, off16};
       src = Gfx9 ? ia[7:2] : {i[5], ia[6:2]};
       if (active_i[i]) begin

@@ -52,6 +52,7 @@ module lds_top
   assign accept    = !busy_q && req_valid_i;
 
   lds_slots #(.GFX(GFX)) u_slots (
+    .en_i        (accept),
     .info_i      (info_in),
     .wgp_i       (wgp_i),
     .unaligned_i (unaligned_i),
@@ -190,9 +191,10 @@ module lds_top
       info_q        <= '0;
       active_hi_q   <= '0;
       pend_q        <= '0;
-      for (int unsigned i = 0; i < NumSlots; i++) begin
-        slot_q[i] <= '0;
-      end
+      // The whole slot array at once (a 31104-bit fill is intended).
+      /* verilator lint_off WIDTHCONCAT */
+      slot_q        <= '0;
+      /* verilator lint_on WIDTHCONCAT */
       memviol_q     <= '0;
       d0_q          <= '0;
       d1_q          <= '0;

@@ -316,6 +316,7 @@ impl Testbench for LdsBench {
         LdsDriver {
             pending: None,
             offering: None,
+            packed: vec![0; P::TABLE.in_words()],
             gap: 0,
             taken: 0,
             in_flight: None,
@@ -359,6 +360,7 @@ impl Testbench for LdsBench {
 pub struct LdsDriver {
     pending: Option<LdsTxn>,
     offering: Option<LdsTxn>,
+    packed: Vec<u32>,
     gap: u8,
     taken: usize,
     in_flight: Option<usize>,
@@ -391,14 +393,14 @@ impl Driver<LdsTxn> for LdsDriver {
         // unit was ready, it took the instruction at that cycle's edge.
         let ready_prev = P::req_ready_o.bit(prev);
         let mut just_taken = false;
-        if let Some(t) = &self.offering {
+        if self.offering.is_some() {
             if ready_prev {
                 self.offering = None;
                 self.in_flight = Some(self.taken - 1);
                 just_taken = true;
             } else {
-                // Hold the offer (valid and payload) until it is taken.
-                Self::apply(t, inp);
+                // Hold the offer (valid and payload, packed once) until it is taken.
+                inp.copy_from_slice(&self.packed);
                 return Drive::Busy;
             }
         }
@@ -423,7 +425,9 @@ impl Driver<LdsTxn> for LdsDriver {
                 Drive::Busy
             }
             Some(t) => {
-                Self::apply(t, inp);
+                self.packed.copy_from_slice(inp);
+                Self::apply(t, &mut self.packed);
+                inp.copy_from_slice(&self.packed);
                 self.offering = self.pending.take();
                 Drive::Busy
             }
