@@ -96,3 +96,29 @@ fn bad_requests_are_one_line_input_errors() {
         other => panic!("{other:?}"),
     }
 }
+
+/// The toy unit's figures, for comparing build flags before the real units
+/// are registered: `cargo test --release -p gpucosim-tests --test bench --
+/// --ignored --nocapture`. Fails if the lock-step run diverges.
+#[test]
+#[ignore = "a measurement, not a check; run it from a release build"]
+fn toy_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let rtl = toy_rtl(dir.path(), None);
+    for profile in [Profile::Gfx9] {
+        let mut s = spec(&rtl, &dir.path().join("work"), 2_000_000);
+        s.repeats = 3;
+        let f = benchmark::bench_unit::<ToyBench>(&s, profile).unwrap();
+        assert!(f.agreed);
+        println!(
+            "toy {profile}: bare {:.2} M, shim {:.2} M, model {:.2} M, lock-step {:.2} M cycles/s; 4/1 {:.2}; 3/2 {:.1}; VCD {:.2} ms",
+            f.bare / 1e6,
+            f.shim / 1e6,
+            f.model / 1e6,
+            f.lockstep / 1e6,
+            f.ratio(),
+            f.model_speedup(),
+            f.vcd_ms
+        );
+    }
+}
