@@ -12,6 +12,7 @@ pub mod bench;
 pub mod benchmark;
 pub mod engine;
 pub mod error;
+pub mod regress;
 pub mod rtl;
 pub mod rtlbuild;
 pub mod units;

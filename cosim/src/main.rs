@@ -4,7 +4,7 @@
 use clap::{Parser, Subcommand};
 use gpucosim::engine::{self, RunSpec, Stimulus};
 use gpucosim::error::{Error, Result};
-use gpucosim::{rtlbuild, units, with_bench};
+use gpucosim::{regress, rtlbuild, units, with_bench};
 use gpucosim_model::Profile;
 use std::io::Read;
 use std::path::PathBuf;
@@ -107,6 +107,105 @@ enum Cmd {
         #[arg(long)]
         write: Option<PathBuf>,
     },
+    /// Lint the RTL of every unit (or one) for every profile with
+    /// `verilator --lint-only -Wall`. Exit 1 on any finding.
+    Lint {
+        /// Only this unit.
+        #[arg(long)]
+        unit: Option<String>,
+        /// Another RTL tree.
+        #[arg(long)]
+        rtl: Option<PathBuf>,
+    },
+    /// Run many seeds across units and profiles in parallel, with a summary
+    /// table, JUnit, merged coverage, failure bundles and optional shrinking.
+    Regress {
+        /// Units to run (repeatable; default: all).
+        #[arg(long = "unit")]
+        units: Vec<String>,
+        /// Profiles to run (repeatable; default: all).
+        #[arg(long = "profile")]
+        profiles: Vec<Profile>,
+        /// Seeds: `A..B` (inclusive) or a count N meaning 1..N.
+        #[arg(long, default_value = "1..16")]
+        seeds: regress::Seeds,
+        /// Cycles per seed.
+        #[arg(long, default_value_t = 50_000)]
+        cycles: u64,
+        /// Parallel jobs (default: all cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Run only shard K of N (1-based), e.g. `--shard 2/4`.
+        #[arg(long)]
+        shard: Option<regress::Shard>,
+        /// Write a JUnit XML report.
+        #[arg(long)]
+        junit: Option<PathBuf>,
+        /// Write the merged coverage as JSON.
+        #[arg(long)]
+        coverage: Option<PathBuf>,
+        /// Write the results file (input of `gpucosim merge`).
+        #[arg(long)]
+        results: Option<PathBuf>,
+        /// Directory for failure bundles.
+        #[arg(long, default_value = "gpucosim-failures")]
+        bundles: PathBuf,
+        /// Shrink each failure into a second, minimal bundle.
+        #[arg(long)]
+        shrink: bool,
+        /// Another RTL tree.
+        #[arg(long)]
+        rtl: Option<PathBuf>,
+        /// Stimulus knob `name=value` for every unit, or `unit.name=value`.
+        #[arg(long = "knob", value_parser = parse_kv)]
+        knobs: Vec<(String, String)>,
+        /// Waveform window of failure bundles, in cycles.
+        #[arg(long, default_value_t = 1024)]
+        window: usize,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Combine the results files of shards into one report.
+    Merge {
+        /// Results files written by `regress --results`.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Write the merged JUnit XML report.
+        #[arg(long)]
+        junit: Option<PathBuf>,
+        /// Write the merged coverage as JSON.
+        #[arg(long)]
+        coverage: Option<PathBuf>,
+        /// Write the merged results file.
+        #[arg(long)]
+        results: Option<PathBuf>,
+    },
+    /// Re-run a failure bundle's exact stimulus.
+    Replay {
+        /// Bundle directory (or its repro.json).
+        bundle: PathBuf,
+        /// Replay even though the RTL changed since the bundle was written.
+        #[arg(long)]
+        force: bool,
+        /// Replay on another RTL tree instead of the bundle's.
+        #[arg(long)]
+        rtl: Option<PathBuf>,
+        /// Write the waveform of the replay here.
+        #[arg(long)]
+        waves: Option<PathBuf>,
+    },
+    /// Minimise a failure bundle's stimulus to one that still diverges.
+    Shrink {
+        /// Bundle directory (or its repro.json).
+        bundle: PathBuf,
+        /// Where to write the shrunk bundle (default: BUNDLE.shrunk).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Shrink even though the RTL changed since the bundle was written.
+        #[arg(long)]
+        force: bool,
+    },
     /// Build (or find in the cache) a unit's RTL and print the library path.
     Build {
         #[command(flatten)]
@@ -199,6 +298,130 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             rtl,
             write,
         } => bench(units, profiles, cycles, seed, repeats, rtl, write),
+        Cmd::Lint { unit, rtl } => {
+            let root = rtlbuild::rtl_root(rtl.as_deref());
+            let cache = rtlbuild::cache_root();
+            let v = gpucosim::verilator::Verilator::locate(&cache)?;
+            let mut findings = 0;
+            for t in gpucosim_model::TABLES {
+                if unit.as_deref().is_some_and(|u| u != t.unit) {
+                    continue;
+                }
+                let sources = rtlbuild::RtlSources::collect(&root, t.unit)?;
+                for profile in Profile::all() {
+                    match rtlbuild::lint(t, profile, &sources, &v)? {
+                        None => println!("lint {} {}: clean", t.unit, profile),
+                        Some(text) => {
+                            findings += 1;
+                            println!("lint {} {}: FINDINGS\n{text}", t.unit, profile);
+                        }
+                    }
+                }
+            }
+            if let Some(u) = unit {
+                if !gpucosim_model::TABLES.iter().any(|t| t.unit == u) {
+                    return Err(Error::Input(format!(
+                        "unknown unit `{u}` (expected one of: {})",
+                        units::UNITS.join(", ")
+                    )));
+                }
+            }
+            Ok(if findings == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+        Cmd::Regress {
+            units: us,
+            profiles,
+            seeds,
+            cycles,
+            jobs,
+            shard,
+            junit,
+            coverage,
+            results,
+            bundles,
+            shrink,
+            rtl,
+            knobs,
+            window,
+            quiet,
+        } => cmd_regress(RegressArgs {
+            units: us,
+            profiles,
+            seeds,
+            cycles,
+            jobs,
+            shard,
+            junit,
+            coverage,
+            results,
+            bundles,
+            shrink,
+            rtl,
+            knobs,
+            window,
+            quiet,
+        }),
+        Cmd::Merge {
+            files,
+            junit,
+            coverage,
+            results,
+        } => {
+            let mut parts = Vec::new();
+            for f in files {
+                let r = regress::Results::load(&f)?;
+                parts.push((f, r));
+            }
+            let merged = regress::Results::merge(parts)?;
+            write_reports(
+                &merged,
+                junit.as_deref(),
+                coverage.as_deref(),
+                results.as_deref(),
+            )?;
+            print!("{}", merged.summary());
+            println!(
+                "{} jobs from {} shard(s), {} failed",
+                merged.jobs.len(),
+                merged.shards.len().max(1),
+                merged.failures()
+            );
+            Ok(if merged.failures() == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+        Cmd::Replay {
+            bundle,
+            force,
+            rtl,
+            waves,
+        } => {
+            let repro = regress::Repro::load(&bundle)?;
+            with_bench!(repro.unit.as_str(), B => cmd_replay::<B>(&repro, force, rtl, waves))
+        }
+        Cmd::Shrink { bundle, out, force } => {
+            let repro = regress::Repro::load(&bundle)?;
+            let out = out.unwrap_or_else(|| {
+                let mut s = bundle.clone().into_os_string();
+                s.push(".shrunk");
+                PathBuf::from(s)
+            });
+            with_bench!(repro.unit.as_str(), B => {
+                regress::check_rtl_hash::<B>(&repro, &repro.rtl_dir, force)?;
+                let libs = regress::LibCache::default();
+                let (lib, _) = libs.get::<B>(&repro.rtl_dir, repro.profile)?;
+                let s = regress::shrink::<B>(&repro, &lib, &out)?;
+                println!("shrunk {}.{}.{}: {}", repro.unit, repro.profile, repro.seed, s.summary());
+                println!("bundle: {}", out.display());
+                Ok(ExitCode::SUCCESS)
+            })
+        }
         Cmd::Build { target, rtl } => {
             let root = rtlbuild::rtl_root(rtl.as_deref());
             with_bench!(target.unit.as_str(), B => {
@@ -356,4 +579,235 @@ fn run_one<B: gpucosim::bench::Testbench>(
     } else {
         ExitCode::from(1)
     })
+}
+
+struct RegressArgs {
+    units: Vec<String>,
+    profiles: Vec<Profile>,
+    seeds: regress::Seeds,
+    cycles: u64,
+    jobs: Option<usize>,
+    shard: Option<regress::Shard>,
+    junit: Option<PathBuf>,
+    coverage: Option<PathBuf>,
+    results: Option<PathBuf>,
+    bundles: PathBuf,
+    shrink: bool,
+    rtl: Option<PathBuf>,
+    knobs: Vec<(String, String)>,
+    window: usize,
+    quiet: bool,
+}
+
+fn cmd_regress(a: RegressArgs) -> Result<ExitCode> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let units: Vec<String> = if a.units.is_empty() {
+        units::UNITS.iter().map(|s| s.to_string()).collect()
+    } else {
+        a.units
+    };
+    let profiles: Vec<Profile> = if a.profiles.is_empty() {
+        Profile::all().collect()
+    } else {
+        a.profiles
+    };
+    let threads = a.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    if threads == 0 {
+        return Err(Error::Input("--jobs must be at least 1".into()));
+    }
+    let root = rtlbuild::rtl_root(a.rtl.as_deref());
+    // Per-unit configuration; build every library up front so a broken
+    // RTL or a missing Verilator is reported once, before any job runs.
+    let libs = regress::LibCache::default();
+    let mut cfgs = std::collections::BTreeMap::new();
+    for u in &units {
+        let knobs: Vec<(String, String)> = a
+            .knobs
+            .iter()
+            .filter_map(|(k, v)| match k.split_once('.') {
+                Some((unit, name)) if unit == u => Some((name.to_string(), v.clone())),
+                Some(_) => None,
+                None => Some((k.clone(), v.clone())),
+            })
+            .collect();
+        with_bench!(u.as_str(), B => {
+            gpucosim::engine::parse_knobs::<B>(&knobs)?;
+            for &p in &profiles {
+                libs.get::<B>(&root, p)?;
+            }
+            Ok::<(), Error>(())
+        })?;
+        cfgs.insert(
+            u.clone(),
+            regress::RegressConfig {
+                cycles: a.cycles,
+                rtl_arg: a.rtl.clone(),
+                knobs,
+                bundles: a.bundles.clone(),
+                shrink: a.shrink,
+                window: a.window,
+            },
+        );
+    }
+    let jobs = regress::jobs(&units, &profiles, a.seeds, a.shard);
+    let total = jobs.len();
+    static STOP: AtomicBool = AtomicBool::new(false);
+    let _ = ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!(
+            "interrupted: finishing the running jobs and writing results (Ctrl-C again to abort)"
+        );
+    });
+    let bar = if a.quiet {
+        indicatif::ProgressBar::hidden()
+    } else {
+        let b = indicatif::ProgressBar::new(total as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} seeds, {msg}",
+            )
+            .expect("template"),
+        );
+        b
+    };
+    let start = std::time::Instant::now();
+    let mut failed = 0usize;
+    let runner = |job: &regress::Job| -> (regress::JobResult, Option<gpucosim_model::Coverage>) {
+        let cfg = &cfgs[&job.unit];
+        let r: Result<(regress::JobResult, Option<gpucosim_model::Coverage>)> =
+            with_bench!(job.unit.as_str(), B => Ok(regress::run_job::<B>(job, cfg, &libs)));
+        r.expect("units were validated before the run")
+    };
+    let (results, coverage) = regress::run_jobs(jobs, threads, &STOP, &runner, &mut |r| {
+        if !r.passed {
+            failed += 1;
+            bar.suspend(|| {
+                if let Some(e) = &r.error {
+                    eprintln!("ERROR {}: {e}", r.job.name());
+                } else {
+                    eprintln!("FAIL {}: {}", r.job.name(), r.reproduce);
+                }
+            });
+        }
+        bar.set_message(format!("{failed} failed"));
+        bar.inc(1);
+    });
+    bar.finish_and_clear();
+    let interrupted = STOP.load(Ordering::SeqCst) && results.len() < total;
+    let res = regress::Results {
+        format: regress::RESULTS_FORMAT,
+        shards: a.shard.into_iter().collect(),
+        interrupted,
+        jobs: results,
+        coverage,
+    };
+    write_reports(
+        &res,
+        a.junit.as_deref(),
+        a.coverage.as_deref(),
+        a.results.as_deref(),
+    )?;
+    print!("{}", res.summary());
+    println!(
+        "{} of {} seeds run{} in {:.1} s on {} job(s): {} failed",
+        res.jobs.len(),
+        total,
+        a.shard.map(|s| format!(" (shard {s})")).unwrap_or_default(),
+        start.elapsed().as_secs_f64(),
+        threads,
+        res.failures()
+    );
+    for j in res.jobs.iter().filter(|j| !j.passed) {
+        match &j.error {
+            Some(e) => println!("  ERROR {}: {e}", j.job.name()),
+            None => println!("  FAIL {}: {}", j.job.name(), j.reproduce),
+        }
+    }
+    Ok(if interrupted {
+        ExitCode::from(130)
+    } else if res.failures() > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn write_reports(
+    r: &regress::Results,
+    junit: Option<&std::path::Path>,
+    coverage: Option<&std::path::Path>,
+    results: Option<&std::path::Path>,
+) -> Result<()> {
+    if let Some(p) = junit {
+        gpucosim::write_atomic(p, r.junit().as_bytes())?;
+    }
+    if let Some(p) = coverage {
+        let j = serde_json::to_string_pretty(&r.coverage_json()).expect("JSON");
+        gpucosim::write_atomic(p, j.as_bytes())?;
+    }
+    if let Some(p) = results {
+        let j = serde_json::to_string_pretty(r).expect("JSON");
+        gpucosim::write_atomic(p, j.as_bytes())?;
+    }
+    Ok(())
+}
+
+fn cmd_replay<B: gpucosim::bench::Testbench>(
+    repro: &regress::Repro,
+    force: bool,
+    rtl: Option<PathBuf>,
+    waves: Option<PathBuf>,
+) -> Result<ExitCode> {
+    let root = rtl.unwrap_or_else(|| repro.rtl_dir.clone());
+    regress::check_rtl_hash::<B>(repro, &root, force)?;
+    let libs = regress::LibCache::default();
+    let (lib, _) = libs.get::<B>(&root, repro.profile)?;
+    let mut r = repro.clone();
+    r.rtl_dir = root;
+    let out = regress::replay_txns::<B>(&r, &lib, repro.txns::<B>()?, waves.as_deref())?;
+    let name = format!("{}.{}.{}", repro.unit, repro.profile, repro.seed);
+    match out.mismatches.first() {
+        None => {
+            println!(
+                "PASS {name}: the {} recorded transactions no longer diverge ({} cycles)",
+                repro.transactions.len(),
+                out.cycles
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(m) => {
+            let same = repro.first_mismatch.as_ref() == Some(&(m.cycle, m.signal.clone()));
+            let spec = RunSpec {
+                unit: repro.unit.clone(),
+                profile: repro.profile,
+                seed: repro.seed,
+                cycles: repro.cycles,
+                rtl_arg: Some(r.rtl_dir.clone()),
+                waves,
+                window: 1024,
+                post: 8,
+                dump_all: false,
+                max_mismatches: 1,
+                knobs: repro.knobs.clone(),
+            };
+            print!("{}", engine::report(&spec, &out, B::table()));
+            println!(
+                "FAIL {name}: {} (cycle {} on {})",
+                if same {
+                    "reproduced exactly as recorded"
+                } else {
+                    "diverges, but not as recorded"
+                },
+                m.cycle,
+                m.signal
+            );
+            Ok(ExitCode::from(1))
+        }
+    }
 }

@@ -653,3 +653,29 @@ fn run_tool(mut cmd: Command, req: &BuildRequest<'_>, what: &str) -> Result<()> 
         message,
     })
 }
+
+/// Runs `verilator --lint-only -Wall` on a unit's RTL for one profile.
+/// Returns Verilator's warnings and errors, or `None` when it is clean.
+pub fn lint(
+    table: &PortTable,
+    profile: Profile,
+    sources: &RtlSources,
+    verilator: &Verilator,
+) -> Result<Option<String>> {
+    let mut cmd = verilator.command();
+    cmd.args(["--lint-only", "-Wall"])
+        .arg("--top-module")
+        .arg(table.top)
+        .arg(format!("-GGFX={}", profile.params().gfx))
+        .arg(format!("-I{}", sources.dir.display()))
+        .args(&sources.files);
+    let out = cmd
+        .output()
+        .map_err(|e| Error::Env(format!("cannot run {}: {e}", verilator.exe.display())))?;
+    let text = String::from_utf8_lossy(&out.stderr).trim().to_string();
+    if out.status.success() && !text.contains("%Warning") && !text.contains("%Error") {
+        Ok(None)
+    } else {
+        Ok(Some(text))
+    }
+}

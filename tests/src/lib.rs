@@ -201,3 +201,85 @@ pub fn toy_rtl(dir: &Path, patch: Option<(&str, &str)>) -> PathBuf {
     }
     root
 }
+
+/// The `gpucosim` binary of this build (built on demand if a test runs
+/// without it, e.g. `cargo test -p gpucosim-tests`).
+pub fn gpucosim_bin() -> PathBuf {
+    static BIN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BIN.get_or_init(|| {
+        let exe = std::env::current_exe().expect("test executable path");
+        // target/<profile>/deps/<test> -> target/<profile>/gpucosim
+        let profile_dir = exe.parent().and_then(Path::parent).expect("target dir");
+        let bin = profile_dir.join("gpucosim");
+        let release = profile_dir.file_name().is_some_and(|n| n == "release");
+        let mut cmd = std::process::Command::new(env!("CARGO"));
+        cmd.args(["build", "-q", "-p", "gpucosim", "--bin", "gpucosim"]);
+        if release {
+            cmd.arg("--release");
+        }
+        let st = cmd.current_dir(repo_root()).status().expect("cargo runs");
+        assert!(st.success(), "building gpucosim failed");
+        bin
+    })
+    .clone()
+}
+
+/// A broken-RTL fixture: a patch applied to a copy of `rtl/`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct BrokenFixture {
+    /// Unit.
+    pub unit: String,
+    /// What the bug is.
+    pub description: String,
+    /// File under `rtl/`.
+    pub file: String,
+    /// Text to replace (must occur exactly once).
+    pub find: String,
+    /// The buggy text.
+    pub replace: String,
+    /// Profile that exposes it.
+    pub profile: String,
+    /// Seed that exposes it.
+    pub seed: u64,
+    /// Cycles within which it must be caught.
+    pub cycles: u64,
+}
+
+impl BrokenFixture {
+    /// Every fixture in `tests/fixtures/broken/`, with its file name.
+    pub fn all() -> Vec<(String, BrokenFixture)> {
+        let dir = repo_root().join("tests/fixtures/broken");
+        let mut v = Vec::new();
+        if let Ok(rd) = std::fs::read_dir(&dir) {
+            for e in rd.flatten() {
+                let p = e.path();
+                if p.extension().is_some_and(|x| x == "json") {
+                    let text = std::fs::read_to_string(&p).unwrap();
+                    let f: BrokenFixture = serde_json::from_str(&text)
+                        .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+                    v.push((p.file_stem().unwrap().to_string_lossy().into_owned(), f));
+                }
+            }
+        }
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    }
+
+    /// Writes the patched copy of `rtl/` into `dir` and returns its root.
+    pub fn apply(&self, dir: &Path) -> PathBuf {
+        let root = dir.join("rtl");
+        copy_tree(&repo_root().join("rtl"), &root).unwrap();
+        let path = root.join(&self.file);
+        let s = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("fixture file {}: {e}", path.display()));
+        assert_eq!(
+            s.matches(&self.find).count(),
+            1,
+            "fixture text must occur exactly once in {}: {:?}",
+            self.file,
+            self.find
+        );
+        std::fs::write(&path, s.replace(&self.find, &self.replace)).unwrap();
+        root
+    }
+}

@@ -24,6 +24,12 @@ macro_rules! with_bench {
     }};
 }
 
+/// Whether `unit` has a registered test bench.
+pub fn is_registered(unit: &str) -> bool {
+    let r: crate::error::Result<()> = crate::with_bench!(unit, B => Ok(()));
+    r.is_ok()
+}
+
 /// The `eval` calculator of a unit.
 #[allow(unused_variables, clippy::match_single_binding)] // until every unit is registered
 pub fn eval_json(
