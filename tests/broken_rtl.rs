@@ -17,7 +17,12 @@ fn every_broken_rtl_fixture_is_caught_with_a_waveform() {
         let waves = dir.path().join("waves");
         let out = Command::new(gpucosim_bin())
             .args(["run", "--unit", &f.unit, "--profile", &f.profile])
-            .args(["--seed", &f.seed.to_string(), "--cycles", &f.cycles.to_string()])
+            .args([
+                "--seed",
+                &f.seed.to_string(),
+                "--cycles",
+                &f.cycles.to_string(),
+            ])
             .arg("--rtl")
             .arg(&rtl)
             .arg("--waves")
@@ -38,7 +43,10 @@ fn every_broken_rtl_fixture_is_caught_with_a_waveform() {
             .and_then(|r| r.split(':').next())
             .and_then(|c| c.trim().parse().ok())
             .unwrap_or_else(|| panic!("{name}: no divergence cycle in:\n{stdout}"));
-        assert!(stdout.contains("reproduce: gpucosim run"), "{name}: {stdout}");
+        assert!(
+            stdout.contains("reproduce: gpucosim run"),
+            "{name}: {stdout}"
+        );
         let vcd_path = waves.join(format!("{}.{}.{}.vcd", f.unit, f.profile, f.seed));
         let vcd = std::fs::read_to_string(&vcd_path)
             .unwrap_or_else(|e| panic!("{name}: {}: {e}", vcd_path.display()));
@@ -49,7 +57,9 @@ fn every_broken_rtl_fixture_is_caught_with_a_waveform() {
             .unwrap()
             .to_string();
         let stamp = format!("#{}\n", cycle * 10);
-        let at = vcd.find(&stamp).unwrap_or_else(|| panic!("{name}: cycle {cycle} not in VCD"));
+        let at = vcd
+            .find(&stamp)
+            .unwrap_or_else(|| panic!("{name}: cycle {cycle} not in VCD"));
         let body = &vcd[at + stamp.len()..];
         let end = body.find('#').unwrap_or(body.len());
         assert!(
@@ -60,7 +70,10 @@ fn every_broken_rtl_fixture_is_caught_with_a_waveform() {
     for u in gpucosim::units::UNITS {
         let n = per_unit.get(*u).copied().unwrap_or(0);
         if gpucosim::units::is_registered(u) {
-            assert!(n >= 2, "unit {u} has {n} broken-RTL fixtures; at least 2 are required");
+            assert!(
+                n >= 2,
+                "unit {u} has {n} broken-RTL fixtures; at least 2 are required"
+            );
         }
     }
 }

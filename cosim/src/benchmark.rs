@@ -457,6 +457,58 @@ pub fn cached_start(
     Ok(best)
 }
 
+/// Throughput of `gpucosim regress` (total cycles of all jobs ÷ wall time)
+/// with `--jobs 1` and with `--jobs 2`, over the same jobs: seeds 1..4 of
+/// every unit and profile given, `cycles` each. Spawns `exe`; a regression
+/// that finds divergences (exit 1) still counts.
+pub fn regress_scaling(
+    exe: &Path,
+    units: &[String],
+    profiles: &[Profile],
+    cycles: u64,
+    rtl: Option<&Path>,
+    work: &Path,
+) -> Result<(f64, f64)> {
+    let mut rates = [0.0; 2];
+    for (k, jobs) in [1usize, 2].into_iter().enumerate() {
+        let results = work.join(format!("regress-jobs{jobs}.json"));
+        let mut cmd = Command::new(exe);
+        cmd.args(["regress", "--seeds", "1..4", "--quiet"])
+            .arg("--cycles")
+            .arg(cycles.to_string())
+            .arg("--jobs")
+            .arg(jobs.to_string())
+            .arg("--results")
+            .arg(&results)
+            .arg("--bundles")
+            .arg(work.join(format!("bundles-jobs{jobs}")));
+        for u in units {
+            cmd.args(["--unit", u]);
+        }
+        for p in profiles {
+            cmd.args(["--profile", p.name()]);
+        }
+        if let Some(r) = rtl {
+            cmd.arg("--rtl").arg(r);
+        }
+        let t0 = Instant::now();
+        let out = cmd
+            .output()
+            .map_err(|e| Error::Env(format!("cannot run {}: {e}", exe.display())))?;
+        let wall = t0.elapsed();
+        if !matches!(out.status.code(), Some(0) | Some(1)) {
+            return Err(Error::Env(format!(
+                "`gpucosim regress --jobs {jobs}` failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        let r = crate::regress::Results::load(&results)?;
+        let total: u64 = r.jobs.iter().map(|j| j.cycles).sum();
+        rates[k] = rate(total, wall);
+    }
+    Ok((rates[0], rates[1]))
+}
+
 /// The machine the figures come from.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Machine {

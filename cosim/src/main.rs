@@ -495,6 +495,16 @@ fn bench(
             ));
         }
     }
+    eprintln!("bench: regress --jobs 1 vs --jobs 2…");
+    let regress = benchmark::regress_scaling(
+        &exe,
+        &units,
+        &profiles,
+        (cycles / 4).max(10_000),
+        rtl.as_deref(),
+        work.path(),
+    )
+    .map_err(|e| e.to_string());
     let report = Report {
         machine,
         command: std::iter::once("gpucosim".to_string())
@@ -505,7 +515,7 @@ fn bench(
         spec,
         rows,
         starts,
-        regress: Err("this build has no `gpucosim regress` command".into()),
+        regress,
         load_after: benchmark::load_average(),
     };
     print!("{}\n{}", report.table(), report.targets());

@@ -441,14 +441,18 @@ const VERILATOR_FLAGS: &[&str] = &[
     "-Wno-style",
 ];
 /// Options for the C++ compiler on every file (the shim adds `-fPIC`).
-const CXX_FLAGS: &[&str] = &[];
-/// Linker options of the shim library.
-const SHIM_LDFLAGS: &str = "-shared";
-/// Options for the C++ compiler through Verilator's makefile.
+/// `-fno-semantic-interposition` lets calls inside the shim library bind
+/// directly instead of through the PLT.
+const CXX_FLAGS: &[&str] = &["-fno-semantic-interposition", "-fno-plt"];
+/// Linker options of the shim library: `-Bsymbolic` binds the library's own
+/// references to its own definitions at link time.
+const SHIM_LDFLAGS: &str = "-shared -Wl,-Bsymbolic -Wl,-O1";
+/// Options for the C++ compiler through Verilator's makefile. The cache is
+/// per machine, so `-march=native` is safe.
 const MAKE_FLAGS: &[&str] = &[
-    "OPT_FAST=-O2",
+    "OPT_FAST=-O3 -march=native",
     "OPT_SLOW=-O1",
-    "OPT_GLOBAL=-O2",
+    "OPT_GLOBAL=-O2 -march=native",
     "PYTHON3=python3",
 ];
 const LIB_NAME: &str = "libgcsim.so";
