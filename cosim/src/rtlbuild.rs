@@ -444,6 +444,13 @@ const VERILATOR_FLAGS: &[&str] = &[
 /// `-fno-semantic-interposition` lets calls inside the shim library bind
 /// directly instead of through the PLT.
 const CXX_FLAGS: &[&str] = &["-fno-semantic-interposition", "-fno-plt"];
+/// Extra C++ options of the shim library: position-independent code.
+/// Measured and rejected: `-ftls-model=initial-exec` (Verilator's
+/// thread-locals do not fit glibc's static TLS surplus for `dlopen`ed
+/// libraries: the load fails) and `-mtls-dialect=gnu2` (TLS descriptors:
+/// `_dl_tlsdesc_dynamic` took 14% of a toy lock-step run against 4.5% for
+/// `__tls_get_addr`).
+const SHIM_CXX_FLAGS: &str = "-fPIC";
 /// Linker options of the shim library: `-Bsymbolic` binds the library's own
 /// references to its own definitions at link time.
 const SHIM_LDFLAGS: &str = "-shared -Wl,-Bsymbolic -Wl,-O1";
@@ -521,6 +528,8 @@ fn build_artifact(
         kind,
         &VERILATOR_FLAGS.join(" "),
         &CXX_FLAGS.join(" "),
+        SHIM_CXX_FLAGS,
+        SHIM_LDFLAGS,
         &MAKE_FLAGS.join(" "),
         &verilator.identity,
         &std::env::var("CXX").unwrap_or_default(),
@@ -574,7 +583,8 @@ fn build_artifact(
 
     let mut cflags = CXX_FLAGS.join(" ");
     if art == Artifact::Shim {
-        cflags.push_str(" -fPIC");
+        cflags.push(' ');
+        cflags.push_str(SHIM_CXX_FLAGS);
     }
     if req.trace {
         cflags.push_str(" -DGC_TRACE");
