@@ -46,6 +46,8 @@ pub struct ProfileParams {
     pub wave32: bool,
     /// Texture-cache line size in bytes.
     pub ta_line_bytes: u32,
+    /// Texture-cache address unit: V# encoding and range rule.
+    pub ta: crate::ta::TaParams,
     /// LDS bytes per allocation unit in the default mode (WGP on gfx11).
     pub lds_bytes: u32,
     /// LDS banks in the default mode (WGP on gfx11).
@@ -79,6 +81,11 @@ pub const PROFILES: &[(Profile, ProfileParams)] = &[
             gfx: 9,
             wave32: false,
             ta_line_bytes: 64,
+            ta: crate::ta::TaParams {
+                swizzle: crate::ta::SwizzleEncoding::EnableBitElemSize,
+                format: crate::ta::FormatEncoding::DfmtNfmt,
+                range: crate::ta::RangeRule::Gfx9,
+            },
             lds_bytes: 64 * 1024,
             lds_banks: 32,
             lds_cu_mode: None,
@@ -99,6 +106,11 @@ pub const PROFILES: &[(Profile, ProfileParams)] = &[
             gfx: 11,
             wave32: true,
             ta_line_bytes: 128,
+            ta: crate::ta::TaParams {
+                swizzle: crate::ta::SwizzleEncoding::EnableEs,
+                format: crate::ta::FormatEncoding::Unified,
+                range: crate::ta::RangeRule::OobSelect,
+            },
             lds_bytes: 128 * 1024,
             lds_banks: 64,
             lds_cu_mode: Some((64 * 1024, 32)),

@@ -16,6 +16,11 @@ macro_rules! with_bench {
         #[allow(unreachable_patterns)]
         match $unit {
             // "ta" => { type $B = $crate::units::ta::TaBench; $body }
+            "ta" => {
+                #[allow(dead_code)]
+                type $B = $crate::units::ta::TaBench;
+                $body
+            }
             other => Err($crate::error::Error::Input(format!(
                 "unknown unit `{other}` (expected one of: {})",
                 $crate::units::UNITS.join(", ")
@@ -40,6 +45,7 @@ pub fn eval_json(
     use crate::error::Error;
     match unit {
         // "ta" => ta::eval_json(profile, input).map_err(Error::Input),
+        "ta" => ta::eval_json(profile, input).map_err(Error::Input),
         other => Err(Error::Input(format!(
             "unknown unit `{other}` (expected one of: {})",
             UNITS.join(", ")
