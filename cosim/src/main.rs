@@ -1,5 +1,4 @@
 //! The `gpucosim` command line.
-#![allow(unused_variables, dead_code)] // until the first unit is registered
 
 use clap::{Parser, Subcommand};
 use gpucosim::engine::{self, RunSpec, Stimulus};
@@ -106,6 +105,15 @@ enum Cmd {
         /// Regenerate this Markdown file (atomically) with the figures.
         #[arg(long)]
         write: Option<PathBuf>,
+    },
+    /// Decode an `s_waitcnt` instruction word (e.g. 0xBF8C0070) or its
+    /// 16-bit immediate into the counter thresholds.
+    DecodeWaitcnt {
+        /// Profile: gfx9 or gfx11.
+        #[arg(long)]
+        profile: Profile,
+        /// The instruction word or immediate (hex with 0x, or decimal).
+        word: String,
     },
     /// Lint the RTL of every unit (or one) for every profile with
     /// `verilator --lint-only -Wall`. Exit 1 on any finding.
@@ -299,6 +307,11 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             rtl,
             write,
         } => bench(units, profiles, cycles, seed, repeats, rtl, write),
+        Cmd::DecodeWaitcnt { profile, word } => {
+            let text = units::waitcnt::decode_waitcnt_text(profile, &word).map_err(Error::Input)?;
+            println!("{text}");
+            Ok(ExitCode::SUCCESS)
+        }
         Cmd::Lint { unit, rtl } => {
             let root = rtlbuild::rtl_root(rtl.as_deref());
             let cache = rtlbuild::cache_root();

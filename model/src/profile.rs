@@ -54,6 +54,9 @@ pub struct ProfileParams {
     pub lds_banks: u32,
     /// LDS bytes and banks in CU mode, where the profile has one.
     pub lds_cu_mode: Option<(u32, u32)>,
+    /// LDS cmpst: DATA0 is the value stored and DATA1 the comparand (gfx11
+    /// `ds_cmpstore_b32`); false: DATA0 compared, DATA1 stored (gfx9 `ds_cmpst_b32`).
+    pub lds_cmpst_store_data0: bool,
     /// Counter widths in bits: VM, LGKM, EXP, VS (0 = no such counter).
     pub cnt_vm: u32,
     /// LGKM counter width.
@@ -70,6 +73,14 @@ pub struct ProfileParams {
     pub wait_exp: Field,
     /// s_waitcnt imm16: lgkmcnt field.
     pub wait_lgkm: Field,
+    /// `s_waitcnt_vscnt` immediate: vscnt field (width 0 when absent).
+    pub wait_vscnt: Field,
+    /// Bits [31:16] of an `s_waitcnt` instruction word (SOPP opcode).
+    pub waitcnt_opcode: u32,
+    /// GDS instructions count on EXP_CNT as well as LGKM_CNT.
+    pub gds_on_exp: bool,
+    /// LDS_PARAM_LOAD / LDS_DIRECT_LOAD exist (and count on EXP_CNT).
+    pub lds_param_load: bool,
 }
 
 /// The profile table.
@@ -89,6 +100,7 @@ pub const PROFILES: &[(Profile, ProfileParams)] = &[
             lds_bytes: 64 * 1024,
             lds_banks: 32,
             lds_cu_mode: None,
+            lds_cmpst_store_data0: false,
             cnt_vm: 6,
             cnt_lgkm: 4,
             cnt_exp: 3,
@@ -97,6 +109,10 @@ pub const PROFILES: &[(Profile, ProfileParams)] = &[
             wait_vm_hi: Field { lo: 14, width: 2 },
             wait_exp: Field { lo: 4, width: 3 },
             wait_lgkm: Field { lo: 8, width: 4 },
+            wait_vscnt: Field { lo: 0, width: 0 },
+            waitcnt_opcode: 0xBF8C,
+            gds_on_exp: true,
+            lds_param_load: false,
         },
     ),
     (
@@ -114,6 +130,7 @@ pub const PROFILES: &[(Profile, ProfileParams)] = &[
             lds_bytes: 128 * 1024,
             lds_banks: 64,
             lds_cu_mode: Some((64 * 1024, 32)),
+            lds_cmpst_store_data0: true,
             cnt_vm: 6,
             cnt_lgkm: 6,
             cnt_exp: 3,
@@ -122,6 +139,10 @@ pub const PROFILES: &[(Profile, ProfileParams)] = &[
             wait_vm_hi: Field { lo: 16, width: 0 },
             wait_exp: Field { lo: 0, width: 3 },
             wait_lgkm: Field { lo: 4, width: 6 },
+            wait_vscnt: Field { lo: 0, width: 6 },
+            waitcnt_opcode: 0xBF89,
+            gds_on_exp: false,
+            lds_param_load: true,
         },
     ),
 ];

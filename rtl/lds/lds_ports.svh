@@ -2,4 +2,27 @@
 // `GPUCOSIM_BLESS=1 cargo test -p gpucosim-model --test ports_svh`.
 // Do not edit: change the table and regenerate.
 input  logic clk_i,
-input  logic rst_ni
+input  logic rst_ni,
+input  logic req_valid_i,
+input  logic [5:0] op_i,
+input  logic wave64_i,
+input  logic wgp_i,
+input  logic unaligned_i,
+input  logic [63:0] exec_i,
+input  logic [7:0] offset0_i,
+input  logic [7:0] offset1_i,
+input  logic [31:0] m0_i,
+input  logic [8:0] lds_base_i,
+input  logic [17:0] lds_size_i,
+input  logic [63:0][31:0] addr_i,
+input  logic [63:0][63:0] data0_i,
+input  logic [63:0][63:0] data1_i,
+output logic req_ready_o,
+output logic busy_o,
+output logic [63:0] grant_lanes_o,
+output logic [63:0] grant_banks_o,
+output logic done_o,
+output logic [63:0][127:0] rdata_o,
+output logic [63:0][7:0] oor_o,
+output logic [63:0] memviol_o,
+output logic [15:0] cycles_o

@@ -13,12 +13,20 @@ pub const UNITS: &[&str] = &["ta", "lds", "waitcnt"];
 #[macro_export]
 macro_rules! with_bench {
     ($unit:expr, $B:ident => $body:expr) => {{
-        #[allow(unreachable_patterns)]
         match $unit {
-            // "ta" => { type $B = $crate::units::ta::TaBench; $body }
             "ta" => {
                 #[allow(dead_code)]
                 type $B = $crate::units::ta::TaBench;
+                $body
+            }
+            "lds" => {
+                #[allow(dead_code)]
+                type $B = $crate::units::lds::LdsBench;
+                $body
+            }
+            "waitcnt" => {
+                #[allow(dead_code)]
+                type $B = $crate::units::waitcnt::WaitcntBench;
                 $body
             }
             other => Err($crate::error::Error::Input(format!(
@@ -36,7 +44,6 @@ pub fn is_registered(unit: &str) -> bool {
 }
 
 /// The `eval` calculator of a unit.
-#[allow(unused_variables, clippy::match_single_binding)] // until every unit is registered
 pub fn eval_json(
     unit: &str,
     profile: gpucosim_model::Profile,
@@ -44,8 +51,9 @@ pub fn eval_json(
 ) -> crate::error::Result<serde_json::Value> {
     use crate::error::Error;
     match unit {
-        // "ta" => ta::eval_json(profile, input).map_err(Error::Input),
         "ta" => ta::eval_json(profile, input).map_err(Error::Input),
+        "lds" => lds::eval_json(profile, input).map_err(Error::Input),
+        "waitcnt" => waitcnt::eval_json(profile, input).map_err(Error::Input),
         other => Err(Error::Input(format!(
             "unknown unit `{other}` (expected one of: {})",
             UNITS.join(", ")

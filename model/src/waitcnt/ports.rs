@@ -1,9 +1,49 @@
 //! Top-level ports of the s_waitcnt scoreboard (`waitcnt_top`).
+//! The cycle contract is in `docs/waitcnt.md`.
 
 crate::ports! {
     /// Ports of `waitcnt_top`.
     pub mod waitcnt_ports("waitcnt", "waitcnt_top") {
         /// Asynchronous active-low reset.
         input rst_ni: 1,
+        /// An instruction that counts is offered for issue this cycle.
+        input issue_valid_i: 1,
+        /// Wave of the offered instruction (0..15).
+        input issue_wave_i: 4,
+        /// Class of the offered instruction (`Class` code, docs/waitcnt.md).
+        input issue_class_i: 4,
+        /// Return channel k carries a return event this cycle (bit k).
+        input ret_valid_i: 4,
+        /// Wave of the return event on channel k (element k).
+        input ret_wave_i: 4 x 4,
+        /// Class of the instruction that returned on channel k (element k).
+        input ret_class_i: 4 x 4,
+        /// An `s_waitcnt` (or `s_waitcnt_vscnt`) is offered this cycle.
+        input wait_valid_i: 1,
+        /// Wave of the offered wait.
+        input wait_wave_i: 4,
+        /// 1: `s_waitcnt_vscnt` (gfx11 only), 0: `s_waitcnt`.
+        input wait_vscnt_i: 1,
+        /// The wait's 16-bit immediate.
+        input wait_imm_i: 16,
+
+        /// The offered issue is accepted and counted this cycle.
+        output issue_ack_o: 1,
+        /// The offered issue is held back: a counter would overflow.
+        output issue_sat_o: 1,
+        /// VM_CNT of wave w (element w), as registered at the start of the cycle.
+        output vm_cnt_o: 6 x 16,
+        /// LGKM_CNT of wave w.
+        output lgkm_cnt_o: 6 x 16,
+        /// EXP_CNT of wave w.
+        output exp_cnt_o: 3 x 16,
+        /// VS_CNT of wave w (always 0 on profiles without it).
+        output vs_cnt_o: 6 x 16,
+        /// Wave w has an s_waitcnt that is not satisfied this cycle (bit w).
+        output stall_o: 16,
+        /// Wave w's s_waitcnt is satisfied this cycle; the wave proceeds next cycle.
+        output release_o: 16,
+        /// Protocol error of wave w this cycle (element w; 0 = none).
+        output err_o: 3 x 16,
     }
 }

@@ -1,0 +1,193 @@
+//! The `s_waitcnt` immediate (SPEC §3.2).
+//!
+//! | | vmcnt | expcnt | lgkmcnt | unused |
+//! |---|---|---|---|---|
+//! | gfx9 | [3:0] + [15:14] | [6:4] | [11:8] | 7, 13:12 |
+//! | gfx11 | [15:10] | [2:0] | [9:4] | 3 |
+//!
+//! ```
+//! use gpucosim_model::waitcnt::{decode, encode, Thresholds};
+//! use gpucosim_model::Profile;
+//! let t = decode(Profile::Gfx9, 0x0070);
+//! assert_eq!((t.vm, t.exp, t.lgkm), (0, 7, 0));
+//! assert_eq!(encode(Profile::Gfx11, &t), 0x0007);
+//! assert_eq!(t.text(Profile::Gfx9), "s_waitcnt vmcnt(0) lgkmcnt(0)");
+//! ```
+
+use super::class::Counter;
+use crate::profile::Profile;
+use std::fmt::Write as _;
+
+/// The thresholds of one wait: the wave proceeds once every counter is at or
+/// below its threshold. A threshold at the counter's maximum does not wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Thresholds {
+    /// VM_CNT threshold.
+    pub vm: u32,
+    /// LGKM_CNT threshold.
+    pub lgkm: u32,
+    /// EXP_CNT threshold.
+    pub exp: u32,
+    /// VS_CNT threshold (the maximum for `s_waitcnt`, which does not wait on VS;
+    /// 0 on profiles without VS_CNT).
+    pub vs: u32,
+}
+
+impl Thresholds {
+    /// The thresholds that wait for nothing.
+    pub fn none(profile: Profile) -> Thresholds {
+        Thresholds {
+            vm: Counter::Vm.max(profile),
+            lgkm: Counter::Lgkm.max(profile),
+            exp: Counter::Exp.max(profile),
+            vs: Counter::Vs.max(profile),
+        }
+    }
+
+    /// As an array indexed by [`Counter`].
+    pub fn as_array(&self) -> [u32; 4] {
+        [self.vm, self.lgkm, self.exp, self.vs]
+    }
+
+    /// The wait in LLVM's assembly syntax: `s_waitcnt vmcnt(0) lgkmcnt(0)`.
+    /// Fields at their maximum are left out, unless all three are (then all
+    /// are printed), as `llvm-mc` does. VS is not part of `s_waitcnt`.
+    pub fn text(&self, profile: Profile) -> String {
+        let fields = [
+            ("vmcnt", self.vm, Counter::Vm.max(profile)),
+            ("expcnt", self.exp, Counter::Exp.max(profile)),
+            ("lgkmcnt", self.lgkm, Counter::Lgkm.max(profile)),
+        ];
+        let all_max = fields.iter().all(|(_, v, m)| v == m);
+        let mut s = String::from("s_waitcnt");
+        for (name, v, m) in fields {
+            if all_max || v != m {
+                let _ = write!(s, " {name}({v})");
+            }
+        }
+        s
+    }
+}
+
+/// Decodes an `s_waitcnt` immediate on `profile`. Unused bits are ignored;
+/// the VS threshold is the maximum (no wait).
+pub fn decode(profile: Profile, imm16: u16) -> Thresholds {
+    let p = profile.params();
+    let v = imm16 as u32;
+    Thresholds {
+        vm: p.wait_vm_lo.get(v) | p.wait_vm_hi.get(v) << p.wait_vm_lo.width,
+        lgkm: p.wait_lgkm.get(v),
+        exp: p.wait_exp.get(v),
+        vs: Counter::Vs.max(profile),
+    }
+}
+
+/// Decodes an `s_waitcnt_vscnt` immediate: only VS waits (`imm[5:0]` on
+/// gfx11); `None` on a profile without VS_CNT.
+pub fn decode_vscnt(profile: Profile, imm16: u16) -> Option<Thresholds> {
+    let p = profile.params();
+    if p.cnt_vs == 0 {
+        return None;
+    }
+    Some(Thresholds {
+        vs: p.wait_vscnt.get(imm16 as u32),
+        ..Thresholds::none(profile)
+    })
+}
+
+/// Encodes thresholds as the canonical `s_waitcnt` immediate of `profile`
+/// (unused bits 0; each threshold truncated to its field; VS ignored).
+pub fn encode(profile: Profile, t: &Thresholds) -> u16 {
+    let p = profile.params();
+    let v = p.wait_vm_lo.put(t.vm)
+        | p.wait_vm_hi.put(t.vm >> p.wait_vm_lo.width)
+        | p.wait_lgkm.put(t.lgkm)
+        | p.wait_exp.put(t.exp);
+    v as u16
+}
+
+/// Decodes a full 32-bit `s_waitcnt` instruction word; a word of another
+/// opcode is an error.
+pub fn decode_word(profile: Profile, word: u32) -> Result<Thresholds, String> {
+    let op = profile.params().waitcnt_opcode;
+    if word >> 16 != op {
+        return Err(format!(
+            "0x{word:08X} is not an s_waitcnt on {profile} (expected 0x{op:04X}xxxx)"
+        ));
+    }
+    Ok(decode(profile, word as u16))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn spec_3_2_examples() {
+        let g9 = Profile::Gfx9;
+        let g11 = Profile::Gfx11;
+        let t = decode_word(g9, 0xBF8C_0070).unwrap();
+        assert_eq!((t.vm, t.exp, t.lgkm), (0, 7, 0));
+        assert_eq!(decode(g9, 0xCF7F), Thresholds::none(g9));
+        assert_eq!(encode(g9, &Thresholds::none(g9)), 0xCF7F);
+        let t = decode_word(g11, 0xBF89_0007).unwrap();
+        assert_eq!((t.vm, t.exp, t.lgkm), (0, 7, 0));
+        assert_eq!(decode(g11, 0xFFF7), Thresholds::none(g11));
+        assert_eq!(encode(g11, &Thresholds::none(g11)), 0xFFF7);
+        assert!(decode_word(g9, 0xBF89_0007).is_err());
+        assert!(decode_word(g11, 0xBF8C_0070).is_err());
+    }
+
+    #[test]
+    fn gfx9_vmcnt_is_split() {
+        // vmcnt 0b110101: low 4 bits in [3:0], high 2 bits in [15:14].
+        let t = decode(Profile::Gfx9, 0xC005);
+        assert_eq!(t.vm, 0b11_0101);
+        assert_eq!(t.lgkm, 0);
+        assert_eq!(t.exp, 0);
+    }
+
+    #[test]
+    fn vscnt_only_on_gfx11() {
+        assert_eq!(decode_vscnt(Profile::Gfx9, 3), None);
+        let t = decode_vscnt(Profile::Gfx11, 0xFFC3).unwrap();
+        assert_eq!(t.vs, 3);
+        assert_eq!(t.vm, 63);
+    }
+
+    #[test]
+    fn text_matches_llvm_style() {
+        let g9 = Profile::Gfx9;
+        assert_eq!(
+            decode(g9, 0xCF7F).text(g9),
+            "s_waitcnt vmcnt(63) expcnt(7) lgkmcnt(15)"
+        );
+        assert_eq!(decode(g9, 0x0F7F).text(g9), "s_waitcnt vmcnt(15)");
+        assert_eq!(
+            decode(g9, 0).text(g9),
+            "s_waitcnt vmcnt(0) expcnt(0) lgkmcnt(0)"
+        );
+    }
+
+    proptest! {
+        /// Property: decoding then encoding gives the immediate with its unused
+        /// bits cleared, on every profile.
+        #[test]
+        fn decode_encode_clears_only_unused_bits(imm in any::<u16>()) {
+            let used9: u16 = !((1 << 7) | (1 << 12) | (1 << 13));
+            let used11: u16 = !(1 << 3);
+            prop_assert_eq!(encode(Profile::Gfx9, &decode(Profile::Gfx9, imm)), imm & used9);
+            prop_assert_eq!(encode(Profile::Gfx11, &decode(Profile::Gfx11, imm)), imm & used11);
+        }
+
+        /// Property: encoding then decoding any in-range thresholds is the identity.
+        #[test]
+        fn encode_decode_is_identity(vm in 0u32..64, lgkm in 0u32..64, exp in 0u32..8) {
+            for p in Profile::all() {
+                let t = Thresholds { vm, lgkm: lgkm & Counter::Lgkm.max(p), exp, vs: Counter::Vs.max(p) };
+                prop_assert_eq!(decode(p, encode(p, &t)), t);
+            }
+        }
+    }
+}

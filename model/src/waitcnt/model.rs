@@ -1,0 +1,913 @@
+//! The cycle-level scoreboard (`docs/waitcnt.md`).
+// Loops index several per-wave / per-counter arrays in parallel, as the RTL
+// does; iterator chains would hide that correspondence.
+#![allow(clippy::needless_range_loop)]
+
+use super::class::{Class, Counter, Incr, COUNTERS};
+use super::encoding::{decode, decode_vscnt, Thresholds};
+use super::ports::waitcnt_ports as P;
+use crate::ports::PortTable;
+use crate::profile::Profile;
+use crate::unit::{Coverage, Unit};
+
+/// Number of waves the scoreboard tracks.
+pub const WAVES: usize = 16;
+/// Number of return channels.
+pub const RET_CHANNELS: usize = 4;
+
+/// Protocol error codes shown on `err_o` (lowest code wins on one wave).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ErrCode {
+    /// A class (or `s_waitcnt_vscnt`) the profile does not have.
+    Illegal = 1,
+    /// An issue or wait for a wave whose wait is pending from an earlier cycle.
+    Busy = 2,
+    /// An issue and a wait for the same wave in one cycle.
+    Dual = 3,
+    /// Returns took a counter below zero (it clamps at 0).
+    Underflow = 4,
+}
+
+impl ErrCode {
+    /// The error of a non-zero `err_o` element.
+    pub fn from_code(code: u32) -> Option<ErrCode> {
+        match code {
+            1 => Some(ErrCode::Illegal),
+            2 => Some(ErrCode::Busy),
+            3 => Some(ErrCode::Dual),
+            4 => Some(ErrCode::Underflow),
+            _ => None,
+        }
+    }
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrCode::Illegal => "illegal",
+            ErrCode::Busy => "busy",
+            ErrCode::Dual => "dual",
+            ErrCode::Underflow => "underflow",
+        }
+    }
+}
+
+/// Coverage bins of gfx11 (the full list).
+pub const BINS_GFX11: &[&str] = &[
+    "issue_vmem_load",
+    "issue_vmem_store",
+    "issue_flat_load",
+    "issue_flat_store",
+    "issue_lds",
+    "issue_gds",
+    "issue_smem1",
+    "issue_smem2",
+    "issue_sendmsg",
+    "issue_export",
+    "issue_lds_param",
+    "issue_lds_direct",
+    "ret_vmem_load",
+    "ret_vmem_store",
+    "ret_flat_load",
+    "ret_flat_store",
+    "ret_lds",
+    "ret_gds",
+    "ret_smem1",
+    "ret_smem2",
+    "ret_sendmsg",
+    "ret_export",
+    "ret_lds_param",
+    "ret_lds_direct",
+    "sat_vm",
+    "sat_lgkm",
+    "sat_exp",
+    "sat_vs",
+    "cnt_max_vm",
+    "cnt_max_lgkm",
+    "cnt_max_exp",
+    "cnt_max_vs",
+    "wait_immediate",
+    "wait_stall",
+    "wait_release_after_stall",
+    "wait_vscnt",
+    "ret_multi_same_counter",
+    "issue_and_ret_same_counter",
+    "lgkm_out_of_order",
+    "smem_out_of_order",
+    "err_illegal",
+    "err_busy",
+    "err_dual",
+    "err_underflow",
+];
+
+/// Coverage bins of gfx9: the gfx11 list without VS and LDS-parameter bins.
+pub const BINS_GFX9: &[&str] = &[
+    "issue_vmem_load",
+    "issue_vmem_store",
+    "issue_flat_load",
+    "issue_flat_store",
+    "issue_lds",
+    "issue_gds",
+    "issue_smem1",
+    "issue_smem2",
+    "issue_sendmsg",
+    "issue_export",
+    "ret_vmem_load",
+    "ret_vmem_store",
+    "ret_flat_load",
+    "ret_flat_store",
+    "ret_lds",
+    "ret_gds",
+    "ret_smem1",
+    "ret_smem2",
+    "ret_sendmsg",
+    "ret_export",
+    "sat_vm",
+    "sat_lgkm",
+    "sat_exp",
+    "cnt_max_vm",
+    "cnt_max_lgkm",
+    "cnt_max_exp",
+    "wait_immediate",
+    "wait_stall",
+    "wait_release_after_stall",
+    "ret_multi_same_counter",
+    "issue_and_ret_same_counter",
+    "lgkm_out_of_order",
+    "smem_out_of_order",
+    "err_illegal",
+    "err_busy",
+    "err_dual",
+    "err_underflow",
+];
+
+// Indices into BINS_GFX11.
+const B_ISSUE: usize = 0;
+const B_RET: usize = 12;
+const B_SAT: usize = 24;
+const B_MAX: usize = 28;
+const B_WAIT_IMMEDIATE: usize = 32;
+const B_WAIT_STALL: usize = 33;
+const B_WAIT_RELEASE_AFTER_STALL: usize = 34;
+const B_WAIT_VSCNT: usize = 35;
+const B_RET_MULTI: usize = 36;
+const B_ISSUE_AND_RET: usize = 37;
+const B_LGKM_OOO: usize = 38;
+const B_SMEM_OOO: usize = 39;
+const B_ERR: usize = 40;
+const NO_BIN: u8 = u8::MAX;
+
+/// Capacity of the per-wave LGKM issue-order record (coverage only).
+const ORDER_CAP: usize = 64;
+
+/// The s_waitcnt scoreboard of 16 waves, cycle for cycle as the RTL.
+#[derive(Debug, Clone)]
+pub struct WaitcntModel {
+    profile: Profile,
+    /// Increments per class code (all zero for codes the profile lacks).
+    incr: [Incr; 16],
+    /// Bit `code` set: the class is legal on the profile.
+    legal: u16,
+    /// Maximum of each counter.
+    max: [u8; 4],
+    /// Whether `s_waitcnt_vscnt` exists.
+    has_vs: bool,
+    /// Counters per wave (registered).
+    cnt: [[u8; 4]; WAVES],
+    /// Bit w: wave w has a wait pending from an earlier cycle.
+    waiting: u16,
+    /// Thresholds of the pending waits.
+    thr: [[u8; 4]; WAVES],
+    /// Map from a BINS_GFX11 index to the profile's bin index.
+    bin_map: [u8; 44],
+    coverage: Coverage,
+    /// LGKM classes per wave in issue order (coverage of out-of-order returns).
+    order: [[u8; ORDER_CAP]; WAVES],
+    order_len: [u8; WAVES],
+}
+
+fn thresholds_array(t: &Thresholds) -> [u8; 4] {
+    let a = t.as_array();
+    [a[0] as u8, a[1] as u8, a[2] as u8, a[3] as u8]
+}
+
+impl WaitcntModel {
+    /// A scoreboard in its reset state.
+    pub fn new(profile: Profile) -> Self {
+        let mut incr = [[0u8; 4]; 16];
+        let mut legal = 0u16;
+        for c in Class::ALL {
+            if c.legal(profile) {
+                legal |= 1 << c.code();
+                incr[c.code() as usize] = c.incr(profile);
+            }
+        }
+        let names = match profile {
+            Profile::Gfx9 => BINS_GFX9,
+            Profile::Gfx11 => BINS_GFX11,
+        };
+        let mut bin_map = [NO_BIN; 44];
+        for (i, n) in BINS_GFX11.iter().enumerate() {
+            if let Some(j) = names.iter().position(|m| m == n) {
+                bin_map[i] = j as u8;
+            }
+        }
+        let max = COUNTERS.map(|c| c.max(profile) as u8);
+        WaitcntModel {
+            profile,
+            incr,
+            legal,
+            max,
+            has_vs: profile.params().cnt_vs > 0,
+            cnt: [[0; 4]; WAVES],
+            waiting: 0,
+            thr: [max; WAVES],
+            bin_map,
+            coverage: Coverage::new(names),
+            order: [[0; ORDER_CAP]; WAVES],
+            order_len: [0; WAVES],
+        }
+    }
+
+    /// Counter `c` of wave `w` as registered now.
+    pub fn counter(&self, w: usize, c: Counter) -> u32 {
+        self.cnt[w][c as usize] as u32
+    }
+
+    /// Bit w: wave w has a wait pending from an earlier cycle.
+    pub fn waiting(&self) -> u16 {
+        self.waiting
+    }
+
+    #[inline]
+    fn hit(&mut self, bin: usize) {
+        let i = self.bin_map[bin];
+        if i != NO_BIN {
+            self.coverage.hit(i as usize);
+        }
+    }
+
+    fn reset(&mut self) {
+        self.cnt = [[0; 4]; WAVES];
+        self.waiting = 0;
+        self.thr = [self.max; WAVES];
+        self.order_len = [0; WAVES];
+    }
+
+    fn order_push(&mut self, w: usize, code: u8) {
+        let n = self.order_len[w] as usize;
+        if n < ORDER_CAP {
+            self.order[w][n] = code;
+            self.order_len[w] += 1;
+        }
+    }
+
+    fn order_pop(&mut self, w: usize, code: u8) {
+        let n = self.order_len[w] as usize;
+        let Some(i) = self.order[w][..n].iter().position(|&x| x == code) else {
+            return;
+        };
+        if i > 0 {
+            let head = self.order[w][0];
+            let smem = |x: u8| x == Class::Smem1 as u8 || x == Class::Smem2 as u8;
+            if smem(head) && smem(code) {
+                self.hit(B_SMEM_OOO);
+            } else {
+                self.hit(B_LGKM_OOO);
+            }
+        }
+        self.order[w].copy_within(i + 1..n, i);
+        self.order_len[w] -= 1;
+    }
+
+    fn satisfied(cnt: &[u8; 4], thr: &[u8; 4]) -> bool {
+        cnt[0] <= thr[0] && cnt[1] <= thr[1] && cnt[2] <= thr[2] && cnt[3] <= thr[3]
+    }
+}
+
+impl Unit for WaitcntModel {
+    fn table(&self) -> &'static PortTable {
+        &P::TABLE
+    }
+
+    fn profile(&self) -> Profile {
+        self.profile
+    }
+
+    fn step(&mut self, inputs: &[u32], outputs: &mut [u32]) {
+        if !P::rst_ni.bit(inputs) {
+            self.reset();
+            outputs.fill(0);
+            return;
+        }
+        let mut err = [0u8; WAVES];
+        let note = |err: &mut [u8; WAVES], w: usize, e: ErrCode| {
+            let e = e as u8;
+            if err[w] == 0 || e < err[w] {
+                err[w] = e;
+            }
+        };
+
+        // Inputs.
+        let issue_valid = P::issue_valid_i.bit(inputs);
+        let iw = P::issue_wave_i.get(inputs) as usize;
+        let icode = P::issue_class_i.get(inputs) as usize;
+        let wait_valid = P::wait_valid_i.bit(inputs);
+        let ww = P::wait_wave_i.get(inputs) as usize;
+        let vscnt = P::wait_vscnt_i.bit(inputs);
+        let imm = P::wait_imm_i.get(inputs) as u16;
+        let dual = issue_valid && wait_valid && iw == ww;
+
+        // Issue.
+        let mut ack = false;
+        let mut sat = false;
+        if issue_valid {
+            let legal = self.legal >> icode & 1 != 0;
+            let busy = self.waiting >> iw & 1 != 0;
+            if !legal {
+                note(&mut err, iw, ErrCode::Illegal);
+            }
+            if busy {
+                note(&mut err, iw, ErrCode::Busy);
+            }
+            if dual {
+                note(&mut err, iw, ErrCode::Dual);
+            }
+            if legal && !busy && !dual {
+                let inc = self.incr[icode];
+                for c in 0..4 {
+                    if self.cnt[iw][c] + inc[c] > self.max[c] {
+                        sat = true;
+                        self.hit(B_SAT + c);
+                    }
+                }
+                ack = !sat;
+            }
+        }
+
+        // Wait.
+        let mut accepted = false;
+        let mut new_thr = self.max;
+        if wait_valid {
+            let legal = !vscnt || self.has_vs;
+            let busy = self.waiting >> ww & 1 != 0;
+            if !legal {
+                note(&mut err, ww, ErrCode::Illegal);
+            }
+            if busy {
+                note(&mut err, ww, ErrCode::Busy);
+            }
+            if dual {
+                note(&mut err, ww, ErrCode::Dual);
+            }
+            if legal && !busy && !dual {
+                accepted = true;
+                let t = if vscnt {
+                    self.hit(B_WAIT_VSCNT);
+                    decode_vscnt(self.profile, imm).unwrap_or_else(|| decode(self.profile, imm))
+                } else {
+                    decode(self.profile, imm)
+                };
+                new_thr = thresholds_array(&t);
+            }
+        }
+
+        // Returns.
+        let mut dec = [[0u8; 4]; WAVES];
+        let mut ret_waves = 0u16;
+        let rvalid = P::ret_valid_i.get(inputs) as u32;
+        for k in 0..RET_CHANNELS {
+            if rvalid >> k & 1 == 0 {
+                continue;
+            }
+            let w = P::ret_wave_i.elem(inputs, k) as usize;
+            let code = P::ret_class_i.elem(inputs, k) as usize;
+            if self.legal >> code & 1 == 0 {
+                note(&mut err, w, ErrCode::Illegal);
+                continue;
+            }
+            let inc = self.incr[code];
+            for c in 0..4 {
+                if inc[c] != 0 && dec[w][c] != 0 {
+                    self.hit(B_RET_MULTI);
+                }
+                dec[w][c] += inc[c];
+            }
+            ret_waves |= 1 << w;
+            self.hit(B_RET + code);
+            if inc[Counter::Lgkm as usize] != 0 {
+                self.order_pop(w, code as u8);
+            }
+        }
+
+        // Underflow, stall and release, outputs.
+        let mut stall = 0u32;
+        let mut release = 0u32;
+        for w in 0..WAVES {
+            if ret_waves >> w & 1 != 0 {
+                for c in 0..4 {
+                    if dec[w][c] > self.cnt[w][c] {
+                        note(&mut err, w, ErrCode::Underflow);
+                    }
+                }
+            }
+            let was_waiting = self.waiting >> w & 1 != 0;
+            let arriving = accepted && ww == w;
+            if was_waiting || arriving {
+                let thr = if was_waiting { self.thr[w] } else { new_thr };
+                if Self::satisfied(&self.cnt[w], &thr) {
+                    release |= 1 << w;
+                    self.hit(if was_waiting {
+                        B_WAIT_RELEASE_AFTER_STALL
+                    } else {
+                        B_WAIT_IMMEDIATE
+                    });
+                } else {
+                    stall |= 1 << w;
+                    if arriving {
+                        self.hit(B_WAIT_STALL);
+                    }
+                }
+            }
+            let c = &self.cnt[w];
+            P::vm_cnt_o.set_elem(outputs, w, c[0] as u64);
+            P::lgkm_cnt_o.set_elem(outputs, w, c[1] as u64);
+            P::exp_cnt_o.set_elem(outputs, w, c[2] as u64);
+            P::vs_cnt_o.set_elem(outputs, w, c[3] as u64);
+            P::err_o.set_elem(outputs, w, err[w] as u64);
+            if err[w] != 0 {
+                self.hit(B_ERR + err[w] as usize - 1);
+            }
+        }
+        P::issue_ack_o.set(outputs, ack as u64);
+        P::issue_sat_o.set(outputs, sat as u64);
+        P::stall_o.set(outputs, stall as u64);
+        P::release_o.set(outputs, release as u64);
+
+        // Rising edge.
+        for w in 0..WAVES {
+            if ret_waves >> w & 1 != 0 {
+                for c in 0..4 {
+                    self.cnt[w][c] = self.cnt[w][c].saturating_sub(dec[w][c]);
+                }
+            }
+        }
+        if ack {
+            self.hit(B_ISSUE + icode);
+            let inc = self.incr[icode];
+            for c in 0..4 {
+                if inc[c] != 0 {
+                    if dec[iw][c] != 0 {
+                        self.hit(B_ISSUE_AND_RET);
+                    }
+                    self.cnt[iw][c] += inc[c];
+                    if self.cnt[iw][c] == self.max[c] {
+                        self.hit(B_MAX + c);
+                    }
+                }
+            }
+            if inc[Counter::Lgkm as usize] != 0 {
+                self.order_push(iw, icode as u8);
+            }
+        }
+        if accepted {
+            self.thr[ww] = new_thr;
+        }
+        // A pending wait that is not satisfied keeps (or starts) waiting.
+        self.waiting = stall as u16;
+    }
+
+    fn in_flight(&self) -> String {
+        let mut parts = Vec::new();
+        for w in 0..WAVES {
+            let c = &self.cnt[w];
+            let waiting = self.waiting >> w & 1 != 0;
+            if c.iter().any(|&x| x != 0) || waiting {
+                let mut s = format!("w{w}: vm={} lgkm={} exp={}", c[0], c[1], c[2]);
+                if self.has_vs {
+                    s.push_str(&format!(" vs={}", c[3]));
+                }
+                if waiting {
+                    let t = &self.thr[w];
+                    s.push_str(&format!(
+                        " waiting(vm<={} lgkm<={} exp<={}{})",
+                        t[0],
+                        t[1],
+                        t[2],
+                        if self.has_vs {
+                            format!(" vs<={}", t[3])
+                        } else {
+                            String::new()
+                        }
+                    ));
+                }
+                parts.push(s);
+            }
+        }
+        if parts.is_empty() {
+            "all counters 0, no wave waiting".to_string()
+        } else {
+            parts.join("; ")
+        }
+    }
+
+    fn coverage(&self) -> &Coverage {
+        &self.coverage
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// One cycle of stimulus.
+    #[derive(Debug, Clone, Default)]
+    struct Cyc {
+        issue: Option<(usize, u32)>,
+        rets: Vec<(usize, u32)>,
+        wait: Option<(usize, bool, u16)>,
+    }
+
+    struct Out {
+        ack: bool,
+        sat: bool,
+        stall: u32,
+        release: u32,
+        err: [u8; WAVES],
+        cnt: [[u32; 4]; WAVES],
+    }
+
+    struct Tb {
+        m: WaitcntModel,
+        inp: Vec<u32>,
+        out: Vec<u32>,
+    }
+
+    impl Tb {
+        fn new(p: Profile) -> Tb {
+            let mut tb = Tb {
+                m: WaitcntModel::new(p),
+                inp: vec![0; P::TABLE.in_words()],
+                out: vec![0; P::TABLE.out_words()],
+            };
+            tb.m.step(&tb.inp, &mut tb.out); // one reset cycle
+            tb
+        }
+        fn step(&mut self, c: &Cyc) -> Out {
+            self.inp.fill(0);
+            P::rst_ni.set(&mut self.inp, 1);
+            if let Some((w, cl)) = c.issue {
+                P::issue_valid_i.set(&mut self.inp, 1);
+                P::issue_wave_i.set(&mut self.inp, w as u64);
+                P::issue_class_i.set(&mut self.inp, cl as u64);
+            }
+            for (k, &(w, cl)) in c.rets.iter().enumerate() {
+                P::ret_valid_i.set_bit(&mut self.inp, k, true);
+                P::ret_wave_i.set_elem(&mut self.inp, k, w as u64);
+                P::ret_class_i.set_elem(&mut self.inp, k, cl as u64);
+            }
+            if let Some((w, vs, imm)) = c.wait {
+                P::wait_valid_i.set(&mut self.inp, 1);
+                P::wait_wave_i.set(&mut self.inp, w as u64);
+                P::wait_vscnt_i.set(&mut self.inp, vs as u64);
+                P::wait_imm_i.set(&mut self.inp, imm as u64);
+            }
+            self.m.step(&self.inp, &mut self.out);
+            let o = &self.out;
+            let mut err = [0u8; WAVES];
+            let mut cnt = [[0u32; 4]; WAVES];
+            for w in 0..WAVES {
+                err[w] = P::err_o.elem(o, w) as u8;
+                cnt[w] = [
+                    P::vm_cnt_o.elem(o, w) as u32,
+                    P::lgkm_cnt_o.elem(o, w) as u32,
+                    P::exp_cnt_o.elem(o, w) as u32,
+                    P::vs_cnt_o.elem(o, w) as u32,
+                ];
+            }
+            Out {
+                ack: P::issue_ack_o.bit(o),
+                sat: P::issue_sat_o.bit(o),
+                stall: P::stall_o.get(o) as u32,
+                release: P::release_o.get(o) as u32,
+                err,
+                cnt,
+            }
+        }
+    }
+
+    fn issue(w: usize, c: Class) -> Cyc {
+        Cyc {
+            issue: Some((w, c.code())),
+            ..Cyc::default()
+        }
+    }
+    fn ret(w: usize, c: Class) -> Cyc {
+        Cyc {
+            rets: vec![(w, c.code())],
+            ..Cyc::default()
+        }
+    }
+    fn wait(w: usize, imm: u16) -> Cyc {
+        Cyc {
+            wait: Some((w, false, imm)),
+            ..Cyc::default()
+        }
+    }
+
+    #[test]
+    fn documented_worked_example_gfx9() {
+        let mut tb = Tb::new(Profile::Gfx9);
+        assert!(tb.step(&issue(0, Class::Lds)).ack);
+        assert!(tb.step(&issue(0, Class::VmemLoad)).ack);
+        let o = tb.step(&wait(0, 0x0070));
+        assert_eq!(
+            (o.stall, o.release),
+            (1, 0),
+            "vm 1, lgkm 1: stall on arrival"
+        );
+        assert_eq!(o.cnt[0], [1, 1, 0, 0]);
+        let o = tb.step(&ret(0, Class::Lds));
+        assert_eq!(o.stall, 1);
+        let o = tb.step(&Cyc::default());
+        assert_eq!((o.cnt[0], o.stall), ([1, 0, 0, 0], 1));
+        let o = tb.step(&ret(0, Class::VmemLoad));
+        assert_eq!(o.stall, 1, "the return is seen one cycle later");
+        let o = tb.step(&Cyc::default());
+        assert_eq!((o.cnt[0], o.stall, o.release), ([0, 0, 0, 0], 0, 1));
+        let o = tb.step(&issue(0, Class::Export));
+        assert!(o.ack, "the wave issues after its release");
+        assert_eq!((o.stall, o.release, o.err[0]), (0, 0, 0));
+    }
+
+    #[test]
+    fn satisfied_wait_releases_on_arrival() {
+        let mut tb = Tb::new(Profile::Gfx11);
+        assert!(tb.step(&issue(3, Class::Lds)).ack);
+        // lgkmcnt(1) on gfx11: lgkm field [9:4] = 1, others at maximum.
+        let imm = super::super::encode(
+            Profile::Gfx11,
+            &Thresholds {
+                lgkm: 1,
+                ..Thresholds::none(Profile::Gfx11)
+            },
+        );
+        let o = tb.step(&wait(3, imm));
+        assert_eq!((o.stall, o.release), (0, 1 << 3));
+        assert!(tb.step(&issue(3, Class::Lds)).ack, "not waiting any more");
+    }
+
+    #[test]
+    fn gfx9_lgkm_saturates_at_15_and_smem2_needs_two() {
+        let mut tb = Tb::new(Profile::Gfx9);
+        for _ in 0..14 {
+            assert!(tb.step(&issue(1, Class::Lds)).ack);
+        }
+        let o = tb.step(&issue(1, Class::Smem2));
+        assert!(o.sat && !o.ack, "14 + 2 > 15");
+        assert!(tb.step(&issue(1, Class::Smem1)).ack);
+        let o = tb.step(&issue(1, Class::Lds));
+        assert!(o.sat && !o.ack && o.cnt[1][1] == 15);
+        // A return in the same cycle does not make room.
+        let o = tb.step(&Cyc {
+            issue: Some((1, Class::Lds.code())),
+            rets: vec![(1, Class::Lds.code())],
+            wait: None,
+        });
+        assert!(o.sat && !o.ack);
+        let o = tb.step(&issue(1, Class::Lds));
+        assert!(o.ack && o.cnt[1][1] == 14);
+        assert_eq!(tb.step(&Cyc::default()).cnt[1][1], 15);
+    }
+
+    #[test]
+    fn gfx11_lgkm_saturates_at_63() {
+        let mut tb = Tb::new(Profile::Gfx11);
+        for _ in 0..63 {
+            assert!(tb.step(&issue(0, Class::Sendmsg)).ack);
+        }
+        assert!(tb.step(&issue(0, Class::Lds)).sat);
+        assert!(
+            tb.step(&issue(0, Class::VmemLoad)).ack,
+            "other counters unaffected"
+        );
+    }
+
+    #[test]
+    fn stores_count_on_vs_on_gfx11_and_vscnt_waits_only_on_vs() {
+        let mut tb = Tb::new(Profile::Gfx11);
+        assert!(tb.step(&issue(2, Class::VmemStore)).ack);
+        assert!(tb.step(&issue(2, Class::VmemLoad)).ack);
+        let o = tb.step(&Cyc {
+            wait: Some((2, true, 0)),
+            ..Cyc::default()
+        });
+        assert_eq!(o.cnt[2], [1, 0, 0, 1]);
+        assert_eq!(o.stall, 1 << 2);
+        tb.step(&ret(2, Class::VmemStore));
+        let o = tb.step(&Cyc::default());
+        assert_eq!(
+            o.release,
+            1 << 2,
+            "VM is still 1 but vscnt(0) does not wait on it"
+        );
+        let mut tb9 = Tb::new(Profile::Gfx9);
+        assert!(tb9.step(&issue(2, Class::VmemStore)).ack);
+        assert_eq!(tb9.step(&Cyc::default()).cnt[2], [1, 0, 0, 0]);
+        let o = tb9.step(&Cyc {
+            wait: Some((2, true, 0)),
+            ..Cyc::default()
+        });
+        assert_eq!((o.err[2], o.stall), (ErrCode::Illegal as u8, 0));
+    }
+
+    #[test]
+    fn flat_and_gds_leave_both_counters_in_one_event() {
+        let mut tb = Tb::new(Profile::Gfx9);
+        tb.step(&issue(0, Class::FlatLoad));
+        tb.step(&issue(0, Class::Gds));
+        let o = tb.step(&ret(0, Class::FlatLoad));
+        assert_eq!(o.cnt[0], [1, 2, 1, 0]);
+        let o = tb.step(&ret(0, Class::Gds));
+        assert_eq!(o.cnt[0], [0, 1, 1, 0]);
+        assert_eq!(tb.step(&Cyc::default()).cnt[0], [0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn protocol_errors() {
+        let mut tb = Tb::new(Profile::Gfx9);
+        // Underflow clamps at 0.
+        let o = tb.step(&ret(4, Class::Lds));
+        assert_eq!(o.err[4], ErrCode::Underflow as u8);
+        assert_eq!(tb.step(&Cyc::default()).cnt[4], [0; 4]);
+        // Two returns for one outstanding LDS instruction.
+        tb.step(&issue(4, Class::Lds));
+        let o = tb.step(&Cyc {
+            rets: vec![(4, 4), (4, 4)],
+            ..Cyc::default()
+        });
+        assert_eq!(o.err[4], ErrCode::Underflow as u8);
+        // Illegal class on gfx9, and code 12.
+        let o = tb.step(&issue(5, Class::LdsParam));
+        assert!(!o.ack && !o.sat);
+        assert_eq!(o.err[5], ErrCode::Illegal as u8);
+        let o = tb.step(&Cyc {
+            rets: vec![(6, 12)],
+            ..Cyc::default()
+        });
+        assert_eq!(o.err[6], ErrCode::Illegal as u8);
+        // Dual.
+        let o = tb.step(&Cyc {
+            issue: Some((7, 0)),
+            wait: Some((7, false, 0)),
+            rets: vec![],
+        });
+        assert!(!o.ack);
+        assert_eq!((o.err[7], o.stall, o.release), (ErrCode::Dual as u8, 0, 0));
+        // Busy: wave 8 waits on an outstanding load.
+        tb.step(&issue(8, Class::VmemLoad));
+        assert_eq!(tb.step(&wait(8, 0)).stall, 1 << 8);
+        let o = tb.step(&issue(8, Class::Lds));
+        assert!(!o.ack);
+        assert_eq!(o.err[8], ErrCode::Busy as u8);
+        // Lowest code wins: illegal and busy on one wave.
+        let o = tb.step(&issue(8, Class::from_code(11).unwrap()));
+        assert_eq!(o.err[8], ErrCode::Illegal as u8);
+    }
+
+    #[test]
+    fn reset_clears_everything() {
+        let mut tb = Tb::new(Profile::Gfx11);
+        tb.step(&issue(0, Class::VmemLoad));
+        tb.step(&wait(0, 0));
+        tb.inp.fill(0);
+        P::issue_valid_i.set(&mut tb.inp, 1);
+        tb.m.step(&tb.inp, &mut tb.out);
+        assert!(tb.out.iter().all(|&w| w == 0));
+        let o = tb.step(&Cyc::default());
+        assert_eq!((o.cnt[0], o.stall), ([0; 4], 0));
+    }
+
+    #[test]
+    fn coverage_bin_lists_agree() {
+        let gfx11_only = ["lds_param", "lds_direct", "_vs", "vscnt"];
+        let want: Vec<&str> = BINS_GFX11
+            .iter()
+            .copied()
+            .filter(|n| !gfx11_only.iter().any(|s| n.contains(s)))
+            .collect();
+        assert_eq!(BINS_GFX9, want.as_slice());
+        assert_eq!(BINS_GFX11[B_RET], "ret_vmem_load");
+        assert_eq!(BINS_GFX11[B_SAT], "sat_vm");
+        assert_eq!(BINS_GFX11[B_MAX], "cnt_max_vm");
+        assert_eq!(BINS_GFX11[B_WAIT_VSCNT], "wait_vscnt");
+        assert_eq!(BINS_GFX11[B_SMEM_OOO], "smem_out_of_order");
+        assert_eq!(BINS_GFX11[B_ERR + 3], "err_underflow");
+        assert_eq!(BINS_GFX11.len(), 44);
+    }
+
+    #[test]
+    fn out_of_order_lgkm_is_covered() {
+        let mut tb = Tb::new(Profile::Gfx9);
+        tb.step(&issue(0, Class::Smem2));
+        tb.step(&issue(0, Class::Lds));
+        tb.step(&issue(0, Class::Smem1));
+        tb.step(&ret(0, Class::Lds));
+        tb.step(&ret(0, Class::Smem1));
+        let cov = tb.m.coverage();
+        let hits = |n: &str| cov.hits[cov.names.iter().position(|m| *m == n).unwrap()];
+        assert_eq!(hits("lgkm_out_of_order"), 1);
+        assert_eq!(hits("smem_out_of_order"), 1);
+    }
+
+    fn cyc_strategy() -> impl Strategy<Value = Cyc> {
+        (
+            proptest::option::weighted(0.6, (0usize..4, 0u32..13)),
+            proptest::collection::vec((0usize..4, 0u32..12), 0..3),
+            proptest::option::weighted(0.1, (0usize..4, any::<bool>(), any::<u16>())),
+        )
+            .prop_map(|(issue, rets, wait)| Cyc { issue, rets, wait })
+    }
+
+    proptest! {
+        /// Property: counters stay within their maxima, stall and release are
+        /// disjoint, and each counter equals the acknowledged increments minus
+        /// the decrements of legal returns, clamped at 0 (a conservation law
+        /// computed independently of the model).
+        #[test]
+        fn counters_conserve_and_stay_in_range(
+            gfx11 in any::<bool>(),
+            cycles in proptest::collection::vec(cyc_strategy(), 1..200),
+        ) {
+            let p = if gfx11 { Profile::Gfx11 } else { Profile::Gfx9 };
+            let mut tb = Tb::new(p);
+            let mut shadow = [[0i64; 4]; WAVES];
+            let max = COUNTERS.map(|c| c.max(p));
+            for c in &cycles {
+                let o = tb.step(c);
+                prop_assert_eq!(o.stall & o.release, 0);
+                for w in 0..WAVES {
+                    for k in 0..4 {
+                        prop_assert!(o.cnt[w][k] <= max[k]);
+                        prop_assert_eq!(o.cnt[w][k] as i64, shadow[w][k]);
+                    }
+                }
+                let mut dec = [[0i64; 4]; WAVES];
+                for &(w, cl) in &c.rets {
+                    if let Some(cl) = Class::from_code(cl).filter(|x| x.legal(p)) {
+                        for (k, d) in cl.incr(p).iter().enumerate() {
+                            dec[w][k] += *d as i64;
+                        }
+                    }
+                }
+                for w in 0..WAVES {
+                    for k in 0..4 {
+                        if dec[w][k] > shadow[w][k] {
+                            // Underflow, unless a lower code wins on the wave.
+                            prop_assert!(o.err[w] != 0);
+                        }
+                        shadow[w][k] = (shadow[w][k] - dec[w][k]).max(0);
+                    }
+                }
+                if o.ack {
+                    let (w, cl) = c.issue.unwrap();
+                    for (k, i) in Class::from_code(cl).unwrap().incr(p).iter().enumerate() {
+                        shadow[w][k] += *i as i64;
+                    }
+                }
+            }
+        }
+
+        /// Property: a wave shows stall exactly while it has an accepted wait
+        /// whose decoded thresholds are exceeded by its shown counters.
+        #[test]
+        fn stall_iff_threshold_exceeded(
+            cycles in proptest::collection::vec(cyc_strategy(), 1..200),
+        ) {
+            let p = Profile::Gfx9;
+            let mut tb = Tb::new(p);
+            let mut pending: [Option<[u32; 4]>; WAVES] = [None; WAVES];
+            for c in &cycles {
+                let o = tb.step(c);
+                if let Some((w, vs, imm)) = c.wait {
+                    let issue_same = c.issue.is_some_and(|(iw, _)| iw == w);
+                    if pending[w].is_none() && !vs && !issue_same {
+                        pending[w] = Some(decode(p, imm).as_array());
+                    }
+                }
+                for w in 0..WAVES {
+                    match pending[w] {
+                        None => prop_assert_eq!((o.stall >> w & 1, o.release >> w & 1), (0, 0)),
+                        Some(t) => {
+                            let over = (0..4).any(|k| o.cnt[w][k] > t[k]);
+                            prop_assert_eq!(o.stall >> w & 1, over as u32);
+                            prop_assert_eq!(o.release >> w & 1, !over as u32);
+                            if !over {
+                                pending[w] = None;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

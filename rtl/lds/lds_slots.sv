@@ -1,0 +1,130 @@
+// Instruction decode at acceptance: the dword slots of every lane (address,
+// range check, bank, byte enables, write data), MEMVIOL of misaligned atomics,
+// and the permute results (docs/lds.md "Addresses and slots", "Data").
+module lds_slots
+  import lds_pkg::*;
+#(
+  parameter int unsigned GFX = 9
+) (
+  // signext, rtn and atom are not needed to form the slots.
+  /* verilator lint_off UNUSEDSIGNAL */
+  input  opinfo_t                   info_i,
+  /* verilator lint_on UNUSEDSIGNAL */
+  input  logic                      wgp_i,
+  input  logic                      unaligned_i,
+  input  logic [Lanes-1:0]          active_i,
+  input  logic [7:0]                offset0_i,
+  input  logic [7:0]                offset1_i,
+  // M0 is dword aligned (SPEC 2.1): its low bits are ignored.
+  /* verilator lint_off UNUSEDSIGNAL */
+  input  logic [31:0]               m0_i,
+  /* verilator lint_on UNUSEDSIGNAL */
+  input  logic [8:0]                lds_base_i,
+  input  logic [17:0]               lds_size_i,
+  input  logic [Lanes-1:0][31:0]    addr_i,
+  input  logic [Lanes-1:0][63:0]    data0_i,
+  input  logic [Lanes-1:0][63:0]    data1_i,
+  output slot_t [NumSlots-1:0]      slot_o,
+  output logic [Lanes-1:0]          memviol_o,
+  output logic [Lanes-1:0][31:0]    perm_o
+);
+
+  localparam bit Gfx9 = (GFX == 9);
+
+  logic        big_mode;
+  logic [5:0]  bank_mask;
+  logic [RamAw-1:0] phys_mask;
+  logic [15:0] off16;
+  logic [31:0] adj;
+  logic        is_mem;
+
+  assign big_mode  = !Gfx9 && wgp_i;
+  assign bank_mask = big_mode ? 6'd63 : 6'd31;
+  assign phys_mask = big_mode ? RamAw'(RamDwords - 1) : RamAw'(RamDwords / 2 - 1);
+  assign off16     = {offset1_i, offset0_i};
+  assign adj       = {28'd0, info_i.width} << (info_i.st64 ? 32'd6 : 32'd0);
+  assign is_mem    = (info_i.kind == KindLoad) || (info_i.kind == KindStore) ||
+                     (info_i.kind == KindAtomic);
+
+  always_comb begin
+    logic [31:0] a;
+    logic [31:0] w;
+    logic [1:0]  lo;
+    logic [2:0]  ndw;
+    logic [63:0] data;
+    logic [29:0] dw;
+    logic [31:0] rel;
+    logic        mv;
+    int unsigned s;
+    for (int unsigned i = 0; i < NumSlots; i++) begin
+      slot_o[i] = '0;
+    end
+    memviol_o = '0;
+    rel       = '0;
+    w         = {28'd0, info_i.width};
+    for (int unsigned l = 0; l < Lanes; l++) begin
+      for (int unsigned e = 0; e < 2; e++) begin
+        if (info_i.addtid) begin
+          a = {16'd0, off16} + (32'(l) << 2) + {m0_i[31:2], 2'b00};
+        end else if (info_i.two) begin
+          a = addr_i[l] + ((e == 0) ? {24'd0, offset0_i} : {24'd0, offset1_i}) * adj;
+        end else begin
+          a = addr_i[l] + {16'd0, off16};
+        end
+        mv = 1'b0;
+        if (info_i.kind == KindAtomic) begin
+          mv = (a[1:0] != 2'b00);
+        end else if (!unaligned_i) begin
+          a = a & ~(w - 32'd1);
+        end
+        if (active_i[l] && is_mem && (e == 0) && mv) begin
+          memviol_o[l] = 1'b1;
+        end
+        data = (e == 0) ? data0_i[l] : data1_i[l];
+        lo   = a[1:0];
+        ndw  = 3'(({30'd0, lo} + w + 32'd3) >> 2);
+        for (int unsigned j = 0; j < 3; j++) begin
+          s  = SlotsPerLane * l + 3 * e + j;
+          dw = a[31:2] + 30'(j);
+          if (active_i[l] && is_mem && !mv && ((e == 0) || info_i.two) && (3'(j) < ndw)) begin
+            slot_o[s].exists = 1'b1;
+            slot_o[s].oor    = ({2'b00, dw, 2'b00} >= {16'd0, lds_size_i});
+            slot_o[s].dword  = dw[15:0];
+            slot_o[s].phys   = (RamAw'({lds_base_i, 6'd0}) + dw[RamAw-1:0]) & phys_mask;
+            slot_o[s].bank   = dw[5:0] & bank_mask;
+            slot_o[s].rbase  = 6'(e * w + 4 * j) - 6'({4'd0, lo});
+            for (int unsigned b = 0; b < 4; b++) begin
+              rel = 32'(4 * j + b) - {30'd0, lo};
+              if ((32'(4 * j + b) >= {30'd0, lo}) && (rel < w)) begin
+                slot_o[s].be[b]            = 1'b1;
+                slot_o[s].wdata[8*b +: 8]  = data[8*rel[2:0] +: 8];
+              end
+            end
+          end
+        end
+      end
+    end
+  end
+
+  // Permutes (SPEC 2.3): gfx9 across 64 lanes, gfx11 each 32-lane half alone.
+  always_comb begin
+    // Only the index bits of the byte address select the source lane.
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [31:0] ia;
+    /* verilator lint_on UNUSEDSIGNAL */
+    logic [5:0]  src;
+    perm_o = '0;
+    for (int unsigned i = 0; i < Lanes; i++) begin
+      ia  = addr_i[i] + {16'd0, off16};
+      src = Gfx9 ? ia[7:2] : {i[5], ia[6:2]};
+      if (active_i[i]) begin
+        if (info_i.kind == KindBpermute) begin
+          if (active_i[src]) perm_o[i] = data0_i[src][31:0];
+        end else if (info_i.kind == KindPermute) begin
+          if (active_i[src]) perm_o[src] = data0_i[i][31:0];
+        end
+      end
+    end
+  end
+
+endmodule
