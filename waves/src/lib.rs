@@ -153,7 +153,7 @@ pub struct VcdWriter<W: Write> {
     w: vcd::Writer<W>,
     vars: Vec<(Group, VarRef)>,
     /// Per output port: (id code, offset, words, last value).
-    mism: Vec<(Box<[u8]>, usize, usize, Option<bool>)>,
+    mism: Vec<(Code, usize, usize, Option<bool>)>,
     any: Box<[u8]>,
     any_last: Option<bool>,
     clk: Box<[u8]>,
@@ -163,7 +163,10 @@ pub struct VcdWriter<W: Write> {
 }
 
 /// An identifier code as the bytes written after a value.
-fn code(id: IdCode) -> Box<[u8]> {
+type Code = Box<[u8]>;
+
+/// The bytes of an identifier code.
+fn code(id: IdCode) -> Code {
     id.to_string().into_bytes().into_boxed_slice()
 }
 
