@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod bench;
+pub mod benchmark;
 pub mod engine;
 pub mod error;
 pub mod regress;

@@ -81,6 +81,31 @@ enum Cmd {
         /// Input file; `-` or absent for stdin.
         file: Option<PathBuf>,
     },
+    /// Measure co-simulation speed against a bare Verilator loop (see
+    /// docs/benchmarks.md). Run it from a release build.
+    Bench {
+        /// Unit (repeatable); default: every unit.
+        #[arg(long = "unit")]
+        units: Vec<String>,
+        /// Profile (repeatable); default: every profile.
+        #[arg(long = "profile")]
+        profiles: Vec<Profile>,
+        /// Cycles per measurement (reset included).
+        #[arg(long, default_value_t = 200_000)]
+        cycles: u64,
+        /// Seed of the stimulus.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Measurements per figure; the best is kept.
+        #[arg(long, default_value_t = 3)]
+        repeats: usize,
+        /// Another RTL tree. Default: $GPUCOSIM_RTL, else the built-in rtl/.
+        #[arg(long)]
+        rtl: Option<PathBuf>,
+        /// Regenerate this Markdown file (atomically) with the figures.
+        #[arg(long)]
+        write: Option<PathBuf>,
+    },
     /// Decode an `s_waitcnt` instruction word (e.g. 0xBF8C0070) or its
     /// 16-bit immediate into the counter thresholds.
     DecodeWaitcnt {
@@ -207,6 +232,12 @@ fn parse_kv(s: &str) -> std::result::Result<(String, String), String> {
 }
 
 fn main() -> ExitCode {
+    // Like other command-line tools, end quietly when the reader of our
+    // output goes away (`gpucosim eval ... | head`) instead of panicking.
+    // SAFETY: called before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("GPUCOSIM_LOG")
@@ -273,6 +304,15 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
+        Cmd::Bench {
+            units,
+            profiles,
+            cycles,
+            seed,
+            repeats,
+            rtl,
+            write,
+        } => bench(units, profiles, cycles, seed, repeats, rtl, write),
         Cmd::DecodeWaitcnt { profile, word } => {
             let text = units::waitcnt::decode_waitcnt_text(profile, &word).map_err(Error::Input)?;
             println!("{text}");
@@ -411,6 +451,99 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             })
         }
     }
+}
+
+fn bench(
+    units: Vec<String>,
+    profiles: Vec<Profile>,
+    cycles: u64,
+    seed: u64,
+    repeats: usize,
+    rtl: Option<PathBuf>,
+    write: Option<PathBuf>,
+) -> Result<ExitCode> {
+    use gpucosim::benchmark::{self, BenchSpec, Machine, Report};
+    let units = if units.is_empty() {
+        units::UNITS.iter().map(|u| u.to_string()).collect()
+    } else {
+        units
+    };
+    let profiles = if profiles.is_empty() {
+        Profile::all().collect()
+    } else {
+        profiles
+    };
+    for u in &units {
+        // Unknown units are reported before anything is built.
+        let (): () = with_bench!(u.as_str(), B => Ok(()))?;
+    }
+    let release = !cfg!(debug_assertions);
+    if !release {
+        eprintln!("warning: this gpucosim was built without optimisations; the figures mean little (use `cargo run --release -- bench`)");
+    }
+    let machine = Machine::describe();
+    let work = tempfile::Builder::new()
+        .prefix("gpucosim-bench-")
+        .tempdir()
+        .map_err(|e| Error::Env(format!("cannot create a temporary directory: {e}")))?;
+    let spec = BenchSpec {
+        cycles,
+        seed,
+        repeats,
+        rtl_root: rtlbuild::rtl_root(rtl.as_deref()),
+        work_dir: work.path().to_path_buf(),
+    };
+    spec.validate()?;
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::Env(format!("cannot find the gpucosim executable: {e}")))?;
+    let mut rows = Vec::new();
+    let mut starts = Vec::new();
+    for u in &units {
+        for &p in &profiles {
+            eprintln!("bench {u} {p}: building and measuring…");
+            let fig: benchmark::UnitFigures =
+                with_bench!(u.as_str(), B => benchmark::bench_unit::<B>(&spec, p))?;
+            eprintln!(
+                "bench {u} {p}: bare {:.0}, shim {:.0}, model {:.0}, lock-step {:.0} cycles/s; 4/1 = {:.2}",
+                fig.bare, fig.shim, fig.model, fig.lockstep, fig.ratio()
+            );
+            rows.push(fig);
+            starts.push((
+                u.clone(),
+                p,
+                benchmark::cached_start(&exe, u, p, rtl.as_deref(), repeats)?,
+            ));
+        }
+    }
+    eprintln!("bench: regress --jobs 1 vs --jobs 2…");
+    let regress = benchmark::regress_scaling(
+        &exe,
+        &units,
+        &profiles,
+        (cycles / 4).max(10_000),
+        rtl.as_deref(),
+        work.path(),
+    )
+    .map_err(|e| e.to_string());
+    let report = Report {
+        machine,
+        command: std::iter::once("gpucosim".to_string())
+            .chain(std::env::args().skip(1))
+            .collect::<Vec<_>>()
+            .join(" "),
+        release,
+        spec,
+        rows,
+        starts,
+        regress,
+        load_after: benchmark::load_average(),
+    };
+    print!("{}\n{}", report.table(), report.targets());
+    if let Some(path) = write {
+        gpucosim::write_atomic(&path, report.markdown().as_bytes())?;
+        println!("wrote {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn read_stdin() -> Result<String> {

@@ -131,7 +131,8 @@ pub struct Meta {
 
 /// One VCD variable: a port element in one of the value groups.
 struct VarRef {
-    id: IdCode,
+    /// The identifier code as written after a value.
+    code: Box<[u8]>,
     /// Word offset of the port in its buffer.
     offset: usize,
     /// Bit offset of the element within the port.
@@ -151,13 +152,22 @@ enum Group {
 pub struct VcdWriter<W: Write> {
     w: vcd::Writer<W>,
     vars: Vec<(Group, VarRef)>,
-    /// Per output port: (id, offset, words, last value).
-    mism: Vec<(IdCode, usize, usize, Option<bool>)>,
-    any: IdCode,
+    /// Per output port: (id code, offset, words, last value).
+    mism: Vec<(Code, usize, usize, Option<bool>)>,
+    any: Box<[u8]>,
     any_last: Option<bool>,
-    clk: IdCode,
-    cycle_id: IdCode,
+    clk: Box<[u8]>,
+    cycle_id: Box<[u8]>,
+    /// One frame's value changes, written with one call.
     scratch: Vec<u8>,
+}
+
+/// An identifier code as the bytes written after a value.
+type Code = Box<[u8]>;
+
+/// The bytes of an identifier code.
+fn code(id: IdCode) -> Code {
+    id.to_string().into_bytes().into_boxed_slice()
 }
 
 impl<W: Write> VcdWriter<W> {
@@ -190,7 +200,7 @@ impl<W: Write> VcdWriter<W> {
                         vars.push((
                             group_clone(&group),
                             VarRef {
-                                id,
+                                code: code(id),
                                 offset: p.offset,
                                 lsb: (e * d.elem_width) as usize,
                                 width: d.elem_width,
@@ -204,7 +214,7 @@ impl<W: Write> VcdWriter<W> {
                     vars.push((
                         group,
                         VarRef {
-                            id,
+                            code: code(id),
                             offset: p.offset,
                             lsb: 0,
                             width: d.width(),
@@ -221,7 +231,7 @@ impl<W: Write> VcdWriter<W> {
                         vars.push((
                             group_clone(&group),
                             VarRef {
-                                id,
+                                code: code(id),
                                 offset: p.offset,
                                 lsb: 64 * c as usize,
                                 width,
@@ -239,7 +249,7 @@ impl<W: Write> VcdWriter<W> {
         let mut mism = Vec::new();
         for (d, p) in table.of(Dir::Out) {
             let id = w.add_wire(1, d.name)?;
-            mism.push((id, p.offset, p.words(), None));
+            mism.push((code(id), p.offset, p.words(), None));
         }
         w.upscope()?;
         w.upscope()?;
@@ -248,11 +258,11 @@ impl<W: Write> VcdWriter<W> {
             w,
             vars,
             mism,
-            any,
+            any: code(any),
             any_last: None,
-            clk,
-            cycle_id,
-            scratch: Vec::with_capacity(128),
+            clk: code(clk),
+            cycle_id: code(cycle_id),
+            scratch: Vec::with_capacity(1 << 16),
         })
     }
 
@@ -260,8 +270,10 @@ impl<W: Write> VcdWriter<W> {
     pub fn frame(&mut self, f: &Frame<'_>) -> io::Result<()> {
         let t = f.cycle * 10;
         self.w.timestamp(t)?;
-        self.w.change_scalar(self.clk, vcd::Value::V0)?;
-        Self::vector(&mut self.w, &mut self.scratch, self.cycle_id, f.cycle, 64)?;
+        let s = &mut self.scratch;
+        s.clear();
+        scalar(s, &self.clk, false);
+        vector(s, &self.cycle_id, f.cycle, 64);
         for (g, v) in &mut self.vars {
             let buf = match g {
                 Group::In => f.inputs,
@@ -271,7 +283,7 @@ impl<W: Write> VcdWriter<W> {
             let val = get_bits(&buf[v.offset..], v.lsb, v.width);
             if v.last != Some(val) {
                 v.last = Some(val);
-                Self::vector(&mut self.w, &mut self.scratch, v.id, val, v.width)?;
+                vector(s, &v.code, val, v.width);
             }
         }
         let mut any = false;
@@ -280,38 +292,18 @@ impl<W: Write> VcdWriter<W> {
             any |= m;
             if *last != Some(m) {
                 *last = Some(m);
-                self.w.change_scalar(*id, bit(m))?;
+                scalar(s, id, m);
             }
         }
         if self.any_last != Some(any) {
             self.any_last = Some(any);
-            self.w.change_scalar(self.any, bit(any))?;
+            scalar(s, &self.any, any);
         }
+        self.w.writer().write_all(s)?;
         self.w.timestamp(t + 5)?;
-        self.w.change_scalar(self.clk, vcd::Value::V1)
-    }
-
-    fn vector(
-        w: &mut vcd::Writer<W>,
-        s: &mut Vec<u8>,
-        id: IdCode,
-        v: u64,
-        width: u32,
-    ) -> io::Result<()> {
-        if width == 1 {
-            return w.change_scalar(id, bit(v & 1 != 0));
-        }
         s.clear();
-        s.push(b'b');
-        // Leading zeros are implied in VCD vectors.
-        let top = if v == 0 { 0 } else { 63 - v.leading_zeros() };
-        for i in (0..=top).rev() {
-            s.push(if v >> i & 1 != 0 { b'1' } else { b'0' });
-        }
-        s.push(b' ');
-        let out = w.writer();
-        out.write_all(s)?;
-        writeln!(out, "{id}")
+        scalar(s, &self.clk, true);
+        self.w.writer().write_all(s)
     }
 
     /// Flushes the underlying writer.
@@ -328,12 +320,36 @@ fn group_clone(g: &Group) -> Group {
     }
 }
 
-fn bit(b: bool) -> vcd::Value {
-    if b {
-        vcd::Value::V1
-    } else {
-        vcd::Value::V0
+/// Appends a scalar change, `0<id>` or `1<id>`, as the `vcd` crate writes it.
+#[inline]
+fn scalar(s: &mut Vec<u8>, code: &[u8], v: bool) {
+    s.push(if v { b'1' } else { b'0' });
+    s.extend_from_slice(code);
+    s.push(b'\n');
+}
+
+/// Appends a vector change, `b<bits> <id>` (leading zeros implied), or a
+/// scalar change for a one-bit variable.
+#[inline]
+fn vector(s: &mut Vec<u8>, code: &[u8], v: u64, width: u32) {
+    if width == 1 {
+        return scalar(s, code, v & 1 != 0);
     }
+    let n = if v == 0 {
+        1
+    } else {
+        64 - v.leading_zeros() as usize
+    };
+    // Most significant bit first, into a fixed buffer (no per-bit growth).
+    let mut bits = [0u8; 66];
+    bits[0] = b'b';
+    for (i, c) in bits[1..=n].iter_mut().enumerate() {
+        *c = b'0' + (v >> (n - 1 - i) & 1) as u8;
+    }
+    bits[n + 1] = b' ';
+    s.extend_from_slice(&bits[..n + 2]);
+    s.extend_from_slice(code);
+    s.push(b'\n');
 }
 
 /// Writes the frames of `capture` as a VCD at `path`, atomically (a
@@ -351,7 +367,11 @@ pub fn write_capture(
     std::fs::create_dir_all(dir)?;
     let tmp = tempfile::NamedTempFile::new_in(dir)?;
     {
-        let mut w = VcdWriter::new(io::BufWriter::new(tmp.as_file()), table, meta)?;
+        let mut w = VcdWriter::new(
+            io::BufWriter::with_capacity(1 << 20, tmp.as_file()),
+            table,
+            meta,
+        )?;
         for f in capture.frames() {
             w.frame(&f)?;
         }
@@ -359,4 +379,48 @@ pub fn write_capture(
     }
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Value changes are byte-for-byte what the `vcd` crate writes: fails if
+    /// the hand-written fast path drifts from the format.
+    #[test]
+    fn value_changes_match_the_vcd_crate() {
+        let id = IdCode::from(93u32);
+        for (v, width) in [
+            (0u64, 8u32),
+            (5, 8),
+            (1, 1),
+            (0, 1),
+            (u64::MAX, 64),
+            (1 << 47, 48),
+        ] {
+            let mut ours = Vec::new();
+            vector(&mut ours, &code(id), v, width);
+            let mut theirs = vcd::Writer::new(Vec::new());
+            if width == 1 {
+                theirs.change_scalar(id, bit(v & 1 != 0)).unwrap();
+            } else {
+                let n = if v == 0 { 1 } else { 64 - v.leading_zeros() };
+                let bits = (0..n).rev().map(|i| bit(v >> i & 1 != 0));
+                theirs.change_vector(id, bits).unwrap();
+            }
+            assert_eq!(
+                String::from_utf8(ours).unwrap(),
+                String::from_utf8(theirs.writer().clone()).unwrap(),
+                "value {v:#x} width {width}"
+            );
+        }
+    }
+
+    fn bit(b: bool) -> vcd::Value {
+        if b {
+            vcd::Value::V1
+        } else {
+            vcd::Value::V0
+        }
+    }
 }

@@ -1,0 +1,786 @@
+//! Benchmarks: how much lock-step checking costs on top of simulating the RTL.
+//!
+//! For one unit and profile, [`bench_unit`] measures cycles per second of
+//!
+//! 1. a bare Verilated C++ loop ([`rtlbuild::bare_source`]) over recorded
+//!    inputs: the limit for that RTL with Verilator;
+//! 2. the RTL alone, driven from Rust through the shim over the same inputs;
+//! 3. the model alone over the same inputs;
+//! 4. full lock-step ([`engine::run`]: driver, model, RTL, compare, capture
+//!    ring) with fresh stimulus of the same seed;
+//!
+//! plus the time to write a VCD of a 1,024-cycle window from a capture
+//! filled by a real run. The recorded inputs come from running the driver
+//! closed-loop against the model exactly as the engine does (reset cycles
+//! included), so all four see the same per-cycle input words. Loops 1–3 fold
+//! every cycle's outputs into one checksum ([`rtlbuild::checksum_fold`]);
+//! the bare loop's and the shim's must be equal (the shim moves the same
+//! bits), and the model's equals them when model and RTL agree.
+//!
+//! Each figure is the best of `repeats` runs on fresh instances, to keep
+//! other processes on a shared machine out of the numbers as far as possible.
+
+use crate::bench::{Drive, Driver, Testbench, TxnSource};
+use crate::engine::{self, RunSpec, Stimulus, RESET_CYCLES};
+use crate::error::{Error, Result};
+use crate::rtl::Rtl;
+use crate::rtlbuild::{self, checksum_fold, CHECKSUM_SEED};
+use crate::verilator::Verilator;
+use gpucosim_model::ports::Port;
+use gpucosim_model::Profile;
+use gpucosim_waves::{Capture, Meta};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Cycles of the VCD window measured.
+pub const VCD_WINDOW: usize = 1024;
+
+/// The targets of the suite.
+pub mod targets {
+    /// Lock-step ÷ bare Verilator loop, at least.
+    pub const LOCKSTEP_RATIO: f64 = 0.8;
+    /// Model alone ÷ RTL alone, at least.
+    pub const MODEL_SPEEDUP: f64 = 10.0;
+    /// Writing the VCD of a 1,024-cycle window, at most (milliseconds).
+    pub const VCD_MS: f64 = 50.0;
+    /// A cached start of `gpucosim run`, at most (seconds).
+    pub const START_S: f64 = 1.0;
+    /// `regress --jobs 2` ÷ `--jobs 1` throughput, at least.
+    pub const REGRESS_SCALING: f64 = 1.8;
+}
+
+/// What to measure.
+#[derive(Debug, Clone)]
+pub struct BenchSpec {
+    /// Cycles per measurement (reset included).
+    pub cycles: u64,
+    /// Seed of the stimulus.
+    pub seed: u64,
+    /// Measurements per figure; the best is kept.
+    pub repeats: usize,
+    /// The RTL tree (holding `<unit>/*.sv`).
+    pub rtl_root: PathBuf,
+    /// Where the recorded input files go.
+    pub work_dir: PathBuf,
+}
+
+impl BenchSpec {
+    /// Checks the numbers are usable.
+    pub fn validate(&self) -> Result<()> {
+        if self.cycles <= RESET_CYCLES + VCD_WINDOW as u64 {
+            return Err(Error::Input(format!(
+                "--cycles must be more than {} (reset plus the {VCD_WINDOW}-cycle VCD window), got {}",
+                RESET_CYCLES + VCD_WINDOW as u64,
+                self.cycles
+            )));
+        }
+        if self.repeats == 0 {
+            return Err(Error::Input("--repeats must be at least 1".into()));
+        }
+        Ok(())
+    }
+}
+
+/// The figures of one unit and profile.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct UnitFigures {
+    /// Unit name.
+    pub unit: String,
+    /// Profile.
+    pub profile: Profile,
+    /// Cycles per measurement.
+    pub cycles: u64,
+    /// Packed input / output words per cycle.
+    pub words: (usize, usize),
+    /// (1) Bare Verilated C++ loop, cycles/s.
+    pub bare: f64,
+    /// (2) RTL alone through the shim, cycles/s.
+    pub shim: f64,
+    /// (3) Model alone, cycles/s.
+    pub model: f64,
+    /// (4) Full lock-step, cycles/s.
+    pub lockstep: f64,
+    /// Cycles the lock-step run simulated (fewer than `cycles` if it
+    /// diverged).
+    pub lockstep_cycles: u64,
+    /// Whether model and RTL agreed in the lock-step run.
+    pub agreed: bool,
+    /// Output checksums of the bare loop, the shim and the model.
+    pub checksums: (u64, u64, u64),
+    /// Milliseconds to write the VCD of a 1,024-cycle window.
+    pub vcd_ms: f64,
+    /// Size of that VCD in bytes.
+    pub vcd_bytes: u64,
+}
+
+impl UnitFigures {
+    /// Lock-step ÷ bare loop.
+    pub fn ratio(&self) -> f64 {
+        self.lockstep / self.bare.max(1e-9)
+    }
+    /// Model alone ÷ RTL alone.
+    pub fn model_speedup(&self) -> f64 {
+        self.model / self.shim.max(1e-9)
+    }
+}
+
+/// Directed transactions, then seeded random ones, as in a fresh engine run.
+struct FreshSource<'a, B: Testbench> {
+    profile: Profile,
+    knobs: &'a B::Knobs,
+    rng: ChaCha8Rng,
+    directed: std::vec::IntoIter<B::Txn>,
+}
+
+impl<B: Testbench> TxnSource<B::Txn> for FreshSource<'_, B> {
+    fn next_txn(&mut self) -> Option<B::Txn> {
+        Some(match self.directed.next() {
+            Some(t) => t,
+            None => B::generate(self.profile, self.knobs, &mut self.rng),
+        })
+    }
+}
+
+/// Runs the driver closed-loop against the model for `cycles` cycles, as
+/// the engine does (reset first), and returns every cycle's packed input
+/// words, `in_words` per cycle.
+pub fn record_inputs<B: Testbench>(profile: Profile, seed: u64, cycles: u64) -> Result<Vec<u32>> {
+    let table = B::table();
+    let knobs = B::Knobs::default();
+    let mut model = B::model(profile);
+    let mut driver = B::driver(profile, &knobs);
+    let mut src = FreshSource::<B> {
+        profile,
+        knobs: &knobs,
+        rng: ChaCha8Rng::seed_from_u64(seed),
+        directed: B::directed(profile).into_iter(),
+    };
+    let (iw, ow) = (table.in_words(), table.out_words());
+    let rst = Port::at(table.ports, 0);
+    let total = usize::try_from(cycles)
+        .ok()
+        .and_then(|c| c.checked_mul(iw))
+        .ok_or_else(|| Error::Input(format!("{cycles} cycles do not fit in memory")))?;
+    let mut rec = Vec::with_capacity(total);
+    let mut inp = vec![0u32; iw];
+    let mut out = vec![0u32; ow];
+    for cycle in 0..cycles {
+        inp.fill(0);
+        if cycle >= RESET_CYCLES {
+            rst.set(&mut inp, 1);
+            // Fresh stimulus never runs out, so the status is always Busy.
+            let _: Drive = driver.drive(&out, &mut inp, &mut src);
+        }
+        model.step(&inp, &mut out);
+        rec.extend_from_slice(&inp);
+    }
+    Ok(rec)
+}
+
+/// Writes recorded input words as little-endian `u32`s.
+pub fn write_inputs(path: &Path, words: &[u32]) -> Result<()> {
+    let mut bytes = Vec::with_capacity(words.len() * 4);
+    for w in words {
+        bytes.extend_from_slice(&w.to_le_bytes());
+    }
+    std::fs::write(path, bytes).map_err(|e| Error::io(path, e))
+}
+
+/// Result of the bare loop.
+#[derive(Debug, Clone, Copy)]
+pub struct BareRun {
+    /// Cycles simulated per repetition.
+    pub cycles: u64,
+    /// Best wall time of the loop.
+    pub best: Duration,
+    /// Checksum of all outputs.
+    pub checksum: u64,
+}
+
+/// Runs the bare executable over an input file.
+pub fn run_bare(exe: &Path, inputs: &Path, repeats: usize) -> Result<BareRun> {
+    let out = Command::new(exe)
+        .arg(inputs)
+        .arg(repeats.to_string())
+        .output()
+        .map_err(|e| Error::Env(format!("cannot run {}: {e}", exe.display())))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        return Err(Error::Env(format!(
+            "{} failed: {}",
+            exe.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    let field = |name: &str| {
+        text.split_whitespace()
+            .find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
+            .ok_or_else(|| Error::Env(format!("{} printed no {name}: {text}", exe.display())))
+    };
+    let bad = |name: &str| Error::Env(format!("{} printed a bad {name}: {text}", exe.display()));
+    Ok(BareRun {
+        cycles: field("cycles")?.parse().map_err(|_| bad("cycles"))?,
+        best: Duration::from_secs_f64(
+            field("best_seconds")?
+                .parse::<f64>()
+                .map_err(|_| bad("best_seconds"))?,
+        ),
+        checksum: u64::from_str_radix(field("checksum")?, 16).map_err(|_| bad("checksum"))?,
+    })
+}
+
+/// The RTL alone through the shim over recorded inputs: best loop time and
+/// output checksum.
+pub fn run_shim(
+    lib: &Path,
+    table: &'static gpucosim_model::ports::PortTable,
+    rec: &[u32],
+    repeats: usize,
+) -> Result<(Duration, u64)> {
+    let (iw, ow) = (table.in_words(), table.out_words());
+    let mut best = Duration::MAX;
+    let mut sum = 0;
+    let mut out = vec![0u32; ow];
+    for _ in 0..repeats {
+        let mut rtl = Rtl::load(lib, table)?;
+        out.fill(0);
+        let mut h = CHECKSUM_SEED;
+        let t0 = Instant::now();
+        for inp in rec.chunks_exact(iw) {
+            rtl.step(inp, &mut out);
+            h = checksum_fold(h, &out);
+        }
+        best = best.min(t0.elapsed());
+        sum = std::hint::black_box(h);
+    }
+    Ok((best, sum))
+}
+
+/// The model alone over recorded inputs: best loop time and output checksum.
+pub fn run_model<B: Testbench>(profile: Profile, rec: &[u32], repeats: usize) -> (Duration, u64) {
+    let table = B::table();
+    let (iw, ow) = (table.in_words(), table.out_words());
+    let mut best = Duration::MAX;
+    let mut sum = 0;
+    let mut out = vec![0u32; ow];
+    for _ in 0..repeats {
+        let mut model = B::model(profile);
+        out.fill(0);
+        let mut h = CHECKSUM_SEED;
+        let t0 = Instant::now();
+        for inp in rec.chunks_exact(iw) {
+            model.step(inp, &mut out);
+            h = checksum_fold(h, &out);
+        }
+        best = best.min(t0.elapsed());
+        sum = std::hint::black_box(h);
+    }
+    (best, sum)
+}
+
+fn rate(cycles: u64, d: Duration) -> f64 {
+    cycles as f64 / d.as_secs_f64().max(1e-12)
+}
+
+/// Measures one unit and profile: the four rates, the checksums and the VCD
+/// window. Builds the shim library and the bare loop (cached) first.
+pub fn bench_unit<B: Testbench>(spec: &BenchSpec, profile: Profile) -> Result<UnitFigures> {
+    spec.validate()?;
+    let table = B::table();
+    let cache = rtlbuild::cache_root();
+    let sources = rtlbuild::RtlSources::collect(&spec.rtl_root, table.unit)?;
+    let v = Verilator::locate(&cache)?;
+    let req = rtlbuild::BuildRequest {
+        table,
+        profile,
+        sources: &sources,
+        trace: false,
+    };
+    let lib = rtlbuild::build(&req, &v, &cache)?.lib;
+    let bare_exe = rtlbuild::build_bare(&req, &v, &cache)?.lib;
+
+    let rec = record_inputs::<B>(profile, spec.seed, spec.cycles)?;
+    std::fs::create_dir_all(&spec.work_dir).map_err(|e| Error::io(&spec.work_dir, e))?;
+    let file = spec.work_dir.join(format!(
+        "{}.{}.{}.inputs.bin",
+        table.unit, profile, spec.seed
+    ));
+    write_inputs(&file, &rec)?;
+
+    // (1) bare loop
+    let bare = run_bare(&bare_exe, &file, spec.repeats)?;
+    if bare.cycles != spec.cycles {
+        return Err(Error::Env(format!(
+            "the bare loop read {} cycles from {}, expected {}",
+            bare.cycles,
+            file.display(),
+            spec.cycles
+        )));
+    }
+    // (2) RTL through the shim
+    let (shim_t, shim_sum) = run_shim(&lib, table, &rec, spec.repeats)?;
+    if shim_sum != bare.checksum {
+        return Err(Error::Env(format!(
+            "{} {}: the shim's output checksum {shim_sum:016x} differs from the bare Verilator loop's {:016x}: the shim does not move the same bits",
+            table.unit, profile, bare.checksum
+        )));
+    }
+    // (3) model alone
+    let (model_t, model_sum) = run_model::<B>(profile, &rec, spec.repeats);
+    // (4) full lock-step
+    let run_spec = RunSpec {
+        unit: table.unit.to_string(),
+        profile,
+        seed: spec.seed,
+        cycles: spec.cycles,
+        rtl_arg: Some(spec.rtl_root.clone()),
+        waves: None,
+        window: VCD_WINDOW,
+        post: 8,
+        dump_all: false,
+        max_mismatches: 1,
+        knobs: Vec::new(),
+    };
+    let mut lock_best = Duration::MAX;
+    let mut lock_cycles = 0;
+    let mut agreed = true;
+    for _ in 0..spec.repeats {
+        let mut rtl = Rtl::load(&lib, table)?;
+        let o = engine::run::<B>(&run_spec, &mut rtl, Stimulus::Fresh, None)?;
+        lock_best = lock_best.min(o.elapsed);
+        lock_cycles = o.cycles;
+        agreed = o.passed();
+    }
+    // VCD of a 1,024-cycle window, captured from model and RTL over the
+    // recorded inputs.
+    let (vcd_t, vcd_bytes) = vcd_window::<B>(profile, &lib, &rec, spec)?;
+    Ok(UnitFigures {
+        unit: table.unit.to_string(),
+        profile,
+        cycles: spec.cycles,
+        words: (table.in_words(), table.out_words()),
+        bare: rate(bare.cycles, bare.best),
+        shim: rate(spec.cycles, shim_t),
+        model: rate(spec.cycles, model_t),
+        lockstep: rate(lock_cycles, lock_best),
+        lockstep_cycles: lock_cycles,
+        agreed,
+        checksums: (bare.checksum, shim_sum, model_sum),
+        vcd_ms: vcd_t.as_secs_f64() * 1e3,
+        vcd_bytes,
+    })
+}
+
+/// Fills a capture ring from model and RTL over the first cycles of `rec`
+/// and times writing its 1,024-cycle window as a VCD (best of repeats).
+fn vcd_window<B: Testbench>(
+    profile: Profile,
+    lib: &Path,
+    rec: &[u32],
+    spec: &BenchSpec,
+) -> Result<(Duration, u64)> {
+    let table = B::table();
+    let (iw, ow) = (table.in_words(), table.out_words());
+    let mut capture = Capture::new(table, VCD_WINDOW);
+    let mut model = B::model(profile);
+    let mut rtl = Rtl::load(lib, table)?;
+    let (mut mo, mut ro) = (vec![0u32; ow], vec![0u32; ow]);
+    for (c, inp) in rec.chunks_exact(iw).take(2 * VCD_WINDOW).enumerate() {
+        model.step(inp, &mut mo);
+        rtl.step(inp, &mut ro);
+        capture.record(c as u64, inp, &mo, &ro);
+    }
+    let path = spec.work_dir.join(format!(
+        "{}.{}.{}.window.vcd",
+        table.unit, profile, spec.seed
+    ));
+    let meta = Meta {
+        comments: vec![format!(
+            "gpucosim bench {}.{}.{}",
+            table.unit, profile, spec.seed
+        )],
+    };
+    let mut best = Duration::MAX;
+    for _ in 0..spec.repeats {
+        let t0 = Instant::now();
+        gpucosim_waves::write_capture(&path, table, &capture, &meta)
+            .map_err(|e| Error::io(&path, e))?;
+        best = best.min(t0.elapsed());
+    }
+    let bytes = std::fs::metadata(&path)
+        .map_err(|e| Error::io(&path, e))?
+        .len();
+    Ok((best, bytes))
+}
+
+/// Wall time of a cached start: spawns `exe run --unit U --profile P
+/// --cycles 1` (the RTL already built), best of `repeats`.
+pub fn cached_start(
+    exe: &Path,
+    unit: &str,
+    profile: Profile,
+    rtl: Option<&Path>,
+    repeats: usize,
+) -> Result<Duration> {
+    let mut best = Duration::MAX;
+    for _ in 0..repeats.max(1) + 1 {
+        let mut cmd = Command::new(exe);
+        cmd.args([
+            "run",
+            "--unit",
+            unit,
+            "--profile",
+            profile.name(),
+            "--cycles",
+            "1",
+        ]);
+        if let Some(r) = rtl {
+            cmd.arg("--rtl").arg(r);
+        }
+        let t0 = Instant::now();
+        let out = cmd
+            .output()
+            .map_err(|e| Error::Env(format!("cannot run {}: {e}", exe.display())))?;
+        let t = t0.elapsed();
+        if !out.status.success() {
+            return Err(Error::Env(format!(
+                "`gpucosim run --unit {unit} --profile {profile} --cycles 1` failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        best = best.min(t);
+    }
+    Ok(best)
+}
+
+/// Throughput of `gpucosim regress` (total cycles of all jobs ÷ wall time)
+/// with `--jobs 1` and with `--jobs 2`, over the same jobs: seeds 1..4 of
+/// every unit and profile given, `cycles` each. Spawns `exe`; a regression
+/// that finds divergences (exit 1) still counts.
+pub fn regress_scaling(
+    exe: &Path,
+    units: &[String],
+    profiles: &[Profile],
+    cycles: u64,
+    rtl: Option<&Path>,
+    work: &Path,
+) -> Result<(f64, f64)> {
+    let mut rates = [0.0; 2];
+    for (k, jobs) in [1usize, 2].into_iter().enumerate() {
+        let results = work.join(format!("regress-jobs{jobs}.json"));
+        let mut cmd = Command::new(exe);
+        cmd.args(["regress", "--seeds", "1..4", "--quiet"])
+            .arg("--cycles")
+            .arg(cycles.to_string())
+            .arg("--jobs")
+            .arg(jobs.to_string())
+            .arg("--results")
+            .arg(&results)
+            .arg("--bundles")
+            .arg(work.join(format!("bundles-jobs{jobs}")));
+        for u in units {
+            cmd.args(["--unit", u]);
+        }
+        for p in profiles {
+            cmd.args(["--profile", p.name()]);
+        }
+        if let Some(r) = rtl {
+            cmd.arg("--rtl").arg(r);
+        }
+        let t0 = Instant::now();
+        let out = cmd
+            .output()
+            .map_err(|e| Error::Env(format!("cannot run {}: {e}", exe.display())))?;
+        let wall = t0.elapsed();
+        if !matches!(out.status.code(), Some(0) | Some(1)) {
+            return Err(Error::Env(format!(
+                "`gpucosim regress --jobs {jobs}` failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        let r = crate::regress::Results::load(&results)?;
+        let total: u64 = r.jobs.iter().map(|j| j.cycles).sum();
+        rates[k] = rate(total, wall);
+    }
+    Ok((rates[0], rates[1]))
+}
+
+/// The machine the figures come from.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Machine {
+    /// CPU model.
+    pub cpu: String,
+    /// Logical CPUs.
+    pub cores: usize,
+    /// Total memory.
+    pub memory: String,
+    /// Operating system and kernel.
+    pub os: String,
+    /// `rustc --version`.
+    pub rust: String,
+    /// The Verilator used and its version.
+    pub verilator: String,
+    /// C++ compiler (`$CXX` or `g++`) version.
+    pub cxx: String,
+    /// Load average (1 min) when the suite started.
+    pub load_before: String,
+}
+
+fn first_line(cmd: &str, args: &[&str]) -> String {
+    Command::new(cmd)
+        .args(args)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .next()
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// The first field of `/proc/loadavg`.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "unknown".into())
+}
+
+impl Machine {
+    /// Describes this machine.
+    pub fn describe() -> Machine {
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let cpu = cpuinfo
+            .lines()
+            .find_map(|l| l.strip_prefix("model name")?.split_once(':'))
+            .map(|(_, v)| v.trim().to_string())
+            .unwrap_or_else(|| "unknown".into());
+        let cores = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1);
+        let memory = std::fs::read_to_string("/proc/meminfo")
+            .ok()
+            .and_then(|m| {
+                let kb: u64 = m
+                    .lines()
+                    .find_map(|l| l.strip_prefix("MemTotal:"))?
+                    .split_whitespace()
+                    .next()?
+                    .parse()
+                    .ok()?;
+                Some(format!("{:.1} GiB", kb as f64 / (1024.0 * 1024.0)))
+            })
+            .unwrap_or_else(|| "unknown".into());
+        let pretty = std::fs::read_to_string("/etc/os-release")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("PRETTY_NAME="))
+                    .map(|v| v.trim_matches('"').to_string())
+            })
+            .unwrap_or_else(|| std::env::consts::OS.to_string());
+        let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default();
+        let verilator = match Verilator::locate(&rtlbuild::cache_root()) {
+            Ok(v) => format!(
+                "{} ({})",
+                first_line(&v.exe.display().to_string(), &["--version"]),
+                v.exe.display()
+            ),
+            Err(e) => format!("unavailable: {e}"),
+        };
+        let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".into());
+        Machine {
+            cpu,
+            cores,
+            memory,
+            os: format!("{pretty}, Linux {kernel}"),
+            rust: first_line("rustc", &["--version"]),
+            verilator,
+            cxx: first_line(&cxx, &["--version"]),
+            load_before: load_average(),
+        }
+    }
+}
+
+/// One run of the suite.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// The machine.
+    pub machine: Machine,
+    /// The command line of this run.
+    pub command: String,
+    /// Whether this binary was built with optimisations.
+    pub release: bool,
+    /// Cycles, seed and repeats used.
+    pub spec: BenchSpec,
+    /// Per unit and profile.
+    pub rows: Vec<UnitFigures>,
+    /// Cached start of `gpucosim run` per unit and profile.
+    pub starts: Vec<(String, Profile, Duration)>,
+    /// `regress` throughput with `--jobs 1` and `--jobs 2`, when measured;
+    /// otherwise why not.
+    pub regress: std::result::Result<(f64, f64), String>,
+    /// Load average (1 min) when the suite ended.
+    pub load_after: String,
+}
+
+fn met(ok: bool) -> &'static str {
+    if ok {
+        "met"
+    } else {
+        "NOT MET"
+    }
+}
+
+fn si(rate: f64) -> String {
+    if rate >= 1e6 {
+        format!("{:.2} M", rate / 1e6)
+    } else if rate >= 1e3 {
+        format!("{:.1} k", rate / 1e3)
+    } else {
+        format!("{rate:.0}")
+    }
+}
+
+impl Report {
+    /// The table of rates, as printed and written to `BENCHMARKS.md`.
+    pub fn table(&self) -> String {
+        let mut s = String::new();
+        s.push_str(
+            "| unit | profile | words in/out | (1) bare Verilator, cycles/s | (2) RTL via shim | (3) model alone | (4) lock-step | 4 ÷ 1 | 3 ÷ 2 | VCD 1,024 cycles | cached start |\n\
+             |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        );
+        for r in &self.rows {
+            let start = self
+                .starts
+                .iter()
+                .find(|(u, p, _)| *u == r.unit && *p == r.profile)
+                .map(|(_, _, d)| format!("{:.0} ms", d.as_secs_f64() * 1e3))
+                .unwrap_or_else(|| "–".into());
+            let _ = writeln!(
+                s,
+                "| {} | {} | {}/{} | {} | {} | {} | {}{} | {:.2} | {:.1}× | {:.1} ms ({} kB) | {} |",
+                r.unit,
+                r.profile,
+                r.words.0,
+                r.words.1,
+                si(r.bare),
+                si(r.shim),
+                si(r.model),
+                si(r.lockstep),
+                if r.agreed { "" } else { " (diverged)" },
+                r.ratio(),
+                r.model_speedup(),
+                r.vcd_ms,
+                r.vcd_bytes.div_ceil(1024),
+                start
+            );
+        }
+        s
+    }
+
+    /// The targets and whether each is met.
+    pub fn targets(&self) -> String {
+        use targets::*;
+        let mut s = String::new();
+        for r in &self.rows {
+            let _ = writeln!(
+                s,
+                "- {} {}: lock-step ÷ bare {:.2} (target ≥ {LOCKSTEP_RATIO}): {}; model ÷ RTL alone {:.1}× (target ≥ {MODEL_SPEEDUP}×): {}; VCD window {:.1} ms (target < {VCD_MS} ms): {}{}",
+                r.unit,
+                r.profile,
+                r.ratio(),
+                met(r.ratio() >= LOCKSTEP_RATIO),
+                r.model_speedup(),
+                met(r.model_speedup() >= MODEL_SPEEDUP),
+                r.vcd_ms,
+                met(r.vcd_ms < VCD_MS),
+                if r.agreed {
+                    String::new()
+                } else {
+                    format!(
+                        "; model and RTL DIVERGED after {} cycles, so the lock-step figure covers a short run",
+                        r.lockstep_cycles
+                    )
+                }
+            );
+        }
+        if let Some(worst) = self.starts.iter().map(|(_, _, d)| *d).max() {
+            let _ = writeln!(
+                s,
+                "- cached start of `gpucosim run`: at most {:.0} ms (target < {START_S} s): {}",
+                worst.as_secs_f64() * 1e3,
+                met(worst.as_secs_f64() < START_S)
+            );
+        }
+        match &self.regress {
+            Ok((j1, j2)) => {
+                let k = j2 / j1.max(1e-9);
+                let _ = writeln!(
+                    s,
+                    "- `regress --jobs 2` ÷ `--jobs 1`: {k:.2}× ({} vs {} cycles/s; target ≥ {REGRESS_SCALING}×): {}",
+                    si(*j2),
+                    si(*j1),
+                    met(k >= REGRESS_SCALING)
+                );
+            }
+            Err(why) => {
+                let _ = writeln!(s, "- `regress --jobs 2` ÷ `--jobs 1`: not measured: {why}");
+            }
+        }
+        if !self.release {
+            s.push_str("- WARNING: this binary was built without optimisations; run the suite with `cargo run --release`.\n");
+        }
+        s
+    }
+
+    /// The complete `BENCHMARKS.md`.
+    pub fn markdown(&self) -> String {
+        let m = &self.machine;
+        let mut s = String::new();
+        s.push_str("# Benchmarks\n\n");
+        s.push_str(
+            "Generated by `gpucosim bench`; do not edit by hand (see `docs/benchmarks.md` for \
+             what is measured and how). Regenerate from a fresh clone with:\n\n\
+             ```\ncargo run --release -- bench --write BENCHMARKS.md\n```\n\n",
+        );
+        let _ = writeln!(s, "This run: `{}`\n", self.command);
+        let _ = writeln!(
+            s,
+            "{} cycles per measurement (2 reset cycles included), seed {}, best of {} runs per figure; rates in cycles per second.\n",
+            self.spec.cycles, self.spec.seed, self.spec.repeats
+        );
+        s.push_str("## Figures\n\n");
+        s.push_str(&self.table());
+        s.push_str(
+            "\n(1) a bare Verilated C++ loop over the recorded inputs; (2) the same RTL driven from Rust \
+             through the shim over the same inputs; (3) the model alone over the same inputs; (4) full \
+             lock-step: driver, model, RTL, compare and the 1,024-cycle capture ring. \
+             The checksums of (1) and (2) were equal in every row (the bench fails otherwise).\n\n",
+        );
+        s.push_str("## Targets\n\n");
+        s.push_str(&self.targets());
+        s.push_str("\n## Machine\n\n");
+        let _ = writeln!(s, "- CPU: {} ({} logical CPUs)", m.cpu, m.cores);
+        let _ = writeln!(s, "- memory: {}", m.memory);
+        let _ = writeln!(s, "- OS: {}", m.os);
+        let _ = writeln!(s, "- Rust: {}", m.rust);
+        let _ = writeln!(s, "- Verilator: {}", m.verilator);
+        let _ = writeln!(s, "- C++ compiler: {}", m.cxx);
+        let _ = writeln!(
+            s,
+            "- load average (1 min): {} at the start, {} at the end",
+            m.load_before, self.load_after
+        );
+        s
+    }
+}

@@ -1,0 +1,124 @@
+//! The benchmark machinery on the toy unit: the bare Verilated loop and the
+//! shim see the same bits (equal checksums), the recorded inputs follow the
+//! engine's reset sequence, and bad requests are clean input errors.
+
+use gpucosim::benchmark::{self, BenchSpec};
+use gpucosim::error::Error;
+use gpucosim_model::Profile;
+use gpucosim_tests::{toy_ports, toy_rtl, ToyBench};
+use std::path::Path;
+
+fn spec(rtl: &Path, work: &Path, cycles: u64) -> BenchSpec {
+    BenchSpec {
+        cycles,
+        seed: 3,
+        repeats: 1,
+        rtl_root: rtl.to_path_buf(),
+        work_dir: work.to_path_buf(),
+    }
+}
+
+#[test]
+fn bare_loop_and_shim_checksums_agree_on_both_profiles() {
+    let dir = tempfile::tempdir().unwrap();
+    let rtl = toy_rtl(dir.path(), None);
+    for profile in Profile::all() {
+        let s = spec(&rtl, &dir.path().join("work"), 3000);
+        let f = benchmark::bench_unit::<ToyBench>(&s, profile).unwrap();
+        let (bare, shim, model) = f.checksums;
+        // Fails if the shim and the bare loop move different bits.
+        assert_eq!(bare, shim, "{profile}");
+        // Model and RTL agree on the toy, so the model folds the same outputs.
+        assert_eq!(model, bare, "{profile}");
+        assert!(f.agreed);
+        assert_eq!(f.lockstep_cycles, 3000);
+        for r in [f.bare, f.shim, f.model, f.lockstep] {
+            assert!(r.is_finite() && r > 0.0, "{f:?}");
+        }
+        assert!(f.vcd_bytes > 0 && f.vcd_ms > 0.0);
+    }
+}
+
+#[test]
+fn the_checksum_sees_every_output_bit() {
+    // Lane 3 left out of the RTL's sum: bare loop and shim still agree with
+    // each other, but no longer with the model.
+    let dir = tempfile::tempdir().unwrap();
+    let rtl = toy_rtl(dir.path(), Some(("i < 4", "i < 3")));
+    let s = spec(&rtl, &dir.path().join("work"), 2000);
+    let f = benchmark::bench_unit::<ToyBench>(&s, Profile::Gfx9).unwrap();
+    assert_eq!(f.checksums.0, f.checksums.1);
+    assert_ne!(f.checksums.0, f.checksums.2);
+    assert!(!f.agreed);
+    assert!(f.lockstep_cycles < 2000);
+}
+
+#[test]
+fn recorded_inputs_follow_the_engine_reset_sequence() {
+    let rec = benchmark::record_inputs::<ToyBench>(Profile::Gfx9, 3, 10).unwrap();
+    let iw = toy_ports::TABLE.in_words();
+    assert_eq!(rec.len(), 10 * iw);
+    let cycles: Vec<&[u32]> = rec.chunks(iw).collect();
+    for (c, inp) in cycles.iter().enumerate() {
+        let rst = toy_ports::rst_ni.bit(inp);
+        assert_eq!(rst, c as u64 >= gpucosim::engine::RESET_CYCLES, "cycle {c}");
+    }
+    // The directed transaction (all lanes ones) comes first after reset.
+    assert_eq!(toy_ports::d_i.elem(cycles[2], 3), u32::MAX as u64);
+    // Same seed, same stimulus.
+    assert_eq!(
+        rec,
+        benchmark::record_inputs::<ToyBench>(Profile::Gfx9, 3, 10).unwrap()
+    );
+}
+
+#[test]
+fn bad_requests_are_one_line_input_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let rtl = toy_rtl(dir.path(), None);
+    let mut s = spec(&rtl, dir.path(), 100);
+    match benchmark::bench_unit::<ToyBench>(&s, Profile::Gfx9) {
+        Err(Error::Input(m)) => assert!(m.contains("--cycles") && !m.contains('\n'), "{m}"),
+        other => panic!("expected an input error, got {:?}", other.map(|_| ())),
+    }
+    s.cycles = 5000;
+    s.repeats = 0;
+    assert!(matches!(s.validate(), Err(Error::Input(m)) if m.contains("--repeats")));
+    s.repeats = 1;
+    s.rtl_root = dir.path().join("missing");
+    assert!(matches!(
+        benchmark::bench_unit::<ToyBench>(&s, Profile::Gfx9),
+        Err(Error::Input(_))
+    ));
+    let r: gpucosim::error::Result<()> = gpucosim::with_bench!("nope", B => Ok(()));
+    match r {
+        Err(Error::Input(m)) => assert!(m.contains("unknown unit `nope`") && !m.contains('\n')),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The toy unit's figures, for comparing build flags before the real units
+/// are registered: `cargo test --release -p gpucosim-tests --test bench --
+/// --ignored --nocapture`. Fails if the lock-step run diverges.
+#[test]
+#[ignore = "a measurement, not a check; run it from a release build"]
+fn toy_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let rtl = toy_rtl(dir.path(), None);
+    for profile in [Profile::Gfx9] {
+        let mut s = spec(&rtl, &dir.path().join("work"), 2_000_000);
+        s.repeats = 3;
+        let f = benchmark::bench_unit::<ToyBench>(&s, profile).unwrap();
+        assert!(f.agreed);
+        println!(
+            "toy {profile}: bare {:.2} M, shim {:.2} M, model {:.2} M, lock-step {:.2} M cycles/s; 4/1 {:.2}; 3/2 {:.1}; VCD {:.2} ms",
+            f.bare / 1e6,
+            f.shim / 1e6,
+            f.model / 1e6,
+            f.lockstep / 1e6,
+            f.ratio(),
+            f.model_speedup(),
+            f.vcd_ms
+        );
+    }
+}
