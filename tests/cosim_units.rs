@@ -23,7 +23,10 @@ fn every_unit_and_profile_agrees_over_random_seeds() {
                     "{unit}.{profile}.{seed}:\n{stdout}\n{}",
                     String::from_utf8_lossy(&out.stderr)
                 );
-                assert!(stdout.starts_with(&format!("PASS {unit}.{profile}.{seed}: 20000 cycles")), "{stdout}");
+                assert!(
+                    stdout.starts_with(&format!("PASS {unit}.{profile}.{seed}: 20000 cycles")),
+                    "{stdout}"
+                );
             }
         }
     }
@@ -47,14 +50,27 @@ fn regress_writes_junit_coverage_and_results() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
-    for g in ["ta.gfx9", "ta.gfx11", "lds.gfx9", "lds.gfx11", "waitcnt.gfx9", "waitcnt.gfx11"] {
+    for g in [
+        "ta.gfx9",
+        "ta.gfx11",
+        "lds.gfx9",
+        "lds.gfx11",
+        "waitcnt.gfx9",
+        "waitcnt.gfx11",
+    ] {
         assert!(stdout.contains(g), "summary lacks {g}:\n{stdout}");
     }
     assert!(stdout.contains("12 of 12 seeds run"), "{stdout}");
     let x = std::fs::read_to_string(&junit).unwrap();
     let doc = roxmltree::Document::parse(&x).unwrap();
-    assert_eq!(doc.descendants().filter(|n| n.has_tag_name("testcase")).count(), 12);
-    let c: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&cov).unwrap()).unwrap();
+    assert_eq!(
+        doc.descendants()
+            .filter(|n| n.has_tag_name("testcase"))
+            .count(),
+        12
+    );
+    let c: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&cov).unwrap()).unwrap();
     assert!(c["ta.gfx9"]["total"].as_u64().unwrap() > 10);
     assert!(c["ta.gfx9"]["covered"].as_u64().unwrap() > 0);
     gpucosim::regress::Results::load(&res).unwrap();
@@ -70,7 +86,15 @@ fn an_interrupted_regress_keeps_its_finished_results() {
         .unwrap();
     assert!(built.status.success());
     let child = Command::new(gpucosim_bin())
-        .args(["regress", "--unit", "waitcnt", "--profile", "gfx9", "--seeds", "1..100000"])
+        .args([
+            "regress",
+            "--unit",
+            "waitcnt",
+            "--profile",
+            "gfx9",
+            "--seeds",
+            "1..100000",
+        ])
         .args(["--cycles", "20000", "--jobs", "1", "--quiet"])
         .arg("--junit")
         .arg(&junit)
@@ -80,14 +104,28 @@ fn an_interrupted_regress_keeps_its_finished_results() {
         .unwrap();
     // The library is cached: let it finish a few seeds.
     std::thread::sleep(std::time::Duration::from_secs(8));
-    let st = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let st = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
     assert!(st.success());
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let x = std::fs::read_to_string(&junit).expect("JUnit written on interrupt");
     let doc = roxmltree::Document::parse(&x).unwrap();
-    let n = doc.descendants().filter(|n| n.has_tag_name("testcase")).count();
+    let n = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .count();
     assert!(n >= 1 && n < 100000, "{n} testcases");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains(&format!("{n} of 100000 seeds run")), "{stdout}");
+    assert!(
+        stdout.contains(&format!("{n} of 100000 seeds run")),
+        "{stdout}"
+    );
 }
