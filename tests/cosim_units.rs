@@ -122,7 +122,7 @@ fn an_interrupted_regress_keeps_its_finished_results() {
         .descendants()
         .filter(|n| n.has_tag_name("testcase"))
         .count();
-    assert!(n >= 1 && n < 100000, "{n} testcases");
+    assert!((1..100000).contains(&n), "{n} testcases");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains(&format!("{n} of 100000 seeds run")),
