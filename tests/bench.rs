@@ -105,7 +105,7 @@ fn bad_requests_are_one_line_input_errors() {
 fn toy_figures() {
     let dir = tempfile::tempdir().unwrap();
     let rtl = toy_rtl(dir.path(), None);
-    for profile in [Profile::Gfx9] {
+    for profile in Profile::all() {
         let mut s = spec(&rtl, &dir.path().join("work"), 2_000_000);
         s.repeats = 3;
         let f = benchmark::bench_unit::<ToyBench>(&s, profile).unwrap();
