@@ -6,67 +6,83 @@
 use gpucosim_tests::{gpucosim_bin, BrokenFixture};
 use std::process::Command;
 
+fn check(name: &str, f: &BrokenFixture) {
+    let dir = tempfile::tempdir().unwrap();
+    let rtl = f.apply(dir.path());
+    let waves = dir.path().join("waves");
+    let out = Command::new(gpucosim_bin())
+        .args(["run", "--unit", &f.unit, "--profile", &f.profile])
+        .args([
+            "--seed",
+            &f.seed.to_string(),
+            "--cycles",
+            &f.cycles.to_string(),
+        ])
+        .arg("--rtl")
+        .arg(&rtl)
+        .arg("--waves")
+        .arg(&waves)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "fixture {name} ({}) was not caught:\n{stdout}\n{stderr}",
+        f.description
+    );
+    let cycle: u64 = stdout
+        .lines()
+        .find_map(|l| l.split("at cycle ").nth(1))
+        .and_then(|r| r.split(':').next())
+        .and_then(|c| c.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{name}: no divergence cycle in:\n{stdout}"));
+    assert!(
+        stdout.contains("reproduce: gpucosim run"),
+        "{name}: {stdout}"
+    );
+    let vcd_path = waves.join(format!("{}.{}.{}.vcd", f.unit, f.profile, f.seed));
+    let vcd = std::fs::read_to_string(&vcd_path)
+        .unwrap_or_else(|e| panic!("{name}: {}: {e}", vcd_path.display()));
+    let any = vcd
+        .lines()
+        .find(|l| l.starts_with("$var") && l.ends_with(" any $end"))
+        .and_then(|l| l.split_whitespace().nth(3))
+        .unwrap()
+        .to_string();
+    let stamp = format!("#{}\n", cycle * 10);
+    let at = vcd
+        .find(&stamp)
+        .unwrap_or_else(|| panic!("{name}: cycle {cycle} not in VCD"));
+    let body = &vcd[at + stamp.len()..];
+    let end = body.find("\n#").map_or(body.len(), |i| i + 1);
+    assert!(
+        body[..end].lines().any(|l| l == format!("1{any}")),
+        "{name}: mismatch.any does not rise at cycle {cycle}"
+    );
+}
+
 #[test]
 fn every_broken_rtl_fixture_is_caught_with_a_waveform() {
     let fixtures = BrokenFixture::all();
     let mut per_unit = std::collections::BTreeMap::<String, usize>::new();
-    for (name, f) in &fixtures {
+    for (_, f) in &fixtures {
         *per_unit.entry(f.unit.clone()).or_default() += 1;
-        let dir = tempfile::tempdir().unwrap();
-        let rtl = f.apply(dir.path());
-        let waves = dir.path().join("waves");
-        let out = Command::new(gpucosim_bin())
-            .args(["run", "--unit", &f.unit, "--profile", &f.profile])
-            .args([
-                "--seed",
-                &f.seed.to_string(),
-                "--cycles",
-                &f.cycles.to_string(),
-            ])
-            .arg("--rtl")
-            .arg(&rtl)
-            .arg("--waves")
-            .arg(&waves)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "fixture {name} ({}) was not caught:\n{stdout}\n{stderr}",
-            f.description
-        );
-        let cycle: u64 = stdout
-            .lines()
-            .find_map(|l| l.split("at cycle ").nth(1))
-            .and_then(|r| r.split(':').next())
-            .and_then(|c| c.trim().parse().ok())
-            .unwrap_or_else(|| panic!("{name}: no divergence cycle in:\n{stdout}"));
-        assert!(
-            stdout.contains("reproduce: gpucosim run"),
-            "{name}: {stdout}"
-        );
-        let vcd_path = waves.join(format!("{}.{}.{}.vcd", f.unit, f.profile, f.seed));
-        let vcd = std::fs::read_to_string(&vcd_path)
-            .unwrap_or_else(|e| panic!("{name}: {}: {e}", vcd_path.display()));
-        let any = vcd
-            .lines()
-            .find(|l| l.starts_with("$var") && l.ends_with(" any $end"))
-            .and_then(|l| l.split_whitespace().nth(3))
-            .unwrap()
-            .to_string();
-        let stamp = format!("#{}\n", cycle * 10);
-        let at = vcd
-            .find(&stamp)
-            .unwrap_or_else(|| panic!("{name}: cycle {cycle} not in VCD"));
-        let body = &vcd[at + stamp.len()..];
-        let end = body.find("\n#").map_or(body.len(), |i| i + 1);
-        assert!(
-            body[..end].lines().any(|l| l == format!("1{any}")),
-            "{name}: mismatch.any does not rise at cycle {cycle}"
-        );
     }
+    // Two at a time: each is a Verilator build of its own.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let Some((name, f)) = fixtures.get(i) else {
+                    break;
+                };
+                check(name, f);
+            });
+        }
+    });
     for u in gpucosim::units::UNITS {
         let n = per_unit.get(*u).copied().unwrap_or(0);
         if gpucosim::units::is_registered(u) {

@@ -135,10 +135,10 @@ enum Cmd {
         #[arg(long = "profile")]
         profiles: Vec<Profile>,
         /// Seeds: `A..B` (inclusive) or a count N meaning 1..N.
-        #[arg(long, default_value = "1..16")]
+        #[arg(long, default_value = "1..8")]
         seeds: regress::Seeds,
         /// Cycles per seed.
-        #[arg(long, default_value_t = 50_000)]
+        #[arg(long, default_value_t = 20_000)]
         cycles: u64,
         /// Parallel jobs (default: all cores).
         #[arg(long)]
@@ -757,6 +757,9 @@ fn cmd_regress(a: RegressArgs) -> Result<ExitCode> {
         match &j.error {
             Some(e) => println!("  ERROR {}: {e}", j.job.name()),
             None => println!("  FAIL {}: {}", j.job.name(), j.reproduce),
+        }
+        if let Some(line) = j.report.lines().find(|l| l.starts_with("shrunk: ")) {
+            println!("    {line}");
         }
     }
     Ok(if interrupted {

@@ -674,6 +674,13 @@ fn run_job_inner<B: Testbench>(
     }
     res.reproduce = format!("gpucosim replay {}", bundle_dir.display());
     res.report = engine::report(&bspec, &out, B::table());
+    if let Some(v) = &out.vcd {
+        // The waveform is copied into the bundle; point the report there.
+        let kept = bundle_dir.join(v.file_name().unwrap_or_default());
+        res.report = res
+            .report
+            .replace(&v.display().to_string(), &kept.display().to_string());
+    }
     res.first_mismatch = out.mismatches.first().map(|m| (m.cycle, m.signal.clone()));
     write_bundle(
         &bundle_dir,
@@ -889,10 +896,14 @@ pub fn shrink<B: Testbench>(repro: &Repro, lib: &Path, out_dir: &Path) -> Result
     };
     let mut o2 = o;
     o2.txns = cur.clone();
-    let report = engine::report(&spec, &o2, B::table()).replace(
+    let mut report = engine::report(&spec, &o2, B::table()).replace(
         &spec.repro_command(),
         &format!("gpucosim replay {}", out_dir.display()),
     );
+    if let Some(v) = &o2.vcd {
+        let kept = out_dir.join(v.file_name().unwrap_or_default());
+        report = report.replace(&v.display().to_string(), &kept.display().to_string());
+    }
     write_bundle(
         out_dir,
         &spec,
