@@ -135,10 +135,10 @@ enum Cmd {
         #[arg(long = "profile")]
         profiles: Vec<Profile>,
         /// Seeds: `A..B` (inclusive) or a count N meaning 1..N.
-        #[arg(long, default_value = "1..8")]
+        #[arg(long, default_value = "1..16")]
         seeds: regress::Seeds,
         /// Cycles per seed.
-        #[arg(long, default_value_t = 20_000)]
+        #[arg(long, default_value_t = 50_000)]
         cycles: u64,
         /// Parallel jobs (default: all cores).
         #[arg(long)]
