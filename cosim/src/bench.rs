@@ -34,6 +34,13 @@ pub trait TxnSource<T> {
     fn next_txn(&mut self) -> Option<T>;
 }
 
+/// Any iterator of transactions is a source (a replay list, a test's queue).
+impl<T, I: Iterator<Item = T>> TxnSource<T> for I {
+    fn next_txn(&mut self) -> Option<T> {
+        self.next()
+    }
+}
+
 /// Applies transactions to a unit's input ports, cycle by cycle.
 pub trait Driver<T>: Send {
     /// Sets `inputs` (already zeroed, with `rst_ni` high) for the current

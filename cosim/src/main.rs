@@ -127,53 +127,7 @@ enum Cmd {
     },
     /// Run many seeds across units and profiles in parallel, with a summary
     /// table, JUnit, merged coverage, failure bundles and optional shrinking.
-    Regress {
-        /// Units to run (repeatable; default: all).
-        #[arg(long = "unit")]
-        units: Vec<String>,
-        /// Profiles to run (repeatable; default: all).
-        #[arg(long = "profile")]
-        profiles: Vec<Profile>,
-        /// Seeds: `A..B` (inclusive) or a count N meaning 1..N.
-        #[arg(long, default_value = "1..16")]
-        seeds: regress::Seeds,
-        /// Cycles per seed.
-        #[arg(long, default_value_t = 50_000)]
-        cycles: u64,
-        /// Parallel jobs (default: all cores).
-        #[arg(long)]
-        jobs: Option<usize>,
-        /// Run only shard K of N (1-based), e.g. `--shard 2/4`.
-        #[arg(long)]
-        shard: Option<regress::Shard>,
-        /// Write a JUnit XML report.
-        #[arg(long)]
-        junit: Option<PathBuf>,
-        /// Write the merged coverage as JSON.
-        #[arg(long)]
-        coverage: Option<PathBuf>,
-        /// Write the results file (input of `gpucosim merge`).
-        #[arg(long)]
-        results: Option<PathBuf>,
-        /// Directory for failure bundles.
-        #[arg(long, default_value = "gpucosim-failures")]
-        bundles: PathBuf,
-        /// Shrink each failure into a second, minimal bundle.
-        #[arg(long)]
-        shrink: bool,
-        /// Another RTL tree.
-        #[arg(long)]
-        rtl: Option<PathBuf>,
-        /// Stimulus knob `name=value` for every unit, or `unit.name=value`.
-        #[arg(long = "knob", value_parser = parse_kv)]
-        knobs: Vec<(String, String)>,
-        /// Waveform window of failure bundles, in cycles.
-        #[arg(long, default_value_t = 1024)]
-        window: usize,
-        /// No progress bar.
-        #[arg(long)]
-        quiet: bool,
-    },
+    Regress(RegressArgs),
     /// Combine the results files of shards into one report.
     Merge {
         /// Results files written by `regress --results`.
@@ -352,39 +306,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
                 ExitCode::from(1)
             })
         }
-        Cmd::Regress {
-            units: us,
-            profiles,
-            seeds,
-            cycles,
-            jobs,
-            shard,
-            junit,
-            coverage,
-            results,
-            bundles,
-            shrink,
-            rtl,
-            knobs,
-            window,
-            quiet,
-        } => cmd_regress(RegressArgs {
-            units: us,
-            profiles,
-            seeds,
-            cycles,
-            jobs,
-            shard,
-            junit,
-            coverage,
-            results,
-            bundles,
-            shrink,
-            rtl,
-            knobs,
-            window,
-            quiet,
-        }),
+        Cmd::Regress(a) => cmd_regress(a),
         Cmd::Merge {
             files,
             junit,
@@ -611,21 +533,52 @@ fn run_one<B: gpucosim::bench::Testbench>(
     })
 }
 
+#[derive(clap::Args)]
 struct RegressArgs {
+    /// Units to run (repeatable; default: all).
+    #[arg(long = "unit")]
     units: Vec<String>,
+    /// Profiles to run (repeatable; default: all).
+    #[arg(long = "profile")]
     profiles: Vec<Profile>,
+    /// Seeds: `A..B` (inclusive) or a count N meaning 1..N.
+    #[arg(long, default_value = "1..16")]
     seeds: regress::Seeds,
+    /// Cycles per seed.
+    #[arg(long, default_value_t = 50_000)]
     cycles: u64,
+    /// Parallel jobs (default: all cores).
+    #[arg(long)]
     jobs: Option<usize>,
+    /// Run only shard K of N (1-based), e.g. `--shard 2/4`.
+    #[arg(long)]
     shard: Option<regress::Shard>,
+    /// Write a JUnit XML report.
+    #[arg(long)]
     junit: Option<PathBuf>,
+    /// Write the merged coverage as JSON.
+    #[arg(long)]
     coverage: Option<PathBuf>,
+    /// Write the results file (input of `gpucosim merge`).
+    #[arg(long)]
     results: Option<PathBuf>,
+    /// Directory for failure bundles.
+    #[arg(long, default_value = "gpucosim-failures")]
     bundles: PathBuf,
+    /// Shrink each failure into a second, minimal bundle.
+    #[arg(long)]
     shrink: bool,
+    /// Another RTL tree.
+    #[arg(long)]
     rtl: Option<PathBuf>,
+    /// Stimulus knob `name=value` for every unit, or `unit.name=value`.
+    #[arg(long = "knob", value_parser = parse_kv)]
     knobs: Vec<(String, String)>,
+    /// Waveform window of failure bundles, in cycles.
+    #[arg(long, default_value_t = 1024)]
     window: usize,
+    /// No progress bar.
+    #[arg(long)]
     quiet: bool,
 }
 
@@ -816,19 +769,7 @@ fn cmd_replay<B: gpucosim::bench::Testbench>(
         }
         Some(m) => {
             let same = repro.first_mismatch.as_ref() == Some(&(m.cycle, m.signal.clone()));
-            let spec = RunSpec {
-                unit: repro.unit.clone(),
-                profile: repro.profile,
-                seed: repro.seed,
-                cycles: repro.cycles,
-                rtl_arg: Some(r.rtl_dir.clone()),
-                waves,
-                window: 1024,
-                post: 8,
-                dump_all: false,
-                max_mismatches: 1,
-                knobs: repro.knobs.clone(),
-            };
+            let spec = r.spec(waves.as_deref());
             print!("{}", engine::report(&spec, &out, B::table()));
             println!(
                 "FAIL {name}: {} (cycle {} on {})",

@@ -501,6 +501,23 @@ impl Repro {
         Ok(r)
     }
 
+    /// The run this bundle replays, writing waveforms to `waves`.
+    pub fn spec(&self, waves: Option<&Path>) -> RunSpec {
+        RunSpec {
+            unit: self.unit.clone(),
+            profile: self.profile,
+            seed: self.seed,
+            cycles: self.cycles,
+            rtl_arg: Some(self.rtl_dir.clone()),
+            waves: waves.map(Path::to_path_buf),
+            window: 1024,
+            post: 8,
+            dump_all: false,
+            max_mismatches: 1,
+            knobs: self.knobs.clone(),
+        }
+    }
+
     /// The transactions, typed for bench `B`.
     pub fn txns<B: Testbench>(&self) -> Result<Vec<B::Txn>> {
         self.transactions
@@ -788,19 +805,7 @@ pub fn replay_txns<B: Testbench>(
     txns: Vec<B::Txn>,
     waves: Option<&Path>,
 ) -> Result<Outcome<B::Txn>> {
-    let spec = RunSpec {
-        unit: repro.unit.clone(),
-        profile: repro.profile,
-        seed: repro.seed,
-        cycles: repro.cycles,
-        rtl_arg: Some(repro.rtl_dir.clone()),
-        waves: waves.map(Path::to_path_buf),
-        window: 1024,
-        post: 8,
-        dump_all: false,
-        max_mismatches: 1,
-        knobs: repro.knobs.clone(),
-    };
+    let spec = repro.spec(waves);
     let mut rtl = Rtl::load(lib, B::table())?;
     engine::run::<B>(&spec, &mut rtl, Stimulus::Replay(txns), None)
 }
@@ -881,19 +886,7 @@ pub fn shrink<B: Testbench>(repro: &Repro, lib: &Path, out_dir: &Path) -> Result
     // Write the shrunk bundle with its waveform.
     let waves = tempfile::tempdir().map_err(|e| Error::Env(format!("temporary directory: {e}")))?;
     let o = replay_txns::<B>(repro, lib, cur.clone(), Some(waves.path()))?;
-    let spec = RunSpec {
-        unit: repro.unit.clone(),
-        profile: repro.profile,
-        seed: repro.seed,
-        cycles: repro.cycles,
-        rtl_arg: Some(repro.rtl_dir.clone()),
-        waves: Some(out_dir.to_path_buf()),
-        window: 1024,
-        post: 8,
-        dump_all: false,
-        max_mismatches: 1,
-        knobs: repro.knobs.clone(),
-    };
+    let spec = repro.spec(Some(out_dir));
     let mut o2 = o;
     o2.txns = cur.clone();
     let mut report = engine::report(&spec, &o2, B::table()).replace(

@@ -695,17 +695,9 @@ fn run_one(lds: &mut Lds, profile: Profile, v: &Value) -> Result<Value, String> 
 /// the cycle count, the per-cycle grant schedule and the dwords touched.
 /// Schema and example: `docs/lds.md`.
 pub fn eval_json(profile: Profile, input: &Value) -> Result<Value, String> {
+    // One LDS for the whole array: later requests see earlier stores.
     let mut lds = Lds::new(profile);
-    match input {
-        Value::Array(a) => {
-            let mut out = Vec::with_capacity(a.len());
-            for (i, v) in a.iter().enumerate() {
-                out.push(run_one(&mut lds, profile, v).map_err(|e| format!("request {i}: {e}"))?);
-            }
-            Ok(Value::Array(out))
-        }
-        v => run_one(&mut lds, profile, v),
-    }
+    super::each_request(input, |r| run_one(&mut lds, profile, r))
 }
 
 #[cfg(test)]
@@ -772,14 +764,7 @@ mod tests {
                 .collect();
             assert_eq!(a, b);
             // Drive the model with directed + random stimulus until done.
-            let mut txns: std::collections::VecDeque<_> =
-                LdsBench::directed(p).into_iter().chain(a).collect();
-            struct Q<'a>(&'a mut std::collections::VecDeque<LdsTxn>);
-            impl TxnSource<LdsTxn> for Q<'_> {
-                fn next_txn(&mut self) -> Option<LdsTxn> {
-                    self.0.pop_front()
-                }
-            }
+            let mut txns = LdsBench::directed(p).into_iter().chain(a);
             let mut m = LdsBench::model(p);
             let mut d = LdsBench::driver(p, &k);
             let t = LdsBench::table();
@@ -789,14 +774,14 @@ mod tests {
             for _ in 0..100_000 {
                 let mut inp = vec![0u32; t.in_words()];
                 P::rst_ni.set(&mut inp, 1);
-                if d.drive(&prev, &mut inp, &mut Q(&mut txns)) == Drive::Done {
+                if d.drive(&prev, &mut inp, &mut txns) == Drive::Done {
                     break;
                 }
                 m.step(&inp, &mut out);
                 dones += P::done_o.bit(&out) as usize;
                 prev.copy_from_slice(&out);
             }
-            assert!(txns.is_empty());
+            assert!(txns.next().is_none());
             assert_eq!(
                 dones,
                 LdsBench::directed(p).len() + 50,

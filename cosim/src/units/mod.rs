@@ -37,6 +37,23 @@ macro_rules! with_bench {
     }};
 }
 
+/// Applies `one` to a request, or to each request of an array (in order,
+/// naming the failing request's index in the error).
+pub(crate) fn each_request(
+    input: &serde_json::Value,
+    mut one: impl FnMut(&serde_json::Value) -> Result<serde_json::Value, String>,
+) -> Result<serde_json::Value, String> {
+    match input {
+        serde_json::Value::Array(reqs) => reqs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| one(r).map_err(|e| format!("request {i}: {e}")))
+            .collect::<Result<Vec<_>, _>>()
+            .map(serde_json::Value::Array),
+        other => one(other),
+    }
+}
+
 /// Whether `unit` has a registered test bench.
 pub fn is_registered(unit: &str) -> bool {
     let r: crate::error::Result<()> = crate::with_bench!(unit, B => Ok(()));

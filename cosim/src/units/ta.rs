@@ -1133,15 +1133,7 @@ fn eval_one(profile: Profile, req: &Value) -> Result<Value, String> {
 /// `gpucosim eval --unit ta`: one request object or an array of them (schema
 /// in `docs/ta.md`, section "eval"). Errors are one line naming the problem.
 pub fn eval_json(profile: Profile, input: &Value) -> Result<Value, String> {
-    match input {
-        Value::Array(reqs) => reqs
-            .iter()
-            .enumerate()
-            .map(|(i, r)| eval_one(profile, r).map_err(|e| format!("request {i}: {e}")))
-            .collect::<Result<Vec<_>, _>>()
-            .map(Value::Array),
-        _ => eval_one(profile, input),
-    }
+    super::each_request(input, |r| eval_one(profile, r))
 }
 
 #[cfg(test)]
@@ -1149,19 +1141,12 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
 
-    struct VecSource(std::vec::IntoIter<TaTxn>);
-    impl TxnSource<TaTxn> for VecSource {
-        fn next_txn(&mut self) -> Option<TaTxn> {
-            self.0.next()
-        }
-    }
-
     /// Runs `txns` through the driver and the model alone (no RTL); returns
     /// the model and the cycles taken.
     fn run_model(profile: Profile, txns: Vec<TaTxn>) -> (Box<dyn Unit>, u64) {
         let mut m = TaBench::model(profile);
         let mut d = TaBench::driver(profile, &Knobs::default());
-        let mut src = VecSource(txns.into_iter());
+        let mut src = txns.into_iter();
         let mut inp = vec![0u32; p::TABLE.in_words()];
         let mut out = vec![0u32; p::TABLE.out_words()];
         for _ in 0..3 {
@@ -1269,7 +1254,7 @@ mod tests {
         }
         let mut m = TaModel::new(profile);
         let mut d = TaDriver::new();
-        let mut src = VecSource(txns.into_iter());
+        let mut src = txns.into_iter();
         let mut inp = vec![0u32; p::TABLE.in_words()];
         let mut out = vec![0u32; p::TABLE.out_words()];
         m.step(&inp, &mut out);

@@ -1108,15 +1108,7 @@ fn eval_one(profile: Profile, req: &Value) -> Result<Value, String> {
 /// (`docs/waitcnt.md`, "eval"): a `decode` of an immediate or instruction
 /// word, or a cycle-by-cycle `trace` of issues, returns and waits.
 pub fn eval_json(profile: Profile, input: &Value) -> Result<Value, String> {
-    match input {
-        Value::Array(reqs) => reqs
-            .iter()
-            .enumerate()
-            .map(|(i, r)| eval_one(profile, r).map_err(|e| format!("request {i}: {e}")))
-            .collect::<Result<Vec<_>, _>>()
-            .map(Value::Array),
-        other => eval_one(profile, other),
-    }
+    super::each_request(input, |r| eval_one(profile, r))
 }
 
 #[cfg(test)]
@@ -1124,12 +1116,6 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
 
-    struct Vec2Src(std::vec::IntoIter<WaitcntTxn>);
-    impl TxnSource<WaitcntTxn> for Vec2Src {
-        fn next_txn(&mut self) -> Option<WaitcntTxn> {
-            self.0.next()
-        }
-    }
     struct GenSrc<'a> {
         profile: Profile,
         knobs: &'a WaitcntKnobs,
@@ -1180,7 +1166,7 @@ mod tests {
     #[test]
     fn directed_stimulus_drains_without_errors_and_hits_saturation() {
         for p in Profile::all() {
-            let mut src = Vec2Src(WaitcntBench::directed(p).into_iter());
+            let mut src = WaitcntBench::directed(p).into_iter();
             let (m, _, errors) = run(p, &mut src, 10_000);
             assert_eq!(
                 errors, 0,
