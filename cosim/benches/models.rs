@@ -1,0 +1,60 @@
+//! The Rust side of the per-cycle path without the RTL, per unit and
+//! profile, over 20,000 cycles of the stimulus `gpucosim bench` records
+//! (seed 1):
+//!
+//! - `model/<unit>/<profile>`: the model alone stepping over recorded inputs
+//!   (figure (3) of `gpucosim bench`, without the checksum);
+//! - `closed_loop/<unit>/<profile>`: driver and model closed-loop with fresh
+//!   stimulus, as the engine runs them (lock-step minus RTL, compare and
+//!   capture).
+//!
+//! Run: `cargo bench -p gpucosim --bench models` (a filter such as
+//! `-- model/waitcnt` narrows it).
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use gpucosim::bench::Testbench;
+use gpucosim::benchmark::record_inputs;
+use gpucosim::units::{lds::LdsBench, ta::TaBench, waitcnt::WaitcntBench};
+use gpucosim_model::Profile;
+use std::time::Duration;
+
+const CYCLES: u64 = 20_000;
+
+fn unit<B: Testbench>(c: &mut Criterion) {
+    let mut g = c.benchmark_group(B::UNIT);
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .throughput(Throughput::Elements(CYCLES));
+    for profile in Profile::all() {
+        let rec = record_inputs::<B>(profile, 1, CYCLES).expect("recording");
+        let table = B::table();
+        let (iw, ow) = (table.in_words(), table.out_words());
+        g.bench_function(BenchmarkId::new("model", profile), |b| {
+            let mut out = vec![0u32; ow];
+            b.iter(|| {
+                let mut model = B::model(profile);
+                for inp in rec.chunks_exact(iw) {
+                    model.step(inp, &mut out);
+                }
+                std::hint::black_box(&out);
+            })
+        });
+        g.bench_function(BenchmarkId::new("closed_loop", profile), |b| {
+            b.iter(|| {
+                let rec = record_inputs::<B>(profile, 1, CYCLES).expect("recording");
+                std::hint::black_box(rec.len())
+            })
+        });
+    }
+    g.finish();
+}
+
+fn benches(c: &mut Criterion) {
+    unit::<TaBench>(c);
+    unit::<LdsBench>(c);
+    unit::<WaitcntBench>(c);
+}
+
+criterion_group!(models, benches);
+criterion_main!(models);
