@@ -153,6 +153,7 @@ impl Profile {
         PROFILES.iter().map(|(p, _)| *p)
     }
     /// This profile's parameters.
+    #[inline]
     pub fn params(self) -> &'static ProfileParams {
         &PROFILES
             .iter()

@@ -207,6 +207,14 @@ pub struct WaitcntDriver {
     bad: VecDeque<(u8, u8, usize)>,
     mem: Vec<VecDeque<InFlight>>,
     in_mem: usize,
+    /// Bit q: `mem[q]` is not empty.
+    busy_q: u128,
+    /// No return can be due before this cycle (see `returns`).
+    next_scan: u64,
+    /// Domain per class code.
+    dom: [u8; 16],
+    /// Bit c: class code c is legal on the profile.
+    legal: u16,
     /// Issue offered last cycle: (wave, slot index).
     offered_issue: Option<usize>,
     rr_issue: usize,
@@ -228,6 +236,15 @@ impl WaitcntDriver {
                 .map(|_| VecDeque::with_capacity(DOM_CAP))
                 .collect(),
             in_mem: 0,
+            busy_q: 0,
+            next_scan: 0,
+            dom: std::array::from_fn(|c| {
+                Class::from_code(c as u32).map_or(0, |class| domain(profile, class) as u8)
+            }),
+            legal: Class::ALL
+                .iter()
+                .filter(|c| c.legal(profile))
+                .fold(0, |m, c| m | 1 << c.code()),
             offered_issue: None,
             rr_issue: 0,
             rr_wait: 0,
@@ -249,7 +266,7 @@ impl WaitcntDriver {
                 if self.slots[w] != Slot::Empty {
                     return Err((txn, idx));
                 }
-                if count == 0 || !class.legal(self.profile) {
+                if count == 0 || self.legal >> class.code() & 1 == 0 {
                     return Ok(()); // nothing to issue
                 }
                 self.slots[w] = Slot::Issue {
@@ -338,14 +355,17 @@ impl WaitcntDriver {
     }
 
     fn mem_push(&mut self, w: usize, class: Class, latency: u16, idx: usize) {
-        let q = &mut self.mem[w * DOMAINS + domain(self.profile, class)];
+        let qi = w * DOMAINS + self.dom[class.code() as usize] as usize;
         // `now` is the cycle after the acceptance edge.
-        q.push_back(InFlight {
-            due: self.now - 1 + latency.max(1) as u64,
+        let due = self.now - 1 + latency.max(1) as u64;
+        self.mem[qi].push_back(InFlight {
+            due,
             code: class.code() as u8,
             idx,
         });
         self.in_mem += 1;
+        self.busy_q |= 1 << qi;
+        self.next_scan = self.next_scan.min(due);
     }
 
     /// Returns up to the free channels' worth of due instructions, oldest due
@@ -353,24 +373,42 @@ impl WaitcntDriver {
     /// domain: the head of an ordered domain, any due entry of SMEM. Writes
     /// them to channels `k..`.
     fn returns(&mut self, inputs: &mut [u32], k: usize) {
-        if self.in_mem == 0 || k >= RET_CHANNELS {
+        // Nothing can be due before `next_scan`: it is the earliest due
+        // cycle among the entries that could return (the heads of ordered
+        // domains, every SMEM entry) when the last scan found none due, and
+        // pushes lower it.
+        if self.in_mem == 0 || k >= RET_CHANNELS || self.now < self.next_scan {
             return;
         }
         let slots = RET_CHANNELS - k;
         // (due, queue, position), sorted by due; stable on ties.
         let mut picks = [(0u64, 0usize, 0usize); RET_CHANNELS];
         let mut n = 0;
-        for (q, dq) in self.mem.iter().enumerate() {
+        let mut future = u64::MAX;
+        let mut busy = self.busy_q;
+        while busy != 0 {
+            let q = busy.trailing_zeros() as usize;
+            busy &= busy - 1;
+            let dq = &self.mem[q];
             let cand = if q % DOMAINS == DOM_SMEM {
                 let mut best: Option<(u64, usize)> = None;
                 for (i, e) in dq.iter().enumerate() {
-                    if e.due <= self.now && best.map_or(true, |b| e.due < b.0) {
+                    if e.due > self.now {
+                        future = future.min(e.due);
+                    } else if best.map_or(true, |b| e.due < b.0) {
                         best = Some((e.due, i));
                     }
                 }
                 best
             } else {
-                dq.front().filter(|e| e.due <= self.now).map(|e| (e.due, 0))
+                match dq.front() {
+                    Some(e) if e.due <= self.now => Some((e.due, 0)),
+                    Some(e) => {
+                        future = future.min(e.due);
+                        None
+                    }
+                    None => None,
+                }
             };
             let Some((due, pos)) = cand else { continue };
             if n == slots && due >= picks[n - 1].0 {
@@ -388,11 +426,17 @@ impl WaitcntDriver {
             let Some(e) = self.mem[q].remove(pos) else {
                 continue;
             };
+            if self.mem[q].is_empty() {
+                self.busy_q &= !(1 << q);
+            }
             self.in_mem -= 1;
             P::ret_valid_i.set_bit(inputs, k + c, true);
             P::ret_wave_i.set_elem(inputs, k + c, (q / DOMAINS) as u64);
             P::ret_class_i.set_elem(inputs, k + c, e.code as u64);
         }
+        // After a return the next entries may be due at once; with none
+        // due, nothing returns before the earliest future due cycle.
+        self.next_scan = if n > 0 { self.now + 1 } else { future };
     }
 }
 
@@ -450,7 +494,7 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                 let wave_waits = waiting >> w & 1 != 0;
                 let code = match self.slots[w] {
                     Slot::Issue { class, .. } if !wave_waits => {
-                        let q = &self.mem[w * DOMAINS + domain(self.profile, class)];
+                        let q = &self.mem[w * DOMAINS + self.dom[class.code() as usize] as usize];
                         if q.len() >= DOM_CAP {
                             continue;
                         }

@@ -31,6 +31,7 @@ impl Counter {
         }
     }
     /// Width of this counter on `profile` (0 if the profile has none).
+    #[inline]
     pub fn width(self, profile: Profile) -> u32 {
         let p = profile.params();
         match self {
@@ -41,6 +42,7 @@ impl Counter {
         }
     }
     /// Largest value of this counter on `profile` (0 if the profile has none).
+    #[inline]
     pub fn max(self, profile: Profile) -> u32 {
         (1u32 << self.width(profile)) - 1
     }
@@ -98,11 +100,13 @@ impl Class {
     ];
 
     /// The class of a 4-bit code, if it is one.
+    #[inline]
     pub fn from_code(code: u32) -> Option<Class> {
         Class::ALL.get(code as usize).copied()
     }
 
     /// The 4-bit code.
+    #[inline]
     pub fn code(self) -> u32 {
         self as u32
     }
@@ -131,6 +135,7 @@ impl Class {
     }
 
     /// Whether `profile` has this class.
+    #[inline]
     pub fn legal(self, profile: Profile) -> bool {
         match self {
             Class::LdsParam | Class::LdsDirect => profile.params().lds_param_load,
@@ -139,6 +144,7 @@ impl Class {
     }
 
     /// Whether the class counts on LGKM_CNT.
+    #[inline]
     pub fn is_lgkm(self) -> bool {
         matches!(
             self,
@@ -154,6 +160,7 @@ impl Class {
 
     /// What one instruction of this class adds to each counter on `profile`
     /// (and what its return takes away). All zero for an illegal class.
+    #[inline]
     pub fn incr(self, profile: Profile) -> Incr {
         let p = profile.params();
         let stores_on_vs = p.cnt_vs > 0;

@@ -6,7 +6,7 @@
 use super::class::{Class, Counter, Incr, COUNTERS};
 use super::encoding::{decode, decode_vscnt, Thresholds};
 use super::ports::waitcnt_ports as P;
-use crate::ports::PortTable;
+use crate::ports::{Port, PortTable};
 use crate::profile::Profile;
 use crate::unit::{Coverage, Unit};
 
@@ -182,6 +182,35 @@ pub struct WaitcntModel {
     /// LGKM classes per wave in issue order (coverage of out-of-order returns).
     order: [[u8; ORDER_CAP]; WAVES],
     order_len: [u8; WAVES],
+    /// `cnt` packed as the four counter output ports show it (element w at
+    /// bit `w * width`), updated whenever a wave's counters change, so that a
+    /// cycle's outputs are a copy rather than 64 element writes.
+    packed: [u128; 4],
+}
+
+/// The counter output ports, in `Counter` order.
+const CNT_PORTS: [Port; 4] = [P::vm_cnt_o, P::lgkm_cnt_o, P::exp_cnt_o, P::vs_cnt_o];
+/// Element width of `err_o`.
+const ERR_W: usize = P::err_o.elem_width as usize;
+const _: () = assert!(
+    P::vm_cnt_o.width <= 128
+        && P::lgkm_cnt_o.width <= 128
+        && P::exp_cnt_o.width <= 128
+        && P::vs_cnt_o.width <= 128
+        && P::err_o.width <= 64
+        && P::ret_wave_i.width <= 32
+        && P::ret_class_i.width <= 32
+        && P::ret_wave_i.elem_width == 4
+        && P::ret_class_i.elem_width == 4
+);
+
+/// Writes a port of at most 128 bits from `v` (bits above its width are
+/// zero in `v` by construction).
+#[inline]
+fn put_wide(port: &Port, out: &mut [u32], v: u128) {
+    for (i, w) in port.slice_mut(out).iter_mut().enumerate() {
+        *w = (v >> (32 * i)) as u32;
+    }
 }
 
 fn thresholds_array(t: &Thresholds) -> [u8; 4] {
@@ -224,6 +253,7 @@ impl WaitcntModel {
             coverage: Coverage::new(names),
             order: [[0; ORDER_CAP]; WAVES],
             order_len: [0; WAVES],
+            packed: [0; 4],
         }
     }
 
@@ -250,6 +280,18 @@ impl WaitcntModel {
         self.waiting = 0;
         self.thr = [self.max; WAVES];
         self.order_len = [0; WAVES];
+        self.packed = [0; 4];
+    }
+
+    /// Refreshes wave `w`'s fields of `packed` from `cnt`.
+    #[inline]
+    fn repack(&mut self, w: usize) {
+        for (c, port) in CNT_PORTS.iter().enumerate() {
+            let ew = port.elem_width as usize;
+            let sh = w * ew;
+            let m = ((1u128 << ew) - 1) << sh;
+            self.packed[c] = (self.packed[c] & !m) | ((self.cnt[w][c] as u128) << sh);
+        }
     }
 
     fn order_push(&mut self, w: usize, code: u8) {
@@ -298,12 +340,16 @@ impl Unit for WaitcntModel {
             outputs.fill(0);
             return;
         }
+        // Error code per wave (lowest code wins); bit w of `err_waves`: wave
+        // w has one.
         let mut err = [0u8; WAVES];
-        let note = |err: &mut [u8; WAVES], w: usize, e: ErrCode| {
+        let mut err_waves = 0u16;
+        let mut note = |w: usize, e: ErrCode| {
             let e = e as u8;
             if err[w] == 0 || e < err[w] {
                 err[w] = e;
             }
+            err_waves |= 1 << w;
         };
 
         // Inputs.
@@ -323,13 +369,13 @@ impl Unit for WaitcntModel {
             let legal = self.legal >> icode & 1 != 0;
             let busy = self.waiting >> iw & 1 != 0;
             if !legal {
-                note(&mut err, iw, ErrCode::Illegal);
+                note(iw, ErrCode::Illegal);
             }
             if busy {
-                note(&mut err, iw, ErrCode::Busy);
+                note(iw, ErrCode::Busy);
             }
             if dual {
-                note(&mut err, iw, ErrCode::Dual);
+                note(iw, ErrCode::Dual);
             }
             if legal && !busy && !dual {
                 let inc = self.incr[icode];
@@ -350,13 +396,13 @@ impl Unit for WaitcntModel {
             let legal = !vscnt || self.has_vs;
             let busy = self.waiting >> ww & 1 != 0;
             if !legal {
-                note(&mut err, ww, ErrCode::Illegal);
+                note(ww, ErrCode::Illegal);
             }
             if busy {
-                note(&mut err, ww, ErrCode::Busy);
+                note(ww, ErrCode::Busy);
             }
             if dual {
-                note(&mut err, ww, ErrCode::Dual);
+                note(ww, ErrCode::Dual);
             }
             if legal && !busy && !dual {
                 accepted = true;
@@ -374,43 +420,53 @@ impl Unit for WaitcntModel {
         let mut dec = [[0u8; 4]; WAVES];
         let mut ret_waves = 0u16;
         let rvalid = P::ret_valid_i.get(inputs) as u32;
-        for k in 0..RET_CHANNELS {
-            if rvalid >> k & 1 == 0 {
-                continue;
-            }
-            let w = P::ret_wave_i.elem(inputs, k) as usize;
-            let code = P::ret_class_i.elem(inputs, k) as usize;
-            if self.legal >> code & 1 == 0 {
-                note(&mut err, w, ErrCode::Illegal);
-                continue;
-            }
-            let inc = self.incr[code];
-            for c in 0..4 {
-                if inc[c] != 0 && dec[w][c] != 0 {
-                    self.hit(B_RET_MULTI);
+        if rvalid != 0 {
+            // Both ports are 4 elements of 4 bits: one word each.
+            let rwaves = P::ret_wave_i.get(inputs) as u32;
+            let rcodes = P::ret_class_i.get(inputs) as u32;
+            for k in 0..RET_CHANNELS {
+                if rvalid >> k & 1 == 0 {
+                    continue;
                 }
-                dec[w][c] += inc[c];
-            }
-            ret_waves |= 1 << w;
-            self.hit(B_RET + code);
-            if inc[Counter::Lgkm as usize] != 0 {
-                self.order_pop(w, code as u8);
+                let w = (rwaves >> (4 * k) & 15) as usize;
+                let code = (rcodes >> (4 * k) & 15) as usize;
+                if self.legal >> code & 1 == 0 {
+                    note(w, ErrCode::Illegal);
+                    continue;
+                }
+                let inc = self.incr[code];
+                for c in 0..4 {
+                    if inc[c] != 0 && dec[w][c] != 0 {
+                        self.hit(B_RET_MULTI);
+                    }
+                    dec[w][c] += inc[c];
+                }
+                ret_waves |= 1 << w;
+                self.hit(B_RET + code);
+                if inc[Counter::Lgkm as usize] != 0 {
+                    self.order_pop(w, code as u8);
+                }
             }
         }
 
-        // Underflow, stall and release, outputs.
+        // Underflow, stall and release: only waves with a return or a wait
+        // (pending or arriving) have anything to decide.
+        let arriving_bit = if accepted { 1u16 << ww } else { 0 };
         let mut stall = 0u32;
         let mut release = 0u32;
-        for w in 0..WAVES {
+        let mut todo = ret_waves | self.waiting | arriving_bit;
+        while todo != 0 {
+            let w = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
             if ret_waves >> w & 1 != 0 {
                 for c in 0..4 {
                     if dec[w][c] > self.cnt[w][c] {
-                        note(&mut err, w, ErrCode::Underflow);
+                        note(w, ErrCode::Underflow);
                     }
                 }
             }
             let was_waiting = self.waiting >> w & 1 != 0;
-            let arriving = accepted && ww == w;
+            let arriving = arriving_bit >> w & 1 != 0;
             if was_waiting || arriving {
                 let thr = if was_waiting { self.thr[w] } else { new_thr };
                 if Self::satisfied(&self.cnt[w], &thr) {
@@ -427,28 +483,35 @@ impl Unit for WaitcntModel {
                     }
                 }
             }
-            let c = &self.cnt[w];
-            P::vm_cnt_o.set_elem(outputs, w, c[0] as u64);
-            P::lgkm_cnt_o.set_elem(outputs, w, c[1] as u64);
-            P::exp_cnt_o.set_elem(outputs, w, c[2] as u64);
-            P::vs_cnt_o.set_elem(outputs, w, c[3] as u64);
-            P::err_o.set_elem(outputs, w, err[w] as u64);
-            if err[w] != 0 {
-                self.hit(B_ERR + err[w] as usize - 1);
-            }
         }
+
+        // Outputs: the registered counters (kept packed), then the rest.
+        for (c, port) in CNT_PORTS.iter().enumerate() {
+            put_wide(port, outputs, self.packed[c]);
+        }
+        let mut errs = 0u64;
+        let mut e = err_waves;
+        while e != 0 {
+            let w = e.trailing_zeros() as usize;
+            e &= e - 1;
+            errs |= (err[w] as u64) << (ERR_W * w);
+            self.hit(B_ERR + err[w] as usize - 1);
+        }
+        put_wide(&P::err_o, outputs, errs as u128);
         P::issue_ack_o.set(outputs, ack as u64);
         P::issue_sat_o.set(outputs, sat as u64);
         P::stall_o.set(outputs, stall as u64);
         P::release_o.set(outputs, release as u64);
 
         // Rising edge.
-        for w in 0..WAVES {
-            if ret_waves >> w & 1 != 0 {
-                for c in 0..4 {
-                    self.cnt[w][c] = self.cnt[w][c].saturating_sub(dec[w][c]);
-                }
+        let mut r = ret_waves;
+        while r != 0 {
+            let w = r.trailing_zeros() as usize;
+            r &= r - 1;
+            for c in 0..4 {
+                self.cnt[w][c] = self.cnt[w][c].saturating_sub(dec[w][c]);
             }
+            self.repack(w);
         }
         if ack {
             self.hit(B_ISSUE + icode);
@@ -464,6 +527,7 @@ impl Unit for WaitcntModel {
                     }
                 }
             }
+            self.repack(iw);
             if inc[Counter::Lgkm as usize] != 0 {
                 self.order_push(iw, icode as u8);
             }
