@@ -200,6 +200,8 @@ enum Slot {
 pub struct WaitcntDriver {
     profile: Profile,
     slots: [Slot; WAVES],
+    /// Bit w: `slots[w]` is not `Slot::Empty`.
+    occupied: u16,
     lookahead: Option<(WaitcntTxn, usize)>,
     exhausted: bool,
     consumed: usize,
@@ -227,6 +229,7 @@ impl WaitcntDriver {
         WaitcntDriver {
             profile,
             slots: [Slot::Empty; WAVES],
+            occupied: 0,
             lookahead: None,
             exhausted: false,
             consumed: 0,
@@ -252,6 +255,17 @@ impl WaitcntDriver {
         }
     }
 
+    /// Sets wave `w`'s slot, keeping `occupied` in step.
+    #[inline]
+    fn set_slot(&mut self, w: usize, slot: Slot) {
+        self.slots[w] = slot;
+        if slot == Slot::Empty {
+            self.occupied &= !(1 << w);
+        } else {
+            self.occupied |= 1 << w;
+        }
+    }
+
     /// Places a transaction; gives it back if its wave's slot (or the
     /// injected-return queue) is full.
     fn place(&mut self, txn: WaitcntTxn, idx: usize) -> Result<(), (WaitcntTxn, usize)> {
@@ -269,19 +283,19 @@ impl WaitcntDriver {
                 if count == 0 || self.legal >> class.code() & 1 == 0 {
                     return Ok(()); // nothing to issue
                 }
-                self.slots[w] = Slot::Issue {
+                self.set_slot(w, Slot::Issue {
                     class,
                     latency: latency.max(1),
                     left: count,
                     idx,
-                };
+                });
             }
             WaitcntTxn::Wait { wave, imm, vscnt } => {
                 let w = wave as usize % WAVES;
                 if self.slots[w] != Slot::Empty {
                     return Err((txn, idx));
                 }
-                self.slots[w] = Slot::Wait { imm, vscnt, idx };
+                self.set_slot(w, Slot::Wait { imm, vscnt, idx });
             }
             WaitcntTxn::Idle { cycles } => {
                 if self.idle_left > 0 {
@@ -300,23 +314,23 @@ impl WaitcntDriver {
                 if self.slots[w] != Slot::Empty {
                     return Err((txn, idx));
                 }
-                self.slots[w] = Slot::BadIssue {
+                self.set_slot(w, Slot::BadIssue {
                     code: code & 15,
                     since: self.now,
                     waited: false,
                     idx,
-                };
+                });
             }
             WaitcntTxn::BadDual { wave, class, imm } => {
                 let w = wave as usize % WAVES;
                 if self.slots[w] != Slot::Empty {
                     return Err((txn, idx));
                 }
-                self.slots[w] = Slot::BadDual {
+                self.set_slot(w, Slot::BadDual {
                     code: class.code() as u8,
                     imm,
                     idx,
-                };
+                });
             }
         }
         Ok(())
@@ -458,7 +472,7 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                     idx,
                 } if acked => {
                     self.mem_push(w, class, latency, idx);
-                    self.slots[w] = if left > 1 {
+                    self.set_slot(w, if left > 1 {
                         Slot::Issue {
                             class,
                             latency,
@@ -467,7 +481,7 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                         }
                     } else {
                         Slot::Empty
-                    };
+                    });
                 }
                 Slot::BadIssue { code, idx, .. } | Slot::BadDual { code, idx, .. } => {
                     if acked {
@@ -475,7 +489,7 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                             self.mem_push(w, class, 1, idx);
                         }
                     }
-                    self.slots[w] = Slot::Empty;
+                    self.set_slot(w, Slot::Empty);
                 }
                 _ => {}
             }
@@ -489,7 +503,12 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
         if self.idle_left > 0 {
             self.idle_left -= 1;
         } else {
-            for i in 0..WAVES {
+            // Only occupied slots can offer, in round-robin order from
+            // `rr_issue`.
+            let mut cand = self.occupied.rotate_right(self.rr_issue as u32);
+            while cand != 0 {
+                let i = cand.trailing_zeros() as usize;
+                cand &= cand - 1;
                 let w = (self.rr_issue + i) % WAVES;
                 let wave_waits = waiting >> w & 1 != 0;
                 let code = match self.slots[w] {
@@ -533,18 +552,24 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                 self.rr_issue = (w + 1) % WAVES;
                 break;
             }
-            for i in 0..WAVES {
+            // Occupied slots of waves that neither wait nor offer an issue,
+            // in round-robin order from `rr_wait`.
+            let mut eligible = self.occupied & !(waiting as u16);
+            if issue_wave < WAVES {
+                eligible &= !(1 << issue_wave);
+            }
+            let mut cand = eligible.rotate_right(self.rr_wait as u32);
+            while cand != 0 {
+                let i = cand.trailing_zeros() as usize;
+                cand &= cand - 1;
                 let w = (self.rr_wait + i) % WAVES;
-                if w == issue_wave || waiting >> w & 1 != 0 {
-                    continue;
-                }
                 match self.slots[w] {
                     Slot::Wait { imm, vscnt, .. } => {
                         P::wait_valid_i.set(inputs, 1);
                         P::wait_wave_i.set(inputs, w as u64);
                         P::wait_vscnt_i.set(inputs, vscnt as u64);
                         P::wait_imm_i.set(inputs, imm as u64);
-                        self.slots[w] = Slot::Empty;
+                        self.set_slot(w, Slot::Empty);
                         self.rr_wait = (w + 1) % WAVES;
                         break;
                     }
@@ -558,12 +583,12 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                     } => {
                         P::wait_valid_i.set(inputs, 1);
                         P::wait_wave_i.set(inputs, w as u64);
-                        self.slots[w] = Slot::BadIssue {
+                        self.set_slot(w, Slot::BadIssue {
                             code,
                             since,
                             waited: true,
                             idx,
-                        };
+                        });
                         self.rr_wait = (w + 1) % WAVES;
                         break;
                     }
@@ -585,7 +610,7 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
 
         let idle = self.exhausted
             && self.lookahead.is_none()
-            && self.slots.iter().all(|s| *s == Slot::Empty)
+            && self.occupied == 0
             && self.bad.is_empty()
             && self.in_mem == 0
             && self.offered_issue.is_none()
