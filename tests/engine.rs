@@ -1,6 +1,7 @@
 //! The lock-step engine on its own, with a toy unit: builds through the
 //! generated shim (ports of 1, 40 and 128 bits), agreement, a divergence
-//! caught with its waveform and report, Verilator errors, determinism.
+//! caught with its waveform and report, Verilator errors, determinism, and
+//! the pipelined engine giving the single-threaded one's outcome exactly.
 
 use gpucosim::engine::{report, RunSpec, Stimulus};
 use gpucosim::error::Error;
@@ -21,6 +22,7 @@ fn spec(rtl: &Path, waves: Option<&Path>, profile: Profile, cycles: u64) -> RunS
         dump_all: false,
         max_mismatches: 1,
         knobs: vec![],
+        pipeline: true,
     }
 }
 
@@ -139,4 +141,57 @@ fn replaying_the_consumed_transactions_reproduces_the_run() {
         gpucosim::simulate::<ToyBench>(&s, Stimulus::Replay(a.txns.clone()), false).unwrap();
     assert_eq!(a.mismatches[0].cycle, b.mismatches[0].cycle);
     assert_eq!(a.mismatches[0].rtl, b.mismatches[0].rtl);
+}
+
+/// Everything a run reports, in a comparable form.
+fn summary(out: &gpucosim::engine::Outcome<gpucosim_tests::ToyTxn>) -> String {
+    format!(
+        "cycles {} txns {} mismatches {:?} context {:?} coverage {:?} vcd {:?}",
+        out.cycles,
+        serde_json::to_string(&out.txns).unwrap(),
+        out.mismatches
+            .iter()
+            .map(|m| (m.cycle, &m.signal, &m.model, &m.rtl, &m.elements))
+            .collect::<Vec<_>>(),
+        out.context,
+        out.coverage.hits,
+        out.vcd.as_ref().map(|p| std::fs::read(p).unwrap()),
+    )
+}
+
+#[test]
+fn the_pipeline_changes_nothing_but_speed() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = toy_rtl(&dir.path().join("good"), None);
+    let bad = toy_rtl(&dir.path().join("bad"), Some(("i < 4", "i < 3")));
+    // A pass, divergences early, late (the post-cycles reach past the end)
+    // and in the middle of a chunk, collecting several, and replays.
+    let cases: &[(&Path, u64, u64, usize)] = &[
+        (&good, 5, 3000, 1),
+        (&good, 6, 1, 1),
+        (&bad, 5, 3000, 1),
+        (&bad, 11, 3000, 3),
+        (&bad, 11, 600, 50),
+        (&bad, 7, 4, 1),
+    ];
+    for &(rtl, seed, cycles, max) in cases {
+        let mut runs = Vec::new();
+        for pipeline in [false, true] {
+            let waves = dir.path().join("w");
+            let mut s = spec(rtl, Some(&waves), Profile::Gfx9, cycles);
+            s.seed = seed;
+            s.max_mismatches = max;
+            s.pipeline = pipeline;
+            let (out, _) = gpucosim::simulate::<ToyBench>(&s, Stimulus::Fresh, false).unwrap();
+            let fresh = summary(&out);
+            let (re, _) =
+                gpucosim::simulate::<ToyBench>(&s, Stimulus::Replay(out.txns.clone()), false)
+                    .unwrap();
+            runs.push((fresh, summary(&re)));
+        }
+        assert_eq!(
+            runs[0], runs[1],
+            "seed {seed}, {cycles} cycles, {max} mismatch(es): pipelined and single-threaded runs differ"
+        );
+    }
 }

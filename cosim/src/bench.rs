@@ -58,7 +58,7 @@ pub trait Testbench: 'static {
     /// One transaction of stimulus.
     type Txn: Serialize + DeserializeOwned + Clone + Debug + Send + 'static;
     /// Knobs biasing the random stimulus (deserialised from `--knob k=v`).
-    type Knobs: Serialize + DeserializeOwned + Default + Clone + Debug + Send + 'static;
+    type Knobs: Serialize + DeserializeOwned + Default + Clone + Debug + Send + Sync + 'static;
     /// The driver type.
     type Driver: Driver<Self::Txn>;
 

@@ -323,6 +323,7 @@ pub fn bench_unit<B: Testbench>(spec: &BenchSpec, profile: Profile) -> Result<Un
         dump_all: false,
         max_mismatches: 1,
         knobs: Vec::new(),
+        pipeline: false,
     };
     // The four figures are measured in rounds, one of each per round, so that
     // a slow spell of a shared machine hits all four alike rather than one;

@@ -11,13 +11,16 @@
 use crate::bench::{Drive, Driver, Testbench, TxnSource};
 use crate::error::{Error, Result};
 use crate::rtl::Rtl;
-use gpucosim_model::ports::{Dir, PortTable};
-use gpucosim_model::{Coverage, Profile};
+use gpucosim_model::ports::{Dir, Port, PortTable};
+use gpucosim_model::{Coverage, Profile, Unit};
 use gpucosim_waves::{Capture, Frame, Meta, VcdWriter};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
+use std::fs::File;
+use std::io::BufWriter;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// Cycles with `rst_ni` low at the start of every run.
@@ -48,6 +51,9 @@ pub struct RunSpec {
     pub max_mismatches: usize,
     /// `--knob name=value` pairs.
     pub knobs: Vec<(String, String)>,
+    /// Run driver and model on a second thread, ahead of the RTL (same
+    /// outcome, less wall time when a second CPU is free).
+    pub pipeline: bool,
 }
 
 impl RunSpec {
@@ -192,7 +198,158 @@ pub fn parse_knobs<B: Testbench>(pairs: &[(String, String)]) -> Result<B::Knobs>
         .map_err(|e| Error::Input(format!("bad knob value for unit {}: {e}", B::UNIT)))
 }
 
+/// Whether runs use [`RunSpec::pipeline`] by default: when the machine has
+/// a second CPU for the driver and model.
+pub fn pipeline_default() -> bool {
+    std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2
+}
+
+/// Cycles per chunk handed from the producing thread to the checking one.
+const CHUNK: usize = 256;
+/// Chunks between the two threads: how far driver and model may run ahead.
+const CHUNKS: usize = 4;
+
+/// The side of lock-step that makes each cycle: the driver sets the inputs
+/// (closed-loop on the model's outputs of the previous cycle) and the model
+/// steps. It never looks at the RTL, so it may run ahead of it.
+struct Producer<'a, B: Testbench> {
+    model: Box<dyn Unit>,
+    driver: B::Driver,
+    src: Source<'a, B>,
+    rst: Port,
+}
+
+impl<'a, B: Testbench> Producer<'a, B> {
+    fn new(profile: Profile, seed: u64, knobs: &'a B::Knobs, stimulus: Stimulus<B::Txn>) -> Self {
+        let table = B::table();
+        Producer {
+            model: B::model(profile),
+            driver: B::driver(profile, knobs),
+            src: Source::<B> {
+                profile,
+                knobs,
+                rng: ChaCha8Rng::seed_from_u64(seed),
+                directed: match stimulus {
+                    Stimulus::Fresh => B::directed(profile).into_iter(),
+                    Stimulus::Replay(_) => Vec::new().into_iter(),
+                },
+                replay: match stimulus {
+                    Stimulus::Replay(v) => Some(v.into_iter()),
+                    Stimulus::Fresh => None,
+                },
+                consumed: Vec::new(),
+            },
+            rst: Port::at(table.ports, 0),
+        }
+    }
+
+    /// Cycle `cycle`: its inputs into `inp`, the model's outputs into `mout`
+    /// (which holds the previous cycle's outputs on entry).
+    #[inline]
+    fn cycle(&mut self, cycle: u64, inp: &mut [u32], mout: &mut [u32]) -> Drive {
+        inp.fill(0);
+        let status = if cycle < RESET_CYCLES {
+            Drive::Busy
+        } else {
+            self.rst.set(inp, 1);
+            self.driver.drive(mout, inp, &mut self.src)
+        };
+        self.model.step(inp, mout);
+        status
+    }
+
+    /// What the report says is in flight: the driver's oldest transaction
+    /// and the model's state.
+    fn context(&self) -> (Option<usize>, String) {
+        (self.driver.in_flight(), self.model.in_flight())
+    }
+}
+
+/// The side of lock-step that checks each cycle: the RTL steps on the
+/// produced inputs, the capture ring (and a full dump) records, the outputs
+/// are compared as packed words, and the end of the run is decided.
+struct Checker<'s> {
+    spec: &'s RunSpec,
+    table: &'static PortTable,
+    rtl: &'s mut Rtl,
+    rout: Vec<u32>,
+    capture: Capture,
+    stream: Option<(VcdWriter<BufWriter<File>>, PathBuf)>,
+    rtl_trace: Option<(&'s Path, u64, u64)>,
+    tracing_rtl: bool,
+    mismatches: Vec<Mismatch>,
+    diverging_cycles: usize,
+    first_divergence: Option<u64>,
+    stop_at: u64,
+    replaying: bool,
+    done_cycles: u64,
+}
+
+impl Checker<'_> {
+    /// Checks cycle `cycle`; returns whether the run goes on to the next.
+    #[inline]
+    fn check(&mut self, cycle: u64, inp: &[u32], mout: &[u32], status: Drive) -> Result<bool> {
+        if let Some((path, from, _)) = self.rtl_trace {
+            if cycle == from && !self.tracing_rtl {
+                self.tracing_rtl = self.rtl.trace_open(path)?;
+            }
+        }
+        self.rtl.step(inp, &mut self.rout);
+        self.capture.record(cycle, inp, mout, &self.rout);
+        if let Some((w, p)) = &mut self.stream {
+            w.frame(&Frame {
+                cycle,
+                inputs: inp,
+                model: mout,
+                rtl: &self.rout,
+            })
+            .map_err(|e| Error::io(&*p, e))?;
+        }
+        if *mout != *self.rout && self.diverging_cycles < self.spec.max_mismatches {
+            diff(self.table, cycle, mout, &self.rout, &mut self.mismatches);
+            self.first_divergence.get_or_insert(cycle);
+            self.diverging_cycles += 1;
+            if self.diverging_cycles >= self.spec.max_mismatches {
+                self.stop_at = cycle + self.spec.post;
+            }
+        }
+        if let Some((_, _, until)) = self.rtl_trace {
+            if self.tracing_rtl && cycle == until {
+                self.rtl.trace_close();
+                self.tracing_rtl = false;
+            }
+        }
+        if self.replaying && status == Drive::Done {
+            // Let the last transaction's effects show for a few cycles.
+            self.done_cycles += 1;
+            if self.done_cycles > self.spec.post.max(2) {
+                return Ok(false);
+            }
+        }
+        let next = cycle + 1;
+        Ok(next < self.spec.cycles && next <= self.stop_at)
+    }
+}
+
+/// A batch of produced cycles.
+struct Chunk {
+    len: usize,
+    inp: Vec<u32>,
+    mout: Vec<u32>,
+    status: Vec<Drive>,
+}
+
 /// The per-run machinery shared by fresh runs and replays.
+///
+/// With [`RunSpec::pipeline`], driver and model run on a second thread,
+/// up to `CHUNKS × CHUNK` cycles ahead of the RTL, handing over their
+/// inputs and expected outputs in chunks; this thread steps the RTL and
+/// checks every cycle exactly as a single-threaded run does. When the run
+/// ends before the producer's last cycle (a divergence, the end of a
+/// replay), driver and model are run again alone, without the RTL, up to the
+/// last cycle checked, so the transaction in flight, the model state, the
+/// transactions consumed and the coverage are those of the cycles checked:
+/// the outcome is the same, bit for bit, as without the pipeline.
 pub fn run<B: Testbench>(
     spec: &RunSpec,
     rtl: &mut Rtl,
@@ -201,135 +358,194 @@ pub fn run<B: Testbench>(
 ) -> Result<Outcome<B::Txn>> {
     let table: &'static PortTable = B::table();
     let knobs = parse_knobs::<B>(&spec.knobs)?;
-    let mut model = B::model(spec.profile);
-    let mut driver = B::driver(spec.profile, &knobs);
-    let replaying = matches!(stimulus, Stimulus::Replay(_));
-    let mut src = Source::<B> {
-        profile: spec.profile,
-        knobs: &knobs,
-        rng: ChaCha8Rng::seed_from_u64(spec.seed),
-        directed: match stimulus {
-            Stimulus::Fresh => B::directed(spec.profile).into_iter(),
-            Stimulus::Replay(_) => Vec::new().into_iter(),
-        },
-        replay: match stimulus {
-            Stimulus::Replay(v) => Some(v.into_iter()),
-            Stimulus::Fresh => None,
-        },
-        consumed: Vec::new(),
-    };
     if table.ports.first().map(|p| p.name) != Some("rst_ni") {
         return Err(Error::Input(format!(
             "unit {}: the first port must be rst_ni",
             table.unit
         )));
     }
-    let rst = gpucosim_model::ports::Port::at(table.ports, 0);
-
-    let mut inp = vec![0u32; table.in_words()];
-    let mut mout = vec![0u32; table.out_words()];
-    let mut rout = vec![0u32; table.out_words()];
-    let mut capture = Capture::new(table, spec.window);
+    let replaying = matches!(stimulus, Stimulus::Replay(_));
+    let (iw, ow) = (table.in_words(), table.out_words());
     let meta = Meta {
         comments: vec![
             format!("gpucosim {}", spec.name()),
             format!("reproduce: {}", spec.repro_command()),
         ],
     };
-    let mut stream = match (&spec.waves, spec.dump_all) {
+    let stream = match (&spec.waves, spec.dump_all) {
         (Some(dir), true) => {
             let path = dir.join(format!("{}.vcd", spec.name()));
             std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-            let f = std::fs::File::create(&path).map_err(|e| Error::io(&path, e))?;
+            let f = File::create(&path).map_err(|e| Error::io(&path, e))?;
             Some((
-                VcdWriter::new(std::io::BufWriter::new(f), table, &meta)
-                    .map_err(|e| Error::io(&path, e))?,
+                VcdWriter::new(BufWriter::new(f), table, &meta).map_err(|e| Error::io(&path, e))?,
                 path,
             ))
         }
         _ => None,
     };
-    let mut mismatches = Vec::new();
-    let mut diverging_cycles = 0usize;
-    let mut context = None;
-    let mut stop_at = u64::MAX;
-    let mut done_cycles = 0u64;
-    let mut tracing_rtl = false;
+    let mut chk = Checker {
+        spec,
+        table,
+        rtl,
+        rout: vec![0u32; ow],
+        capture: Capture::new(table, spec.window),
+        stream,
+        rtl_trace,
+        tracing_rtl: false,
+        mismatches: Vec::new(),
+        diverging_cycles: 0,
+        first_divergence: None,
+        stop_at: u64::MAX,
+        replaying,
+        done_cycles: 0,
+    };
 
     let start = Instant::now();
-    let mut cycle = 0u64;
-    while cycle < spec.cycles && cycle <= stop_at {
-        if let Some((path, from, _)) = rtl_trace {
-            if cycle == from && !tracing_rtl {
-                tracing_rtl = rtl.trace_open(path)?;
-            }
-        }
-        inp.fill(0);
-        let status = if cycle < RESET_CYCLES {
-            Drive::Busy
-        } else {
-            rst.set(&mut inp, 1);
-            driver.drive(&mout, &mut inp, &mut src)
+    let (prod, cycle, context) = if spec.pipeline && spec.cycles > 0 {
+        let again = match &stimulus {
+            Stimulus::Fresh => Stimulus::Fresh,
+            Stimulus::Replay(v) => Stimulus::Replay(v.clone()),
         };
-        model.step(&inp, &mut mout);
-        rtl.step(&inp, &mut rout);
-        capture.record(cycle, &inp, &mout, &rout);
-        if let Some((w, p)) = &mut stream {
-            w.frame(&Frame {
-                cycle,
-                inputs: &inp,
-                model: &mout,
-                rtl: &rout,
-            })
-            .map_err(|e| Error::io(&*p, e))?;
-        }
-        if mout != rout && diverging_cycles < spec.max_mismatches {
-            diff(table, cycle, &mout, &rout, &mut mismatches);
-            if context.is_none() {
-                context = Some((driver.in_flight(), model.in_flight()));
-            }
-            diverging_cycles += 1;
-            if diverging_cycles >= spec.max_mismatches {
-                stop_at = cycle + spec.post;
-            }
-        }
-        if let Some((_, _, until)) = rtl_trace {
-            if tracing_rtl && cycle == until {
-                rtl.trace_close();
-                tracing_rtl = false;
+        let prod = Producer::<B>::new(spec.profile, spec.seed, &knobs, stimulus);
+        let (res, cycle, prod, produced) = pipelined(spec.cycles, prod, &mut chk);
+        res?;
+        match chk.first_divergence {
+            None if cycle == produced => (prod, cycle, None),
+            first => {
+                // Driver and model ran past the last cycle checked: run
+                // them again alone up to it.
+                drop(prod);
+                let mut prod = Producer::<B>::new(spec.profile, spec.seed, &knobs, again);
+                let (mut inp, mut mout) = (vec![0u32; iw], vec![0u32; ow]);
+                let mut context = None;
+                for c in 0..cycle {
+                    prod.cycle(c, &mut inp, &mut mout);
+                    if first == Some(c) {
+                        context = Some(prod.context());
+                    }
+                }
+                (prod, cycle, context)
             }
         }
-        cycle += 1;
-        if replaying && status == Drive::Done {
-            // Let the last transaction's effects show for a few cycles.
-            done_cycles += 1;
-            if done_cycles > spec.post.max(2) {
-                break;
+    } else {
+        let mut prod = Producer::<B>::new(spec.profile, spec.seed, &knobs, stimulus);
+        let (mut inp, mut mout) = (vec![0u32; iw], vec![0u32; ow]);
+        let mut context = None;
+        let mut cycle = 0u64;
+        let mut go = spec.cycles > 0;
+        while go {
+            let status = prod.cycle(cycle, &mut inp, &mut mout);
+            go = chk.check(cycle, &inp, &mout, status)?;
+            if context.is_none() && chk.first_divergence == Some(cycle) {
+                context = Some(prod.context());
             }
+            cycle += 1;
         }
-    }
+        (prod, cycle, context)
+    };
     let elapsed = start.elapsed();
-    if tracing_rtl {
-        rtl.trace_close();
+
+    if chk.tracing_rtl {
+        chk.rtl.trace_close();
     }
     let mut vcd = None;
-    if let Some((w, p)) = stream {
+    if let Some((w, p)) = chk.stream.take() {
         w.finish().map_err(|e| Error::io(&p, e))?;
         vcd = Some(p);
-    } else if let (Some(dir), false) = (&spec.waves, mismatches.is_empty()) {
+    } else if let (Some(dir), false) = (&spec.waves, chk.mismatches.is_empty()) {
         let path = dir.join(format!("{}.vcd", spec.name()));
-        gpucosim_waves::write_capture(&path, table, &capture, &meta)
+        gpucosim_waves::write_capture(&path, table, &chk.capture, &meta)
             .map_err(|e| Error::io(&path, e))?;
         vcd = Some(path);
     }
     Ok(Outcome {
         cycles: cycle,
-        txns: src.consumed,
-        mismatches,
+        coverage: prod.model.coverage().clone(),
+        txns: prod.src.consumed,
+        mismatches: chk.mismatches,
         context,
         vcd,
-        coverage: model.coverage().clone(),
         elapsed,
+    })
+}
+
+/// Runs `prod` on a second thread and checks its cycles here, until the
+/// checker ends the run or `cycles` are done. Returns the checker's result,
+/// the cycles checked, the producer and the cycles it produced.
+fn pipelined<'a, B: Testbench>(
+    cycles: u64,
+    prod: Producer<'a, B>,
+    chk: &mut Checker<'_>,
+) -> (Result<()>, u64, Producer<'a, B>, u64) {
+    let table = B::table();
+    let (iw, ow) = (table.in_words(), table.out_words());
+    std::thread::scope(|s| {
+        let (full_tx, full_rx) = mpsc::sync_channel::<Chunk>(CHUNKS);
+        let (free_tx, free_rx) = mpsc::sync_channel::<Chunk>(CHUNKS + 1);
+        for _ in 0..=CHUNKS {
+            let chunk = Chunk {
+                len: 0,
+                inp: vec![0; CHUNK * iw],
+                mout: vec![0; CHUNK * ow],
+                status: vec![Drive::Busy; CHUNK],
+            };
+            free_tx
+                .send(chunk)
+                .expect("the channel has room for every chunk");
+        }
+        let producer = s.spawn(move || {
+            let mut prod = prod;
+            let (mut inp, mut mout) = (vec![0u32; iw], vec![0u32; ow]);
+            let mut cycle = 0u64;
+            while cycle < cycles {
+                // The checker hangs up when it has seen enough.
+                let Ok(mut ch) = free_rx.recv() else { break };
+                ch.len = 0;
+                while ch.len < CHUNK && cycle < cycles {
+                    let k = ch.len;
+                    ch.status[k] = prod.cycle(cycle, &mut inp, &mut mout);
+                    ch.inp[k * iw..(k + 1) * iw].copy_from_slice(&inp);
+                    ch.mout[k * ow..(k + 1) * ow].copy_from_slice(&mout);
+                    ch.len += 1;
+                    cycle += 1;
+                }
+                if full_tx.send(ch).is_err() {
+                    break;
+                }
+            }
+            (prod, cycle)
+        });
+        let mut res = Ok(());
+        let mut cycle = 0u64;
+        let mut go = true;
+        while go {
+            let Ok(ch) = full_rx.recv() else { break };
+            for k in 0..ch.len {
+                let inp = &ch.inp[k * iw..(k + 1) * iw];
+                let mout = &ch.mout[k * ow..(k + 1) * ow];
+                go = match chk.check(cycle, inp, mout, ch.status[k]) {
+                    Ok(g) => g,
+                    Err(e) => {
+                        res = Err(e);
+                        false
+                    }
+                };
+                cycle += 1;
+                if !go {
+                    break;
+                }
+            }
+            // The producer may have finished: a refused chunk is dropped.
+            let _ = free_tx.send(ch);
+        }
+        drop(full_rx);
+        drop(free_tx);
+        let (prod, produced) = match producer.join() {
+            Ok(r) => r,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        (res, cycle, prod, produced)
     })
 }
 

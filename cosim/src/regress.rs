@@ -515,6 +515,8 @@ impl Repro {
             dump_all: false,
             max_mismatches: 1,
             knobs: self.knobs.clone(),
+            // Replays are short, and shrinking runs many of them.
+            pipeline: false,
         }
     }
 
@@ -548,6 +550,8 @@ fn spec_for(job: &Job, cfg: &RegressConfig, waves: Option<PathBuf>) -> RunSpec {
         dump_all: false,
         max_mismatches: 1,
         knobs: cfg.knobs.clone(),
+        // The jobs fill the CPUs; each runs on one thread.
+        pipeline: false,
     }
 }
 

@@ -283,12 +283,15 @@ impl WaitcntDriver {
                 if count == 0 || self.legal >> class.code() & 1 == 0 {
                     return Ok(()); // nothing to issue
                 }
-                self.set_slot(w, Slot::Issue {
-                    class,
-                    latency: latency.max(1),
-                    left: count,
-                    idx,
-                });
+                self.set_slot(
+                    w,
+                    Slot::Issue {
+                        class,
+                        latency: latency.max(1),
+                        left: count,
+                        idx,
+                    },
+                );
             }
             WaitcntTxn::Wait { wave, imm, vscnt } => {
                 let w = wave as usize % WAVES;
@@ -314,23 +317,29 @@ impl WaitcntDriver {
                 if self.slots[w] != Slot::Empty {
                     return Err((txn, idx));
                 }
-                self.set_slot(w, Slot::BadIssue {
-                    code: code & 15,
-                    since: self.now,
-                    waited: false,
-                    idx,
-                });
+                self.set_slot(
+                    w,
+                    Slot::BadIssue {
+                        code: code & 15,
+                        since: self.now,
+                        waited: false,
+                        idx,
+                    },
+                );
             }
             WaitcntTxn::BadDual { wave, class, imm } => {
                 let w = wave as usize % WAVES;
                 if self.slots[w] != Slot::Empty {
                     return Err((txn, idx));
                 }
-                self.set_slot(w, Slot::BadDual {
-                    code: class.code() as u8,
-                    imm,
-                    idx,
-                });
+                self.set_slot(
+                    w,
+                    Slot::BadDual {
+                        code: class.code() as u8,
+                        imm,
+                        idx,
+                    },
+                );
             }
         }
         Ok(())
@@ -472,16 +481,19 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                     idx,
                 } if acked => {
                     self.mem_push(w, class, latency, idx);
-                    self.set_slot(w, if left > 1 {
-                        Slot::Issue {
-                            class,
-                            latency,
-                            left: left - 1,
-                            idx,
-                        }
-                    } else {
-                        Slot::Empty
-                    });
+                    self.set_slot(
+                        w,
+                        if left > 1 {
+                            Slot::Issue {
+                                class,
+                                latency,
+                                left: left - 1,
+                                idx,
+                            }
+                        } else {
+                            Slot::Empty
+                        },
+                    );
                 }
                 Slot::BadIssue { code, idx, .. } | Slot::BadDual { code, idx, .. } => {
                     if acked {
@@ -583,12 +595,15 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                     } => {
                         P::wait_valid_i.set(inputs, 1);
                         P::wait_wave_i.set(inputs, w as u64);
-                        self.set_slot(w, Slot::BadIssue {
-                            code,
-                            since,
-                            waited: true,
-                            idx,
-                        });
+                        self.set_slot(
+                            w,
+                            Slot::BadIssue {
+                                code,
+                                since,
+                                waited: true,
+                                idx,
+                            },
+                        );
                         self.rr_wait = (w + 1) % WAVES;
                         break;
                     }
