@@ -32,7 +32,7 @@ fn bare_loop_and_shim_checksums_agree_on_both_profiles() {
         assert_eq!(model, bare, "{profile}");
         assert!(f.agreed);
         assert_eq!(f.lockstep_cycles, 3000);
-        for r in [f.bare, f.shim, f.model, f.lockstep] {
+        for r in [f.bare, f.shim, f.model, f.lockstep, f.pipelined] {
             assert!(r.is_finite() && r > 0.0, "{f:?}");
         }
         assert!(f.vcd_bytes > 0 && f.vcd_ms > 0.0);

@@ -433,8 +433,8 @@ fn bench(
             let fig: benchmark::UnitFigures =
                 with_bench!(u.as_str(), B => benchmark::bench_unit::<B>(&spec, p))?;
             eprintln!(
-                "bench {u} {p}: bare {:.0}, shim {:.0}, model {:.0}, lock-step {:.0} cycles/s; 4/1 = {:.2}",
-                fig.bare, fig.shim, fig.model, fig.lockstep, fig.ratio()
+                "bench {u} {p}: bare {:.0}, shim {:.0}, model {:.0}, lock-step {:.0} (pipelined {:.0}) cycles/s; 4/1 = {:.2}, 5/1 = {:.2}",
+                fig.bare, fig.shim, fig.model, fig.lockstep, fig.pipelined, fig.ratio(), fig.pipelined_ratio()
             );
             rows.push(fig);
             starts.push((
