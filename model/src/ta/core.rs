@@ -16,6 +16,8 @@ pub const SLOTS: usize = 4;
 pub const MAX_PIECES: usize = LANES * SLOTS * 2;
 /// Byte addresses are 48 bits.
 pub const ADDR_MASK: u64 = (1 << 48) - 1;
+/// Words of the packed addresses of all slots (48 bits each).
+const ADDR_WORDS: usize = LANES * SLOTS * 48 / 32;
 
 /// How a profile encodes its V# and checks ranges (a row of the profile table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -314,6 +316,9 @@ impl Access {
 pub struct LaneResults {
     /// Byte address of slot d of lane l at `4*l + d`.
     pub addr: [u64; LANES * SLOTS],
+    /// `addr` packed as the words of `lane_addr_o` (48 bits an element),
+    /// filled by [`compute`] with it, for the cycle model.
+    pub(crate) addr_words: [u32; ADDR_WORDS],
     /// In-range bit `4*l + d`.
     pub inrange: [u64; 4],
     /// Access bit `4*l + d`.
@@ -330,6 +335,7 @@ impl Default for LaneResults {
     fn default() -> Self {
         LaneResults {
             addr: [0; LANES * SLOTS],
+            addr_words: [0; ADDR_WORDS],
             inrange: [0; 4],
             access: [0; 4],
             memviol: 0,
@@ -692,13 +698,32 @@ fn addresses<const SWIZZLE: bool>(s: &Setup, instr: &Instr, out: &mut LaneResult
         *index = (instr.vindex[l] & s.vindex_mask).wrapping_add(l as u32 & s.tid_mask);
         *offset = (instr.voffset[l] & s.voffset_mask).wrapping_add(s.inst_offset);
     }
+    // Bounds of the indices and offsets before the sums: when they show
+    // that nothing can wrap at 2^32 (the common case), the lanes need not be
+    // checked one by one.
+    let vindex_max = instr
+        .vindex
+        .iter()
+        .fold(0, |m, &x| m.max(x & s.vindex_mask)) as u64;
+    let voffset_max = instr
+        .voffset
+        .iter()
+        .fold(0, |m, &x| m.max(x & s.voffset_mask)) as u64;
+    let index_max = vindex_max + (LANES as u64 - 1) * (s.tid_mask & 1) as u64;
+    let offset_max = voffset_max + s.inst_offset as u64;
+    let lane_sums_fit = index_max <= u32::MAX as u64 && offset_max <= u32::MAX as u64;
     // The lane's index or offset wraps at 2^32: the u32 sums carried.
-    let lane_wrap = lanes_where(|l| {
-        (v.index[l] < instr.vindex[l] & s.vindex_mask)
-            | (v.offset[l] < instr.voffset[l] & s.voffset_mask)
-    });
+    let lane_wrap = if lane_sums_fit {
+        0
+    } else {
+        lanes_where(|l| {
+            (v.index[l] < instr.vindex[l] & s.vindex_mask)
+                | (v.offset[l] < instr.voffset[l] & s.voffset_mask)
+        })
+    };
     // Slot d's offset is `offset + 4d`, wrapping at 2^32; linear buffer
     // offsets are `index * stride + offset + 4d`.
+    let words = &mut out.addr_words;
     for (l, addr) in out.addr.chunks_exact_mut(SLOTS).enumerate() {
         let (index, offset) = (v.index[l], v.offset[l]);
         let bo: [u32; SLOTS] = if SWIZZLE {
@@ -707,9 +732,20 @@ fn addresses<const SWIZZLE: bool>(s: &Setup, instr: &Instr, out: &mut LaneResult
             let b0 = s.slot_offset::<false>(index, offset);
             [0u32, 1, 2, 3].map(|d| b0.wrapping_add(4 * d))
         };
-        for (d, a) in addr.iter_mut().enumerate() {
-            v.bo[d][l] = bo[d];
-            *a = (s.base_soffset + bo[d] as u64) & s.keep;
+        let a = [0, 1, 2, 3].map(|d| (s.base_soffset + bo[d] as u64) & s.keep);
+        addr.copy_from_slice(&a);
+        for (d, bo) in bo.iter().enumerate() {
+            v.bo[d][l] = *bo;
+        }
+        // The lane's four 48-bit addresses fill three u64s of the port.
+        let q = [
+            a[0] | a[1] << 48,
+            a[1] >> 16 | a[2] << 32,
+            a[2] >> 32 | a[3] << 16,
+        ];
+        for (i, q) in q.iter().enumerate() {
+            words[6 * l + 2 * i] = *q as u32;
+            words[6 * l + 2 * i + 1] = (*q >> 32) as u32;
         }
     }
     // A slot of the access wraps at 2^32 when its offset or its buffer
@@ -717,7 +753,19 @@ fn addresses<const SWIZZLE: bool>(s: &Setup, instr: &Instr, out: &mut LaneResult
     // so without an offset wrap the last slot's is the largest; with one,
     // the lane wraps anyway.
     let last = 4 * s.slots.max(1) as u64 - 4;
-    let slot_wrap = if s.slots > 0 {
+    // An upper bound of the last slot's buffer offset over all lanes (each
+    // term of SPEC §1.3's sum at its largest), valid when the lanes' sums
+    // fit.
+    let bound = {
+        let (o, stride) = (offset_max + last, s.stride as u64);
+        if SWIZZLE {
+            let (es, is) = (s.es_shift, s.is_shift);
+            (((index_max >> is) * stride + o) << is) + (((1 << is) - 1) << es) + (1 << es) - 1
+        } else {
+            index_max * stride + o
+        }
+    };
+    let slot_wrap = if s.slots > 0 && !(lane_sums_fit && bound <= u32::MAX as u64) {
         lanes_where(|l| {
             let o = v.offset[l] as u64 + last;
             (o > u32::MAX as u64)

@@ -71,19 +71,9 @@ pub fn write_instr(instr: &Instr, inputs: &mut [u32]) {
 
 /// Writes the per-lane results onto the `lane_*` output ports.
 pub fn write_lanes(res: &LaneResults, outputs: &mut [u32]) {
-    let addr = p::lane_addr_o.slice_mut(outputs);
-    // Four 48-bit elements (a lane's slots) fill three u64s, six words.
-    for (a, w) in res.addr.chunks_exact(4).zip(addr.chunks_exact_mut(6)) {
-        let q = [
-            a[0] | a[1] << 48,
-            a[1] >> 16 | a[2] << 32,
-            a[2] >> 32 | a[3] << 16,
-        ];
-        for (q, w) in q.iter().zip(w.chunks_exact_mut(2)) {
-            w[0] = *q as u32;
-            w[1] = (*q >> 32) as u32;
-        }
-    }
+    p::lane_addr_o
+        .slice_mut(outputs)
+        .copy_from_slice(&res.addr_words);
     for (set, port) in [
         (&res.inrange, p::lane_inrange_o),
         (&res.access, p::lane_access_o),
