@@ -698,17 +698,13 @@ fn addresses<const SWIZZLE: bool>(s: &Setup, instr: &Instr, out: &mut LaneResult
         *index = (instr.vindex[l] & s.vindex_mask).wrapping_add(l as u32 & s.tid_mask);
         *offset = (instr.voffset[l] & s.voffset_mask).wrapping_add(s.inst_offset);
     }
-    // Bounds of the indices and offsets before the sums: when they show
-    // that nothing can wrap at 2^32 (the common case), the lanes need not be
+    // Upper bounds of the indices and offsets before the sums (the OR of
+    // the lanes' values is at least each of them): when they show that
+    // nothing can wrap at 2^32 (the common case), the lanes need not be
     // checked one by one.
-    let vindex_max = instr
-        .vindex
-        .iter()
-        .fold(0, |m, &x| m.max(x & s.vindex_mask)) as u64;
-    let voffset_max = instr
-        .voffset
-        .iter()
-        .fold(0, |m, &x| m.max(x & s.voffset_mask)) as u64;
+    let or = |v: &[u32; LANES], mask: u32| (v.iter().fold(0, |m, &x| m | x) & mask) as u64;
+    let vindex_max = or(&instr.vindex, s.vindex_mask);
+    let voffset_max = or(&instr.voffset, s.voffset_mask);
     let index_max = vindex_max + (LANES as u64 - 1) * (s.tid_mask & 1) as u64;
     let offset_max = voffset_max + s.inst_offset as u64;
     let lane_sums_fit = index_max <= u32::MAX as u64 && offset_max <= u32::MAX as u64;
