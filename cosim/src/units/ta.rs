@@ -657,7 +657,9 @@ pub struct TaDriver {
     image: Vec<u32>,
     offer: Option<Held>,
     active: Option<Held>,
-    active_cycle: u32,
+    /// Cycles since the running instruction was accepted, modulo the length
+    /// of its `line_ready_i` pattern.
+    ready_phase: u32,
     drove_valid: bool,
     taken: usize,
     exhausted: bool,
@@ -670,7 +672,7 @@ impl TaDriver {
             image: vec![0; p::TABLE.in_words()],
             offer: None,
             active: None,
-            active_cycle: 0,
+            ready_phase: 0,
             drove_valid: false,
             taken: 0,
             exhausted: false,
@@ -692,7 +694,7 @@ impl Driver<TaTxn> for TaDriver {
             self.active = None;
             if self.drove_valid {
                 self.active = self.offer.take();
-                self.active_cycle = 0;
+                self.ready_phase = 0;
             }
         }
         if self.offer.is_none() && !self.exhausted {
@@ -722,12 +724,16 @@ impl Driver<TaTxn> for TaDriver {
             }
         }
         let ready = match &self.active {
-            Some(a) if a.ready_len > 1 => {
-                a.ready >> (self.active_cycle % a.ready_len as u32) & 1 != 0
-            }
+            Some(a) if a.ready_len > 1 => a.ready >> self.ready_phase & 1 != 0,
             _ => true,
         };
-        self.active_cycle = self.active_cycle.wrapping_add(1);
+        // The running instruction's cycle modulo its pattern length.
+        self.ready_phase = self.ready_phase.wrapping_add(1);
+        if let Some(a) = &self.active {
+            if self.ready_phase >= a.ready_len as u32 {
+                self.ready_phase = 0;
+            }
+        }
         p::line_ready_i.set(inputs, ready as u64);
         if self.exhausted && self.offer.is_none() && self.active.is_none() && was_idle {
             Drive::Done
