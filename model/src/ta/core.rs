@@ -678,6 +678,16 @@ fn lanes_where(f: impl Fn(usize) -> bool) -> u64 {
     pack_bytes(&b)
 }
 
+/// The lanes whose `x(lane)` is at least `t`, a threshold that may exceed
+/// every u32.
+#[inline(always)]
+fn at_least(t: u64, x: impl Fn(usize) -> u32) -> u64 {
+    match u32::try_from(t) {
+        Ok(t) => lanes_where(|l| x(l) >= t),
+        Err(_) => 0,
+    }
+}
+
 /// Bit `i` set iff byte `i` (0 or 1) is 1.
 #[inline]
 fn pack_bytes(b: &[u8; LANES]) -> u64 {
@@ -825,12 +835,6 @@ fn ranges<const RULE: u8>(s: &Setup, out: &mut LaneResults, v: &mut Lanes) {
     let mut outs = [0u64; SLOTS];
     let index_out = lanes_where(|l| v.index[l] >= nr as u32);
     let off = |l: usize, d: usize| v.offset[l].wrapping_add(4 * d as u32);
-    // Lanes whose `x(l)` is at least `t`, for a threshold that may exceed
-    // every u32.
-    let at_least = |t: u64, x: &dyn Fn(usize) -> u32| match u32::try_from(t) {
-        Ok(t) => lanes_where(|l| x(l) >= t),
-        Err(_) => 0,
-    };
     let mut range = 0u32;
     if RULE == G9_STRIDE {
         v.range_bins = G9_BINS;
@@ -855,13 +859,13 @@ fn ranges<const RULE: u8>(s: &Setup, out: &mut LaneResults, v: &mut Lanes) {
         for (d, o) in outs.iter_mut().enumerate().take(s.judged) {
             *o = match RULE {
                 // bo + soffset >= num_records
-                G9_STRIDE0 => at_least(nr.saturating_sub(s.soffset), &|l| v.bo[d][l]),
+                G9_STRIDE0 => at_least(nr.saturating_sub(s.soffset), |l| v.bo[d][l]),
                 // bo + payload > num_records
-                OOB_LINEAR => at_least((nr + 1).saturating_sub(s.payload), &|l| v.bo[d][l]),
+                OOB_LINEAR => at_least((nr + 1).saturating_sub(s.payload), |l| v.bo[d][l]),
                 // index >= num_records or offset + payload > stride
                 OOB_INDEX_OFFSET => {
                     let t = (s.stride as u64 + 1).saturating_sub(s.payload);
-                    index_out | at_least(t, &|l| off(l, d))
+                    index_out | at_least(t, |l| off(l, d))
                 }
                 OOB_INDEX => index_out,
                 _ => {

@@ -360,13 +360,14 @@ impl Unit for TaModel {
                 }
                 self.write_line(outputs);
                 self.first = false;
-                if self.reqs.current().is_some() {
-                    if p::line_ready_i.bit(inputs) {
-                        self.reqs.next += 1;
-                    } else {
-                        self.rec.hit(Bin::Stall, &mut self.cov);
-                    }
-                }
+                // A pending request is consumed if line_ready_i is 1 and
+                // stalls otherwise. line_ready_i often follows a random
+                // pattern, so this is written without a branch on it.
+                let pending = self.reqs.current().is_some();
+                let ready = p::line_ready_i.bit(inputs);
+                self.reqs.next += (pending && ready) as usize;
+                self.rec
+                    .add(Bin::Stall, (pending && !ready) as u64, &mut self.cov);
                 if self.reqs.current().is_none() {
                     self.state = State::Idle;
                     self.count_requests();
