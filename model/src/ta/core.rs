@@ -599,8 +599,10 @@ struct Lanes {
     /// Index and offset of each lane, wrapped at 2^32.
     index: [u32; LANES],
     offset: [u32; LANES],
-    /// Buffer offset of each slot (slot-major), wrapped at 2^32.
+    /// Buffer offset of each slot (slot-major), wrapped at 2^32; only slot
+    /// 0's for linear addressing (see [`Lanes::bo`]).
     bo: [[u32; LANES]; SLOTS],
+    linear: bool,
     /// Some slot of the access (or the lane's index or offset) wraps at 2^32.
     wrap32: u64,
     /// Some slot of the access wraps at 2^48.
@@ -623,6 +625,7 @@ impl Default for Lanes {
             index: [0; LANES],
             offset: [0; LANES],
             bo: [[0; LANES]; SLOTS],
+            linear: true,
             wrap32: 0,
             wrap48: 0,
             misaligned_slot: 0,
@@ -635,6 +638,17 @@ impl Default for Lanes {
 }
 
 impl Lanes {
+    /// The buffer offset of slot `d` of lane `l`: with linear addressing,
+    /// slot 0's plus `4d` (wrapping at 2^32).
+    #[inline(always)]
+    fn bo(&self, d: usize, l: usize) -> u32 {
+        if self.linear {
+            self.bo[0][l].wrapping_add(4 * d as u32)
+        } else {
+            self.bo[d][l]
+        }
+    }
+
     fn record(&self, s: &Setup, instr: &Instr, ev: &mut Events) {
         let hit = |lanes: u64| lanes & s.active != 0;
         if hit(self.wrap32) {
@@ -703,6 +717,7 @@ fn pack_bytes(b: &[u8; LANES]) -> u64 {
 /// addresses of its four slots (SPEC §1.3), the wraps, and the alignment of
 /// slot 0. Loops over the lanes without data-dependent branches.
 fn addresses<const SWIZZLE: bool>(s: &Setup, instr: &Instr, out: &mut LaneResults, v: &mut Lanes) {
+    v.linear = !SWIZZLE;
     let lanes = v.index.iter_mut().zip(v.offset.iter_mut()).enumerate();
     for (l, (index, offset)) in lanes {
         *index = (instr.vindex[l] & s.vindex_mask).wrapping_add(l as u32 & s.tid_mask);
@@ -740,8 +755,13 @@ fn addresses<const SWIZZLE: bool>(s: &Setup, instr: &Instr, out: &mut LaneResult
         };
         let a = [0, 1, 2, 3].map(|d| (s.base_soffset + bo[d] as u64) & s.keep);
         addr.copy_from_slice(&a);
-        for (d, bo) in bo.iter().enumerate() {
-            v.bo[d][l] = *bo;
+        // Linear offsets of the other slots follow from slot 0's (`Lanes::bo`).
+        if SWIZZLE {
+            for (d, bo) in bo.iter().enumerate() {
+                v.bo[d][l] = *bo;
+            }
+        } else {
+            v.bo[0][l] = bo[0];
         }
         // The lane's four 48-bit addresses fill three u64s of the port.
         let q = [
@@ -784,9 +804,7 @@ fn addresses<const SWIZZLE: bool>(s: &Setup, instr: &Instr, out: &mut LaneResult
     // Slot d of the access wraps at 2^48 when its buffer offset reaches
     // `wrap48_from` (never if that is beyond any u32).
     v.wrap48 = match u32::try_from(s.wrap48_from) {
-        Ok(from) => v.bo[..s.slots]
-            .iter()
-            .fold(0, |m, bo| m | lanes_where(|l| bo[l] >= from)),
+        Ok(from) => (0..s.slots).fold(0, |m, d| m | lanes_where(|l| v.bo(d, l) >= from)),
         Err(_) => 0,
     };
     // Slot 0's low address bits (before the alignment-mode-0 clearing): the
@@ -859,9 +877,9 @@ fn ranges<const RULE: u8>(s: &Setup, out: &mut LaneResults, v: &mut Lanes) {
         for (d, o) in outs.iter_mut().enumerate().take(s.judged) {
             *o = match RULE {
                 // bo + soffset >= num_records
-                G9_STRIDE0 => at_least(nr.saturating_sub(s.soffset), |l| v.bo[d][l]),
+                G9_STRIDE0 => at_least(nr.saturating_sub(s.soffset), |l| v.bo(d, l)),
                 // bo + payload > num_records
-                OOB_LINEAR => at_least((nr + 1).saturating_sub(s.payload), |l| v.bo[d][l]),
+                OOB_LINEAR => at_least((nr + 1).saturating_sub(s.payload), |l| v.bo(d, l)),
                 // index >= num_records or offset + payload > stride
                 OOB_INDEX_OFFSET => {
                     let t = (s.stride as u64 + 1).saturating_sub(s.payload);
