@@ -86,9 +86,14 @@ impl TaTxn {
         out.align_mode = self.align_mode as u32 & 3;
         out.wave64 = self.wave64;
         out.exec = self.exec;
-        for l in 0..LANES {
-            out.vindex[l] = self.vindex.get(l).copied().unwrap_or(0);
-            out.voffset[l] = self.voffset.get(l).copied().unwrap_or(0);
+        // Lanes missing from the lists are 0.
+        for (v, o) in [
+            (&self.vindex, &mut out.vindex),
+            (&self.voffset, &mut out.voffset),
+        ] {
+            let n = v.len().min(LANES);
+            o[..n].copy_from_slice(&v[..n]);
+            o[n..].fill(0);
         }
     }
 
@@ -628,6 +633,11 @@ impl Testbench for TaBench {
     }
 }
 
+/// The input words of the request ports, `vsharp_i` through `voffset_i`
+/// (consecutive in the port table), which [`write_instr`] writes.
+const REQUEST_PORTS: std::ops::Range<usize> =
+    p::vsharp_i.offset..p::voffset_i.offset + p::voffset_i.words();
+
 /// A transaction taken from the source, with its consumption index.
 struct Held {
     idx: usize,
@@ -641,9 +651,15 @@ struct Held {
 /// and drives `line_ready_i` from the running instruction's pattern.
 pub struct TaDriver {
     instr: Box<Instr>,
+    /// Input words with the offered instruction on the request ports
+    /// (`REQUEST_PORTS`), written once per transaction and copied into the
+    /// inputs in every cycle it is offered.
+    image: Vec<u32>,
     offer: Option<Held>,
     active: Option<Held>,
-    active_cycle: u32,
+    /// Cycles since the running instruction was accepted, modulo the length
+    /// of its `line_ready_i` pattern.
+    ready_phase: u32,
     drove_valid: bool,
     taken: usize,
     exhausted: bool,
@@ -653,9 +669,10 @@ impl TaDriver {
     fn new() -> Self {
         TaDriver {
             instr: Box::default(),
+            image: vec![0; p::TABLE.in_words()],
             offer: None,
             active: None,
-            active_cycle: 0,
+            ready_phase: 0,
             drove_valid: false,
             taken: 0,
             exhausted: false,
@@ -677,13 +694,14 @@ impl Driver<TaTxn> for TaDriver {
             self.active = None;
             if self.drove_valid {
                 self.active = self.offer.take();
-                self.active_cycle = 0;
+                self.ready_phase = 0;
             }
         }
         if self.offer.is_none() && !self.exhausted {
             match src.next_txn() {
                 Some(t) => {
                     t.to_instr(&mut self.instr);
+                    write_instr(&self.instr, &mut self.image);
                     self.offer = Some(Held {
                         idx: self.taken,
                         gap: t.gap,
@@ -700,18 +718,22 @@ impl Driver<TaTxn> for TaDriver {
             if o.gap > 0 {
                 o.gap -= 1;
             } else {
-                write_instr(&self.instr, inputs);
+                inputs[REQUEST_PORTS].copy_from_slice(&self.image[REQUEST_PORTS]);
                 p::req_valid_i.set(inputs, 1);
                 self.drove_valid = true;
             }
         }
         let ready = match &self.active {
-            Some(a) if a.ready_len > 1 => {
-                a.ready >> (self.active_cycle % a.ready_len as u32) & 1 != 0
-            }
+            Some(a) if a.ready_len > 1 => a.ready >> self.ready_phase & 1 != 0,
             _ => true,
         };
-        self.active_cycle = self.active_cycle.wrapping_add(1);
+        // The running instruction's cycle modulo its pattern length.
+        self.ready_phase = self.ready_phase.wrapping_add(1);
+        if let Some(a) = &self.active {
+            if self.ready_phase >= a.ready_len as u32 {
+                self.ready_phase = 0;
+            }
+        }
         p::line_ready_i.set(inputs, ready as u64);
         if self.exhausted && self.offer.is_none() && self.active.is_none() && was_idle {
             Drive::Done
@@ -1286,6 +1308,29 @@ mod tests {
             got == want,
             "instructions accepted differ from those generated"
         );
+    }
+
+    #[test]
+    fn write_instr_writes_just_the_request_ports() {
+        // Every request port lies in REQUEST_PORTS, nothing else does.
+        for (d, port) in p::TABLE.of(gpucosim_model::ports::Dir::In) {
+            let inside = port.offset >= REQUEST_PORTS.start
+                && port.offset + port.words() <= REQUEST_PORTS.end;
+            let request = !matches!(d.name, "rst_ni" | "req_valid_i" | "line_ready_i");
+            assert_eq!(inside, request, "{}", d.name);
+        }
+        let i = Instr {
+            vsharp: u128::MAX,
+            exec: u64::MAX,
+            vindex: [u32::MAX; LANES],
+            voffset: [u32::MAX; LANES],
+            ..Instr::default()
+        };
+        let mut inp = vec![0u32; p::TABLE.in_words()];
+        write_instr(&i, &mut inp);
+        for (w, x) in inp.iter().enumerate() {
+            assert!(REQUEST_PORTS.contains(&w) || *x == 0, "word {w}");
+        }
     }
 
     #[test]

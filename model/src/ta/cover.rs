@@ -227,9 +227,14 @@ impl Recorder {
     /// Counts one bin.
     #[inline]
     pub fn hit(&self, b: Bin, cov: &mut Coverage) {
+        self.add(b, 1, cov);
+    }
+    /// Counts `n` hits of one bin.
+    #[inline]
+    pub fn add(&self, b: Bin, n: u64, cov: &mut Coverage) {
         let i = self.map[b as usize];
         if i != usize::MAX {
-            cov.hit(i);
+            cov.hits[i] += n;
         }
     }
 }

@@ -17,7 +17,7 @@ pub use self::core::{
     SwizzleEncoding, TaParams, Vsharp, VsharpFields,
 };
 
-use self::core::{compute, pieces, Pieces, MAX_PIECES};
+use self::core::{compute, for_each_piece, Piece, MAX_PIECES};
 use self::cover::{Bin, Events, Recorder};
 use crate::ports::PortTable;
 use crate::profile::Profile;
@@ -71,14 +71,9 @@ pub fn write_instr(instr: &Instr, inputs: &mut [u32]) {
 
 /// Writes the per-lane results onto the `lane_*` output ports.
 pub fn write_lanes(res: &LaneResults, outputs: &mut [u32]) {
-    let addr = p::lane_addr_o.slice_mut(outputs);
-    // Two 48-bit elements fill three words.
-    for (pair, w) in res.addr.chunks_exact(2).zip(addr.chunks_exact_mut(3)) {
-        let (a0, a1) = (pair[0], pair[1]);
-        w[0] = a0 as u32;
-        w[1] = (a0 >> 32) as u32 | (a1 << 16) as u32;
-        w[2] = (a1 >> 16) as u32;
-    }
+    p::lane_addr_o
+        .slice_mut(outputs)
+        .copy_from_slice(&res.addr_words);
     for (set, port) in [
         (&res.inrange, p::lane_inrange_o),
         (&res.access, p::lane_access_o),
@@ -98,12 +93,134 @@ enum State {
     Active,
 }
 
-/// The current line request (the lowest pending piece's line).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Current {
+/// One line request of the instruction in flight: every piece in `line`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Request {
     line: u64,
     mask: u128,
-    last: bool,
+    /// Pieces it covers.
+    pieces: u32,
+}
+
+/// Entry of the line → request index (valid only when `stamp` is current).
+#[derive(Debug, Clone, Copy, Default)]
+struct IndexEntry {
+    stamp: u32,
+    request: u32,
+}
+
+/// Buckets of the line index: a power of two, at least twice the most
+/// lines one instruction can touch (one per piece).
+const INDEX_BUCKETS: usize = 2 * MAX_PIECES;
+const INDEX_BITS: u32 = INDEX_BUCKETS.trailing_zeros();
+
+/// The line requests of the instruction in flight, in the order the
+/// coalescer of docs/ta.md issues them.
+///
+/// The coalescer each cycle requests the line of the lowest pending piece
+/// with every pending piece in that line, and a request clears all of them.
+/// The pending set changes only by whole lines, so the requests are the
+/// instruction's distinct lines in the order of their first piece, each with
+/// the union of its pieces' bytes, and a request is the last one exactly
+/// when it is the last distinct line. They are built once, at acceptance,
+/// by one pass over the pieces (a hash index finds a line's request), and
+/// each consumed request just advances `next`.
+#[derive(Debug, Clone)]
+struct Requests {
+    list: Box<[Request; MAX_PIECES]>,
+    len: usize,
+    /// The first request not yet consumed.
+    next: usize,
+    index: Box<[IndexEntry; INDEX_BUCKETS]>,
+    stamp: u32,
+}
+
+impl Requests {
+    fn new() -> Self {
+        Requests {
+            list: Box::new([Request::default(); MAX_PIECES]),
+            len: 0,
+            next: 0,
+            index: Box::new([IndexEntry::default(); INDEX_BUCKETS]),
+            stamp: 0,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+        self.next = 0;
+    }
+
+    /// Builds the requests of `res` for lines of `line_bytes`; returns
+    /// whether a piece crossed a line boundary.
+    fn build(&mut self, res: &LaneResults, line_bytes: u32) -> bool {
+        self.clear();
+        // A new stamp empties the index without clearing it.
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.index.fill(IndexEntry::default());
+            self.stamp = 1;
+        }
+        // The request of the previous piece: neighbouring slots are mostly
+        // in the same line, which then needs no lookup.
+        let mut prev = usize::MAX;
+        for_each_piece(res, line_bytes, |p| {
+            if prev != usize::MAX && self.list[prev].line == p.line {
+                self.merge(prev, p);
+            } else {
+                prev = self.find_or_add(p);
+            }
+        })
+    }
+
+    fn merge(&mut self, r: usize, p: Piece) {
+        let req = &mut self.list[r];
+        req.mask |= p.mask;
+        req.pieces += 1;
+    }
+
+    /// Adds `p` to its line's request (a new one at the end if the line is
+    /// new); returns the request's index.
+    fn find_or_add(&mut self, p: Piece) -> usize {
+        // Fibonacci hashing: the top bits of the product.
+        let mut b = (p.line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - INDEX_BITS)) as usize;
+        loop {
+            let e = self.index[b];
+            if e.stamp != self.stamp {
+                let r = self.len;
+                self.index[b] = IndexEntry {
+                    stamp: self.stamp,
+                    request: r as u32,
+                };
+                self.list[r] = Request {
+                    line: p.line,
+                    mask: p.mask,
+                    pieces: 1,
+                };
+                self.len += 1;
+                return r;
+            }
+            let r = e.request as usize;
+            if self.list[r].line == p.line {
+                self.merge(r, p);
+                return r;
+            }
+            b = (b + 1) % INDEX_BUCKETS;
+        }
+    }
+
+    /// The request offered now, if any, and whether it is the last one.
+    fn current(&self) -> Option<(&Request, bool)> {
+        (self.next < self.len).then(|| (&self.list[self.next], self.next + 1 == self.len))
+    }
+
+    /// Pieces not yet requested.
+    fn pending_pieces(&self) -> u32 {
+        self.list[self.next..self.len]
+            .iter()
+            .map(|r| r.pieces)
+            .sum()
+    }
 }
 
 /// Cycle model of `ta_top` (docs/ta.md).
@@ -116,11 +233,8 @@ pub struct TaModel {
     op: u32,
     instr: Box<Instr>,
     res: Box<LaneResults>,
-    pieces: Box<Pieces>,
-    pending: [u64; MAX_PIECES / 64],
-    cur: Option<Current>,
+    reqs: Requests,
     accepted: u64,
-    requests: u32,
     prev_active: bool,
     cov: Coverage,
     rec: Recorder,
@@ -137,11 +251,8 @@ impl TaModel {
             op: 0,
             instr: Box::default(),
             res: Box::default(),
-            pieces: Box::default(),
-            pending: [0; MAX_PIECES / 64],
-            cur: None,
+            reqs: Requests::new(),
             accepted: 0,
-            requests: 0,
             prev_active: false,
             cov: cover::coverage(profile),
             rec: Recorder::new(profile),
@@ -157,100 +268,52 @@ impl TaModel {
         self.state = State::Idle;
         self.first = false;
         self.op = 0;
-        self.pending = [0; MAX_PIECES / 64];
-        self.cur = None;
+        self.reqs.clear();
         self.prev_active = false;
-    }
-
-    /// The request for the lowest pending piece's line, covering every pending
-    /// piece in that line.
-    fn select(&self) -> Option<Current> {
-        let pcs = &self.pieces.buf;
-        let mut cur: Option<Current> = None;
-        for (wi, &w) in self.pending.iter().enumerate() {
-            let mut bits = w;
-            while bits != 0 {
-                let i = wi * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                match &mut cur {
-                    None => {
-                        cur = Some(Current {
-                            line: pcs[i].line,
-                            mask: pcs[i].mask,
-                            last: true,
-                        })
-                    }
-                    Some(c) if c.line == pcs[i].line => c.mask |= pcs[i].mask,
-                    Some(c) => c.last = false,
-                }
-            }
-        }
-        cur
-    }
-
-    /// Clears every pending piece in `line`.
-    fn consume(&mut self, line: u64) {
-        let pcs = &self.pieces.buf;
-        for (wi, w) in self.pending.iter_mut().enumerate() {
-            let mut bits = *w;
-            while bits != 0 {
-                let b = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                if pcs[wi * 64 + b].line == line {
-                    *w &= !(1 << b);
-                }
-            }
-        }
     }
 
     fn accept(&mut self, inputs: &[u32]) {
         read_instr(inputs, &mut self.instr);
         let mut ev = Events::default();
         compute(self.profile, &self.instr, &mut self.res, &mut ev);
-        if pieces(&self.res, self.line_bytes, &mut self.pieces) {
+        if self.reqs.build(&self.res, self.line_bytes) {
             ev.set(Bin::PieceCrossesLine);
         }
-        let n = self.pieces.len;
-        self.pending = [0; MAX_PIECES / 64];
-        for i in 0..n {
-            self.pending[i / 64] |= 1 << (i % 64);
-        }
         self.op = self.instr.op as u32;
-        self.cur = self.select();
         if self.prev_active {
             ev.set(Bin::BackToBack);
         }
         self.rec.record(ev, &mut self.cov);
         self.accepted += 1;
-        self.requests = 0;
         self.state = State::Active;
         self.first = true;
     }
 
     /// Coverage of the number of line requests of the instruction just done.
     fn count_requests(&mut self) {
-        let b = match self.requests {
+        let requests = self.reqs.len;
+        let b = match requests {
             0 => Bin::LinesNone,
             1 => Bin::LinesOne,
             _ => Bin::LinesMulti,
         };
         self.rec.hit(b, &mut self.cov);
-        if self.requests > 16 {
+        if requests > 16 {
             self.rec.hit(Bin::LinesMax, &mut self.cov);
         }
     }
 
     fn write_line(&self, outputs: &mut [u32]) {
-        match self.cur {
-            Some(c) => {
+        match self.reqs.current() {
+            Some((r, last)) => {
                 p::line_valid_o.set(outputs, 1);
-                p::line_addr_o.set(outputs, c.line * self.line_bytes as u64);
+                p::line_addr_o.set(outputs, r.line * self.line_bytes as u64);
                 let m = p::line_mask_o.slice_mut(outputs);
                 for (i, w) in m.iter_mut().enumerate() {
-                    *w = (c.mask >> (32 * i)) as u32;
+                    *w = (r.mask >> (32 * i)) as u32;
                 }
                 p::line_op_o.set(outputs, self.op as u64);
-                p::line_last_o.set(outputs, c.last as u64);
+                p::line_last_o.set(outputs, last as u64);
             }
             None => {
                 p::line_valid_o.set(outputs, 0);
@@ -297,16 +360,15 @@ impl Unit for TaModel {
                 }
                 self.write_line(outputs);
                 self.first = false;
-                if let Some(c) = self.cur {
-                    if p::line_ready_i.bit(inputs) {
-                        self.consume(c.line);
-                        self.cur = self.select();
-                        self.requests += 1;
-                    } else {
-                        self.rec.hit(Bin::Stall, &mut self.cov);
-                    }
-                }
-                if self.cur.is_none() {
+                // A pending request is consumed if line_ready_i is 1 and
+                // stalls otherwise. line_ready_i often follows a random
+                // pattern, so this is written without a branch on it.
+                let pending = self.reqs.current().is_some();
+                let ready = p::line_ready_i.bit(inputs);
+                self.reqs.next += (pending && ready) as usize;
+                self.rec
+                    .add(Bin::Stall, (pending && !ready) as u64, &mut self.cov);
+                if self.reqs.current().is_none() {
                     self.state = State::Idle;
                     self.count_requests();
                 }
@@ -320,7 +382,7 @@ impl Unit for TaModel {
             State::Idle => format!("idle after {} instruction(s)", self.accepted),
             State::Active => {
                 let i = &self.instr;
-                let pending: u32 = self.pending.iter().map(|w| w.count_ones()).sum();
+                let pending = self.reqs.pending_pieces();
                 format!(
                     "instruction #{} {:?} {:?} size {} fmt {} exec {:#x} vsharp {:#034x}: {} piece(s) pending",
                     self.accepted - 1,
