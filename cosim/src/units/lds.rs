@@ -628,17 +628,15 @@ fn run_one(lds: &mut Lds, profile: Profile, v: &Value) -> Result<Value, String> 
     let mut schedule = Vec::new();
     let cycles = lds.run(&r, |s| {
         let mut grants = Vec::new();
-        for (i, served) in s.served.iter().enumerate() {
-            if *served {
-                let sl = &s.slots[i];
-                grants.push(json!(format!(
-                    "lane{}.k{} bank{} {:#x}",
-                    i / SLOTS,
-                    i % SLOTS,
-                    sl.bank,
-                    u64::from(sl.dword) * 4
-                )));
-            }
+        for i in s.served() {
+            let sl = s.slot(i);
+            grants.push(json!(format!(
+                "lane{}.k{} bank{} {:#x}",
+                i / SLOTS,
+                i % SLOTS,
+                sl.bank,
+                u64::from(sl.dword) * 4
+            )));
         }
         schedule.push(json!({
             "cycle": schedule.len() + 1,
@@ -670,7 +668,7 @@ fn run_one(lds: &mut Lds, profile: Profile, v: &Value) -> Result<Value, String> 
         }
         lanes.push(Value::Object(e));
         for k in 0..SLOTS {
-            let s = &lds.slots[SLOTS * l + k];
+            let s = lds.slot(SLOTS * l + k);
             if s.exists && !s.oor {
                 touched.insert(s.dword, lds.ram[s.phys as usize]);
             }

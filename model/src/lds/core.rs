@@ -80,8 +80,6 @@ pub fn geometry(profile: Profile, wgp: bool) -> (u32, u32) {
 pub struct Slot {
     /// The slot exists (active lane, element touches this dword).
     pub exists: bool,
-    /// Waiting for its bank.
-    pub pend: bool,
     /// Out of range.
     pub oor: bool,
     /// Dword address relative to the allocation (30 bits).
@@ -122,19 +120,93 @@ impl Default for Results {
     }
 }
 
+/// Slots of one 32-lane pass.
+const PASS_SLOTS: usize = 32 * SLOTS;
+
+/// A list of slot indices in ascending order (at most one pass's worth).
+#[derive(Debug, Clone)]
+struct SlotList {
+    len: usize,
+    idx: [u16; PASS_SLOTS],
+}
+
+impl SlotList {
+    const EMPTY: SlotList = SlotList {
+        len: 0,
+        idx: [0; PASS_SLOTS],
+    };
+
+    #[inline]
+    fn as_slice(&self) -> &[u16] {
+        &self.idx[..self.len]
+    }
+
+    #[inline]
+    fn push(&mut self, i: u16) {
+        self.idx[self.len] = i;
+        self.len += 1;
+    }
+}
+
+/// The 32-bit mask of the bytes enabled by `be` (bit b → byte b).
+const fn byte_mask(be: u8) -> u32 {
+    let mut m = 0u32;
+    let mut b = 0;
+    while b < 4 {
+        if be >> b & 1 != 0 {
+            m |= 0xFF << (8 * b);
+        }
+        b += 1;
+    }
+    m
+}
+
+const BYTE_MASKS: [u32; 16] = {
+    let mut t = [0u32; 16];
+    let mut be = 0;
+    while be < 16 {
+        t[be] = byte_mask(be as u8);
+        be += 1;
+    }
+    t
+};
+
 /// The unit: RAM, registered instruction state, results.
+///
+/// The slots of an instruction are kept as two lists of *pending* slot
+/// indices, one per pass, in ascending `(lane, k)` order (`SLOTS * lane + k`
+/// is that order). Each BUSY cycle walks only the current pass's list, so a
+/// cycle costs in proportion to the slots still waiting, not to the 192
+/// slots a pass could have.
 #[derive(Debug, Clone)]
 pub struct Lds {
     profile: Profile,
     store_d0: bool,
+    gfx9: bool,
+    /// `geometry(profile, wgp)` for wgp = false, true.
+    geo: [(u32, u32); 2],
     /// The RAM (physical dwords; not cleared by reset).
     pub ram: Vec<u32>,
     busy: bool,
     info: OpInfo,
     pass: u8,
     active: u64,
-    /// The current instruction's slots, index `SLOTS * lane + k`.
-    pub slots: [Slot; NSLOTS],
+    /// The current instruction's slots, index `SLOTS * lane + k`; an entry
+    /// is meaningful only where its bit in `exists` is set.
+    slots: [Slot; NSLOTS],
+    /// Per lane, bit k: slot k exists.
+    exists: [u8; LANES],
+    /// Per lane, bit k: slot k exists and is out of range.
+    oor: [u8; LANES],
+    /// In-range slots not served yet, per pass.
+    pending: [SlotList; 2],
+    /// Slots served in the current cycle (after [`Lds::arbitrate`]).
+    served: SlotList,
+    /// Slots of the current pass left pending after the current cycle.
+    kept: SlotList,
+    /// Dword of each bank's winner in the current cycle (valid for the banks
+    /// set in `grant_banks`).
+    win_dword: [u32; 64],
     d0: [u32; LANES],
     d1: [u32; LANES],
     res: [u128; LANES],
@@ -143,8 +215,6 @@ pub struct Lds {
     pass_cycles: u16,
     /// Results of the last completed instruction.
     pub out: Results,
-    /// Slots served in the current cycle (valid after [`Lds::arbitrate`]).
-    pub served: [bool; NSLOTS],
     /// Lanes served in the current cycle.
     pub grant_lanes: u64,
     /// Banks serving in the current cycle.
@@ -166,20 +236,26 @@ pub struct Events {
     pub atomic_serialised: bool,
 }
 
-const NONE: u16 = u16::MAX;
-
 impl Lds {
     /// A fresh unit with all-zero RAM.
     pub fn new(profile: Profile) -> Self {
         Lds {
             profile,
             store_d0: profile.params().lds_cmpst_store_data0,
+            gfx9: !profile.params().wave32,
+            geo: [geometry(profile, false), geometry(profile, true)],
             ram: vec![0; RAM_DWORDS],
             busy: false,
             info: OpInfo::decode(4),
             pass: 0,
             active: 0,
             slots: [Slot::default(); NSLOTS],
+            exists: [0; LANES],
+            oor: [0; LANES],
+            pending: [SlotList::EMPTY, SlotList::EMPTY],
+            served: SlotList::EMPTY,
+            kept: SlotList::EMPTY,
+            win_dword: [0; 64],
             d0: [0; LANES],
             d1: [0; LANES],
             res: [0; LANES],
@@ -187,7 +263,6 @@ impl Lds {
             cycles: 0,
             pass_cycles: 0,
             out: Results::default(),
-            served: [false; NSLOTS],
             grant_lanes: 0,
             grant_banks: 0,
             events: Events::default(),
@@ -224,15 +299,40 @@ impl Lds {
         self.pass
     }
 
+    /// Slot `i` (`SLOTS * lane + k`) of the instruction in flight (or the
+    /// last one); `exists` is false for a slot the instruction does not have.
+    pub fn slot(&self, i: usize) -> Slot {
+        if self.exists[i / SLOTS] >> (i % SLOTS) & 1 != 0 {
+            self.slots[i]
+        } else {
+            Slot::default()
+        }
+    }
+
+    /// Per lane, bit k: slot k of the instruction in flight exists.
+    pub fn slot_mask(&self) -> &[u8; LANES] {
+        &self.exists
+    }
+
+    /// Per lane, bit k: slot k of the instruction in flight is out of range.
+    pub fn oor_mask(&self) -> &[u8; LANES] {
+        &self.oor
+    }
+
+    /// Indices of the slots served in the current cycle, ascending (valid
+    /// after [`Lds::arbitrate`]).
+    pub fn served(&self) -> impl Iterator<Item = usize> + '_ {
+        self.served.as_slice().iter().map(|&i| usize::from(i))
+    }
+
     /// Asynchronous reset: IDLE, results cleared, RAM kept.
     pub fn reset(&mut self) {
         self.busy = false;
         self.pass = 0;
         self.active = 0;
         self.out = Results::default();
-        for s in self.slots.iter_mut() {
-            s.pend = false;
-        }
+        self.pending[0].len = 0;
+        self.pending[1].len = 0;
         self.grant_lanes = 0;
         self.grant_banks = 0;
     }
@@ -240,26 +340,29 @@ impl Lds {
     /// Takes an instruction (IDLE only; the edge that ends an IDLE cycle).
     pub fn accept(&mut self, r: &Request) {
         let info = OpInfo::decode(r.op);
-        let gfx9 = !self.profile.params().wave32;
+        let gfx9 = self.gfx9;
         let wave64 = r.wave64 || gfx9;
-        let (nbanks, ram_dwords) = geometry(self.profile, r.wgp);
+        let (nbanks, ram_dwords) = self.geo[usize::from(r.wgp)];
         self.info = info;
         self.busy = true;
         self.cycles = 0;
         self.pass_cycles = 0;
         self.memviol = 0;
         self.res = [0; LANES];
-        self.slots = [Slot::default(); NSLOTS];
+        self.exists = [0; LANES];
+        self.oor = [0; LANES];
+        self.pending[0].len = 0;
+        self.pending[1].len = 0;
         let mut active = if wave64 { r.exec } else { r.exec & 0xFFFF_FFFF };
         let off16 = u32::from(r.offset1) << 8 | u32::from(r.offset0);
         match info.kind {
             Kind::Invalid => active = 0,
             Kind::Bpermute | Kind::Permute => {
                 let (n, half) = if gfx9 { (64u32, 0u32) } else { (32, 32) };
-                for i in 0..LANES {
-                    if active >> i & 1 == 0 {
-                        continue;
-                    }
+                let mut m = active;
+                while m != 0 {
+                    let i = m.trailing_zeros() as usize;
+                    m &= m - 1;
                     let base = if half == 0 { 0 } else { i as u32 / 32 * 32 };
                     let s = (base + (r.addr[i].wrapping_add(off16) >> 2) % n) as usize;
                     if info.kind == Kind::Bpermute {
@@ -278,13 +381,21 @@ impl Lds {
                 } else {
                     0
                 };
-                for l in 0..LANES {
-                    if active >> l & 1 == 0 {
-                        continue;
-                    }
+                let elems = if info.two { 2 } else { 1 };
+                // Bytes of an element, as a mask over the bytes from its
+                // first dword on (before the shift by its offset in it).
+                let elem_be = (1u32 << w) - 1;
+                let data_mask = if w >= 8 { u64::MAX } else { (1 << (8 * w)) - 1 };
+                let base = u32::from(r.lds_base) * 64;
+                let size = u64::from(r.lds_size);
+                // Lanes in ascending order, then elements, then dwords: the
+                // pending lists come out in ascending slot order.
+                let mut m = active;
+                while m != 0 {
+                    let l = m.trailing_zeros() as usize;
+                    m &= m - 1;
                     self.d0[l] = r.data0[l] as u32;
                     self.d1[l] = r.data1[l] as u32;
-                    let elems = if info.two { 2 } else { 1 };
                     for e in 0..elems {
                         let mut a = if info.addtid {
                             off16.wrapping_add(4 * l as u32).wrapping_add(r.m0 & !3)
@@ -305,32 +416,31 @@ impl Lds {
                         let data = if e == 0 { r.data0[l] } else { r.data1[l] };
                         let lo = a & 3;
                         let ndw = (lo + w).div_ceil(4);
+                        // Byte `lo + i` of these (dword 0 first) is byte `i`
+                        // of the element; the bytes outside it are 0.
+                        let be_all = elem_be << lo;
+                        let bytes = u128::from(data & data_mask) << (8 * lo);
                         for j in 0..ndw {
                             let dword = ((a >> 2).wrapping_add(j)) & 0x3FFF_FFFF;
-                            let mut be = 0u8;
-                            let mut wdata = 0u32;
-                            for b in 0..4u32 {
-                                let rel = 4 * j + b;
-                                if rel >= lo && rel - lo < w {
-                                    be |= 1 << b;
-                                    let byte = (data >> (8 * (rel - lo))) as u8;
-                                    wdata |= u32::from(byte) << (8 * b);
-                                }
-                            }
-                            let oor = u64::from(dword) * 4 >= u64::from(r.lds_size);
-                            let phys =
-                                (u32::from(r.lds_base) * 64).wrapping_add(dword) & (ram_dwords - 1);
-                            self.slots[SLOTS * l + 3 * e + j as usize] = Slot {
+                            let oor = u64::from(dword) * 4 >= size;
+                            let k = 3 * e + j as usize;
+                            let i = SLOTS * l + k;
+                            self.slots[i] = Slot {
                                 exists: true,
-                                pend: !oor,
                                 oor,
                                 dword,
-                                phys,
+                                phys: base.wrapping_add(dword) & (ram_dwords - 1),
                                 bank: (dword & (nbanks - 1)) as u8,
-                                be,
-                                wdata,
+                                be: (be_all >> (4 * j) & 0xF) as u8,
+                                wdata: (bytes >> (32 * j)) as u32,
                                 rbase: (e as u32 * w + 4 * j) as i8 - lo as i8,
                             };
+                            self.exists[l] |= 1 << k;
+                            if oor {
+                                self.oor[l] |= 1 << k;
+                            } else {
+                                self.pending[l / 32].push(i as u16);
+                            }
                         }
                     }
                 }
@@ -346,46 +456,50 @@ impl Lds {
 
     /// The grants of the current BUSY cycle from the registered state
     /// (`served`, `grant_lanes`, `grant_banks`); nothing when IDLE.
+    ///
+    /// One walk over the pass's pending slots in ascending `(lane, k)`
+    /// order: the first slot met in a bank is that bank's winner (the
+    /// lowest pending one); a later slot of the bank is served with it when
+    /// it is on the winner's dword (non-atomic broadcast), else it stays
+    /// pending. The state is only read, so calling it twice gives the same
+    /// grants.
     pub fn arbitrate(&mut self) {
         self.grant_lanes = 0;
         self.grant_banks = 0;
         self.events = Events::default();
+        self.served.len = 0;
+        self.kept.len = 0;
         if !self.busy {
             return;
         }
-        let lo = 32 * SLOTS * self.pass as usize;
-        let range = lo..lo + 32 * SLOTS;
-        let mut win = [NONE; 64];
-        for i in range.clone() {
-            let s = &self.slots[i];
-            if s.pend && win[s.bank as usize] == NONE {
-                win[s.bank as usize] = i as u16;
-            }
-        }
         let atomic = self.info.kind == Kind::Atomic;
-        for i in range {
-            let s = &self.slots[i];
-            let w = win[s.bank as usize];
-            let hit = s.pend
-                && if atomic {
-                    w == i as u16
-                } else {
-                    self.slots[w as usize].dword == s.dword
-                };
-            self.served[i] = hit;
-            if hit {
-                self.grant_lanes |= 1 << (i / SLOTS);
-                self.grant_banks |= 1 << s.bank;
-                if w != i as u16 {
-                    self.events.broadcast = true;
-                    if self.info.kind == Kind::Store {
-                        self.events.write_merge = true;
-                    }
-                }
-            } else if s.pend && atomic && self.slots[w as usize].dword == s.dword {
+        let store = self.info.kind == Kind::Store;
+        let mut banks = 0u64;
+        let mut lanes = 0u64;
+        let pending = &self.pending[usize::from(self.pass)];
+        for &i in pending.as_slice() {
+            let s = &self.slots[usize::from(i)];
+            let b = usize::from(s.bank) & 63;
+            let lane_bit = 1u64 << (usize::from(i) / SLOTS);
+            if banks >> b & 1 == 0 {
+                banks |= 1 << b;
+                self.win_dword[b] = s.dword;
+                self.served.push(i);
+                lanes |= lane_bit;
+            } else if self.win_dword[b] != s.dword {
+                self.kept.push(i);
+            } else if atomic {
                 self.events.atomic_serialised = true;
+                self.kept.push(i);
+            } else {
+                self.served.push(i);
+                lanes |= lane_bit;
+                self.events.broadcast = true;
+                self.events.write_merge |= store;
             }
         }
+        self.grant_lanes = lanes;
+        self.grant_banks = banks;
     }
 
     /// The rising edge of a BUSY cycle: RAM accesses of the served slots,
@@ -395,39 +509,39 @@ impl Lds {
         if !self.busy {
             return false;
         }
-        let lo = 32 * SLOTS * self.pass as usize;
-        let kind = self.info.kind;
-        let mut left = false;
-        for i in lo..lo + 32 * SLOTS {
-            if !self.served[i] {
-                left |= self.slots[i].pend;
-                continue;
+        // The served slots in ascending (lane, k) order: stores to one dword
+        // apply their bytes in that order (the highest wins); the winners of
+        // different banks are different dwords, so nothing else depends on
+        // the order. A result byte is written by exactly one slot, into a
+        // result cleared at acceptance, so loads can OR their bytes in.
+        let served = self.served.as_slice();
+        match self.info.kind {
+            Kind::Load => {
+                for &i in served {
+                    let s = &self.slots[usize::from(i)];
+                    let l = usize::from(i) / SLOTS;
+                    let v =
+                        u128::from(self.ram[s.phys as usize] & BYTE_MASKS[usize::from(s.be & 15)]);
+                    self.res[l] |= if s.rbase >= 0 {
+                        v << (8 * s.rbase as u32)
+                    } else {
+                        v >> (8 * s.rbase.unsigned_abs() as u32)
+                    };
+                }
             }
-            let l = i / SLOTS;
-            let s = &mut self.slots[i];
-            s.pend = false;
-            let p = s.phys as usize;
-            match kind {
-                Kind::Load => {
-                    let v = self.ram[p];
-                    for b in 0..4 {
-                        if s.be >> b & 1 != 0 {
-                            let pos = 8 * (s.rbase + b) as u32;
-                            let byte = u128::from((v >> (8 * b)) as u8);
-                            self.res[l] = self.res[l] & !(0xFF << pos) | byte << pos;
-                        }
-                    }
+            Kind::Store => {
+                for &i in served {
+                    let s = &self.slots[usize::from(i)];
+                    let m = BYTE_MASKS[usize::from(s.be & 15)];
+                    let w = &mut self.ram[s.phys as usize];
+                    *w = *w & !m | s.wdata & m;
                 }
-                Kind::Store => {
-                    let mut m = 0u32;
-                    for b in 0..4 {
-                        if s.be >> b & 1 != 0 {
-                            m |= 0xFF << (8 * b);
-                        }
-                    }
-                    self.ram[p] = self.ram[p] & !m | s.wdata & m;
-                }
-                Kind::Atomic => {
+            }
+            Kind::Atomic => {
+                for &i in served {
+                    let s = &self.slots[usize::from(i)];
+                    let l = usize::from(i) / SLOTS;
+                    let p = s.phys as usize;
                     let old = self.ram[p];
                     if let Some(a) = self.info.atomic {
                         self.ram[p] = a.apply(old, self.d0[l], self.d1[l], self.store_d0);
@@ -436,9 +550,14 @@ impl Lds {
                         self.res[l] = u128::from(old);
                     }
                 }
-                _ => {}
             }
+            _ => {}
         }
+        let left = self.kept.len != 0;
+        let kept = &self.kept;
+        let pending = &mut self.pending[usize::from(self.pass)];
+        pending.idx[..kept.len].copy_from_slice(kept.as_slice());
+        pending.len = kept.len;
         self.cycles = self.cycles.wrapping_add(1);
         self.pass_cycles += 1;
         if left {
@@ -456,22 +575,21 @@ impl Lds {
 
     fn finish(&mut self) {
         self.busy = false;
-        for l in 0..LANES {
-            let r = self.res[l];
-            self.out.rdata[l] = match (self.info.signed, self.info.width) {
-                (true, 1) => u128::from(r as u8 as i8 as i32 as u32),
-                (true, 2) => u128::from(r as u16 as i16 as i32 as u32),
-                _ => r,
-            };
-            let mut m = 0u8;
-            for k in 0..SLOTS {
-                let s = &self.slots[SLOTS * l + k];
-                if s.exists && s.oor {
-                    m |= 1 << k;
+        self.out.rdata = self.res;
+        match (self.info.signed, self.info.width) {
+            (true, 1) => {
+                for r in self.out.rdata.iter_mut() {
+                    *r = u128::from(*r as u8 as i8 as i32 as u32);
                 }
             }
-            self.out.oor[l] = m;
+            (true, 2) => {
+                for r in self.out.rdata.iter_mut() {
+                    *r = u128::from(*r as u16 as i16 as i32 as u32);
+                }
+            }
+            _ => {}
         }
+        self.out.oor = self.oor;
         self.out.memviol = self.memviol;
         self.out.cycles = self.cycles;
     }
