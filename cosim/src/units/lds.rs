@@ -123,6 +123,16 @@ fn pct(rng: &mut ChaCha8Rng, p: u32) -> bool {
 impl LdsBench {
     fn base_txn(profile: Profile) -> LdsTxn {
         LdsTxn {
+            addr: vec![0; LANES],
+            data0: vec![0; LANES],
+            data1: vec![0; LANES],
+            ..Self::base_txn_scalars(profile)
+        }
+    }
+
+    /// `base_txn` without lanes (empty per-lane vectors).
+    fn base_txn_scalars(profile: Profile) -> LdsTxn {
+        LdsTxn {
             op: 4,
             wave64: true,
             wgp: true,
@@ -133,9 +143,9 @@ impl LdsBench {
             m0: 0,
             lds_base: 0,
             lds_size: geometry(profile, true).1 * 4,
-            addr: vec![0; LANES],
-            data0: vec![0; LANES],
-            data1: vec![0; LANES],
+            addr: Vec::new(),
+            data0: Vec::new(),
+            data1: Vec::new(),
             gap: 0,
         }
     }
@@ -169,8 +179,9 @@ impl Testbench for LdsBench {
 
     fn generate(profile: Profile, k: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn {
         let gfx11 = profile.params().wave32;
-        let mut t = LdsBench::base_txn(profile);
+        let mut t = LdsBench::base_txn_scalars(profile);
         let window = k.window.clamp(1, 1 << 15);
+        let pow2 = window.is_power_of_two();
         let total = k.w_load + k.w_store + k.w_atomic + k.w_permute;
         let pick = rng.gen_range(0..total.max(1));
         t.op = if pick < k.w_load {
@@ -222,8 +233,15 @@ impl Testbench for LdsBench {
         let start = rng.gen_range(0..window);
         let misalign = info.kind == Kind::Atomic && pct(rng, k.misalign);
         let small = rng.gen_range(0..3) == 0;
+        // Filled lane by lane below (in the same order of draws as ever);
+        // pushing into fresh vectors saves zeroing three of them first.
+        t.addr = Vec::with_capacity(LANES);
+        t.data0 = Vec::with_capacity(LANES);
+        t.data1 = Vec::with_capacity(LANES);
         for l in 0..LANES {
             let dw = match stride {
+                // `% window` without a division for the usual power of two.
+                Some(s) if pow2 => start.wrapping_add(s.wrapping_mul(l as u32)) & (window - 1),
                 Some(s) => start.wrapping_add(s.wrapping_mul(l as u32)) % window,
                 None => rng.gen_range(0..window),
             };
@@ -231,17 +249,17 @@ impl Testbench for LdsBench {
             if (t.unaligned && rng.gen_range(0..3) == 0) || (misalign && rng.gen_range(0..4) == 0) {
                 a += rng.gen_range(1..4);
             }
-            t.addr[l] = a;
-            t.data0[l] = if small {
+            t.addr.push(a);
+            t.data0.push(if small {
                 rng.gen_range(0..8)
             } else {
                 rng.gen()
-            };
-            t.data1[l] = if small {
+            });
+            t.data1.push(if small {
                 rng.gen_range(0..8)
             } else {
                 rng.gen()
-            };
+            });
         }
         if info.kind == Kind::Permute || info.kind == Kind::Bpermute {
             for l in 0..LANES {
@@ -425,9 +443,10 @@ impl Driver<LdsTxn> for LdsDriver {
                 Drive::Busy
             }
             Some(t) => {
+                // `inp` is zeroed with `rst_ni` high: apply the offer there
+                // and keep a copy to hold it.
+                Self::apply(t, inp);
                 self.packed.copy_from_slice(inp);
-                Self::apply(t, &mut self.packed);
-                inp.copy_from_slice(&self.packed);
                 self.offering = self.pending.take();
                 Drive::Busy
             }
