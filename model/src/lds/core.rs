@@ -122,29 +122,238 @@ impl Default for Results {
 
 /// Slots of one 32-lane pass.
 const PASS_SLOTS: usize = 32 * SLOTS;
+/// Flag of a scheduled non-atomic slot: it is served along with a lower
+/// slot on its dword (it is not its bank's winner).
+const F_BROADCAST: u8 = 1;
+/// Flag of a scheduled atomic slot: a later slot of the pass waits for it
+/// on the same dword.
+const F_SERIAL: u8 = 2;
 
-/// A list of slot indices in ascending order (at most one pass's worth).
-#[derive(Debug, Clone)]
-struct SlotList {
-    len: usize,
-    idx: [u16; PASS_SLOTS],
+/// An in-range slot of a pass and the cycle of the pass that serves it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Grant {
+    /// Cycle of the pass (0-based) in which the slot is served.
+    cycle: u16,
+    /// Slot index, `SLOTS * lane + k`.
+    idx: u16,
+    /// Lane.
+    lane: u8,
+    /// Bank.
+    bank: u8,
+    /// `F_BROADCAST`, `F_SERIAL`.
+    flags: u8,
 }
 
-impl SlotList {
-    const EMPTY: SlotList = SlotList {
-        len: 0,
-        idx: [0; PASS_SLOTS],
-    };
+/// The slots of a pass on one dword (all in one bank).
+#[derive(Debug, Clone, Copy, Default)]
+struct Group {
+    /// The cycle that serves them (non-atomic ops).
+    cycle: u16,
+    /// Position in `Pass::slots` of the group's last slot so far.
+    last: u16,
+}
 
-    #[inline]
-    fn as_slice(&self) -> &[u16] {
-        &self.idx[..self.len]
+/// Entries of `DwordMap` (a power of two above the slots of a wave).
+const MAP_SIZE: usize = 512;
+const _: () = assert!(MAP_SIZE.is_power_of_two() && MAP_SIZE > NSLOTS);
+
+#[derive(Debug, Clone, Copy, Default)]
+struct MapEntry {
+    stamp: u32,
+    key: u32,
+    group: u16,
+}
+
+/// The groups of an instruction by pass and dword: an open-addressing hash
+/// map, emptied in O(1) per instruction by a stamp.
+#[derive(Debug, Clone)]
+struct DwordMap {
+    stamp: u32,
+    e: [MapEntry; MAP_SIZE],
+}
+
+impl DwordMap {
+    fn new() -> Self {
+        DwordMap {
+            stamp: 1,
+            e: [MapEntry::default(); MAP_SIZE],
+        }
     }
 
+    /// Forgets every entry: only entries with the current stamp count.
+    fn clear(&mut self) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            // After 2^32 clears old entries would look current again.
+            self.e = [MapEntry::default(); MAP_SIZE];
+            self.stamp = 1;
+        }
+    }
+
+    /// The group of `key`; if it has none, `key` gets `new` and the result
+    /// is `None`. At most `NSLOTS` keys per instruction, so there is always
+    /// a free entry.
     #[inline]
-    fn push(&mut self, i: u16) {
-        self.idx[self.len] = i;
-        self.len += 1;
+    fn get_or_insert(&mut self, key: u32, new: u16) -> Option<u16> {
+        let mut h = (key.wrapping_mul(0x9E37_79B1) >> (32 - MAP_SIZE.trailing_zeros())) as usize;
+        loop {
+            let e = &mut self.e[h];
+            if e.stamp != self.stamp {
+                *e = MapEntry {
+                    stamp: self.stamp,
+                    key,
+                    group: new,
+                };
+                return None;
+            }
+            if e.key == key {
+                return Some(e.group);
+            }
+            h = (h + 1) & (MAP_SIZE - 1);
+        }
+    }
+}
+
+/// The schedule of one 32-lane pass of the instruction in flight.
+///
+/// The arbitration of SPEC §2.2 depends only on which slots are pending,
+/// so each slot's cycle is known at acceptance. With the slots of a pass
+/// added in ascending `(lane, k)` order:
+///
+/// - non-atomic ops: each cycle a bank's winner is its lowest pending slot,
+///   and every pending slot on the winner's dword (necessarily in the same
+///   bank) is served with it; so each cycle serves one whole group (dword)
+///   per bank, and a bank's groups are served in the order of their first
+///   slots: the group first seen as the bank's `r`-th is served in cycle `r`;
+/// - atomics: only the winners are served, so a bank's `r`-th slot is served
+///   in cycle `r`.
+///
+/// A pass with no in-range slot still lasts one cycle.
+#[derive(Debug, Clone)]
+struct Pass {
+    /// In-range slots in ascending `(lane, k)` order.
+    slots: [Grant; PASS_SLOTS],
+    n: usize,
+    /// Cycles the pass lasts (at least 1).
+    cycles: u16,
+    /// When `cycles > 1`: the slots ordered by cycle, then slot index, and
+    /// `order[ends[c - 1]..ends[c]]` served in cycle `c` (`ends[-1]` = 0).
+    /// With one cycle, `slots` is that order.
+    order: [Grant; PASS_SLOTS],
+    ends: [u16; PASS_SLOTS],
+    groups: [Group; PASS_SLOTS],
+    ngroups: usize,
+    /// Cycles given out so far per bank: groups (non-atomic) or slots
+    /// (atomics).
+    bank_cycles: [u16; 64],
+}
+
+impl Pass {
+    fn new() -> Self {
+        Pass {
+            slots: [Grant::default(); PASS_SLOTS],
+            n: 0,
+            cycles: 1,
+            order: [Grant::default(); PASS_SLOTS],
+            ends: [0; PASS_SLOTS],
+            groups: [Group::default(); PASS_SLOTS],
+            ngroups: 0,
+            bank_cycles: [0; 64],
+        }
+    }
+
+    /// No slots: one cycle.
+    fn clear(&mut self) {
+        self.n = 0;
+        self.cycles = 1;
+        self.ngroups = 0;
+        self.bank_cycles = [0; 64];
+    }
+
+    /// Adds an in-range slot; slots come in ascending `(lane, k)` order.
+    /// `key` names its dword and pass in `map`.
+    #[inline]
+    fn add(&mut self, map: &mut DwordMap, key: u32, idx: u16, lane: u8, bank: u8, atomic: bool) {
+        let b = usize::from(bank) & 63;
+        let t = self.n;
+        let g = map.get_or_insert(key, self.ngroups as u16);
+        let mut flags = 0;
+        let cycle = match g {
+            None => {
+                // The first slot on this dword: the bank's next cycle.
+                let c = self.bank_cycles[b];
+                self.bank_cycles[b] += 1;
+                self.groups[self.ngroups] = Group {
+                    cycle: c,
+                    last: t as u16,
+                };
+                self.ngroups += 1;
+                c
+            }
+            Some(g) if atomic => {
+                // Served after the earlier slot on its dword, whose
+                // flag records that this one waits for it.
+                let grp = &mut self.groups[usize::from(g)];
+                self.slots[usize::from(grp.last)].flags |= F_SERIAL;
+                grp.last = t as u16;
+                let c = self.bank_cycles[b];
+                self.bank_cycles[b] += 1;
+                c
+            }
+            Some(g) => {
+                // Broadcast with the group's first slot.
+                flags = F_BROADCAST;
+                self.groups[usize::from(g)].cycle
+            }
+        };
+        self.cycles = self.cycles.max(cycle + 1);
+        self.slots[t] = Grant {
+            cycle,
+            idx,
+            lane,
+            bank,
+            flags,
+        };
+        self.n = t + 1;
+    }
+
+    /// After the last `add`: orders the slots by cycle (a stable counting
+    /// sort, so each cycle's slots stay in ascending slot order).
+    fn seal(&mut self) {
+        if self.cycles == 1 {
+            return;
+        }
+        let nc = usize::from(self.cycles);
+        let ends = &mut self.ends[..nc];
+        ends.fill(0);
+        for s in &self.slots[..self.n] {
+            ends[usize::from(s.cycle)] += 1;
+        }
+        // Starts of each cycle; placing a slot advances its cycle's start,
+        // which ends as the cycle's end.
+        let mut sum = 0;
+        for e in ends.iter_mut() {
+            let k = *e;
+            *e = sum;
+            sum += k;
+        }
+        for s in &self.slots[..self.n] {
+            let e = &mut self.ends[usize::from(s.cycle)];
+            self.order[usize::from(*e)] = *s;
+            *e += 1;
+        }
+    }
+
+    /// The slots served in cycle `c` of the pass.
+    #[inline]
+    fn served(&self, c: u16) -> &[Grant] {
+        if self.cycles == 1 {
+            &self.slots[..self.n]
+        } else {
+            let c = usize::from(c);
+            let lo = if c == 0 { 0 } else { self.ends[c - 1] };
+            &self.order[usize::from(lo)..usize::from(self.ends[c])]
+        }
     }
 }
 
@@ -173,11 +382,9 @@ const BYTE_MASKS: [u32; 16] = {
 
 /// The unit: RAM, registered instruction state, results.
 ///
-/// The slots of an instruction are kept as two lists of *pending* slot
-/// indices, one per pass, in ascending `(lane, k)` order (`SLOTS * lane + k`
-/// is that order). Each BUSY cycle walks only the current pass's list, so a
-/// cycle costs in proportion to the slots still waiting, not to the 192
-/// slots a pass could have.
+/// Acceptance computes each pass's schedule (`Pass`): which slots each
+/// BUSY cycle serves. A BUSY cycle then costs in proportion to the slots it
+/// serves, not to the 192 slots a pass could have.
 #[derive(Debug, Clone)]
 pub struct Lds {
     profile: Profile,
@@ -198,15 +405,13 @@ pub struct Lds {
     exists: [u8; LANES],
     /// Per lane, bit k: slot k exists and is out of range.
     oor: [u8; LANES],
-    /// In-range slots not served yet, per pass.
-    pending: [SlotList; 2],
-    /// Slots served in the current cycle (after [`Lds::arbitrate`]).
-    served: SlotList,
-    /// Slots of the current pass left pending after the current cycle.
-    kept: SlotList,
-    /// Dword of each bank's winner in the current cycle (valid for the banks
-    /// set in `grant_banks`).
-    win_dword: [u32; 64],
+    /// The schedules of the two passes.
+    passes: [Pass; 2],
+    /// Groups of the instruction in flight by pass and dword.
+    groups: DwordMap,
+    /// The current cycle's grants are `passes[pass].served(pass_cycles)`
+    /// (valid after [`Lds::arbitrate`] in a BUSY cycle).
+    granted: bool,
     d0: [u32; LANES],
     d1: [u32; LANES],
     res: [u128; LANES],
@@ -252,10 +457,9 @@ impl Lds {
             slots: [Slot::default(); NSLOTS],
             exists: [0; LANES],
             oor: [0; LANES],
-            pending: [SlotList::EMPTY, SlotList::EMPTY],
-            served: SlotList::EMPTY,
-            kept: SlotList::EMPTY,
-            win_dword: [0; 64],
+            passes: [Pass::new(), Pass::new()],
+            groups: DwordMap::new(),
+            granted: false,
             d0: [0; LANES],
             d1: [0; LANES],
             res: [0; LANES],
@@ -322,7 +526,17 @@ impl Lds {
     /// Indices of the slots served in the current cycle, ascending (valid
     /// after [`Lds::arbitrate`]).
     pub fn served(&self) -> impl Iterator<Item = usize> + '_ {
-        self.served.as_slice().iter().map(|&i| usize::from(i))
+        self.grants().iter().map(|g| usize::from(g.idx))
+    }
+
+    /// The slots served in the current cycle.
+    #[inline]
+    fn grants(&self) -> &[Grant] {
+        if self.granted {
+            self.passes[usize::from(self.pass)].served(self.pass_cycles)
+        } else {
+            &[]
+        }
     }
 
     /// Asynchronous reset: IDLE, results cleared, RAM kept.
@@ -331,8 +545,7 @@ impl Lds {
         self.pass = 0;
         self.active = 0;
         self.out = Results::default();
-        self.pending[0].len = 0;
-        self.pending[1].len = 0;
+        self.granted = false;
         self.grant_lanes = 0;
         self.grant_banks = 0;
     }
@@ -351,8 +564,9 @@ impl Lds {
         self.res = [0; LANES];
         self.exists = [0; LANES];
         self.oor = [0; LANES];
-        self.pending[0].len = 0;
-        self.pending[1].len = 0;
+        self.passes[0].clear();
+        self.passes[1].clear();
+        self.groups.clear();
         let mut active = if wave64 { r.exec } else { r.exec & 0xFFFF_FFFF };
         let off16 = u32::from(r.offset1) << 8 | u32::from(r.offset0);
         match info.kind {
@@ -374,78 +588,15 @@ impl Lds {
                     }
                 }
             }
-            Kind::Load | Kind::Store | Kind::Atomic => {
-                let w = u32::from(info.width);
-                let adj = if info.two {
-                    w * if info.st64 { 64 } else { 1 }
-                } else {
-                    0
-                };
-                let elems = if info.two { 2 } else { 1 };
-                // Bytes of an element, as a mask over the bytes from its
-                // first dword on (before the shift by its offset in it).
-                let elem_be = (1u32 << w) - 1;
-                let data_mask = if w >= 8 { u64::MAX } else { (1 << (8 * w)) - 1 };
-                let base = u32::from(r.lds_base) * 64;
-                let size = u64::from(r.lds_size);
-                // Lanes in ascending order, then elements, then dwords: the
-                // pending lists come out in ascending slot order.
-                let mut m = active;
-                while m != 0 {
-                    let l = m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    self.d0[l] = r.data0[l] as u32;
-                    self.d1[l] = r.data1[l] as u32;
-                    for e in 0..elems {
-                        let mut a = if info.addtid {
-                            off16.wrapping_add(4 * l as u32).wrapping_add(r.m0 & !3)
-                        } else if info.two {
-                            let o = u32::from(if e == 0 { r.offset0 } else { r.offset1 });
-                            r.addr[l].wrapping_add(o * adj)
-                        } else {
-                            r.addr[l].wrapping_add(off16)
-                        };
-                        if info.kind == Kind::Atomic {
-                            if a & 3 != 0 {
-                                self.memviol |= 1 << l;
-                                continue;
-                            }
-                        } else if !r.unaligned {
-                            a &= !(w - 1);
-                        }
-                        let data = if e == 0 { r.data0[l] } else { r.data1[l] };
-                        let lo = a & 3;
-                        let ndw = (lo + w).div_ceil(4);
-                        // Byte `lo + i` of these (dword 0 first) is byte `i`
-                        // of the element; the bytes outside it are 0.
-                        let be_all = elem_be << lo;
-                        let bytes = u128::from(data & data_mask) << (8 * lo);
-                        for j in 0..ndw {
-                            let dword = ((a >> 2).wrapping_add(j)) & 0x3FFF_FFFF;
-                            let oor = u64::from(dword) * 4 >= size;
-                            let k = 3 * e + j as usize;
-                            let i = SLOTS * l + k;
-                            self.slots[i] = Slot {
-                                exists: true,
-                                oor,
-                                dword,
-                                phys: base.wrapping_add(dword) & (ram_dwords - 1),
-                                bank: (dword & (nbanks - 1)) as u8,
-                                be: (be_all >> (4 * j) & 0xF) as u8,
-                                wdata: (bytes >> (32 * j)) as u32,
-                                rbase: (e as u32 * w + 4 * j) as i8 - lo as i8,
-                            };
-                            self.exists[l] |= 1 << k;
-                            if oor {
-                                self.oor[l] |= 1 << k;
-                            } else {
-                                self.pending[l / 32].push(i as u16);
-                            }
-                        }
-                    }
-                }
-            }
+            Kind::Load | Kind::Store | Kind::Atomic => match info.width {
+                1 => self.mem_slots::<1>(r, active, nbanks, ram_dwords),
+                2 => self.mem_slots::<2>(r, active, nbanks, ram_dwords),
+                4 => self.mem_slots::<4>(r, active, nbanks, ram_dwords),
+                _ => self.mem_slots::<8>(r, active, nbanks, ram_dwords),
+            },
         }
+        self.passes[0].seal();
+        self.passes[1].seal();
         self.active = active;
         self.pass = if active & 0xFFFF_FFFF == 0 && active >> 32 != 0 {
             1
@@ -454,52 +605,121 @@ impl Lds {
         };
     }
 
-    /// The grants of the current BUSY cycle from the registered state
-    /// (`served`, `grant_lanes`, `grant_banks`); nothing when IDLE.
-    ///
-    /// One walk over the pass's pending slots in ascending `(lane, k)`
-    /// order: the first slot met in a bank is that bank's winner (the
-    /// lowest pending one); a later slot of the bank is served with it when
-    /// it is on the winner's dword (non-atomic broadcast), else it stays
-    /// pending. The state is only read, so calling it twice gives the same
-    /// grants.
-    pub fn arbitrate(&mut self) {
-        self.grant_lanes = 0;
-        self.grant_banks = 0;
-        self.events = Events::default();
-        self.served.len = 0;
-        self.kept.len = 0;
-        if !self.busy {
-            return;
-        }
-        let atomic = self.info.kind == Kind::Atomic;
-        let store = self.info.kind == Kind::Store;
-        let mut banks = 0u64;
-        let mut lanes = 0u64;
-        let pending = &self.pending[usize::from(self.pass)];
-        for &i in pending.as_slice() {
-            let s = &self.slots[usize::from(i)];
-            let b = usize::from(s.bank) & 63;
-            let lane_bit = 1u64 << (usize::from(i) / SLOTS);
-            if banks >> b & 1 == 0 {
-                banks |= 1 << b;
-                self.win_dword[b] = s.dword;
-                self.served.push(i);
-                lanes |= lane_bit;
-            } else if self.win_dword[b] != s.dword {
-                self.kept.push(i);
-            } else if atomic {
-                self.events.atomic_serialised = true;
-                self.kept.push(i);
-            } else {
-                self.served.push(i);
-                lanes |= lane_bit;
-                self.events.broadcast = true;
-                self.events.write_merge |= store;
+    /// The slots of the active lanes of a load, store or atomic whose
+    /// elements are `W` bytes (`self.info` is the instruction). Lanes in
+    /// ascending order, then elements, then dwords, so the slots reach
+    /// their pass in ascending slot order. `W` is a constant so that the
+    /// per-dword loop unrolls and the byte arithmetic fits a `u64` when
+    /// it can.
+    fn mem_slots<const W: u32>(&mut self, r: &Request, active: u64, nbanks: u32, ram_dwords: u32) {
+        let info = self.info;
+        let atomic = info.kind == Kind::Atomic;
+        let adj = if info.two {
+            W * if info.st64 { 64 } else { 1 }
+        } else {
+            0
+        };
+        let elems = if info.two { 2 } else { 1 };
+        let off16 = u32::from(r.offset1) << 8 | u32::from(r.offset0);
+        let base = u32::from(r.lds_base) * 64;
+        let size = u64::from(r.lds_size);
+        // The element's bytes as a mask (bit i = byte i) and its data with
+        // the bytes above W cleared.
+        let elem_be = (1u32 << W) - 1;
+        let data_mask = if W >= 8 { u64::MAX } else { (1 << (8 * W)) - 1 };
+        // An element touches at most (3 + W + 3) / 4 dwords.
+        let max_dw = (W + 6) / 4;
+        let mut m = active;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if atomic {
+                self.d0[l] = r.data0[l] as u32;
+                self.d1[l] = r.data1[l] as u32;
             }
+            let mut exists = 0u8;
+            let mut oor_bits = 0u8;
+            for e in 0..elems {
+                let mut a = if info.addtid {
+                    off16.wrapping_add(4 * l as u32).wrapping_add(r.m0 & !3)
+                } else if info.two {
+                    let o = u32::from(if e == 0 { r.offset0 } else { r.offset1 });
+                    r.addr[l].wrapping_add(o * adj)
+                } else {
+                    r.addr[l].wrapping_add(off16)
+                };
+                if atomic {
+                    if a & 3 != 0 {
+                        self.memviol |= 1 << l;
+                        continue;
+                    }
+                } else if !r.unaligned {
+                    a &= !(W - 1);
+                }
+                let data = if e == 0 { r.data0[l] } else { r.data1[l] } & data_mask;
+                let lo = a & 3;
+                let ndw = (lo + W).div_ceil(4);
+                // Byte `lo + i` of these (first dword first) is byte `i` of
+                // the element; the other bytes are 0. Up to 7 bytes for
+                // W <= 4, up to 11 for W = 8.
+                let be_all = elem_be << lo;
+                for j in 0..max_dw {
+                    if j >= ndw {
+                        break;
+                    }
+                    let wdata = if W <= 4 {
+                        (data << (8 * lo) >> (32 * j)) as u32
+                    } else {
+                        (u128::from(data) << (8 * lo) >> (32 * j)) as u32
+                    };
+                    let dword = ((a >> 2).wrapping_add(j)) & 0x3FFF_FFFF;
+                    let oor = u64::from(dword) * 4 >= size;
+                    let bank = (dword & (nbanks - 1)) as u8;
+                    let k = 3 * e + j as usize;
+                    let i = SLOTS * l + k;
+                    self.slots[i] = Slot {
+                        exists: true,
+                        oor,
+                        dword,
+                        phys: base.wrapping_add(dword) & (ram_dwords - 1),
+                        bank,
+                        be: (be_all >> (4 * j) & 0xF) as u8,
+                        wdata,
+                        rbase: (e as u32 * W + 4 * j) as i8 - lo as i8,
+                    };
+                    exists |= 1 << k;
+                    if oor {
+                        oor_bits |= 1 << k;
+                    } else {
+                        // Dwords are 30 bits: bit 30 tells the passes apart.
+                        let key = dword | (l as u32 >> 5) << 30;
+                        let pass = &mut self.passes[l >> 5];
+                        pass.add(&mut self.groups, key, i as u16, l as u8, bank, atomic);
+                    }
+                }
+            }
+            self.exists[l] = exists;
+            self.oor[l] = oor_bits;
+        }
+    }
+
+    /// The grants of the current BUSY cycle from the registered state
+    /// (`served`, `grant_lanes`, `grant_banks`); nothing when IDLE. The
+    /// cycle's slots come from the pass's schedule (see `Pass`).
+    pub fn arbitrate(&mut self) {
+        self.events = Events::default();
+        self.granted = self.busy;
+        let (mut lanes, mut banks, mut flags) = (0u64, 0u64, 0u8);
+        for g in self.grants() {
+            lanes |= 1 << (g.lane & 63);
+            banks |= 1 << (g.bank & 63);
+            flags |= g.flags;
         }
         self.grant_lanes = lanes;
         self.grant_banks = banks;
+        self.events.broadcast = flags & F_BROADCAST != 0;
+        self.events.write_merge = self.events.broadcast && self.info.kind == Kind::Store;
+        self.events.atomic_serialised = flags & F_SERIAL != 0;
     }
 
     /// The rising edge of a BUSY cycle: RAM accesses of the served slots,
@@ -514,15 +734,14 @@ impl Lds {
         // different banks are different dwords, so nothing else depends on
         // the order. A result byte is written by exactly one slot, into a
         // result cleared at acceptance, so loads can OR their bytes in.
-        let served = self.served.as_slice();
+        let served = self.passes[usize::from(self.pass)].served(self.pass_cycles);
         match self.info.kind {
             Kind::Load => {
-                for &i in served {
-                    let s = &self.slots[usize::from(i)];
-                    let l = usize::from(i) / SLOTS;
-                    let v =
-                        u128::from(self.ram[s.phys as usize] & BYTE_MASKS[usize::from(s.be & 15)]);
-                    self.res[l] |= if s.rbase >= 0 {
+                for p in served {
+                    let s = &self.slots[usize::from(p.idx)];
+                    let v = self.ram[s.phys as usize] & BYTE_MASKS[usize::from(s.be & 15)];
+                    let v = u128::from(v);
+                    self.res[usize::from(p.lane) & 63] |= if s.rbase >= 0 {
                         v << (8 * s.rbase as u32)
                     } else {
                         v >> (8 * s.rbase.unsigned_abs() as u32)
@@ -530,21 +749,20 @@ impl Lds {
                 }
             }
             Kind::Store => {
-                for &i in served {
-                    let s = &self.slots[usize::from(i)];
+                for p in served {
+                    let s = &self.slots[usize::from(p.idx)];
                     let m = BYTE_MASKS[usize::from(s.be & 15)];
                     let w = &mut self.ram[s.phys as usize];
                     *w = *w & !m | s.wdata & m;
                 }
             }
             Kind::Atomic => {
-                for &i in served {
-                    let s = &self.slots[usize::from(i)];
-                    let l = usize::from(i) / SLOTS;
-                    let p = s.phys as usize;
-                    let old = self.ram[p];
+                for p in served {
+                    let phys = self.slots[usize::from(p.idx)].phys as usize;
+                    let l = usize::from(p.lane) & 63;
+                    let old = self.ram[phys];
                     if let Some(a) = self.info.atomic {
-                        self.ram[p] = a.apply(old, self.d0[l], self.d1[l], self.store_d0);
+                        self.ram[phys] = a.apply(old, self.d0[l], self.d1[l], self.store_d0);
                     }
                     if self.info.rtn {
                         self.res[l] = u128::from(old);
@@ -553,14 +771,10 @@ impl Lds {
             }
             _ => {}
         }
-        let left = self.kept.len != 0;
-        let kept = &self.kept;
-        let pending = &mut self.pending[usize::from(self.pass)];
-        pending.idx[..kept.len].copy_from_slice(kept.as_slice());
-        pending.len = kept.len;
         self.cycles = self.cycles.wrapping_add(1);
         self.pass_cycles += 1;
-        if left {
+        self.granted = false;
+        if self.pass_cycles < self.passes[usize::from(self.pass)].cycles {
             return false;
         }
         self.events.pass_end = Some(self.pass_cycles);

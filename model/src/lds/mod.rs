@@ -136,10 +136,13 @@ impl LdsModel {
     fn write_results(&self, out: &mut [u32]) {
         let o = &self.lds.out;
         let rd = P::rdata_o.slice_mut(out);
-        for l in 0..LANES {
-            for w in 0..4 {
-                rd[4 * l + w] = (o.rdata[l] >> (32 * w)) as u32;
-            }
+        for (words, &r) in rd.chunks_exact_mut(4).zip(o.rdata.iter()) {
+            words.copy_from_slice(&[
+                r as u32,
+                (r >> 32) as u32,
+                (r >> 64) as u32,
+                (r >> 96) as u32,
+            ]);
         }
         let oor = P::oor_o.slice_mut(out);
         for (w, word) in oor.iter_mut().enumerate() {
