@@ -350,6 +350,7 @@ mod tests {
 
     crate::ports! {
         /// Ports with element widths around the whole-word fast paths.
+        #[allow(dead_code)]
         mod elem_ports("elems", "elems_top") {
             input rst_ni: 1,
             input w31_i: 31 x 5,

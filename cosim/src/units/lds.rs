@@ -749,6 +749,42 @@ mod tests {
         assert_eq!(v[2]["cycles"], 1);
     }
 
+    /// Each cycle of the schedule lists exactly the slots it serves: a
+    /// two-pass instruction after another one lists no grant of the other
+    /// pass or of the earlier instruction.
+    #[test]
+    fn eval_schedule_lists_only_the_cycles_grants() {
+        let stride4: Vec<u32> = (0..64).map(|l| 16 * l).collect();
+        let v = eval_json(
+            Profile::Gfx9,
+            &json!([
+                {"op": "ds_read_b32", "addr": stride4},
+                {"op": "ds_write_b64", "addr": stride4, "exec": "0xFFFF0000FFFF0000"}
+            ]),
+        )
+        .unwrap();
+        for r in v.as_array().unwrap() {
+            let mut total = 0;
+            for c in r["schedule"].as_array().unwrap() {
+                let lanes =
+                    u64::from_str_radix(c["lanes"].as_str().unwrap().trim_start_matches("0x"), 16)
+                        .unwrap();
+                let grants = c["grants"].as_array().unwrap();
+                let mut seen = 0u64;
+                for g in grants {
+                    let g = g.as_str().unwrap();
+                    let lane: u32 = g[4..g.find('.').unwrap()].parse().unwrap();
+                    seen |= 1 << lane;
+                }
+                assert_eq!(seen, lanes, "cycle {}: {grants:?}", c["cycle"]);
+                total += grants.len();
+            }
+            // 64 lanes of one dword, or 32 lanes of two.
+            assert_eq!(total, 64, "{}: every slot granted once", r["op"]);
+        }
+        assert_eq!(v[0]["cycles"], 8, "stride 4 dwords on 32 banks");
+    }
+
     #[test]
     fn eval_errors_are_one_line() {
         for bad in [
