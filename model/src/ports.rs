@@ -131,20 +131,35 @@ impl Port {
     }
 
     /// Reads element `i` of an array port (element width at most 64 bits).
-    #[inline]
+    // Always inlined: with a constant `Port` the width match folds away.
+    #[inline(always)]
     pub fn elem(&self, buf: &[u32], i: usize) -> u64 {
-        get_bits(
-            self.slice(buf),
-            i * self.elem_width as usize,
-            self.elem_width,
-        )
+        let words = self.slice(buf);
+        // Fast paths for elements that are whole words (the common 32- and
+        // 64-bit lanes): element `i` is word `i` or words `2i, 2i + 1`.
+        // Same result as the bit loop, including the panic on an element
+        // past the port's words.
+        match self.elem_width {
+            32 => u64::from(words[i]),
+            64 => u64::from(words[2 * i]) | u64::from(words[2 * i + 1]) << 32,
+            w => get_bits(words, i * w as usize, w),
+        }
     }
 
     /// Writes element `i` of an array port (element width at most 64 bits).
-    #[inline]
+    // Always inlined: with a constant `Port` the width match folds away.
+    #[inline(always)]
     pub fn set_elem(&self, buf: &mut [u32], i: usize, value: u64) {
-        let w = self.elem_width;
-        set_bits(self.slice_mut(buf), i * w as usize, w, value);
+        let words = self.slice_mut(buf);
+        // Whole-word elements as in `elem`; bits above the width dropped.
+        match self.elem_width {
+            32 => words[i] = value as u32,
+            64 => {
+                words[2 * i] = value as u32;
+                words[2 * i + 1] = (value >> 32) as u32;
+            }
+            w => set_bits(words, i * w as usize, w, value),
+        }
     }
 
     /// Reads bit `i` of the port.
@@ -332,6 +347,67 @@ macro_rules! ports {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    crate::ports! {
+        /// Ports with element widths around the whole-word fast paths.
+        #[allow(dead_code)]
+        mod elem_ports("elems", "elems_top") {
+            input rst_ni: 1,
+            input w31_i: 31 x 5,
+            input w32_i: 32 x 5,
+            input w33_i: 33 x 5,
+            input w63_i: 63 x 3,
+            input w64_i: 64 x 3,
+            input w8_i: 8 x 9,
+            input w1_i: 1 x 40,
+        }
+    }
+
+    /// `elem` / `set_elem` (with their whole-word fast paths) agree with
+    /// the generic bit loop for every element of ports of several widths,
+    /// drop bits above the element width and leave the neighbours alone.
+    #[test]
+    fn elems_match_the_bit_loop_for_every_width() {
+        use elem_ports as E;
+        let ports = [
+            E::w31_i,
+            E::w32_i,
+            E::w33_i,
+            E::w63_i,
+            E::w64_i,
+            E::w8_i,
+            E::w1_i,
+        ];
+        let n = E::TABLE.in_words();
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for p in ports {
+            let elems = p.width / p.elem_width;
+            for i in 0..elems as usize {
+                x = x.rotate_left(17).wrapping_mul(0xBF58_476D_1CE4_E5B9) ^ 0x94D0_49BB_1331_11EB;
+                let fill = if i % 2 == 0 { u32::MAX } else { 0 };
+                let mut fast = vec![fill; n];
+                let mut slow = fast.clone();
+                p.set_elem(&mut fast, i, x);
+                set_bits(
+                    p.slice_mut(&mut slow),
+                    i * p.elem_width as usize,
+                    p.elem_width,
+                    x,
+                );
+                assert_eq!(fast, slow, "set {} elem {i}", p.elem_width);
+                let want = get_bits(p.slice(&slow), i * p.elem_width as usize, p.elem_width);
+                assert_eq!(want, x & mask64(p.elem_width));
+                assert_eq!(p.elem(&fast, i), want, "get {} elem {i}", p.elem_width);
+            }
+        }
+    }
+
+    #[test]
+    #[should_panic]
+    fn elem_past_the_port_panics_on_the_fast_path() {
+        let mut buf = vec![0u32; elem_ports::TABLE.in_words()];
+        elem_ports::w32_i.set_elem(&mut buf, 5, 1);
+    }
 
     #[test]
     fn bits_roundtrip_across_word_edges() {

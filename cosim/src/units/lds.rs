@@ -123,6 +123,16 @@ fn pct(rng: &mut ChaCha8Rng, p: u32) -> bool {
 impl LdsBench {
     fn base_txn(profile: Profile) -> LdsTxn {
         LdsTxn {
+            addr: vec![0; LANES],
+            data0: vec![0; LANES],
+            data1: vec![0; LANES],
+            ..Self::base_txn_scalars(profile)
+        }
+    }
+
+    /// `base_txn` without lanes (empty per-lane vectors).
+    fn base_txn_scalars(profile: Profile) -> LdsTxn {
+        LdsTxn {
             op: 4,
             wave64: true,
             wgp: true,
@@ -133,9 +143,9 @@ impl LdsBench {
             m0: 0,
             lds_base: 0,
             lds_size: geometry(profile, true).1 * 4,
-            addr: vec![0; LANES],
-            data0: vec![0; LANES],
-            data1: vec![0; LANES],
+            addr: Vec::new(),
+            data0: Vec::new(),
+            data1: Vec::new(),
             gap: 0,
         }
     }
@@ -169,8 +179,9 @@ impl Testbench for LdsBench {
 
     fn generate(profile: Profile, k: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn {
         let gfx11 = profile.params().wave32;
-        let mut t = LdsBench::base_txn(profile);
+        let mut t = LdsBench::base_txn_scalars(profile);
         let window = k.window.clamp(1, 1 << 15);
+        let pow2 = window.is_power_of_two();
         let total = k.w_load + k.w_store + k.w_atomic + k.w_permute;
         let pick = rng.gen_range(0..total.max(1));
         t.op = if pick < k.w_load {
@@ -222,8 +233,16 @@ impl Testbench for LdsBench {
         let start = rng.gen_range(0..window);
         let misalign = info.kind == Kind::Atomic && pct(rng, k.misalign);
         let small = rng.gen_range(0..3) == 0;
+        // Filled lane by lane (the draws in the same order as ever) into
+        // arrays, which become the vectors at the end: cheaper than zeroed
+        // vectors or pushes.
+        let mut addr = [0u32; LANES];
+        let mut data0 = [0u64; LANES];
+        let mut data1 = [0u64; LANES];
         for l in 0..LANES {
             let dw = match stride {
+                // `% window` without a division for the usual power of two.
+                Some(s) if pow2 => start.wrapping_add(s.wrapping_mul(l as u32)) & (window - 1),
                 Some(s) => start.wrapping_add(s.wrapping_mul(l as u32)) % window,
                 None => rng.gen_range(0..window),
             };
@@ -231,23 +250,26 @@ impl Testbench for LdsBench {
             if (t.unaligned && rng.gen_range(0..3) == 0) || (misalign && rng.gen_range(0..4) == 0) {
                 a += rng.gen_range(1..4);
             }
-            t.addr[l] = a;
-            t.data0[l] = if small {
+            addr[l] = a;
+            data0[l] = if small {
                 rng.gen_range(0..8)
             } else {
                 rng.gen()
             };
-            t.data1[l] = if small {
+            data1[l] = if small {
                 rng.gen_range(0..8)
             } else {
                 rng.gen()
             };
         }
         if info.kind == Kind::Permute || info.kind == Kind::Bpermute {
-            for l in 0..LANES {
-                t.addr[l] = rng.gen_range(0..256);
+            for a in addr.iter_mut() {
+                *a = rng.gen_range(0..256);
             }
         }
+        t.addr = addr.to_vec();
+        t.data0 = data0.to_vec();
+        t.data1 = data1.to_vec();
         if info.two {
             t.offset0 = rng.gen_range(0..8);
             t.offset1 = rng.gen_range(0..8);
@@ -425,9 +447,10 @@ impl Driver<LdsTxn> for LdsDriver {
                 Drive::Busy
             }
             Some(t) => {
+                // `inp` is zeroed with `rst_ni` high: apply the offer there
+                // and keep a copy to hold it.
+                Self::apply(t, inp);
                 self.packed.copy_from_slice(inp);
-                Self::apply(t, &mut self.packed);
-                inp.copy_from_slice(&self.packed);
                 self.offering = self.pending.take();
                 Drive::Busy
             }
@@ -628,17 +651,15 @@ fn run_one(lds: &mut Lds, profile: Profile, v: &Value) -> Result<Value, String> 
     let mut schedule = Vec::new();
     let cycles = lds.run(&r, |s| {
         let mut grants = Vec::new();
-        for (i, served) in s.served.iter().enumerate() {
-            if *served {
-                let sl = &s.slots[i];
-                grants.push(json!(format!(
-                    "lane{}.k{} bank{} {:#x}",
-                    i / SLOTS,
-                    i % SLOTS,
-                    sl.bank,
-                    u64::from(sl.dword) * 4
-                )));
-            }
+        for i in s.served() {
+            let sl = s.slot(i);
+            grants.push(json!(format!(
+                "lane{}.k{} bank{} {:#x}",
+                i / SLOTS,
+                i % SLOTS,
+                sl.bank,
+                u64::from(sl.dword) * 4
+            )));
         }
         schedule.push(json!({
             "cycle": schedule.len() + 1,
@@ -670,7 +691,7 @@ fn run_one(lds: &mut Lds, profile: Profile, v: &Value) -> Result<Value, String> 
         }
         lanes.push(Value::Object(e));
         for k in 0..SLOTS {
-            let s = &lds.slots[SLOTS * l + k];
+            let s = lds.slot(SLOTS * l + k);
             if s.exists && !s.oor {
                 touched.insert(s.dword, lds.ram[s.phys as usize]);
             }
@@ -726,6 +747,42 @@ mod tests {
         assert_eq!(v[1]["lanes"][0]["data"], "0x7");
         assert_eq!(v[2]["lanes"][0]["data"], "0x9");
         assert_eq!(v[2]["cycles"], 1);
+    }
+
+    /// Each cycle of the schedule lists exactly the slots it serves: a
+    /// two-pass instruction after another one lists no grant of the other
+    /// pass or of the earlier instruction.
+    #[test]
+    fn eval_schedule_lists_only_the_cycles_grants() {
+        let stride4: Vec<u32> = (0..64).map(|l| 16 * l).collect();
+        let v = eval_json(
+            Profile::Gfx9,
+            &json!([
+                {"op": "ds_read_b32", "addr": stride4},
+                {"op": "ds_write_b64", "addr": stride4, "exec": "0xFFFF0000FFFF0000"}
+            ]),
+        )
+        .unwrap();
+        for r in v.as_array().unwrap() {
+            let mut total = 0;
+            for c in r["schedule"].as_array().unwrap() {
+                let lanes =
+                    u64::from_str_radix(c["lanes"].as_str().unwrap().trim_start_matches("0x"), 16)
+                        .unwrap();
+                let grants = c["grants"].as_array().unwrap();
+                let mut seen = 0u64;
+                for g in grants {
+                    let g = g.as_str().unwrap();
+                    let lane: u32 = g[4..g.find('.').unwrap()].parse().unwrap();
+                    seen |= 1 << lane;
+                }
+                assert_eq!(seen, lanes, "cycle {}: {grants:?}", c["cycle"]);
+                total += grants.len();
+            }
+            // 64 lanes of one dword, or 32 lanes of two.
+            assert_eq!(total, 64, "{}: every slot granted once", r["op"]);
+        }
+        assert_eq!(v[0]["cycles"], 8, "stride 4 dwords on 32 banks");
     }
 
     #[test]

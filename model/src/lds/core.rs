@@ -80,8 +80,6 @@ pub fn geometry(profile: Profile, wgp: bool) -> (u32, u32) {
 pub struct Slot {
     /// The slot exists (active lane, element touches this dword).
     pub exists: bool,
-    /// Waiting for its bank.
-    pub pend: bool,
     /// Out of range.
     pub oor: bool,
     /// Dword address relative to the allocation (30 bits).
@@ -122,19 +120,298 @@ impl Default for Results {
     }
 }
 
+/// Slots of one 32-lane pass.
+const PASS_SLOTS: usize = 32 * SLOTS;
+/// Flag of a scheduled non-atomic slot: it is served along with a lower
+/// slot on its dword (it is not its bank's winner).
+const F_BROADCAST: u8 = 1;
+/// Flag of a scheduled atomic slot: a later slot of the pass waits for it
+/// on the same dword.
+const F_SERIAL: u8 = 2;
+
+/// An in-range slot of a pass and the cycle of the pass that serves it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Grant {
+    /// Cycle of the pass (0-based) in which the slot is served.
+    cycle: u16,
+    /// Slot index, `SLOTS * lane + k`.
+    idx: u16,
+    /// Lane.
+    lane: u8,
+    /// Bank.
+    bank: u8,
+    /// `F_BROADCAST`, `F_SERIAL`.
+    flags: u8,
+}
+
+/// The slots of a pass on one dword (all in one bank).
+#[derive(Debug, Clone, Copy, Default)]
+struct Group {
+    /// The cycle that serves them (non-atomic ops).
+    cycle: u16,
+    /// Position in `Pass::slots` of the group's last slot so far.
+    last: u16,
+}
+
+/// Entries of `DwordMap` (a power of two above the slots of a wave).
+const MAP_SIZE: usize = 512;
+const _: () = assert!(MAP_SIZE.is_power_of_two() && MAP_SIZE > NSLOTS);
+
+#[derive(Debug, Clone, Copy, Default)]
+struct MapEntry {
+    stamp: u32,
+    key: u32,
+    group: u16,
+}
+
+/// The groups of an instruction by pass and dword: an open-addressing hash
+/// map, emptied in O(1) per instruction by a stamp.
+#[derive(Debug, Clone)]
+struct DwordMap {
+    stamp: u32,
+    e: [MapEntry; MAP_SIZE],
+}
+
+impl DwordMap {
+    fn new() -> Self {
+        DwordMap {
+            stamp: 1,
+            e: [MapEntry::default(); MAP_SIZE],
+        }
+    }
+
+    /// Forgets every entry: only entries with the current stamp count.
+    fn clear(&mut self) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            // After 2^32 clears old entries would look current again.
+            self.e = [MapEntry::default(); MAP_SIZE];
+            self.stamp = 1;
+        }
+    }
+
+    /// The group of `key`; if it has none, `key` gets `new` and the result
+    /// is `None`. At most `NSLOTS` keys per instruction, so there is always
+    /// a free entry.
+    #[inline]
+    fn get_or_insert(&mut self, key: u32, new: u16) -> Option<u16> {
+        let mut h = (key.wrapping_mul(0x9E37_79B1) >> (32 - MAP_SIZE.trailing_zeros())) as usize;
+        loop {
+            let e = &mut self.e[h];
+            if e.stamp != self.stamp {
+                *e = MapEntry {
+                    stamp: self.stamp,
+                    key,
+                    group: new,
+                };
+                return None;
+            }
+            if e.key == key {
+                return Some(e.group);
+            }
+            h = (h + 1) & (MAP_SIZE - 1);
+        }
+    }
+}
+
+/// The schedule of one 32-lane pass of the instruction in flight.
+///
+/// The arbitration of SPEC §2.2 depends only on which slots are pending,
+/// so each slot's cycle is known at acceptance. With the slots of a pass
+/// added in ascending `(lane, k)` order:
+///
+/// - non-atomic ops: each cycle a bank's winner is its lowest pending slot,
+///   and every pending slot on the winner's dword (necessarily in the same
+///   bank) is served with it; so each cycle serves one whole group (dword)
+///   per bank, and a bank's groups are served in the order of their first
+///   slots: the group first seen as the bank's `r`-th is served in cycle `r`;
+/// - atomics: only the winners are served, so a bank's `r`-th slot is served
+///   in cycle `r`.
+///
+/// A pass with no in-range slot still lasts one cycle.
+#[derive(Debug, Clone)]
+struct Pass {
+    /// In-range slots in ascending `(lane, k)` order.
+    slots: [Grant; PASS_SLOTS],
+    n: usize,
+    /// Cycles the pass lasts (at least 1).
+    cycles: u16,
+    /// When `cycles > 1`: the slots ordered by cycle, then slot index, and
+    /// `order[ends[c - 1]..ends[c]]` served in cycle `c` (`ends[-1]` = 0).
+    /// With one cycle, `slots` is that order.
+    order: [Grant; PASS_SLOTS],
+    ends: [u16; PASS_SLOTS],
+    groups: [Group; PASS_SLOTS],
+    ngroups: usize,
+    /// Cycles given out so far per bank: groups (non-atomic) or slots
+    /// (atomics).
+    bank_cycles: [u16; 64],
+}
+
+impl Pass {
+    fn new() -> Self {
+        Pass {
+            slots: [Grant::default(); PASS_SLOTS],
+            n: 0,
+            cycles: 1,
+            order: [Grant::default(); PASS_SLOTS],
+            ends: [0; PASS_SLOTS],
+            groups: [Group::default(); PASS_SLOTS],
+            ngroups: 0,
+            bank_cycles: [0; 64],
+        }
+    }
+
+    /// No slots: one cycle.
+    fn clear(&mut self) {
+        self.n = 0;
+        self.cycles = 1;
+        self.ngroups = 0;
+        self.bank_cycles = [0; 64];
+    }
+
+    /// Adds an in-range slot; slots come in ascending `(lane, k)` order.
+    /// `key` names its dword and pass in `map`.
+    #[inline]
+    fn add(&mut self, map: &mut DwordMap, key: u32, idx: u16, lane: u8, bank: u8, atomic: bool) {
+        let b = usize::from(bank) & 63;
+        let t = self.n;
+        let g = map.get_or_insert(key, self.ngroups as u16);
+        let mut flags = 0;
+        let cycle = match g {
+            None => {
+                // The first slot on this dword: the bank's next cycle.
+                let c = self.bank_cycles[b];
+                self.bank_cycles[b] += 1;
+                self.groups[self.ngroups] = Group {
+                    cycle: c,
+                    last: t as u16,
+                };
+                self.ngroups += 1;
+                c
+            }
+            Some(g) if atomic => {
+                // Served after the earlier slot on its dword, whose
+                // flag records that this one waits for it.
+                let grp = &mut self.groups[usize::from(g)];
+                self.slots[usize::from(grp.last)].flags |= F_SERIAL;
+                grp.last = t as u16;
+                let c = self.bank_cycles[b];
+                self.bank_cycles[b] += 1;
+                c
+            }
+            Some(g) => {
+                // Broadcast with the group's first slot.
+                flags = F_BROADCAST;
+                self.groups[usize::from(g)].cycle
+            }
+        };
+        self.cycles = self.cycles.max(cycle + 1);
+        self.slots[t] = Grant {
+            cycle,
+            idx,
+            lane,
+            bank,
+            flags,
+        };
+        self.n = t + 1;
+    }
+
+    /// After the last `add`: orders the slots by cycle (a stable counting
+    /// sort, so each cycle's slots stay in ascending slot order).
+    fn seal(&mut self) {
+        if self.cycles == 1 {
+            return;
+        }
+        let nc = usize::from(self.cycles);
+        let ends = &mut self.ends[..nc];
+        ends.fill(0);
+        for s in &self.slots[..self.n] {
+            ends[usize::from(s.cycle)] += 1;
+        }
+        // Starts of each cycle; placing a slot advances its cycle's start,
+        // which ends as the cycle's end.
+        let mut sum = 0;
+        for e in ends.iter_mut() {
+            let k = *e;
+            *e = sum;
+            sum += k;
+        }
+        for s in &self.slots[..self.n] {
+            let e = &mut self.ends[usize::from(s.cycle)];
+            self.order[usize::from(*e)] = *s;
+            *e += 1;
+        }
+    }
+
+    /// The slots served in cycle `c` of the pass.
+    #[inline]
+    fn served(&self, c: u16) -> &[Grant] {
+        if self.cycles == 1 {
+            &self.slots[..self.n]
+        } else {
+            let c = usize::from(c);
+            let lo = if c == 0 { 0 } else { self.ends[c - 1] };
+            &self.order[usize::from(lo)..usize::from(self.ends[c])]
+        }
+    }
+}
+
+/// The 32-bit mask of the bytes enabled by `be` (bit b → byte b).
+const fn byte_mask(be: u8) -> u32 {
+    let mut m = 0u32;
+    let mut b = 0;
+    while b < 4 {
+        if be >> b & 1 != 0 {
+            m |= 0xFF << (8 * b);
+        }
+        b += 1;
+    }
+    m
+}
+
+const BYTE_MASKS: [u32; 16] = {
+    let mut t = [0u32; 16];
+    let mut be = 0;
+    while be < 16 {
+        t[be] = byte_mask(be as u8);
+        be += 1;
+    }
+    t
+};
+
 /// The unit: RAM, registered instruction state, results.
+///
+/// Acceptance computes each pass's schedule (`Pass`): which slots each
+/// BUSY cycle serves. A BUSY cycle then costs in proportion to the slots it
+/// serves, not to the 192 slots a pass could have.
 #[derive(Debug, Clone)]
 pub struct Lds {
     profile: Profile,
     store_d0: bool,
+    gfx9: bool,
+    /// `geometry(profile, wgp)` for wgp = false, true.
+    geo: [(u32, u32); 2],
     /// The RAM (physical dwords; not cleared by reset).
     pub ram: Vec<u32>,
     busy: bool,
     info: OpInfo,
     pass: u8,
     active: u64,
-    /// The current instruction's slots, index `SLOTS * lane + k`.
-    pub slots: [Slot; NSLOTS],
+    /// The current instruction's slots, index `SLOTS * lane + k`; an entry
+    /// is meaningful only where its bit in `exists` is set.
+    slots: [Slot; NSLOTS],
+    /// Per lane, bit k: slot k exists.
+    exists: [u8; LANES],
+    /// Per lane, bit k: slot k exists and is out of range.
+    oor: [u8; LANES],
+    /// The schedules of the two passes.
+    passes: [Pass; 2],
+    /// Groups of the instruction in flight by pass and dword.
+    groups: DwordMap,
+    /// The current cycle's grants are `passes[pass].served(pass_cycles)`
+    /// (valid after [`Lds::arbitrate`] in a BUSY cycle).
+    granted: bool,
     d0: [u32; LANES],
     d1: [u32; LANES],
     res: [u128; LANES],
@@ -143,8 +420,6 @@ pub struct Lds {
     pass_cycles: u16,
     /// Results of the last completed instruction.
     pub out: Results,
-    /// Slots served in the current cycle (valid after [`Lds::arbitrate`]).
-    pub served: [bool; NSLOTS],
     /// Lanes served in the current cycle.
     pub grant_lanes: u64,
     /// Banks serving in the current cycle.
@@ -166,20 +441,25 @@ pub struct Events {
     pub atomic_serialised: bool,
 }
 
-const NONE: u16 = u16::MAX;
-
 impl Lds {
     /// A fresh unit with all-zero RAM.
     pub fn new(profile: Profile) -> Self {
         Lds {
             profile,
             store_d0: profile.params().lds_cmpst_store_data0,
+            gfx9: !profile.params().wave32,
+            geo: [geometry(profile, false), geometry(profile, true)],
             ram: vec![0; RAM_DWORDS],
             busy: false,
             info: OpInfo::decode(4),
             pass: 0,
             active: 0,
             slots: [Slot::default(); NSLOTS],
+            exists: [0; LANES],
+            oor: [0; LANES],
+            passes: [Pass::new(), Pass::new()],
+            groups: DwordMap::new(),
+            granted: false,
             d0: [0; LANES],
             d1: [0; LANES],
             res: [0; LANES],
@@ -187,7 +467,6 @@ impl Lds {
             cycles: 0,
             pass_cycles: 0,
             out: Results::default(),
-            served: [false; NSLOTS],
             grant_lanes: 0,
             grant_banks: 0,
             events: Events::default(),
@@ -224,15 +503,49 @@ impl Lds {
         self.pass
     }
 
+    /// Slot `i` (`SLOTS * lane + k`) of the instruction in flight (or the
+    /// last one); `exists` is false for a slot the instruction does not have.
+    pub fn slot(&self, i: usize) -> Slot {
+        if self.exists[i / SLOTS] >> (i % SLOTS) & 1 != 0 {
+            self.slots[i]
+        } else {
+            Slot::default()
+        }
+    }
+
+    /// Per lane, bit k: slot k of the instruction in flight exists.
+    pub fn slot_mask(&self) -> &[u8; LANES] {
+        &self.exists
+    }
+
+    /// Per lane, bit k: slot k of the instruction in flight is out of range.
+    pub fn oor_mask(&self) -> &[u8; LANES] {
+        &self.oor
+    }
+
+    /// Indices of the slots served in the current cycle, ascending (valid
+    /// after [`Lds::arbitrate`]).
+    pub fn served(&self) -> impl Iterator<Item = usize> + '_ {
+        self.grants().iter().map(|g| usize::from(g.idx))
+    }
+
+    /// The slots served in the current cycle.
+    #[inline]
+    fn grants(&self) -> &[Grant] {
+        if self.granted {
+            self.passes[usize::from(self.pass)].served(self.pass_cycles)
+        } else {
+            &[]
+        }
+    }
+
     /// Asynchronous reset: IDLE, results cleared, RAM kept.
     pub fn reset(&mut self) {
         self.busy = false;
         self.pass = 0;
         self.active = 0;
         self.out = Results::default();
-        for s in self.slots.iter_mut() {
-            s.pend = false;
-        }
+        self.granted = false;
         self.grant_lanes = 0;
         self.grant_banks = 0;
     }
@@ -240,26 +553,30 @@ impl Lds {
     /// Takes an instruction (IDLE only; the edge that ends an IDLE cycle).
     pub fn accept(&mut self, r: &Request) {
         let info = OpInfo::decode(r.op);
-        let gfx9 = !self.profile.params().wave32;
+        let gfx9 = self.gfx9;
         let wave64 = r.wave64 || gfx9;
-        let (nbanks, ram_dwords) = geometry(self.profile, r.wgp);
+        let (nbanks, ram_dwords) = self.geo[usize::from(r.wgp)];
         self.info = info;
         self.busy = true;
         self.cycles = 0;
         self.pass_cycles = 0;
         self.memviol = 0;
         self.res = [0; LANES];
-        self.slots = [Slot::default(); NSLOTS];
+        self.exists = [0; LANES];
+        self.oor = [0; LANES];
+        self.passes[0].clear();
+        self.passes[1].clear();
+        self.groups.clear();
         let mut active = if wave64 { r.exec } else { r.exec & 0xFFFF_FFFF };
         let off16 = u32::from(r.offset1) << 8 | u32::from(r.offset0);
         match info.kind {
             Kind::Invalid => active = 0,
             Kind::Bpermute | Kind::Permute => {
                 let (n, half) = if gfx9 { (64u32, 0u32) } else { (32, 32) };
-                for i in 0..LANES {
-                    if active >> i & 1 == 0 {
-                        continue;
-                    }
+                let mut m = active;
+                while m != 0 {
+                    let i = m.trailing_zeros() as usize;
+                    m &= m - 1;
                     let base = if half == 0 { 0 } else { i as u32 / 32 * 32 };
                     let s = (base + (r.addr[i].wrapping_add(off16) >> 2) % n) as usize;
                     if info.kind == Kind::Bpermute {
@@ -271,71 +588,15 @@ impl Lds {
                     }
                 }
             }
-            Kind::Load | Kind::Store | Kind::Atomic => {
-                let w = u32::from(info.width);
-                let adj = if info.two {
-                    w * if info.st64 { 64 } else { 1 }
-                } else {
-                    0
-                };
-                for l in 0..LANES {
-                    if active >> l & 1 == 0 {
-                        continue;
-                    }
-                    self.d0[l] = r.data0[l] as u32;
-                    self.d1[l] = r.data1[l] as u32;
-                    let elems = if info.two { 2 } else { 1 };
-                    for e in 0..elems {
-                        let mut a = if info.addtid {
-                            off16.wrapping_add(4 * l as u32).wrapping_add(r.m0 & !3)
-                        } else if info.two {
-                            let o = u32::from(if e == 0 { r.offset0 } else { r.offset1 });
-                            r.addr[l].wrapping_add(o * adj)
-                        } else {
-                            r.addr[l].wrapping_add(off16)
-                        };
-                        if info.kind == Kind::Atomic {
-                            if a & 3 != 0 {
-                                self.memviol |= 1 << l;
-                                continue;
-                            }
-                        } else if !r.unaligned {
-                            a &= !(w - 1);
-                        }
-                        let data = if e == 0 { r.data0[l] } else { r.data1[l] };
-                        let lo = a & 3;
-                        let ndw = (lo + w).div_ceil(4);
-                        for j in 0..ndw {
-                            let dword = ((a >> 2).wrapping_add(j)) & 0x3FFF_FFFF;
-                            let mut be = 0u8;
-                            let mut wdata = 0u32;
-                            for b in 0..4u32 {
-                                let rel = 4 * j + b;
-                                if rel >= lo && rel - lo < w {
-                                    be |= 1 << b;
-                                    let byte = (data >> (8 * (rel - lo))) as u8;
-                                    wdata |= u32::from(byte) << (8 * b);
-                                }
-                            }
-                            let oor = u64::from(dword) * 4 >= u64::from(r.lds_size);
-                            let phys =
-                                (u32::from(r.lds_base) * 64).wrapping_add(dword) & (ram_dwords - 1);
-                            self.slots[SLOTS * l + 3 * e + j as usize] = Slot {
-                                exists: true,
-                                pend: !oor,
-                                oor,
-                                dword,
-                                phys,
-                                bank: (dword & (nbanks - 1)) as u8,
-                                be,
-                                wdata,
-                                rbase: (e as u32 * w + 4 * j) as i8 - lo as i8,
-                            };
-                        }
-                    }
-                }
-            }
+            Kind::Load | Kind::Store | Kind::Atomic => match info.width {
+                1 => self.mem_slots::<1>(r, active, nbanks, ram_dwords),
+                2 => self.mem_slots::<2>(r, active, nbanks, ram_dwords),
+                4 => self.mem_slots::<4>(r, active, nbanks, ram_dwords),
+                _ => self.mem_slots::<8>(r, active, nbanks, ram_dwords),
+            },
         }
+        self.passes[0].seal();
+        self.passes[1].seal();
         self.active = active;
         self.pass = if active & 0xFFFF_FFFF == 0 && active >> 32 != 0 {
             1
@@ -344,48 +605,121 @@ impl Lds {
         };
     }
 
-    /// The grants of the current BUSY cycle from the registered state
-    /// (`served`, `grant_lanes`, `grant_banks`); nothing when IDLE.
-    pub fn arbitrate(&mut self) {
-        self.grant_lanes = 0;
-        self.grant_banks = 0;
-        self.events = Events::default();
-        if !self.busy {
-            return;
-        }
-        let lo = 32 * SLOTS * self.pass as usize;
-        let range = lo..lo + 32 * SLOTS;
-        let mut win = [NONE; 64];
-        for i in range.clone() {
-            let s = &self.slots[i];
-            if s.pend && win[s.bank as usize] == NONE {
-                win[s.bank as usize] = i as u16;
+    /// The slots of the active lanes of a load, store or atomic whose
+    /// elements are `W` bytes (`self.info` is the instruction). Lanes in
+    /// ascending order, then elements, then dwords, so the slots reach
+    /// their pass in ascending slot order. `W` is a constant so that the
+    /// per-dword loop unrolls and the byte arithmetic fits a `u64` when
+    /// it can.
+    fn mem_slots<const W: u32>(&mut self, r: &Request, active: u64, nbanks: u32, ram_dwords: u32) {
+        let info = self.info;
+        let atomic = info.kind == Kind::Atomic;
+        let adj = if info.two {
+            W * if info.st64 { 64 } else { 1 }
+        } else {
+            0
+        };
+        let elems = if info.two { 2 } else { 1 };
+        let off16 = u32::from(r.offset1) << 8 | u32::from(r.offset0);
+        let base = u32::from(r.lds_base) * 64;
+        let size = u64::from(r.lds_size);
+        // The element's bytes as a mask (bit i = byte i) and its data with
+        // the bytes above W cleared.
+        let elem_be = (1u32 << W) - 1;
+        let data_mask = if W >= 8 { u64::MAX } else { (1 << (8 * W)) - 1 };
+        // An element touches at most (3 + W + 3) / 4 dwords.
+        let max_dw = (W + 6) / 4;
+        let mut m = active;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if atomic {
+                self.d0[l] = r.data0[l] as u32;
+                self.d1[l] = r.data1[l] as u32;
             }
-        }
-        let atomic = self.info.kind == Kind::Atomic;
-        for i in range {
-            let s = &self.slots[i];
-            let w = win[s.bank as usize];
-            let hit = s.pend
-                && if atomic {
-                    w == i as u16
+            let mut exists = 0u8;
+            let mut oor_bits = 0u8;
+            for e in 0..elems {
+                let mut a = if info.addtid {
+                    off16.wrapping_add(4 * l as u32).wrapping_add(r.m0 & !3)
+                } else if info.two {
+                    let o = u32::from(if e == 0 { r.offset0 } else { r.offset1 });
+                    r.addr[l].wrapping_add(o * adj)
                 } else {
-                    self.slots[w as usize].dword == s.dword
+                    r.addr[l].wrapping_add(off16)
                 };
-            self.served[i] = hit;
-            if hit {
-                self.grant_lanes |= 1 << (i / SLOTS);
-                self.grant_banks |= 1 << s.bank;
-                if w != i as u16 {
-                    self.events.broadcast = true;
-                    if self.info.kind == Kind::Store {
-                        self.events.write_merge = true;
+                if atomic {
+                    if a & 3 != 0 {
+                        self.memviol |= 1 << l;
+                        continue;
+                    }
+                } else if !r.unaligned {
+                    a &= !(W - 1);
+                }
+                let data = if e == 0 { r.data0[l] } else { r.data1[l] } & data_mask;
+                let lo = a & 3;
+                let ndw = (lo + W).div_ceil(4);
+                // Byte `lo + i` of these (first dword first) is byte `i` of
+                // the element; the other bytes are 0. Up to 7 bytes for
+                // W <= 4, up to 11 for W = 8.
+                let be_all = elem_be << lo;
+                for j in 0..max_dw {
+                    if j >= ndw {
+                        break;
+                    }
+                    let wdata = if W <= 4 {
+                        (data << (8 * lo) >> (32 * j)) as u32
+                    } else {
+                        (u128::from(data) << (8 * lo) >> (32 * j)) as u32
+                    };
+                    let dword = ((a >> 2).wrapping_add(j)) & 0x3FFF_FFFF;
+                    let oor = u64::from(dword) * 4 >= size;
+                    let bank = (dword & (nbanks - 1)) as u8;
+                    let k = 3 * e + j as usize;
+                    let i = SLOTS * l + k;
+                    self.slots[i] = Slot {
+                        exists: true,
+                        oor,
+                        dword,
+                        phys: base.wrapping_add(dword) & (ram_dwords - 1),
+                        bank,
+                        be: (be_all >> (4 * j) & 0xF) as u8,
+                        wdata,
+                        rbase: (e as u32 * W + 4 * j) as i8 - lo as i8,
+                    };
+                    exists |= 1 << k;
+                    if oor {
+                        oor_bits |= 1 << k;
+                    } else {
+                        // Dwords are 30 bits: bit 30 tells the passes apart.
+                        let key = dword | (l as u32 >> 5) << 30;
+                        let pass = &mut self.passes[l >> 5];
+                        pass.add(&mut self.groups, key, i as u16, l as u8, bank, atomic);
                     }
                 }
-            } else if s.pend && atomic && self.slots[w as usize].dword == s.dword {
-                self.events.atomic_serialised = true;
             }
+            self.exists[l] = exists;
+            self.oor[l] = oor_bits;
         }
+    }
+
+    /// The grants of the current BUSY cycle from the registered state
+    /// (`served`, `grant_lanes`, `grant_banks`); nothing when IDLE. The
+    /// cycle's slots come from the pass's schedule (see `Pass`).
+    pub fn arbitrate(&mut self) {
+        self.events = Events::default();
+        self.granted = self.busy;
+        let (mut lanes, mut banks, mut flags) = (0u64, 0u64, 0u8);
+        for g in self.grants() {
+            lanes |= 1 << (g.lane & 63);
+            banks |= 1 << (g.bank & 63);
+            flags |= g.flags;
+        }
+        self.grant_lanes = lanes;
+        self.grant_banks = banks;
+        self.events.broadcast = flags & F_BROADCAST != 0;
+        self.events.write_merge = self.events.broadcast && self.info.kind == Kind::Store;
+        self.events.atomic_serialised = flags & F_SERIAL != 0;
     }
 
     /// The rising edge of a BUSY cycle: RAM accesses of the served slots,
@@ -395,53 +729,52 @@ impl Lds {
         if !self.busy {
             return false;
         }
-        let lo = 32 * SLOTS * self.pass as usize;
-        let kind = self.info.kind;
-        let mut left = false;
-        for i in lo..lo + 32 * SLOTS {
-            if !self.served[i] {
-                left |= self.slots[i].pend;
-                continue;
+        // The served slots in ascending (lane, k) order: stores to one dword
+        // apply their bytes in that order (the highest wins); the winners of
+        // different banks are different dwords, so nothing else depends on
+        // the order. A result byte is written by exactly one slot, into a
+        // result cleared at acceptance, so loads can OR their bytes in.
+        let served = self.passes[usize::from(self.pass)].served(self.pass_cycles);
+        match self.info.kind {
+            Kind::Load => {
+                for p in served {
+                    let s = &self.slots[usize::from(p.idx)];
+                    let v = self.ram[s.phys as usize] & BYTE_MASKS[usize::from(s.be & 15)];
+                    let v = u128::from(v);
+                    self.res[usize::from(p.lane) & 63] |= if s.rbase >= 0 {
+                        v << (8 * s.rbase as u32)
+                    } else {
+                        v >> (8 * s.rbase.unsigned_abs() as u32)
+                    };
+                }
             }
-            let l = i / SLOTS;
-            let s = &mut self.slots[i];
-            s.pend = false;
-            let p = s.phys as usize;
-            match kind {
-                Kind::Load => {
-                    let v = self.ram[p];
-                    for b in 0..4 {
-                        if s.be >> b & 1 != 0 {
-                            let pos = 8 * (s.rbase + b) as u32;
-                            let byte = u128::from((v >> (8 * b)) as u8);
-                            self.res[l] = self.res[l] & !(0xFF << pos) | byte << pos;
-                        }
-                    }
+            Kind::Store => {
+                for p in served {
+                    let s = &self.slots[usize::from(p.idx)];
+                    let m = BYTE_MASKS[usize::from(s.be & 15)];
+                    let w = &mut self.ram[s.phys as usize];
+                    *w = *w & !m | s.wdata & m;
                 }
-                Kind::Store => {
-                    let mut m = 0u32;
-                    for b in 0..4 {
-                        if s.be >> b & 1 != 0 {
-                            m |= 0xFF << (8 * b);
-                        }
-                    }
-                    self.ram[p] = self.ram[p] & !m | s.wdata & m;
-                }
-                Kind::Atomic => {
-                    let old = self.ram[p];
+            }
+            Kind::Atomic => {
+                for p in served {
+                    let phys = self.slots[usize::from(p.idx)].phys as usize;
+                    let l = usize::from(p.lane) & 63;
+                    let old = self.ram[phys];
                     if let Some(a) = self.info.atomic {
-                        self.ram[p] = a.apply(old, self.d0[l], self.d1[l], self.store_d0);
+                        self.ram[phys] = a.apply(old, self.d0[l], self.d1[l], self.store_d0);
                     }
                     if self.info.rtn {
                         self.res[l] = u128::from(old);
                     }
                 }
-                _ => {}
             }
+            _ => {}
         }
         self.cycles = self.cycles.wrapping_add(1);
         self.pass_cycles += 1;
-        if left {
+        self.granted = false;
+        if self.pass_cycles < self.passes[usize::from(self.pass)].cycles {
             return false;
         }
         self.events.pass_end = Some(self.pass_cycles);
@@ -456,22 +789,21 @@ impl Lds {
 
     fn finish(&mut self) {
         self.busy = false;
-        for l in 0..LANES {
-            let r = self.res[l];
-            self.out.rdata[l] = match (self.info.signed, self.info.width) {
-                (true, 1) => u128::from(r as u8 as i8 as i32 as u32),
-                (true, 2) => u128::from(r as u16 as i16 as i32 as u32),
-                _ => r,
-            };
-            let mut m = 0u8;
-            for k in 0..SLOTS {
-                let s = &self.slots[SLOTS * l + k];
-                if s.exists && s.oor {
-                    m |= 1 << k;
+        self.out.rdata = self.res;
+        match (self.info.signed, self.info.width) {
+            (true, 1) => {
+                for r in self.out.rdata.iter_mut() {
+                    *r = u128::from(*r as u8 as i8 as i32 as u32);
                 }
             }
-            self.out.oor[l] = m;
+            (true, 2) => {
+                for r in self.out.rdata.iter_mut() {
+                    *r = u128::from(*r as u16 as i16 as i32 as u32);
+                }
+            }
+            _ => {}
         }
+        self.out.oor = self.oor;
         self.out.memviol = self.memviol;
         self.out.cycles = self.cycles;
     }

@@ -7,7 +7,7 @@ pub mod core;
 pub mod op;
 pub mod ports;
 
-use self::core::{Lds, Request, LANES};
+use self::core::{Lds, Request, LANES, SLOTS};
 use self::op::Kind;
 use self::ports::lds_ports as P;
 use crate::ports::PortTable;
@@ -136,10 +136,13 @@ impl LdsModel {
     fn write_results(&self, out: &mut [u32]) {
         let o = &self.lds.out;
         let rd = P::rdata_o.slice_mut(out);
-        for l in 0..LANES {
-            for w in 0..4 {
-                rd[4 * l + w] = (o.rdata[l] >> (32 * w)) as u32;
-            }
+        for (words, &r) in rd.chunks_exact_mut(4).zip(o.rdata.iter()) {
+            words.copy_from_slice(&[
+                r as u32,
+                (r >> 32) as u32,
+                (r >> 64) as u32,
+                (r >> 96) as u32,
+            ]);
         }
         let oor = P::oor_o.slice_mut(out);
         for (w, word) in oor.iter_mut().enumerate() {
@@ -185,16 +188,17 @@ impl LdsModel {
         if self.done {
             c.hit(bin::BACK_TO_BACK);
         }
+        // From the per-lane slot masks: a straddle is element 0 spilling
+        // into a second dword (slot 1) without filling its first one.
         let mut straddle = false;
         let mut oor = false;
         let mut partial = false;
+        let (exists, oor_mask) = (self.lds.slot_mask(), self.lds.oor_mask());
         for l in 0..LANES {
-            let s = &self.lds.slots[6 * l..6 * l + 6];
-            straddle |= s[1].exists && s[0].be != 0xF;
-            let n_oor = s.iter().filter(|s| s.exists && s.oor).count();
-            let n = s.iter().filter(|s| s.exists).count();
-            oor |= n_oor > 0;
-            partial |= n_oor > 0 && n_oor < n;
+            let (n, n_oor) = (exists[l], oor_mask[l]);
+            straddle |= n & 2 != 0 && self.lds.slot(SLOTS * l).be != 0xF;
+            oor |= n_oor != 0;
+            partial |= n_oor != 0 && n_oor != n;
         }
         if straddle {
             c.hit(bin::STRADDLE);
