@@ -198,12 +198,6 @@ pub fn parse_knobs<B: Testbench>(pairs: &[(String, String)]) -> Result<B::Knobs>
         .map_err(|e| Error::Input(format!("bad knob value for unit {}: {e}", B::UNIT)))
 }
 
-/// Whether runs use [`RunSpec::pipeline`] by default: when the machine has
-/// a second CPU for the driver and model.
-pub fn pipeline_default() -> bool {
-    std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2
-}
-
 /// Cycles per chunk handed from the producing thread to the checking one.
 const CHUNK: usize = 256;
 /// Chunks between the two threads: how far driver and model may run ahead.

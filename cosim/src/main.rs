@@ -72,11 +72,11 @@ enum Cmd {
         /// Write the result as JSON to this file.
         #[arg(long)]
         json: Option<PathBuf>,
-        /// Run driver, model and RTL on one thread. By default, on a machine
-        /// with two CPUs or more, driver and model run on a second thread
-        /// ahead of the RTL; the outcome is the same either way.
+        /// Run driver and model on a second thread ahead of the RTL. The
+        /// outcome is the same; whether it is faster depends on the unit
+        /// (see BENCHMARKS.md, column 5).
         #[arg(long)]
-        no_pipeline: bool,
+        pipeline: bool,
     },
     /// What would the hardware do? Reads JSON requests (FILE or stdin) and
     /// prints the model's JSON results.
@@ -232,7 +232,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             knobs,
             trace_rtl,
             json,
-            no_pipeline,
+            pipeline,
         } => {
             let spec = RunSpec {
                 unit: target.unit.clone(),
@@ -246,7 +246,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
                 dump_all,
                 max_mismatches: max_mismatches.max(1),
                 knobs,
-                pipeline: !no_pipeline && engine::pipeline_default(),
+                pipeline,
             };
             with_bench!(target.unit.as_str(), B => run_one::<B>(&spec, trace_rtl, json.as_deref()))
         }
