@@ -244,53 +244,47 @@ pub fn run_bare(exe: &Path, inputs: &Path, repeats: usize) -> Result<BareRun> {
     })
 }
 
-/// The RTL alone through the shim over recorded inputs: best loop time and
-/// output checksum.
+/// Steps `step` over the recorded inputs (`iw` words per cycle), folding
+/// every cycle's `ow` output words into the checksum: loop time and checksum.
+fn timed_loop(
+    rec: &[u32],
+    iw: usize,
+    ow: usize,
+    mut step: impl FnMut(&[u32], &mut [u32]),
+) -> (Duration, u64) {
+    let mut out = vec![0u32; ow];
+    let mut h = CHECKSUM_SEED;
+    let t0 = Instant::now();
+    for inp in rec.chunks_exact(iw) {
+        step(inp, &mut out);
+        h = checksum_fold(h, &out);
+    }
+    (t0.elapsed(), std::hint::black_box(h))
+}
+
+/// The RTL alone through the shim, on a fresh instance, over recorded
+/// inputs: loop time and output checksum.
 pub fn run_shim(
     lib: &Path,
     table: &'static gpucosim_model::ports::PortTable,
     rec: &[u32],
-    repeats: usize,
 ) -> Result<(Duration, u64)> {
-    let (iw, ow) = (table.in_words(), table.out_words());
-    let mut best = Duration::MAX;
-    let mut sum = 0;
-    let mut out = vec![0u32; ow];
-    for _ in 0..repeats {
-        let mut rtl = Rtl::load(lib, table)?;
-        out.fill(0);
-        let mut h = CHECKSUM_SEED;
-        let t0 = Instant::now();
-        for inp in rec.chunks_exact(iw) {
-            rtl.step(inp, &mut out);
-            h = checksum_fold(h, &out);
-        }
-        best = best.min(t0.elapsed());
-        sum = std::hint::black_box(h);
-    }
-    Ok((best, sum))
+    let mut rtl = Rtl::load(lib, table)?;
+    Ok(timed_loop(
+        rec,
+        table.in_words(),
+        table.out_words(),
+        |i, o| rtl.step(i, o),
+    ))
 }
 
-/// The model alone over recorded inputs: best loop time and output checksum.
-pub fn run_model<B: Testbench>(profile: Profile, rec: &[u32], repeats: usize) -> (Duration, u64) {
+/// A fresh model alone over recorded inputs: loop time and output checksum.
+pub fn run_model<B: Testbench>(profile: Profile, rec: &[u32]) -> (Duration, u64) {
     let table = B::table();
-    let (iw, ow) = (table.in_words(), table.out_words());
-    let mut best = Duration::MAX;
-    let mut sum = 0;
-    let mut out = vec![0u32; ow];
-    for _ in 0..repeats {
-        let mut model = B::model(profile);
-        out.fill(0);
-        let mut h = CHECKSUM_SEED;
-        let t0 = Instant::now();
-        for inp in rec.chunks_exact(iw) {
-            model.step(inp, &mut out);
-            h = checksum_fold(h, &out);
-        }
-        best = best.min(t0.elapsed());
-        sum = std::hint::black_box(h);
-    }
-    (best, sum)
+    let mut model = B::model(profile);
+    timed_loop(rec, table.in_words(), table.out_words(), |i, o| {
+        model.step(i, o)
+    })
 }
 
 fn rate(cycles: u64, d: Duration) -> f64 {
@@ -361,7 +355,7 @@ pub fn bench_unit<B: Testbench>(spec: &BenchSpec, profile: Profile) -> Result<Un
         bare_best = bare_best.min(bare.best);
         bare_sum = bare.checksum;
         // (2) RTL through the shim
-        let (t, sum) = run_shim(&lib, table, &rec, 1)?;
+        let (t, sum) = run_shim(&lib, table, &rec)?;
         if sum != bare_sum {
             return Err(Error::Env(format!(
                 "{} {}: the shim's output checksum {sum:016x} differs from the bare Verilator loop's {bare_sum:016x}: the shim does not move the same bits",
@@ -370,7 +364,7 @@ pub fn bench_unit<B: Testbench>(spec: &BenchSpec, profile: Profile) -> Result<Un
         }
         (shim_t, shim_sum) = (shim_t.min(t), sum);
         // (3) model alone
-        let (t, sum) = run_model::<B>(profile, &rec, 1);
+        let (t, sum) = run_model::<B>(profile, &rec);
         (model_t, model_sum) = (model_t.min(t), sum);
         // (4) full lock-step on one thread, (5) pipelined
         for pipeline in [false, true] {
