@@ -10,20 +10,13 @@ use gpucosim_tests::{toy_ports, toy_rtl, ToyBench};
 use std::path::Path;
 
 fn spec(rtl: &Path, waves: Option<&Path>, profile: Profile, cycles: u64) -> RunSpec {
-    RunSpec {
-        unit: "toy".into(),
-        profile,
-        seed: 5,
-        cycles,
-        rtl_arg: Some(rtl.to_path_buf()),
-        waves: waves.map(Path::to_path_buf),
-        window: 64,
-        post: 4,
-        dump_all: false,
-        max_mismatches: 1,
-        knobs: vec![],
-        pipeline: true,
-    }
+    let mut s = RunSpec::new("toy", profile, 5, cycles);
+    s.rtl_arg = Some(rtl.to_path_buf());
+    s.waves = waves.map(Path::to_path_buf);
+    s.window = 64;
+    s.post = 4;
+    s.pipeline = true;
+    s
 }
 
 #[test]
@@ -137,8 +130,7 @@ fn replaying_the_consumed_transactions_reproduces_the_run() {
     s.seed = 11;
     // Directed transaction first: skip past it by making lane 3 matter only later.
     let (a, _) = gpucosim::simulate::<ToyBench>(&s, Stimulus::Fresh, false).unwrap();
-    let (b, _) =
-        gpucosim::simulate::<ToyBench>(&s, Stimulus::Replay(a.txns.clone()), false).unwrap();
+    let (b, _) = gpucosim::simulate::<ToyBench>(&s, Stimulus::Prefix(a.txn_count), false).unwrap();
     assert_eq!(a.mismatches[0].cycle, b.mismatches[0].cycle);
     assert_eq!(a.mismatches[0].rtl, b.mismatches[0].rtl);
 }
@@ -146,14 +138,16 @@ fn replaying_the_consumed_transactions_reproduces_the_run() {
 /// Everything a run reports, in a comparable form.
 fn summary(out: &gpucosim::engine::Outcome<gpucosim_tests::ToyTxn>) -> String {
     format!(
-        "cycles {} txns {} mismatches {:?} context {:?} coverage {:?} vcd {:?}",
+        "cycles {} txns {} mismatches {:?} in flight {:?} state {:?} end {:?} coverage {:?} vcd {:?}",
         out.cycles,
-        serde_json::to_string(&out.txns).unwrap(),
+        out.txn_count,
         out.mismatches
             .iter()
             .map(|m| (m.cycle, &m.signal, &m.model, &m.rtl, &m.elements))
             .collect::<Vec<_>>(),
-        out.context,
+        out.in_flight,
+        out.state,
+        out.end,
         out.coverage.hits,
         out.vcd.as_ref().map(|p| std::fs::read(p).unwrap()),
     )
@@ -184,9 +178,11 @@ fn the_pipeline_changes_nothing_but_speed() {
             s.pipeline = pipeline;
             let (out, _) = gpucosim::simulate::<ToyBench>(&s, Stimulus::Fresh, false).unwrap();
             let fresh = summary(&out);
-            let (re, _) =
-                gpucosim::simulate::<ToyBench>(&s, Stimulus::Replay(out.txns.clone()), false)
+            let txns =
+                gpucosim::engine::fresh_txns::<ToyBench>(Profile::Gfx9, seed, &[], out.txn_count)
                     .unwrap();
+            let (re, _) =
+                gpucosim::simulate::<ToyBench>(&s, Stimulus::Replay(txns), false).unwrap();
             runs.push((fresh, summary(&re)));
         }
         assert_eq!(

@@ -1,13 +1,15 @@
-//! Regression machinery on the toy unit: sharding partitions the jobs,
-//! merging, JUnit well-formedness, bundles, replay with RTL-hash refusal,
-//! shrinking, and stopping early keeps finished results.
+//! Regression machinery on the toy unit: sharding partitions the jobs (and
+//! is computed lazily), merging checks that its inputs are complete, JUnit
+//! is well formed and lists what did not run, bundles replay exactly and
+//! shrink, and stopping keeps every finished result and starts nothing new.
 
-use gpucosim::regress::{self, Job, RegressConfig, Repro, Results, Seeds, Shard};
+use gpucosim::regress::{self, Job, JobList, Plan, RegressConfig, Repro, Results, Seeds, Shard};
 use gpucosim_model::Profile;
 use gpucosim_tests::{toy_rtl, ToyBench};
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 fn cfg(rtl: &Path, bundles: &Path, shrink: bool) -> RegressConfig {
     RegressConfig {
@@ -17,6 +19,18 @@ fn cfg(rtl: &Path, bundles: &Path, shrink: bool) -> RegressConfig {
         bundles: bundles.to_path_buf(),
         shrink,
         window: 128,
+        timeout: None,
+        stall: Some(60.0),
+    }
+}
+
+fn toy_plan(seeds: &str) -> Plan {
+    Plan {
+        units: vec!["toy".into()],
+        profiles: vec![Profile::Gfx9],
+        seeds: seeds.parse().unwrap(),
+        cycles: 2000,
+        knobs: vec![],
     }
 }
 
@@ -51,6 +65,49 @@ fn shards_partition_the_jobs() {
 }
 
 #[test]
+fn a_huge_plan_is_sharded_without_listing_it() {
+    // 6 × 10^10 jobs; shard 1 of 10^8 holds 600 of them. Building the
+    // whole list first would need terabytes.
+    let plan = Plan {
+        units: vec!["ta".into(), "lds".into(), "waitcnt".into()],
+        profiles: Profile::all().collect(),
+        seeds: "1..10000000000".parse().unwrap(),
+        cycles: 1,
+        knobs: vec![],
+    };
+    let list = JobList::new(&plan, Some("1/100000000".parse().unwrap())).unwrap();
+    assert_eq!(list.plan_total(), 60_000_000_000);
+    assert_eq!(list.len(), 600);
+    let jobs: Vec<Job> = list.iter().collect();
+    assert_eq!(jobs[0].name(), "ta.gfx9.1");
+    assert_eq!(jobs[1].name(), "ta.gfx9.100000001");
+    assert_eq!(jobs[599].unit, "waitcnt");
+    // The last shard of an uneven split.
+    let small = toy_plan("1..10");
+    assert_eq!(
+        JobList::new(&small, Some("3/4".parse().unwrap()))
+            .unwrap()
+            .len(),
+        2
+    );
+    assert_eq!(
+        JobList::new(&small, Some("4/4".parse().unwrap()))
+            .unwrap()
+            .len(),
+        2
+    );
+    let seeds = Seeds {
+        first: 0,
+        last: u64::MAX,
+    };
+    let too_many = Plan {
+        seeds,
+        ..plan.clone()
+    };
+    assert!(JobList::new(&too_many, None).is_err());
+}
+
+#[test]
 fn bad_shard_and_seed_specs_are_rejected_clearly() {
     for bad in ["0/3", "4/3", "1/0", "a/b", "3", "1/2/3", ""] {
         let e = bad.parse::<Shard>().unwrap_err();
@@ -63,39 +120,30 @@ fn bad_shard_and_seed_specs_are_rejected_clearly() {
     assert_eq!("4".parse::<Seeds>().unwrap(), Seeds { first: 1, last: 4 });
 }
 
-fn run_all(
-    rtl: &Path,
-    bundles: &Path,
-    seeds: Seeds,
-    shard: Option<Shard>,
-    shrink: bool,
-) -> Results {
-    let jobs = regress::jobs(&["toy".to_string()], &[Profile::Gfx9], seeds, shard);
+fn run_all(rtl: &Path, bundles: &Path, seeds: &str, shard: Option<Shard>, shrink: bool) -> Results {
+    let plan = toy_plan(seeds);
+    let list = JobList::new(&plan, shard).unwrap();
     let libs = regress::LibCache::default();
     let c = cfg(rtl, bundles, shrink);
     let stop = AtomicBool::new(false);
     let runner = |j: &Job| regress::run_job::<ToyBench>(j, &c, &libs);
-    let (jobs, coverage) = regress::run_jobs(jobs, 2, &stop, &runner, &mut |_| {});
-    Results {
-        format: regress::RESULTS_FORMAT,
-        shards: shard.into_iter().collect(),
-        interrupted: false,
-        jobs,
-        coverage,
+    let mut r = Results::new(&plan, shard);
+    for j in regress::run_jobs(&list, 2, &stop, &runner, &mut |_| {}) {
+        r.add(j);
     }
+    r
 }
 
 #[test]
 fn merged_shards_equal_the_whole_run_and_junit_is_well_formed() {
     let dir = tempfile::tempdir().unwrap();
     let rtl = toy_rtl(dir.path(), Some(("40'd1", "40'd2")));
-    let seeds: Seeds = "1..6".parse().unwrap();
     let mut parts = Vec::new();
     for k in 1..=3 {
         let r = run_all(
             &rtl,
             &dir.path().join("b"),
-            seeds,
+            "1..6",
             Some(Shard { k, n: 3 }),
             false,
         );
@@ -103,18 +151,20 @@ fn merged_shards_equal_the_whole_run_and_junit_is_well_formed() {
         std::fs::write(&path, serde_json::to_string(&r).unwrap()).unwrap();
         parts.push((path.clone(), Results::load(&path).unwrap()));
     }
-    let merged = Results::merge(parts.clone()).unwrap();
-    let whole = run_all(&rtl, &dir.path().join("b2"), seeds, None, false);
+    let (merged, problems) = Results::merge(parts.clone()).unwrap();
+    assert!(problems.is_empty(), "{problems:?}");
+    let whole = run_all(&rtl, &dir.path().join("b2"), "1..6", None, false);
     let names = |r: &Results| {
         r.jobs
             .iter()
-            .map(|j| (j.job.name(), j.passed, j.cycles))
+            .map(|j| (j.job.name(), j.passed(), j.cycles))
             .collect::<Vec<_>>()
     };
     assert_eq!(names(&merged), names(&whole));
     assert_eq!(merged.coverage, whole.coverage);
     // This bug is gfx11-only: gfx9 passes.
     assert_eq!(merged.failures(), 0);
+    assert_eq!(merged.exit_code(), 0);
     // A job in two inputs is an error.
     let dup = Results::merge(vec![parts[0].clone(), parts[0].clone()]).unwrap_err();
     assert!(dup.to_string().contains("appears in both"), "{dup}");
@@ -128,6 +178,103 @@ fn merged_shards_equal_the_whole_run_and_junit_is_well_formed() {
     assert_eq!(cases.len(), 6);
     assert_eq!(cases[0].attribute("name"), Some("toy.gfx9.1"));
     assert_eq!(doc.root_element().attribute("tests"), Some("6"));
+    assert_eq!(doc.root_element().attribute("skipped"), Some("0"));
+}
+
+#[test]
+fn merge_refuses_missing_shards_interrupted_inputs_and_other_regressions() {
+    let plan = toy_plan("1..6");
+    let shard = |k| Some(Shard { k, n: 3 });
+    let ran = |k| {
+        let mut r = Results::new(&plan, shard(k));
+        for j in JobList::new(&plan, shard(k)).unwrap().iter() {
+            let mut jr = regress::JobResult::new(&j);
+            jr.status = regress::Status::Passed;
+            r.add(jr);
+        }
+        r
+    };
+    let p = |k: u32| std::path::PathBuf::from(format!("s{k}.json"));
+    // Shard 2 of 3 is missing: its jobs are reported and listed as skipped.
+    let (m, problems) = Results::merge(vec![(p(1), ran(1)), (p(3), ran(3))]).unwrap();
+    assert_eq!(problems, vec!["shard 2/3 is missing".to_string()]);
+    assert_eq!(m.missing_shards, vec![Shard { k: 2, n: 3 }]);
+    assert_eq!(m.not_run(), (4, 2));
+    let doc_text = m.junit();
+    let doc = roxmltree::Document::parse(&doc_text).unwrap();
+    let skipped: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("skipped"))
+        .map(|n| n.attribute("message").unwrap().to_string())
+        .collect();
+    assert_eq!(skipped.len(), 2, "{doc_text}");
+    assert!(skipped.iter().all(|s| s.contains("shard 2/3 is missing")));
+    // An interrupted shard: its unrun jobs are skipped, and it is a problem.
+    let mut half = ran(2);
+    half.jobs.truncate(1);
+    half.interrupted = true;
+    let (m, problems) = Results::merge(vec![(p(1), ran(1)), (p(2), half), (p(3), ran(3))]).unwrap();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].contains("interrupted"), "{problems:?}");
+    assert!(m.interrupted);
+    assert_eq!(m.not_run(), (5, 1));
+    // Shards of different regressions do not merge.
+    let mut other = ran(2);
+    other.plan.cycles = 3000;
+    let e = Results::merge(vec![(p(1), ran(1)), (p(2), other)]).unwrap_err();
+    assert!(e.to_string().contains("different regressions"), "{e}");
+    // Nor shards of different counts.
+    let mut four = Results::new(&plan, Some(Shard { k: 2, n: 4 }));
+    four.jobs.clear();
+    let e = Results::merge(vec![(p(1), ran(1)), (p(2), four)]).unwrap_err();
+    assert!(e.to_string().contains("sharded differently"), "{e}");
+}
+
+#[test]
+fn an_interrupted_run_lists_its_unrun_jobs_as_skipped() {
+    let plan = toy_plan("1..5");
+    let mut r = Results::new(&plan, None);
+    for seed in [1, 2] {
+        let mut jr = regress::JobResult::new(&Job {
+            unit: "toy".into(),
+            profile: Profile::Gfx9,
+            seed,
+        });
+        jr.status = regress::Status::Passed;
+        r.add(jr);
+    }
+    let mut stopped = regress::JobResult::new(&Job {
+        unit: "toy".into(),
+        profile: Profile::Gfx9,
+        seed: 3,
+    });
+    stopped.status = regress::Status::Interrupted;
+    stopped.message = "INTERRUPTED before cycle 12: stopped by SIGTERM".into();
+    r.add(stopped);
+    r.interrupted = true;
+    let x = r.junit();
+    let doc = roxmltree::Document::parse(&x).unwrap();
+    let root = doc.root_element();
+    assert_eq!(root.attribute("tests"), Some("5"), "{x}");
+    assert_eq!(root.attribute("skipped"), Some("3"), "{x}");
+    assert_eq!(root.attribute("failures"), Some("0"), "{x}");
+    let skipped: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("skipped"))
+        .filter_map(|n| n.attribute("message"))
+        .collect();
+    assert!(skipped.contains(&"INTERRUPTED before cycle 12: stopped by SIGTERM"));
+    assert_eq!(
+        skipped
+            .iter()
+            .filter(|m| m.contains("not run: the regression was interrupted"))
+            .count(),
+        2
+    );
+    // The results file says so, and survives a round trip.
+    let back: Results = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+    assert!(back.interrupted);
+    assert_eq!(back.not_run(), (3, 2));
 }
 
 #[test]
@@ -135,14 +282,30 @@ fn failures_get_bundles_that_replay_exactly_and_shrink() {
     let dir = tempfile::tempdir().unwrap();
     let rtl = toy_rtl(dir.path(), Some(("i < 4", "i < 3")));
     let bundles = dir.path().join("bundles");
-    let r = run_all(&rtl, &bundles, "7..8".parse().unwrap(), None, true);
+    let r = run_all(&rtl, &bundles, "7..8", None, true);
     assert_eq!(r.failures(), 2);
+    assert_eq!(r.exit_code(), 1);
     let j = &r.jobs[0];
     let bundle = j.bundle.as_ref().unwrap();
     assert!(bundle.join("repro.json").is_file());
     assert!(bundle.join("report.txt").is_file());
     assert!(bundle.join("toy.gfx9.7.vcd").is_file());
     assert!(j.reproduce.starts_with("gpucosim replay "));
+    // The bundle's own report and waveform header point at the bundle.
+    let report = std::fs::read_to_string(bundle.join("report.txt")).unwrap();
+    assert!(
+        report.contains(&format!("reproduce: gpucosim replay {}", bundle.display())),
+        "{report}"
+    );
+    assert!(
+        report.contains(&bundle.join("toy.gfx9.7.vcd").display().to_string()),
+        "{report}"
+    );
+    let vcd = std::fs::read_to_string(bundle.join("toy.gfx9.7.vcd")).unwrap();
+    assert!(
+        vcd.contains(&format!("reproduce: gpucosim replay {}", bundle.display())),
+        "VCD header does not name the bundle"
+    );
     let junit = r.junit();
     let doc = roxmltree::Document::parse(&junit).unwrap();
     let failure = doc
@@ -154,23 +317,58 @@ fn failures_get_bundles_that_replay_exactly_and_shrink() {
         .unwrap()
         .contains("reproduce: gpucosim replay"));
 
-    // Replay reproduces the recorded divergence.
+    // The bundle names its seed and count, not the transactions.
     let repro = Repro::load(bundle).unwrap();
+    assert!(repro.transactions.is_none());
+    assert!(repro.transaction_count > 0);
+    // Replay reproduces the recorded divergence.
     let libs = regress::LibCache::default();
     let (lib, _) = libs.get::<ToyBench>(&rtl, Profile::Gfx9).unwrap();
     let out =
-        regress::replay_txns::<ToyBench>(&repro, &lib, repro.txns::<ToyBench>().unwrap(), None)
+        regress::replay::<ToyBench>(&repro, &lib, repro.stimulus::<ToyBench>().unwrap(), None)
             .unwrap();
     let m = &out.mismatches[0];
     assert_eq!(Some((m.cycle, m.signal.clone())), repro.first_mismatch);
+    assert!(repro.same_failure(&out));
 
-    // Shrinking reached a single transaction that still diverges.
-    let shrunk = Repro::load(j.shrunk.as_ref().unwrap()).unwrap();
-    assert_eq!(shrunk.transactions.len(), 1, "{}", j.report);
+    // Shrinking reached a single transaction that still diverges, and the
+    // shrunk bundle reproduces as itself.
+    let shrunk_dir = j.shrunk.as_ref().unwrap();
+    let shrunk = Repro::load(shrunk_dir).unwrap();
+    assert_eq!(
+        shrunk.transactions.as_ref().unwrap().len(),
+        1,
+        "{}",
+        j.report
+    );
     let out =
-        regress::replay_txns::<ToyBench>(&shrunk, &lib, shrunk.txns::<ToyBench>().unwrap(), None)
+        regress::replay::<ToyBench>(&shrunk, &lib, shrunk.stimulus::<ToyBench>().unwrap(), None)
             .unwrap();
     assert_eq!(out.mismatches[0].signal, "sum_o");
+    let sreport = std::fs::read_to_string(shrunk_dir.join("report.txt")).unwrap();
+    assert!(
+        sreport.contains(&format!(
+            "reproduce: gpucosim replay {}",
+            shrunk_dir.display()
+        )),
+        "{sreport}"
+    );
+    let svcd = std::fs::read_to_string(shrunk_dir.join("toy.gfx9.7.vcd")).unwrap();
+    assert!(
+        svcd.contains(&format!(
+            "reproduce: gpucosim replay {}",
+            shrunk_dir.display()
+        )),
+        "the shrunk VCD names another bundle or a temporary directory"
+    );
+    let header = &svcd[..svcd.find("$timescale").unwrap()];
+    let root = std::env::temp_dir().display().to_string();
+    for (i, _) in header.match_indices(&root) {
+        assert!(
+            header[i..].starts_with(&shrunk_dir.display().to_string()),
+            "the shrunk VCD names a path outside its bundle:\n{header}"
+        );
+    }
 
     // The RTL changes: replay refuses unless forced.
     let top = rtl.join("toy/toy_top.sv");
@@ -202,29 +400,64 @@ fn corrupt_or_missing_bundles_are_clear_errors() {
         e.to_string().contains("is not a gpucosim results file"),
         "{e}"
     );
+    std::fs::write(dir.path().join("old.json"), "{\"format\": 1, \"jobs\": []}").unwrap();
+    let e = Results::load(&dir.path().join("old.json")).unwrap_err();
+    assert!(e.to_string().contains("results format 1"), "{e}");
 }
 
+/// The promise of stopping: once a worker sees the flag, it starts no job;
+/// every job that finished is returned. The runner itself sets the flag,
+/// so nothing here depends on timing.
 #[test]
-fn stopping_early_keeps_the_finished_results() {
-    let dir = tempfile::tempdir().unwrap();
-    let rtl = toy_rtl(dir.path(), None);
-    let jobs = regress::jobs(
-        &["toy".to_string()],
-        &[Profile::Gfx9],
-        "1..40".parse().unwrap(),
-        None,
-    );
-    let libs = regress::LibCache::default();
-    let c = cfg(&rtl, &dir.path().join("b"), false);
+fn stopping_starts_no_new_job_and_keeps_every_finished_one() {
+    let plan = toy_plan("1..40");
+    let list = JobList::new(&plan, None).unwrap();
+    let passed = |j: &Job| {
+        let mut r = regress::JobResult::new(j);
+        r.status = regress::Status::Passed;
+        r
+    };
+    // One worker: job 5 sets the flag, so exactly jobs 1..5 ran.
     let stop = AtomicBool::new(false);
-    let runner = |j: &Job| regress::run_job::<ToyBench>(j, &c, &libs);
-    let mut seen = 0;
-    let (done, _) = regress::run_jobs(jobs, 1, &stop, &runner, &mut |_| {
-        seen += 1;
-        if seen == 5 {
+    let runner = |j: &Job| {
+        if j.seed == 5 {
             stop.store(true, Ordering::SeqCst);
         }
-    });
-    assert!(done.len() >= 5 && done.len() <= 6, "{}", done.len());
-    assert!(done.iter().all(|j| j.passed));
+        passed(j)
+    };
+    let done = regress::run_jobs(&list, 1, &stop, &runner, &mut |_| {});
+    let seeds: Vec<u64> = done.iter().map(|r| r.job.seed).collect();
+    assert_eq!(seeds, (1..=5).collect::<Vec<_>>());
+    // Several workers: job 1 sets the flag and every other job returns only
+    // once it is set, so no worker can come back for a job past the first
+    // `threads`; each job that started is kept.
+    for threads in [2, 4] {
+        let stop = AtomicBool::new(false);
+        let started = Mutex::new(BTreeSet::new());
+        let runner = |j: &Job| {
+            started.lock().unwrap().insert(j.seed);
+            if j.seed == 1 {
+                stop.store(true, Ordering::SeqCst);
+            } else {
+                let t0 = std::time::Instant::now();
+                while !stop.load(Ordering::SeqCst) {
+                    assert!(t0.elapsed().as_secs() < 60, "job 1 never ran");
+                    std::thread::yield_now();
+                }
+            }
+            passed(j)
+        };
+        let done = regress::run_jobs(&list, threads, &stop, &runner, &mut |_| {});
+        let started = started.into_inner().unwrap();
+        let finished: BTreeSet<u64> = done.iter().map(|r| r.job.seed).collect();
+        assert_eq!(
+            started, finished,
+            "{threads} workers: a finished job was lost"
+        );
+        assert!(finished.contains(&1));
+        assert!(
+            finished.iter().all(|&s| s <= threads as u64),
+            "{threads} workers: a job started after the stop: {finished:?}"
+        );
+    }
 }

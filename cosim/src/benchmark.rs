@@ -25,17 +25,14 @@
 //! machine then hits all figures alike, and other processes stay out of the
 //! numbers as far as possible.
 
-use crate::bench::{Drive, Driver, Testbench, TxnSource};
-use crate::engine::{self, RunSpec, Stimulus, RESET_CYCLES};
+use crate::bench::Testbench;
+use crate::engine::{self, ModelRun, RunSpec, Stimulus, RESET_CYCLES};
 use crate::error::{Error, Result};
 use crate::rtl::Rtl;
 use crate::rtlbuild::{self, checksum_fold, CHECKSUM_SEED};
 use crate::verilator::Verilator;
-use gpucosim_model::ports::Port;
 use gpucosim_model::Profile;
 use gpucosim_waves::{Capture, Meta};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -140,38 +137,14 @@ impl UnitFigures {
 }
 
 /// Directed transactions, then seeded random ones, as in a fresh engine run.
-struct FreshSource<'a, B: Testbench> {
-    profile: Profile,
-    knobs: &'a B::Knobs,
-    rng: ChaCha8Rng,
-    directed: std::vec::IntoIter<B::Txn>,
-}
-
-impl<B: Testbench> TxnSource<B::Txn> for FreshSource<'_, B> {
-    fn next_txn(&mut self) -> Option<B::Txn> {
-        Some(match self.directed.next() {
-            Some(t) => t,
-            None => B::generate(self.profile, self.knobs, &mut self.rng),
-        })
-    }
-}
-
 /// Runs the driver closed-loop against the model for `cycles` cycles, as
 /// the engine does (reset first), and returns every cycle's packed input
 /// words, `in_words` per cycle.
 pub fn record_inputs<B: Testbench>(profile: Profile, seed: u64, cycles: u64) -> Result<Vec<u32>> {
     let table = B::table();
     let knobs = B::Knobs::default();
-    let mut model = B::model(profile);
-    let mut driver = B::driver(profile, &knobs);
-    let mut src = FreshSource::<B> {
-        profile,
-        knobs: &knobs,
-        rng: ChaCha8Rng::seed_from_u64(seed),
-        directed: B::directed(profile).into_iter(),
-    };
+    let mut run = ModelRun::<B>::new(profile, seed, &knobs, Stimulus::Fresh);
     let (iw, ow) = (table.in_words(), table.out_words());
-    let rst = Port::at(table.ports, 0);
     let total = usize::try_from(cycles)
         .ok()
         .and_then(|c| c.checked_mul(iw))
@@ -180,13 +153,8 @@ pub fn record_inputs<B: Testbench>(profile: Profile, seed: u64, cycles: u64) -> 
     let mut inp = vec![0u32; iw];
     let mut out = vec![0u32; ow];
     for cycle in 0..cycles {
-        inp.fill(0);
-        if cycle >= RESET_CYCLES {
-            rst.set(&mut inp, 1);
-            // Fresh stimulus never runs out, so the status is always Busy.
-            let _: Drive = driver.drive(&out, &mut inp, &mut src);
-        }
-        model.step(&inp, &mut out);
+        // Fresh stimulus never runs out, so the status is always Busy.
+        run.cycle(cycle, &mut inp, &mut out);
         rec.extend_from_slice(&inp);
     }
     Ok(rec)
@@ -274,7 +242,9 @@ pub fn run_shim(
         rec,
         table.in_words(),
         table.out_words(),
-        |i, o| rtl.step(i, o),
+        |i, o| {
+            rtl.step(i, o);
+        },
     ))
 }
 
@@ -316,20 +286,9 @@ pub fn bench_unit<B: Testbench>(spec: &BenchSpec, profile: Profile) -> Result<Un
     ));
     write_inputs(&file, &rec)?;
 
-    let run_spec = RunSpec {
-        unit: table.unit.to_string(),
-        profile,
-        seed: spec.seed,
-        cycles: spec.cycles,
-        rtl_arg: Some(spec.rtl_root.clone()),
-        waves: None,
-        window: VCD_WINDOW,
-        post: 8,
-        dump_all: false,
-        max_mismatches: 1,
-        knobs: Vec::new(),
-        pipeline: false,
-    };
+    let mut run_spec = RunSpec::new(table.unit, profile, spec.seed, spec.cycles);
+    run_spec.rtl_arg = Some(spec.rtl_root.clone());
+    run_spec.window = VCD_WINDOW;
     // The four figures are measured in rounds, one of each per round, so that
     // a slow spell of a shared machine hits all four alike rather than one;
     // each figure keeps its best round.

@@ -7,19 +7,29 @@
 //! what followed; the report names the cycle, the signal, both values
 //! (decoded per element for array ports), the transaction in flight and the
 //! command that reproduces it.
+//!
+//! A run also ends, with a report of its own kind ([`End`]), when the RTL
+//! ends the simulation (`$finish`, `$stop`, `$error`, `$fatal`, a Verilator
+//! runtime error), when it stops making progress or the run's time is up
+//! ([`crate::watchdog`]), or on SIGINT/SIGTERM. Memory does not grow with
+//! the length of a run: the transactions consumed are counted, not kept (a
+//! seed's stimulus is reproducible, see [`fresh_txns`]).
 
 use crate::bench::{Drive, Driver, Testbench, TxnSource};
 use crate::error::{Error, Result};
-use crate::rtl::Rtl;
+use crate::rtl::{Rtl, RtlEnd, STATUS_TEXT};
+use crate::watchdog::{self, Guard, Limits, StopReason};
 use gpucosim_model::ports::{Dir, Port, PortTable};
 use gpucosim_model::{Coverage, Profile, Unit};
 use gpucosim_waves::{Capture, Frame, Meta, VcdWriter};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -54,9 +64,34 @@ pub struct RunSpec {
     /// Run driver and model on a second thread, ahead of the RTL (same
     /// outcome, less wall time when a second CPU is free).
     pub pipeline: bool,
+    /// Time limit and stall limit.
+    pub limits: Limits,
+    /// The command that reproduces this run, when it is not a `gpucosim
+    /// run` of the seed (a bundle's replay).
+    pub reproduce: Option<String>,
 }
 
 impl RunSpec {
+    /// A spec with the defaults of `gpucosim run` for one seed.
+    pub fn new(unit: &str, profile: Profile, seed: u64, cycles: u64) -> RunSpec {
+        RunSpec {
+            unit: unit.to_string(),
+            profile,
+            seed,
+            cycles,
+            rtl_arg: None,
+            waves: None,
+            window: 1024,
+            post: 8,
+            dump_all: false,
+            max_mismatches: 1,
+            knobs: Vec::new(),
+            pipeline: false,
+            limits: Limits::default(),
+            reproduce: None,
+        }
+    }
+
     /// `UNIT.PROFILE.SEED`, the name of this run everywhere.
     pub fn name(&self) -> String {
         format!("{}.{}.{}", self.unit, self.profile, self.seed)
@@ -64,6 +99,9 @@ impl RunSpec {
 
     /// The command that reproduces this run.
     pub fn repro_command(&self) -> String {
+        if let Some(r) = &self.reproduce {
+            return r.clone();
+        }
         let mut s = format!(
             "gpucosim run --unit {} --profile {} --seed {} --cycles {}",
             self.unit, self.profile, self.seed, self.cycles
@@ -85,9 +123,11 @@ impl RunSpec {
     }
 }
 
-fn shell_quote(s: &str) -> String {
-    if s.bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+".contains(&b))
+/// Quotes `s` for a POSIX shell when it needs it.
+pub fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+".contains(&b))
     {
         s.to_string()
     } else {
@@ -112,20 +152,119 @@ pub struct Mismatch {
     pub elements_differing: usize,
 }
 
+/// Why a run ended.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum End {
+    /// The cycle budget was used up, or a replay's transactions were done.
+    Completed,
+    /// The divergences asked for were collected (and `post` cycles after).
+    Diverged,
+    /// The RTL ended the simulation in cycle `cycle`.
+    Rtl {
+        /// The cycle.
+        cycle: u64,
+        /// How.
+        how: RtlEnd,
+        /// Verilator's message and where it came from.
+        message: String,
+    },
+    /// The RTL's step in cycle `cycle` did not return and was aborted
+    /// (`timeout`: because the run's time was up; otherwise no progress
+    /// within the stall limit).
+    Hang {
+        /// The cycle.
+        cycle: u64,
+        /// The limit that ran out, in seconds.
+        seconds: f64,
+        /// Whether it was the run's time limit (else the stall limit).
+        timeout: bool,
+    },
+    /// The run's time ran out (or a cycle outside the RTL took longer than
+    /// the stall limit) before cycle `cycle`.
+    Timeout {
+        /// The first cycle not run.
+        cycle: u64,
+        /// The limit, in seconds.
+        seconds: f64,
+    },
+    /// SIGINT or SIGTERM before cycle `cycle`.
+    Interrupted {
+        /// The first cycle not run.
+        cycle: u64,
+        /// The signal.
+        signal: i32,
+    },
+}
+
+/// What a run means for its exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Model and RTL agreed over the whole run.
+    Passed,
+    /// Model and RTL diverged.
+    Diverged,
+    /// The RTL ended the simulation (`$finish`, `$stop`, `$error`,
+    /// `$fatal`, a Verilator runtime error).
+    RtlError,
+    /// The run's time ran out or the RTL stopped making progress.
+    Timeout,
+    /// Stopped by SIGINT or SIGTERM before it could finish.
+    Interrupted,
+}
+
+/// Exit code: model and RTL agree.
+pub const EXIT_PASS: u8 = 0;
+/// Exit code: divergence.
+pub const EXIT_DIVERGED: u8 = 1;
+/// Exit code: bad input or environment (or, for `regress` and `merge`, an
+/// output that could not be written).
+pub const EXIT_INPUT: u8 = 2;
+/// Exit code: the RTL ended the simulation.
+pub const EXIT_RTL_ERROR: u8 = 3;
+/// Exit code: time limit or no progress.
+pub const EXIT_TIMEOUT: u8 = 4;
+
+impl Verdict {
+    /// The process exit code of a run with this verdict (`signal` for an
+    /// interrupted one: 128 + the signal).
+    pub fn exit_code(self, signal: i32) -> u8 {
+        match self {
+            Verdict::Passed => EXIT_PASS,
+            Verdict::Diverged => EXIT_DIVERGED,
+            Verdict::RtlError => EXIT_RTL_ERROR,
+            Verdict::Timeout => EXIT_TIMEOUT,
+            Verdict::Interrupted => (128 + signal.clamp(1, 127)) as u8,
+        }
+    }
+}
+
 /// The result of a run.
 #[derive(Debug, Clone)]
 pub struct Outcome<T> {
     /// Cycles simulated.
     pub cycles: u64,
-    /// Transactions consumed, in order (the complete stimulus of the run).
-    pub txns: Vec<T>,
+    /// Transactions consumed: for a fresh run, the first this many of the
+    /// seed's stimulus ([`fresh_txns`]); for a replay, of its list.
+    pub txn_count: usize,
     /// Divergences, in order.
     pub mismatches: Vec<Mismatch>,
-    /// The transaction in flight at the first divergence, and the model's
-    /// description of its state.
-    pub context: Option<(Option<usize>, String)>,
+    /// Why the run ended.
+    pub end: End,
+    /// The transaction in flight at the first divergence (or at the end of
+    /// a run that did not complete), with its index.
+    pub in_flight: Option<(usize, T)>,
+    /// The model's description of its state then.
+    pub state: Option<String>,
     /// VCD written, if any.
     pub vcd: Option<PathBuf>,
+    /// The first and last cycle of the VCD window.
+    pub window: Option<(u64, u64)>,
+    /// Why the VCD could not be written, if it could not.
+    pub vcd_error: Option<String>,
+    /// The last lines the RTL printed.
+    pub rtl_text: Vec<String>,
     /// The model's coverage.
     pub coverage: Coverage,
     /// Wall time of the cycle loop.
@@ -137,9 +276,42 @@ impl<T> Outcome<T> {
     pub fn rate(&self) -> f64 {
         self.cycles as f64 / self.elapsed.as_secs_f64().max(1e-9)
     }
-    /// Whether model and RTL agreed.
+    /// Whether model and RTL agreed over the whole run.
     pub fn passed(&self) -> bool {
-        self.mismatches.is_empty()
+        self.verdict() == Verdict::Passed
+    }
+    /// What the run means: a divergence wins over how the run ended.
+    pub fn verdict(&self) -> Verdict {
+        if !self.mismatches.is_empty() {
+            return Verdict::Diverged;
+        }
+        match self.end {
+            End::Completed | End::Diverged => Verdict::Passed,
+            End::Rtl { .. } => Verdict::RtlError,
+            End::Hang { .. } | End::Timeout { .. } => Verdict::Timeout,
+            End::Interrupted { .. } => Verdict::Interrupted,
+        }
+    }
+    /// The signal that interrupted the run, if one did.
+    pub fn signal(&self) -> i32 {
+        match self.end {
+            End::Interrupted { signal, .. } => signal,
+            _ => 0,
+        }
+    }
+    /// The process exit code for this run.
+    pub fn exit_code(&self) -> u8 {
+        self.verdict().exit_code(self.signal())
+    }
+    /// The cycle at which the run ended abnormally, if it did.
+    pub fn end_cycle(&self) -> Option<u64> {
+        match self.end {
+            End::Completed | End::Diverged => None,
+            End::Rtl { cycle, .. }
+            | End::Hang { cycle, .. }
+            | End::Timeout { cycle, .. }
+            | End::Interrupted { cycle, .. } => Some(cycle),
+        }
     }
 }
 
@@ -147,32 +319,118 @@ impl<T> Outcome<T> {
 pub enum Stimulus<T> {
     /// Directed transactions, then seeded random ones without end.
     Fresh,
+    /// The first `n` transactions of [`Stimulus::Fresh`] (a replay of a
+    /// fresh run); the run ends when the driver reports them done.
+    Prefix(usize),
     /// Exactly these transactions (a replay); the run ends when the driver
     /// reports them done.
     Replay(Vec<T>),
 }
 
+impl<T: Clone> Stimulus<T> {
+    /// The stimulus replaying the first `n` transactions of this one.
+    pub fn first(&self, n: usize) -> Stimulus<T> {
+        match self {
+            Stimulus::Fresh | Stimulus::Prefix(_) => Stimulus::Prefix(n),
+            Stimulus::Replay(v) => Stimulus::Replay(v[..n.min(v.len())].to_vec()),
+        }
+    }
+    fn again(&self) -> Stimulus<T> {
+        match self {
+            Stimulus::Fresh => Stimulus::Fresh,
+            Stimulus::Prefix(n) => Stimulus::Prefix(*n),
+            Stimulus::Replay(v) => Stimulus::Replay(v.clone()),
+        }
+    }
+}
+
+/// Transactions kept for the report of the one in flight; older ones are
+/// regenerated from the seed when asked for.
+const RECENT: usize = 64;
+
+/// The transactions of a run, counted as they are consumed.
 struct Source<'a, B: Testbench> {
     profile: Profile,
     knobs: &'a B::Knobs,
+    seed: u64,
     rng: ChaCha8Rng,
     directed: std::vec::IntoIter<B::Txn>,
-    replay: Option<std::vec::IntoIter<B::Txn>>,
-    consumed: Vec<B::Txn>,
+    replay: Option<Vec<B::Txn>>,
+    limit: Option<usize>,
+    count: usize,
+    recent: VecDeque<(usize, B::Txn)>,
+}
+
+impl<'a, B: Testbench> Source<'a, B> {
+    fn new(profile: Profile, seed: u64, knobs: &'a B::Knobs, stimulus: Stimulus<B::Txn>) -> Self {
+        let (directed, replay, limit) = match stimulus {
+            Stimulus::Fresh => (B::directed(profile), None, None),
+            Stimulus::Prefix(n) => (B::directed(profile), None, Some(n)),
+            Stimulus::Replay(v) => {
+                let n = v.len();
+                (Vec::new(), Some(v), Some(n))
+            }
+        };
+        Source {
+            profile,
+            knobs,
+            seed,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            directed: directed.into_iter(),
+            replay,
+            limit,
+            count: 0,
+            recent: VecDeque::with_capacity(RECENT),
+        }
+    }
+
+    /// Transaction `i` of this run's stimulus (consumed or not).
+    fn nth(&self, i: usize) -> Option<B::Txn> {
+        if let Some((_, t)) = self.recent.iter().find(|(j, _)| *j == i) {
+            return Some(t.clone());
+        }
+        match &self.replay {
+            Some(v) => v.get(i).cloned(),
+            None => {
+                let mut s = Source::<B>::new(self.profile, self.seed, self.knobs, Stimulus::Fresh);
+                (0..=i).filter_map(|_| s.next_txn()).last()
+            }
+        }
+    }
 }
 
 impl<B: Testbench> TxnSource<B::Txn> for Source<'_, B> {
     fn next_txn(&mut self) -> Option<B::Txn> {
-        let t = match &mut self.replay {
-            Some(r) => r.next()?,
+        if self.limit.is_some_and(|l| self.count >= l) {
+            return None;
+        }
+        let t = match &self.replay {
+            Some(v) => v[self.count].clone(),
             None => match self.directed.next() {
                 Some(t) => t,
                 None => B::generate(self.profile, self.knobs, &mut self.rng),
             },
         };
-        self.consumed.push(t.clone());
+        if self.recent.len() == RECENT {
+            self.recent.pop_front();
+        }
+        self.recent.push_back((self.count, t.clone()));
+        self.count += 1;
         Some(t)
     }
+}
+
+/// The first `n` transactions of a fresh run of seed `seed` (what a run
+/// that consumed `n` transactions was given).
+pub fn fresh_txns<B: Testbench>(
+    profile: Profile,
+    seed: u64,
+    knobs: &[(String, String)],
+    n: usize,
+) -> Result<Vec<B::Txn>> {
+    let knobs = parse_knobs::<B>(knobs)?;
+    let mut s = Source::<B>::new(profile, seed, &knobs, Stimulus::Prefix(n));
+    Ok(std::iter::from_fn(|| s.next_txn()).collect())
 }
 
 /// Parses `--knob` pairs into the unit's knob struct.
@@ -205,42 +463,36 @@ const CHUNKS: usize = 4;
 
 /// The side of lock-step that makes each cycle: the driver sets the inputs
 /// (closed-loop on the model's outputs of the previous cycle) and the model
-/// steps. It never looks at the RTL, so it may run ahead of it.
-struct Producer<'a, B: Testbench> {
+/// steps. It never looks at the RTL, so it may run ahead of it. It is also
+/// the way to run a unit's model alone, exactly as a lock-step run does.
+pub struct ModelRun<'a, B: Testbench> {
     model: Box<dyn Unit>,
     driver: B::Driver,
     src: Source<'a, B>,
     rst: Port,
 }
 
-impl<'a, B: Testbench> Producer<'a, B> {
-    fn new(profile: Profile, seed: u64, knobs: &'a B::Knobs, stimulus: Stimulus<B::Txn>) -> Self {
-        let table = B::table();
-        Producer {
+impl<'a, B: Testbench> ModelRun<'a, B> {
+    /// A fresh model and driver on `stimulus`.
+    pub fn new(
+        profile: Profile,
+        seed: u64,
+        knobs: &'a B::Knobs,
+        stimulus: Stimulus<B::Txn>,
+    ) -> Self {
+        ModelRun {
             model: B::model(profile),
             driver: B::driver(profile, knobs),
-            src: Source::<B> {
-                profile,
-                knobs,
-                rng: ChaCha8Rng::seed_from_u64(seed),
-                directed: match stimulus {
-                    Stimulus::Fresh => B::directed(profile).into_iter(),
-                    Stimulus::Replay(_) => Vec::new().into_iter(),
-                },
-                replay: match stimulus {
-                    Stimulus::Replay(v) => Some(v.into_iter()),
-                    Stimulus::Fresh => None,
-                },
-                consumed: Vec::new(),
-            },
-            rst: Port::at(table.ports, 0),
+            src: Source::new(profile, seed, knobs, stimulus),
+            rst: Port::at(B::table().ports, 0),
         }
     }
 
     /// Cycle `cycle`: its inputs into `inp`, the model's outputs into `mout`
-    /// (which holds the previous cycle's outputs on entry).
+    /// (which holds the previous cycle's outputs on entry). `rst_ni` is low
+    /// for the first [`RESET_CYCLES`].
     #[inline]
-    fn cycle(&mut self, cycle: u64, inp: &mut [u32], mout: &mut [u32]) -> Drive {
+    pub fn cycle(&mut self, cycle: u64, inp: &mut [u32], mout: &mut [u32]) -> Drive {
         inp.fill(0);
         let status = if cycle < RESET_CYCLES {
             Drive::Busy
@@ -252,12 +504,29 @@ impl<'a, B: Testbench> Producer<'a, B> {
         status
     }
 
+    /// Transactions consumed so far.
+    pub fn txn_count(&self) -> usize {
+        self.src.count
+    }
+
+    /// The model's coverage so far.
+    pub fn coverage(&self) -> &Coverage {
+        self.model.coverage()
+    }
+
     /// What the report says is in flight: the driver's oldest transaction
     /// and the model's state.
-    fn context(&self) -> (Option<usize>, String) {
-        (self.driver.in_flight(), self.model.in_flight())
+    fn context(&self) -> (Option<(usize, B::Txn)>, String) {
+        let t = self
+            .driver
+            .in_flight()
+            .and_then(|i| self.src.nth(i).map(|t| (i, t)));
+        (t, self.model.in_flight())
     }
 }
+
+/// Lines of RTL text kept for the report.
+const TEXT_TAIL: usize = 20;
 
 /// The side of lock-step that checks each cycle: the RTL steps on the
 /// produced inputs, the capture ring (and a full dump) records, the outputs
@@ -266,9 +535,11 @@ struct Checker<'s> {
     spec: &'s RunSpec,
     table: &'static PortTable,
     rtl: &'s mut Rtl,
+    guard: &'s Guard,
     rout: Vec<u32>,
     capture: Capture,
     stream: Option<(VcdWriter<BufWriter<File>>, PathBuf)>,
+    stream_error: Option<String>,
     rtl_trace: Option<(&'s Path, u64, u64)>,
     tracing_rtl: bool,
     mismatches: Vec<Mismatch>,
@@ -277,29 +548,47 @@ struct Checker<'s> {
     stop_at: u64,
     replaying: bool,
     done_cycles: u64,
+    end: Option<End>,
+    /// Cycles run (stepped) so far.
+    ran: u64,
+    text_tail: VecDeque<String>,
+    text_partial: String,
 }
 
 impl Checker<'_> {
     /// Checks cycle `cycle`; returns whether the run goes on to the next.
     #[inline]
     fn check(&mut self, cycle: u64, inp: &[u32], mout: &[u32], status: Drive) -> Result<bool> {
+        if let Some(r) = self.guard.stop() {
+            self.end = Some(self.stopped(r, cycle));
+            return Ok(false);
+        }
         if let Some((path, from, _)) = self.rtl_trace {
             if cycle == from && !self.tracing_rtl {
                 self.tracing_rtl = self.rtl.trace_open(path)?;
             }
         }
-        self.rtl.step(inp, &mut self.rout);
+        let st = self.rtl.step(inp, &mut self.rout);
+        self.ran = cycle + 1;
+        self.guard.progress().store(cycle + 1, Ordering::Relaxed);
+        let mut compare = true;
+        if st != 0 {
+            compare = self.rtl_status(st, cycle);
+        }
         self.capture.record(cycle, inp, mout, &self.rout);
         if let Some((w, p)) = &mut self.stream {
-            w.frame(&Frame {
+            let r = w.frame(&Frame {
                 cycle,
                 inputs: inp,
                 model: mout,
                 rtl: &self.rout,
-            })
-            .map_err(|e| Error::io(&*p, e))?;
+            });
+            if let Err(e) = r {
+                self.stream_error = Some(format!("{}: {e}", p.display()));
+                self.stream = None;
+            }
         }
-        if *mout != *self.rout && self.diverging_cycles < self.spec.max_mismatches {
+        if compare && *mout != *self.rout && self.diverging_cycles < self.spec.max_mismatches {
             diff(self.table, cycle, mout, &self.rout, &mut self.mismatches);
             self.first_divergence.get_or_insert(cycle);
             self.diverging_cycles += 1;
@@ -313,6 +602,9 @@ impl Checker<'_> {
                 self.tracing_rtl = false;
             }
         }
+        if self.end.is_some() {
+            return Ok(false);
+        }
         if self.replaying && status == Drive::Done {
             // Let the last transaction's effects show for a few cycles.
             self.done_cycles += 1;
@@ -322,6 +614,75 @@ impl Checker<'_> {
         }
         let next = cycle + 1;
         Ok(next < self.spec.cycles && next <= self.stop_at)
+    }
+
+    /// Handles a nonzero step status; returns whether the cycle's outputs
+    /// are valid to compare.
+    #[cold]
+    fn rtl_status(&mut self, st: u32, cycle: u64) -> bool {
+        if st & STATUS_TEXT != 0 {
+            let (text, dropped) = self.rtl.take_text();
+            self.rtl_text(&text, dropped);
+        }
+        let Some((how, message)) = self.rtl.ended(st) else {
+            return true;
+        };
+        self.end = Some(match how {
+            RtlEnd::Aborted => {
+                let timeout = self.guard.stop() == Some(StopReason::Timeout);
+                let lim = if timeout {
+                    self.spec.limits.timeout
+                } else {
+                    self.spec.limits.stall
+                };
+                End::Hang {
+                    cycle,
+                    seconds: lim.unwrap_or_default().as_secs_f64(),
+                    timeout,
+                }
+            }
+            _ => End::Rtl {
+                cycle,
+                how,
+                message,
+            },
+        });
+        // A step that completed ($finish, $stop) produced its outputs.
+        matches!(how, RtlEnd::Finish | RtlEnd::Stop)
+    }
+
+    /// Passes the RTL's text on to stderr and keeps its last lines.
+    fn rtl_text(&mut self, text: &str, dropped: usize) {
+        eprint!("{text}");
+        self.text_partial.push_str(text);
+        while let Some(i) = self.text_partial.find('\n') {
+            let line: String = self.text_partial.drain(..=i).collect();
+            if self.text_tail.len() == TEXT_TAIL {
+                self.text_tail.pop_front();
+            }
+            self.text_tail
+                .push_back(line.trim_end_matches(['\n', '\r']).to_string());
+        }
+        if dropped > 0 {
+            let note = format!("({dropped} bytes of RTL output dropped)");
+            eprintln!("{note}");
+            self.text_tail.push_back(note);
+        }
+    }
+
+    fn stopped(&self, r: StopReason, cycle: u64) -> End {
+        let secs = |d: Option<Duration>| d.unwrap_or_default().as_secs_f64();
+        match r {
+            StopReason::Timeout => End::Timeout {
+                cycle,
+                seconds: secs(self.spec.limits.timeout),
+            },
+            StopReason::Stalled => End::Timeout {
+                cycle,
+                seconds: secs(self.spec.limits.stall),
+            },
+            StopReason::Signal(signal) => End::Interrupted { cycle, signal },
+        }
     }
 }
 
@@ -344,6 +705,9 @@ struct Chunk {
 /// last cycle checked, so the transaction in flight, the model state, the
 /// transactions consumed and the coverage are those of the cycles checked:
 /// the outcome is the same, bit for bit, as without the pipeline.
+///
+/// A VCD that cannot be written does not fail the run: the outcome says why
+/// in [`Outcome::vcd_error`], so the divergence is still reported.
 pub fn run<B: Testbench>(
     spec: &RunSpec,
     rtl: &mut Rtl,
@@ -358,7 +722,10 @@ pub fn run<B: Testbench>(
             table.unit
         )));
     }
-    let replaying = matches!(stimulus, Stimulus::Replay(_));
+    if spec.cycles == 0 {
+        return Err(Error::Input("the cycle budget must be at least 1".into()));
+    }
+    let replaying = !matches!(stimulus, Stimulus::Fresh);
     let (iw, ow) = (table.in_words(), table.out_words());
     let meta = Meta {
         comments: vec![
@@ -366,25 +733,40 @@ pub fn run<B: Testbench>(
             format!("reproduce: {}", spec.repro_command()),
         ],
     };
+    let mut stream_error = None;
     let stream = match (&spec.waves, spec.dump_all) {
         (Some(dir), true) => {
             let path = dir.join(format!("{}.vcd", spec.name()));
-            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-            let f = File::create(&path).map_err(|e| Error::io(&path, e))?;
-            Some((
-                VcdWriter::new(BufWriter::new(f), table, &meta).map_err(|e| Error::io(&path, e))?,
-                path,
-            ))
+            let w = std::fs::create_dir_all(dir)
+                .and_then(|()| File::create(&path))
+                .and_then(|f| VcdWriter::new(BufWriter::new(f), table, &meta));
+            match w {
+                Ok(w) => Some((w, path)),
+                Err(e) => {
+                    stream_error = Some(format!("{}: {e}", path.display()));
+                    None
+                }
+            }
         }
         _ => None,
     };
+    let guard = Guard::start(
+        spec.limits,
+        rtl.abort_handle(),
+        watchdog::LastWords {
+            name: spec.name(),
+            code: EXIT_TIMEOUT as i32,
+        },
+    );
     let mut chk = Checker {
         spec,
         table,
         rtl,
+        guard: &guard,
         rout: vec![0u32; ow],
         capture: Capture::new(table, spec.window),
         stream,
+        stream_error,
         rtl_trace,
         tracing_rtl: false,
         mismatches: Vec::new(),
@@ -393,85 +775,126 @@ pub fn run<B: Testbench>(
         stop_at: u64::MAX,
         replaying,
         done_cycles: 0,
+        end: None,
+        ran: 0,
+        text_tail: VecDeque::new(),
+        text_partial: String::new(),
     };
 
     let start = Instant::now();
-    let (prod, cycle, context) = if spec.pipeline && spec.cycles > 0 {
-        let again = match &stimulus {
-            Stimulus::Fresh => Stimulus::Fresh,
-            Stimulus::Replay(v) => Stimulus::Replay(v.clone()),
-        };
-        let prod = Producer::<B>::new(spec.profile, spec.seed, &knobs, stimulus);
-        let (res, cycle, prod, produced) = pipelined(spec.cycles, prod, &mut chk);
+    let (prod, context) = if spec.pipeline {
+        let again = stimulus.again();
+        let prod = ModelRun::<B>::new(spec.profile, spec.seed, &knobs, stimulus);
+        let (res, last, prod, produced) = pipelined(spec.cycles, prod, &mut chk);
         res?;
-        match chk.first_divergence {
-            None if cycle == produced => (prod, cycle, None),
-            first => {
-                // Driver and model ran past the last cycle checked: run
-                // them again alone up to it.
-                drop(prod);
-                let mut prod = Producer::<B>::new(spec.profile, spec.seed, &knobs, again);
-                let (mut inp, mut mout) = (vec![0u32; iw], vec![0u32; ow]);
-                let mut context = None;
-                for c in 0..cycle {
-                    prod.cycle(c, &mut inp, &mut mout);
-                    if first == Some(c) {
-                        context = Some(prod.context());
-                    }
+        if chk.first_divergence.is_none() && chk.end.is_none() && last + 1 == produced {
+            (prod, None)
+        } else {
+            // Driver and model ran past the last cycle checked: run
+            // them again alone up to it.
+            drop(prod);
+            let mut prod = ModelRun::<B>::new(spec.profile, spec.seed, &knobs, again);
+            let (mut inp, mut mout) = (vec![0u32; iw], vec![0u32; ow]);
+            let at = chk.first_divergence.or(chk.end.as_ref().map(|_| last));
+            let mut context = None;
+            for c in 0..=last {
+                prod.cycle(c, &mut inp, &mut mout);
+                if Some(c) == at {
+                    context = Some(prod.context());
                 }
-                (prod, cycle, context)
             }
+            (prod, context)
         }
     } else {
-        let mut prod = Producer::<B>::new(spec.profile, spec.seed, &knobs, stimulus);
+        let mut prod = ModelRun::<B>::new(spec.profile, spec.seed, &knobs, stimulus);
         let (mut inp, mut mout) = (vec![0u32; iw], vec![0u32; ow]);
         let mut context = None;
         let mut cycle = 0u64;
-        let mut go = spec.cycles > 0;
-        while go {
+        loop {
             let status = prod.cycle(cycle, &mut inp, &mut mout);
-            go = chk.check(cycle, &inp, &mout, status)?;
-            if context.is_none() && chk.first_divergence == Some(cycle) {
+            let go = chk.check(cycle, &inp, &mout, status)?;
+            if context.is_none()
+                && (chk.first_divergence == Some(cycle) || (!go && chk.end.is_some()))
+            {
                 context = Some(prod.context());
+            }
+            if !go {
+                break;
             }
             cycle += 1;
         }
-        (prod, cycle, context)
+        (prod, context)
     };
     let elapsed = start.elapsed();
+    guard.finish();
 
     if chk.tracing_rtl {
         chk.rtl.trace_close();
     }
+    let end = chk.end.take().unwrap_or(if chk.mismatches.is_empty() {
+        End::Completed
+    } else {
+        End::Diverged
+    });
     let mut vcd = None;
+    let mut window = None;
+    let mut vcd_error = chk.stream_error.take();
+    let wanted = !chk.mismatches.is_empty()
+        || matches!(
+            end,
+            End::Rtl { .. } | End::Hang { .. } | End::Timeout { .. }
+        );
     if let Some((w, p)) = chk.stream.take() {
-        w.finish().map_err(|e| Error::io(&p, e))?;
-        vcd = Some(p);
-    } else if let (Some(dir), false) = (&spec.waves, chk.mismatches.is_empty()) {
+        match w.finish() {
+            Ok(()) => vcd = Some(p),
+            Err(e) => vcd_error = Some(format!("{}: {e}", p.display())),
+        }
+    } else if let (Some(dir), true, None) = (&spec.waves, wanted, &vcd_error) {
         let path = dir.join(format!("{}.vcd", spec.name()));
-        gpucosim_waves::write_capture(&path, table, &chk.capture, &meta)
-            .map_err(|e| Error::io(&path, e))?;
-        vcd = Some(path);
+        match gpucosim_waves::write_capture(&path, table, &chk.capture, &meta) {
+            Ok(()) => vcd = Some(path),
+            Err(e) => vcd_error = Some(format!("{}: {e}", path.display())),
+        }
+    }
+    if vcd.is_some() {
+        let mut frames = chk.capture.frames();
+        let first = frames.next().map(|f| f.cycle);
+        let last = frames.last().map(|f| f.cycle).or(first);
+        window = first.zip(last);
+    }
+    let (in_flight, state) = match context {
+        Some((t, s)) => (t, Some(s)),
+        None => (None, None),
+    };
+    let mut rtl_text: Vec<String> = chk.text_tail.into();
+    if !chk.text_partial.is_empty() {
+        rtl_text.push(chk.text_partial);
     }
     Ok(Outcome {
-        cycles: cycle,
-        coverage: prod.model.coverage().clone(),
-        txns: prod.src.consumed,
+        cycles: chk.ran,
+        txn_count: prod.txn_count(),
+        coverage: prod.coverage().clone(),
         mismatches: chk.mismatches,
-        context,
+        end,
+        in_flight,
+        state,
         vcd,
+        window,
+        vcd_error,
+        rtl_text,
         elapsed,
     })
 }
 
 /// Runs `prod` on a second thread and checks its cycles here, until the
 /// checker ends the run or `cycles` are done. Returns the checker's result,
-/// the cycles checked, the producer and the cycles it produced.
+/// the last cycle given to the checker, the producer and the cycles it
+/// produced.
 fn pipelined<'a, B: Testbench>(
     cycles: u64,
-    prod: Producer<'a, B>,
+    prod: ModelRun<'a, B>,
     chk: &mut Checker<'_>,
-) -> (Result<()>, u64, Producer<'a, B>, u64) {
+) -> (Result<()>, u64, ModelRun<'a, B>, u64) {
     let table = B::table();
     let (iw, ow) = (table.in_words(), table.out_words());
     std::thread::scope(|s| {
@@ -512,12 +935,14 @@ fn pipelined<'a, B: Testbench>(
         });
         let mut res = Ok(());
         let mut cycle = 0u64;
+        let mut last = 0u64;
         let mut go = true;
         while go {
             let Ok(ch) = full_rx.recv() else { break };
             for k in 0..ch.len {
                 let inp = &ch.inp[k * iw..(k + 1) * iw];
                 let mout = &ch.mout[k * ow..(k + 1) * ow];
+                last = cycle;
                 go = match chk.check(cycle, inp, mout, ch.status[k]) {
                     Ok(g) => g,
                     Err(e) => {
@@ -539,7 +964,7 @@ fn pipelined<'a, B: Testbench>(
             Ok(r) => r,
             Err(panic) => std::panic::resume_unwind(panic),
         };
-        (res, cycle, prod, produced)
+        (res, last, prod, produced)
     })
 }
 
@@ -585,23 +1010,116 @@ fn hex_words(w: &[u32], width: u32) -> String {
     format!("0x{}", if t.is_empty() { "0" } else { t })
 }
 
-/// The human-readable report of a divergence.
+/// The signal's name (`SIGTERM`).
+pub fn signal_name(sig: i32) -> String {
+    match sig {
+        libc::SIGINT => "SIGINT".into(),
+        libc::SIGTERM => "SIGTERM".into(),
+        s => format!("signal {s}"),
+    }
+}
+
+/// How a run that did not complete ended, in words: `kind` (`RTL ERROR`,
+/// `HANG`, ...), `when` (`at cycle 12`) and what happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Headline {
+    /// `RTL FINISH`, `RTL ERROR`, `HANG`, `TIMEOUT` or `INTERRUPTED`.
+    pub kind: &'static str,
+    /// `at cycle N` or `before cycle N`.
+    pub when: String,
+    /// What happened.
+    pub what: String,
+}
+
+impl Headline {
+    /// The headline of `end`; `None` for a run that completed.
+    pub fn of(end: &End) -> Option<Headline> {
+        let (kind, when, what) = match end {
+            End::Completed | End::Diverged => return None,
+            End::Rtl {
+                cycle,
+                how: RtlEnd::Finish,
+                message,
+            } => (
+                "RTL FINISH",
+                format!("at cycle {cycle}"),
+                format!("the RTL ended the simulation: {message}"),
+            ),
+            End::Rtl {
+                cycle,
+                how: RtlEnd::Stop,
+                message,
+            } => (
+                "RTL ERROR",
+                format!("at cycle {cycle}"),
+                format!("the RTL stopped the simulation: {message}"),
+            ),
+            End::Rtl { cycle, message, .. } => (
+                "RTL ERROR",
+                format!("at cycle {cycle}"),
+                format!("Verilator: {message}"),
+            ),
+            End::Hang {
+                cycle,
+                seconds,
+                timeout,
+            } => (
+                "HANG",
+                format!("at cycle {cycle}"),
+                format!(
+                    "the RTL's eval() did not return within {}; the step was aborted",
+                    if *timeout {
+                        format!("the run's time limit of {seconds} s")
+                    } else {
+                        format!("the stall limit of {seconds} s")
+                    }
+                ),
+            ),
+            End::Timeout { cycle, seconds } => (
+                "TIMEOUT",
+                format!("before cycle {cycle}"),
+                format!("the run's time limit of {seconds} s ran out"),
+            ),
+            End::Interrupted { cycle, signal } => (
+                "INTERRUPTED",
+                format!("before cycle {cycle}"),
+                format!("stopped by {}", signal_name(*signal)),
+            ),
+        };
+        Some(Headline { kind, when, what })
+    }
+
+    /// `KIND in NAME WHEN: WHAT`.
+    pub fn line(&self, name: &str) -> String {
+        format!("{} in {name} {}: {}", self.kind, self.when, self.what)
+    }
+}
+
+/// The human-readable report of a run that did not pass: the divergence
+/// (or how the run ended), the transaction in flight, the model state, the
+/// RTL's last words, the waveform and the command that reproduces it.
+/// Empty for a passing run.
 pub fn report<T: Serialize>(spec: &RunSpec, o: &Outcome<T>, table: &PortTable) -> String {
     let mut s = String::new();
-    let Some(first) = o.mismatches.first() else {
+    let headline = Headline::of(&o.end);
+    if let Some(first) = o.mismatches.first() {
+        s.push_str(&format!(
+            "DIVERGENCE in {} at cycle {}: model and RTL differ on {}\n",
+            spec.name(),
+            first.cycle,
+            o.mismatches
+                .iter()
+                .filter(|m| m.cycle == first.cycle)
+                .map(|m| m.signal.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    } else if let Some(h) = &headline {
+        s.push_str(&h.line(&spec.name()));
+        s.push('\n');
+    } else {
         return s;
-    };
-    s.push_str(&format!(
-        "DIVERGENCE in {} at cycle {}: model and RTL differ on {}\n",
-        spec.name(),
-        first.cycle,
-        o.mismatches
-            .iter()
-            .filter(|m| m.cycle == first.cycle)
-            .map(|m| m.signal.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    ));
+    }
     for m in &o.mismatches {
         let ew = table
             .find(&m.signal)
@@ -631,19 +1149,33 @@ pub fn report<T: Serialize>(spec: &RunSpec, o: &Outcome<T>, table: &PortTable) -
             }
         }
     }
-    if let Some((idx, state)) = &o.context {
-        if let Some(i) = idx {
-            if let Some(t) = o.txns.get(*i) {
-                let j = serde_json::to_string(t).unwrap_or_default();
-                s.push_str(&format!("  transaction #{i} in flight: {j}\n"));
-            }
-        }
-        if !state.is_empty() {
-            s.push_str(&format!("  model state: {state}\n"));
+    if !o.mismatches.is_empty() {
+        if let Some(h) = &headline {
+            s.push_str(&format!("  then: {} {}: {}\n", h.kind, h.when, h.what));
         }
     }
-    if let Some(v) = &o.vcd {
-        s.push_str(&format!("  waveform: {}\n", v.display()));
+    if let Some((i, t)) = &o.in_flight {
+        let j = serde_json::to_string(t).unwrap_or_default();
+        s.push_str(&format!("  transaction #{i} in flight: {j}\n"));
+    }
+    if let Some(state) = o.state.as_ref().filter(|s| !s.is_empty()) {
+        s.push_str(&format!("  model state: {state}\n"));
+    }
+    if !o.rtl_text.is_empty() {
+        s.push_str("  the RTL's last output:\n");
+        for l in &o.rtl_text {
+            s.push_str(&format!("    {l}\n"));
+        }
+    }
+    match (&o.vcd, o.window) {
+        (Some(v), Some((a, b))) => {
+            s.push_str(&format!("  waveform: {} (cycles {a}..={b})\n", v.display()))
+        }
+        (Some(v), None) => s.push_str(&format!("  waveform: {}\n", v.display())),
+        _ => {}
+    }
+    if let Some(e) = &o.vcd_error {
+        s.push_str(&format!("  waveform NOT written: {e}\n"));
     }
     s.push_str(&format!("  reproduce: {}\n", spec.repro_command()));
     s

@@ -19,6 +19,16 @@ pub enum Error {
         /// Verilator's (or the compiler's) own message.
         message: String,
     },
+    /// The RTL's top-level ports differ from the unit's port table.
+    #[error("the {unit} RTL in {dir} does not match the port table:\n  {}", differences.join("\n  "))]
+    Ports {
+        /// Unit name.
+        unit: String,
+        /// RTL directory.
+        dir: String,
+        /// One line per difference.
+        differences: Vec<String>,
+    },
     /// An I/O error on a named file.
     #[error("{path}: {source}")]
     Io {

@@ -5,18 +5,24 @@
 //! generates the C++ shim from a unit's port table and builds the RTL into a
 //! cached shared library; [`rtl`] drives it; [`bench`] defines stimulus;
 //! [`engine`] runs model and RTL in lock-step and reports divergences, with
-//! waveforms from `gpucosim-waves`.
+//! waveforms from `gpucosim-waves`; [`watchdog`] ends runs that hang, run
+//! out of time or are told to stop; [`outputs`] writes result files.
 #![warn(missing_docs)]
 
 pub mod bench;
 pub mod benchmark;
+pub mod bundle;
 pub mod engine;
 pub mod error;
+pub mod outputs;
 pub mod regress;
 pub mod rtl;
 pub mod rtlbuild;
 pub mod units;
 pub mod verilator;
+pub mod watchdog;
+
+pub use outputs::write_atomic;
 
 use bench::Testbench;
 use engine::{Outcome, RunSpec, Stimulus};
@@ -48,8 +54,9 @@ pub fn load_rtl<B: Testbench>(
 }
 
 /// A complete run: build or load the RTL, run lock-step; with `trace_rtl`,
-/// a divergent run is replayed on a tracing build of the RTL to write the
-/// RTL's internal signals over the same window to `<name>.rtl.vcd`.
+/// a run that did not pass is replayed on a tracing build of the RTL to
+/// write the RTL's internal signals over the waveform's window to
+/// `<name>.rtl.vcd` (same window, same time scale).
 pub fn simulate<B: Testbench>(
     spec: &RunSpec,
     stimulus: Stimulus<B::Txn>,
@@ -57,47 +64,26 @@ pub fn simulate<B: Testbench>(
 ) -> Result<(Outcome<B::Txn>, Option<PathBuf>)> {
     let root = rtlbuild::rtl_root(spec.rtl_arg.as_deref());
     let (mut r, _) = load_rtl::<B>(&root, spec.profile, false)?;
+    let again = trace_rtl.then(|| stimulus.first(usize::MAX));
     let out = engine::run::<B>(spec, &mut r, stimulus, None)?;
     let mut rtl_vcd = None;
-    if trace_rtl && !out.passed() {
-        if let Some(dir) = &spec.waves {
-            let first = out.mismatches[0].cycle;
-            let from = first.saturating_sub(spec.window as u64 - 1);
-            let until = first + spec.post;
-            let path = dir.join(format!("{}.rtl.vcd", spec.name()));
-            let (mut tr, _) = load_rtl::<B>(&root, spec.profile, true)?;
-            let mut replay_spec = spec.clone();
-            replay_spec.waves = None;
-            replay_spec.dump_all = false;
-            replay_spec.cycles = until + 1;
-            engine::run::<B>(
-                &replay_spec,
-                &mut tr,
-                Stimulus::Replay(out.txns.clone()),
-                Some((&path, from, until)),
-            )?;
-            rtl_vcd = Some(path);
-        }
+    if let (Some(again), Some(dir), Some((from, until))) = (again, &spec.waves, out.window) {
+        let path = dir.join(format!("{}.rtl.vcd", spec.name()));
+        let (mut tr, _) = load_rtl::<B>(&root, spec.profile, true)?;
+        let mut replay_spec = spec.clone();
+        replay_spec.waves = None;
+        replay_spec.dump_all = false;
+        replay_spec.cycles = until + 1;
+        // Run on to the end of the window whatever happens before it.
+        replay_spec.post = until + 1;
+        replay_spec.max_mismatches = usize::MAX;
+        engine::run::<B>(
+            &replay_spec,
+            &mut tr,
+            again.first(out.txn_count),
+            Some((&path, from, until)),
+        )?;
+        rtl_vcd = Some(path);
     }
     Ok((out, rtl_vcd))
-}
-
-/// Writes `bytes` to `path` atomically: a temporary file in the same
-/// directory, renamed into place, so readers never see a partial file.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    use std::io::Write;
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| error::Error::io(dir, e))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| error::Error::io(dir, e))?;
-    tmp.write_all(bytes)
-        .map_err(|e| error::Error::io(path, e))?;
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| error::Error::io(path, e))?;
-    tmp.persist(path)
-        .map_err(|e| error::Error::io(path, e.error))?;
-    Ok(())
 }

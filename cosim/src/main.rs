@@ -1,9 +1,9 @@
 //! The `gpucosim` command line.
 
 use clap::{Parser, Subcommand};
-use gpucosim::engine::{self, RunSpec, Stimulus};
+use gpucosim::engine::{self, RunSpec, Stimulus, Verdict, EXIT_INPUT};
 use gpucosim::error::{Error, Result};
-use gpucosim::{regress, rtlbuild, units, with_bench};
+use gpucosim::{outputs, regress, rtlbuild, units, watchdog, with_bench};
 use gpucosim_model::Profile;
 use std::io::Read;
 use std::path::PathBuf;
@@ -14,7 +14,11 @@ use std::process::ExitCode;
     name = "gpucosim",
     version,
     about = "Lock-step co-simulation of AMD GPU unit reference models against Verilated RTL",
-    after_help = "Exit status: 0 model and RTL agree, 1 divergence, 2 bad input or environment."
+    after_help = "Exit status: 0 model and RTL agree; 1 divergence; 2 bad input or environment \
+                  (for regress and merge also: an output not written, an incomplete merge); \
+                  3 the RTL ended the simulation ($finish, $stop, $error, $fatal, a Verilator \
+                  runtime error); 4 time limit or no progress; 130/143 stopped by SIGINT/SIGTERM \
+                  after writing what was done."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -77,6 +81,8 @@ enum Cmd {
         /// (see BENCHMARKS.md, column 5).
         #[arg(long)]
         pipeline: bool,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
     /// What would the hardware do? Reads JSON requests (FILE or stdin) and
     /// prints the model's JSON results.
@@ -147,7 +153,16 @@ enum Cmd {
         /// Write the merged results file.
         #[arg(long)]
         results: Option<PathBuf>,
+        /// Accept a partial merge (a missing shard, an interrupted input):
+        /// report it but exit by the jobs' results alone.
+        #[arg(long)]
+        allow_partial: bool,
     },
+    /// Run one job of a regression (used by `regress`, which starts one
+    /// process per job): a job spec as JSON on stdin, its result as one JSON
+    /// line on stdout.
+    #[command(hide = true)]
+    Job,
     /// Re-run a failure bundle's exact stimulus.
     Replay {
         /// Bundle directory (or its repro.json).
@@ -181,6 +196,36 @@ enum Cmd {
         #[arg(long)]
         rtl: Option<PathBuf>,
     },
+}
+
+/// Time limits of a run (or of each job of a regression).
+#[derive(clap::Args, Clone, Copy)]
+struct LimitArgs {
+    /// End the run after this many seconds (exit 4, with its report and
+    /// waveform).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    timeout: Option<f64>,
+    /// Count the run as hung when one cycle takes longer than this many
+    /// seconds (0: never); the RTL's step is aborted and reported (exit 4).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, default_value_t = 60.0)]
+    stall_timeout: f64,
+}
+
+impl LimitArgs {
+    fn limits(self) -> gpucosim::watchdog::Limits {
+        let d = std::time::Duration::from_secs_f64;
+        gpucosim::watchdog::Limits {
+            timeout: self.timeout.map(d),
+            stall: (self.stall_timeout > 0.0).then(|| d(self.stall_timeout)),
+        }
+    }
+}
+
+fn parse_seconds(s: &str) -> std::result::Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 && x < 1e9 => Ok(x),
+        _ => Err(format!("expected a number of seconds, got `{s}`")),
+    }
 }
 
 fn parse_kv(s: &str) -> std::result::Result<(String, String), String> {
@@ -233,21 +278,30 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             trace_rtl,
             json,
             pipeline,
+            limits,
         } => {
-            let spec = RunSpec {
-                unit: target.unit.clone(),
-                profile: target.profile,
-                seed,
-                cycles,
-                rtl_arg: rtl,
-                waves,
-                window,
-                post,
-                dump_all,
-                max_mismatches: max_mismatches.max(1),
-                knobs,
-                pipeline,
-            };
+            if cycles == 0 {
+                return Err(Error::Input("--cycles must be at least 1".into()));
+            }
+            let mut spec = RunSpec::new(&target.unit, target.profile, seed, cycles);
+            spec.rtl_arg = rtl;
+            spec.waves = waves;
+            spec.window = window;
+            spec.post = post;
+            spec.dump_all = dump_all;
+            spec.max_mismatches = max_mismatches.max(1);
+            spec.knobs = knobs;
+            spec.pipeline = pipeline;
+            spec.limits = limits.limits();
+            // Every output location is checked before the run starts.
+            let (): () = with_bench!(target.unit.as_str(), B => Ok(()))?;
+            if let Some(w) = &spec.waves {
+                outputs::probe_dir(w, "--waves")?;
+            }
+            if let Some(j) = &json {
+                outputs::probe_file(j, "--json")?;
+            }
+            watchdog::catch_stop_signals();
             with_bench!(target.unit.as_str(), B => run_one::<B>(&spec, trace_rtl, json.as_deref()))
         }
         Cmd::Eval { target, file } => {
@@ -319,32 +373,59 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             junit,
             coverage,
             results,
+            allow_partial,
         } => {
+            for (p, what) in [
+                (&junit, "--junit"),
+                (&coverage, "--coverage"),
+                (&results, "--results"),
+            ] {
+                if let Some(p) = p {
+                    outputs::probe_file(p, what)?;
+                }
+            }
             let mut parts = Vec::new();
             for f in files {
                 let r = regress::Results::load(&f)?;
                 parts.push((f, r));
             }
-            let merged = regress::Results::merge(parts)?;
-            write_reports(
+            let (merged, problems) = regress::Results::merge(parts)?;
+            let lost = write_reports(
                 &merged,
                 junit.as_deref(),
                 coverage.as_deref(),
                 results.as_deref(),
-            )?;
-            print!("{}", merged.summary());
-            println!(
-                "{} jobs from {} shard(s), {} failed",
-                merged.jobs.len(),
-                merged.shards.len().max(1),
-                merged.failures()
             );
-            Ok(if merged.failures() == 0 {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            })
+            print!("{}", merged.summary());
+            let (ran, not_run) = merged.not_run();
+            println!(
+                "{ran} jobs from {} shard(s), {} failed{}",
+                merged.shards.len().max(1),
+                merged.failures(),
+                if not_run > 0 {
+                    format!(", {not_run} not run")
+                } else {
+                    String::new()
+                }
+            );
+            for p in &problems {
+                if allow_partial {
+                    eprintln!("warning: partial merge: {p}");
+                } else {
+                    eprintln!(
+                        "error: incomplete merge: {p} (--allow-partial accepts a partial merge)"
+                    );
+                }
+            }
+            Ok(ExitCode::from(
+                if lost || (!problems.is_empty() && !allow_partial) {
+                    EXIT_INPUT
+                } else {
+                    merged.exit_code()
+                },
+            ))
         }
+        Cmd::Job => cmd_job(),
         Cmd::Replay {
             bundle,
             force,
@@ -490,54 +571,76 @@ fn run_one<B: gpucosim::bench::Testbench>(
 ) -> Result<ExitCode> {
     let (out, rtl_vcd) = gpucosim::simulate::<B>(spec, Stimulus::Fresh, trace_rtl)?;
     let cov = &out.coverage;
-    if out.passed() {
-        println!(
-            "PASS {}: {} cycles, {} transactions, {:.0} cycles/s, coverage {}/{} bins",
-            spec.name(),
+    let name = spec.name();
+    match out.verdict() {
+        Verdict::Passed => println!(
+            "PASS {name}: {} cycles, {} transactions, {:.0} cycles/s, coverage {}/{} bins",
             out.cycles,
-            out.txns.len(),
+            out.txn_count,
             out.rate(),
             cov.covered(),
             cov.names.len()
-        );
-    } else {
-        print!("{}", engine::report(spec, &out, B::table()));
-        if let Some(p) = &rtl_vcd {
-            println!("  RTL internal signals: {}", p.display());
+        ),
+        Verdict::Interrupted => println!(
+            "INTERRUPTED {name} before cycle {} by {}: model and RTL agreed over the {} cycles run ({} transactions)",
+            out.cycles,
+            engine::signal_name(out.signal()),
+            out.cycles,
+            out.txn_count
+        ),
+        v => {
+            print!("{}", engine::report(spec, &out, B::table()));
+            if let Some(p) = &rtl_vcd {
+                println!("  RTL internal signals: {}", p.display());
+            }
+            let what = match (out.mismatches.first(), engine::Headline::of(&out.end)) {
+                (Some(m), _) => format!("FAIL {name}: diverged at cycle {}", m.cycle),
+                (None, Some(h)) => format!("{} {name} {}", h.kind, h.when),
+                (None, None) => format!("FAIL {name}: {v:?}"),
+            };
+            println!("{what}, after {} transactions", out.txn_count);
         }
-        println!(
-            "FAIL {}: diverged at cycle {} after {} transactions",
-            spec.name(),
-            out.mismatches[0].cycle,
-            out.txns.len()
-        );
+    }
+    let mut lost = false;
+    if let Some(e) = &out.vcd_error {
+        eprintln!("error: the waveform was not written: {e}");
+        lost = true;
     }
     if let Some(path) = json {
         let v = serde_json::json!({
-            "name": spec.name(),
+            "name": name,
             "unit": spec.unit,
             "profile": spec.profile,
             "seed": spec.seed,
             "cycles": out.cycles,
-            "transactions": out.txns.len(),
+            "transactions": out.txn_count,
+            "verdict": out.verdict(),
             "passed": out.passed(),
+            "end": out.end,
             "mismatches": out.mismatches,
             "vcd": out.vcd,
+            "vcd_window": out.window,
+            "vcd_error": out.vcd_error,
             "rtl_vcd": rtl_vcd,
+            "rtl_output": out.rtl_text,
             "cycles_per_second": out.rate(),
             "reproduce": spec.repro_command(),
-            "coverage": cov.names.iter().zip(&cov.hits).map(|(n, h)| (n.to_string(), *h)).collect::<std::collections::BTreeMap<_, _>>(),
+            "coverage": regress::coverage_bins(cov),
         });
-        gpucosim::write_atomic(
+        if let Err(e) = gpucosim::write_atomic(
             path,
             serde_json::to_string_pretty(&v).expect("JSON").as_bytes(),
-        )?;
+        ) {
+            eprintln!("error: --json was not written: {e}");
+            lost = true;
+        }
     }
-    Ok(if out.passed() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    // What the run found comes first; a lost output turns only a pass
+    // into a failure.
+    Ok(ExitCode::from(match out.verdict() {
+        Verdict::Passed if lost => EXIT_INPUT,
+        _ => out.exit_code(),
+    }))
 }
 
 #[derive(clap::Args)]
@@ -584,7 +687,9 @@ struct RegressArgs {
     /// Waveform window of failure bundles, in cycles.
     #[arg(long, default_value_t = 1024)]
     window: usize,
-    /// No progress bar.
+    #[command(flatten)]
+    limits: LimitArgs,
+    /// No progress bar and no line per job.
     #[arg(long)]
     quiet: bool,
 }
@@ -609,11 +714,37 @@ fn cmd_regress(a: RegressArgs) -> Result<ExitCode> {
     if threads == 0 {
         return Err(Error::Input("--jobs must be at least 1".into()));
     }
+    if a.cycles == 0 {
+        return Err(Error::Input("--cycles must be at least 1".into()));
+    }
+    for u in &units {
+        let (): () = with_bench!(u.as_str(), B => Ok(()))?;
+    }
+    let plan = regress::Plan {
+        units: units.clone(),
+        profiles: profiles.clone(),
+        seeds: a.seeds,
+        cycles: a.cycles,
+        knobs: a.knobs.clone(),
+    };
+    let list = regress::JobList::new(&plan, a.shard)?;
+    // Every output location is checked before anything is built or run.
+    for (p, what) in [
+        (&a.junit, "--junit"),
+        (&a.coverage, "--coverage"),
+        (&a.results, "--results"),
+    ] {
+        if let Some(p) = p {
+            outputs::probe_file(p, what)?;
+        }
+    }
+    outputs::probe_dir(&a.bundles, "--bundles")?;
     let root = rtlbuild::rtl_root(a.rtl.as_deref());
     // Per-unit configuration; build every library up front so a broken
     // RTL or a missing Verilator is reported once, before any job runs.
     let libs = regress::LibCache::default();
-    let mut cfgs = std::collections::BTreeMap::new();
+    let mut specs = std::collections::BTreeMap::new();
+    let limits = a.limits.limits();
     for u in &units {
         let knobs: Vec<(String, String)> = a
             .knobs
@@ -624,40 +755,60 @@ fn cmd_regress(a: RegressArgs) -> Result<ExitCode> {
                 None => Some((k.clone(), v.clone())),
             })
             .collect();
+        let cfg = regress::RegressConfig {
+            cycles: a.cycles,
+            rtl_arg: a.rtl.clone(),
+            knobs,
+            bundles: a.bundles.clone(),
+            shrink: a.shrink,
+            window: a.window,
+            timeout: limits.timeout.map(|d| d.as_secs_f64()),
+            stall: limits.stall.map(|d| d.as_secs_f64()),
+        };
         with_bench!(u.as_str(), B => {
-            gpucosim::engine::parse_knobs::<B>(&knobs)?;
+            gpucosim::engine::parse_knobs::<B>(&cfg.knobs)?;
             for &p in &profiles {
-                libs.get::<B>(&root, p)?;
+                let (lib, hash) = libs.get::<B>(&root, p)?;
+                specs.insert((u.clone(), p), regress::JobSpec {
+                    job: regress::Job { unit: u.clone(), profile: p, seed: 0 },
+                    cfg: cfg.clone(),
+                    root: root.clone(),
+                    lib,
+                    hash,
+                });
             }
             Ok::<(), Error>(())
         })?;
-        cfgs.insert(
-            u.clone(),
-            regress::RegressConfig {
-                cycles: a.cycles,
-                rtl_arg: a.rtl.clone(),
-                knobs,
-                bundles: a.bundles.clone(),
-                shrink: a.shrink,
-                window: a.window,
-            },
-        );
     }
-    let jobs = regress::jobs(&units, &profiles, a.seeds, a.shard);
-    let total = jobs.len();
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::Env(format!("cannot find the gpucosim executable: {e}")))?;
+    let total = list.len();
+    watchdog::catch_stop_signals();
     static STOP: AtomicBool = AtomicBool::new(false);
-    let _ = ctrlc::set_handler(|| {
-        if STOP.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-        eprintln!(
-            "interrupted: finishing the running jobs and writing results (Ctrl-C again to abort)"
-        );
-    });
-    let bar = if a.quiet {
+    // Stop requests are turned into the flag the workers check.
+    let watcher_done = std::sync::Arc::new(AtomicBool::new(false));
+    let watcher = {
+        let done = std::sync::Arc::clone(&watcher_done);
+        std::thread::spawn(move || {
+            let mut told = false;
+            while !done.load(Ordering::SeqCst) {
+                if let (Some(sig), false) = (watchdog::signalled(), told) {
+                    told = true;
+                    STOP.store(true, Ordering::SeqCst);
+                    eprintln!(
+                        "{}: no new jobs; running jobs stop at their next cycle; writing the results (again to abort)",
+                        engine::signal_name(sig)
+                    );
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        })
+    };
+    let interactive = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let bar = if a.quiet || !interactive {
         indicatif::ProgressBar::hidden()
     } else {
-        let b = indicatif::ProgressBar::new(total as u64);
+        let b = indicatif::ProgressBar::new(total);
         b.set_style(
             indicatif::ProgressStyle::with_template(
                 "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} seeds, {msg}",
@@ -668,87 +819,154 @@ fn cmd_regress(a: RegressArgs) -> Result<ExitCode> {
     };
     let start = std::time::Instant::now();
     let mut failed = 0usize;
-    let runner = |job: &regress::Job| -> (regress::JobResult, Option<gpucosim_model::Coverage>) {
-        let cfg = &cfgs[&job.unit];
-        let r: Result<(regress::JobResult, Option<gpucosim_model::Coverage>)> =
-            with_bench!(job.unit.as_str(), B => Ok(regress::run_job::<B>(job, cfg, &libs)));
-        r.expect("units were validated before the run")
+    let mut done = 0u64;
+    let runner = |job: &regress::Job| -> regress::JobResult {
+        let mut spec = specs[&(job.unit.clone(), job.profile)].clone();
+        spec.job = job.clone();
+        regress::run_job_in_child(&exe, &spec, &STOP)
     };
-    let (results, coverage) = regress::run_jobs(jobs, threads, &STOP, &runner, &mut |r| {
-        if !r.passed {
+    let results = regress::run_jobs(&list, threads, &STOP, &runner, &mut |r| {
+        done += 1;
+        if !r.passed() {
             failed += 1;
-            bar.suspend(|| {
-                if let Some(e) = &r.error {
-                    eprintln!("ERROR {}: {e}", r.job.name());
+        }
+        let line = match r.status {
+            regress::Status::Passed => format!(
+                "PASS {} ({} cycles, {:.1} s)",
+                r.job.name(),
+                r.cycles,
+                r.seconds
+            ),
+            _ => format!(
+                "{} {}: {}{}",
+                status_word(r.status),
+                r.job.name(),
+                r.message,
+                if r.reproduce.is_empty() {
+                    String::new()
                 } else {
-                    eprintln!("FAIL {}: {}", r.job.name(), r.reproduce);
+                    format!("; reproduce: {}", r.reproduce)
                 }
-            });
+            ),
+        };
+        if interactive {
+            if !r.passed() && !a.quiet {
+                bar.suspend(|| eprintln!("{line}"));
+            }
+        } else if !a.quiet {
+            eprintln!("[{done}/{total}] {line}");
         }
         bar.set_message(format!("{failed} failed"));
         bar.inc(1);
     });
     bar.finish_and_clear();
-    let interrupted = STOP.load(Ordering::SeqCst) && results.len() < total;
-    let res = regress::Results {
-        format: regress::RESULTS_FORMAT,
-        shards: a.shard.into_iter().collect(),
-        interrupted,
-        jobs: results,
-        coverage,
-    };
-    write_reports(
+    watcher_done.store(true, Ordering::SeqCst);
+    let _ = watcher.join();
+    let signal = watchdog::signalled();
+    let mut res = regress::Results::new(&plan, a.shard);
+    for r in results {
+        res.add(r);
+    }
+    res.interrupted = signal.is_some() && (res.jobs.len() as u64) < total
+        || res
+            .jobs
+            .iter()
+            .any(|j| j.status == regress::Status::Interrupted);
+    let mut lost = write_reports(
         &res,
         a.junit.as_deref(),
         a.coverage.as_deref(),
         a.results.as_deref(),
-    )?;
+    );
     print!("{}", res.summary());
+    let (ran, not_run) = res.not_run();
     println!(
-        "{} of {} seeds run{} in {:.1} s on {} job(s): {} failed",
-        res.jobs.len(),
-        total,
+        "{ran} of {total} seeds run{} in {:.1} s on {} job(s): {} failed{}",
         a.shard.map(|s| format!(" (shard {s})")).unwrap_or_default(),
         start.elapsed().as_secs_f64(),
         threads,
-        res.failures()
-    );
-    for j in res.jobs.iter().filter(|j| !j.passed) {
-        match &j.error {
-            Some(e) => println!("  ERROR {}: {e}", j.job.name()),
-            None => println!("  FAIL {}: {}", j.job.name(), j.reproduce),
+        res.failures(),
+        if not_run > 0 {
+            format!(", {not_run} not run (interrupted)")
+        } else {
+            String::new()
         }
+    );
+    for j in res.jobs.iter().filter(|j| !j.passed()) {
+        println!(
+            "  {} {}: {}",
+            status_word(j.status),
+            j.job.name(),
+            if j.reproduce.is_empty() {
+                &j.message
+            } else {
+                &j.reproduce
+            }
+        );
         if let Some(line) = j.report.lines().find(|l| l.starts_with("shrunk: ")) {
             println!("    {line}");
         }
+        for l in &j.lost {
+            eprintln!("error: not written: {l}");
+            lost = true;
+        }
     }
-    Ok(if interrupted {
-        ExitCode::from(130)
-    } else if res.failures() > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(ExitCode::from(match signal {
+        Some(sig) if res.interrupted => (128 + sig) as u8,
+        _ if lost => EXIT_INPUT,
+        _ => res.exit_code(),
+    }))
 }
 
+fn status_word(s: regress::Status) -> &'static str {
+    match s {
+        regress::Status::Passed => "PASS",
+        regress::Status::Diverged => "FAIL",
+        regress::Status::RtlError => "RTL ERROR",
+        regress::Status::Timeout => "TIMEOUT",
+        regress::Status::Interrupted => "INTERRUPTED",
+        regress::Status::Error => "ERROR",
+    }
+}
+
+/// Writes each report that is asked for; one that cannot be written does
+/// not keep the others from being written. Returns whether any was lost
+/// (each is named on stderr).
 fn write_reports(
     r: &regress::Results,
     junit: Option<&std::path::Path>,
     coverage: Option<&std::path::Path>,
     results: Option<&std::path::Path>,
-) -> Result<()> {
-    if let Some(p) = junit {
-        gpucosim::write_atomic(p, r.junit().as_bytes())?;
-    }
-    if let Some(p) = coverage {
-        let j = serde_json::to_string_pretty(&r.coverage_json()).expect("JSON");
-        gpucosim::write_atomic(p, j.as_bytes())?;
-    }
-    if let Some(p) = results {
-        let j = serde_json::to_string_pretty(r).expect("JSON");
-        gpucosim::write_atomic(p, j.as_bytes())?;
-    }
-    Ok(())
+) -> bool {
+    let mut lost = false;
+    let mut write = |p: Option<&std::path::Path>, what: &str, body: &dyn Fn() -> String| {
+        if let Some(p) = p {
+            if let Err(e) = gpucosim::write_atomic(p, body().as_bytes()) {
+                eprintln!("error: {what} was not written: {e}");
+                lost = true;
+            }
+        }
+    };
+    write(junit, "--junit", &|| r.junit());
+    write(coverage, "--coverage", &|| {
+        serde_json::to_string_pretty(&r.coverage_json()).expect("JSON")
+    });
+    write(results, "--results", &|| {
+        serde_json::to_string_pretty(r).expect("JSON")
+    });
+    lost
+}
+
+/// `gpucosim job`: one job of a regression in this process.
+fn cmd_job() -> Result<ExitCode> {
+    let spec: regress::JobSpec = serde_json::from_str(&read_stdin()?)
+        .map_err(|e| Error::Input(format!("job spec is not valid: {e}")))?;
+    watchdog::catch_stop_signals_quietly();
+    let r = with_bench!(spec.job.unit.as_str(), B => Ok(regress::run_job_on::<B>(
+        &spec.job, &spec.cfg, &spec.root, &spec.lib, &spec.hash,
+    )))?;
+    println!("{}", serde_json::to_string(&r).expect("results serialise"));
+    Ok(ExitCode::SUCCESS)
 }
 
 fn cmd_replay<B: gpucosim::bench::Testbench>(
@@ -759,36 +977,40 @@ fn cmd_replay<B: gpucosim::bench::Testbench>(
 ) -> Result<ExitCode> {
     let root = rtl.unwrap_or_else(|| repro.rtl_dir.clone());
     regress::check_rtl_hash::<B>(repro, &root, force)?;
+    if let Some(w) = &waves {
+        outputs::probe_dir(w, "--waves")?;
+    }
     let libs = regress::LibCache::default();
     let (lib, _) = libs.get::<B>(&root, repro.profile)?;
     let mut r = repro.clone();
     r.rtl_dir = root;
-    let out = regress::replay_txns::<B>(&r, &lib, repro.txns::<B>()?, waves.as_deref())?;
-    let name = format!("{}.{}.{}", repro.unit, repro.profile, repro.seed);
-    match out.mismatches.first() {
-        None => {
-            println!(
-                "PASS {name}: the {} recorded transactions no longer diverge ({} cycles)",
-                repro.transactions.len(),
-                out.cycles
-            );
-            Ok(ExitCode::SUCCESS)
-        }
-        Some(m) => {
-            let same = repro.first_mismatch.as_ref() == Some(&(m.cycle, m.signal.clone()));
-            let spec = r.spec(waves.as_deref());
-            print!("{}", engine::report(&spec, &out, B::table()));
-            println!(
-                "FAIL {name}: {} (cycle {} on {})",
-                if same {
-                    "reproduced exactly as recorded"
-                } else {
-                    "diverges, but not as recorded"
-                },
-                m.cycle,
-                m.signal
-            );
-            Ok(ExitCode::from(1))
-        }
+    watchdog::catch_stop_signals();
+    let out = regress::replay::<B>(&r, &lib, repro.stimulus::<B>()?, waves.as_deref())?;
+    let name = repro.name();
+    if out.passed() {
+        println!(
+            "PASS {name}: the {} recorded transactions no longer fail ({} cycles)",
+            repro.transaction_count, out.cycles
+        );
+        return Ok(ExitCode::SUCCESS);
     }
+    let spec = r.spec(waves.as_deref());
+    print!("{}", engine::report(&spec, &out, B::table()));
+    if let Some(e) = &out.vcd_error {
+        eprintln!("error: the waveform was not written: {e}");
+    }
+    let how = match out.mismatches.first() {
+        Some(m) => format!("cycle {} on {}", m.cycle, m.signal),
+        None => regress::job_message(&out),
+    };
+    println!(
+        "{} {name}: {} ({how})",
+        status_word(out.verdict().into()),
+        if repro.same_failure(&out) {
+            "reproduced exactly as recorded"
+        } else {
+            "fails, but not as recorded"
+        },
+    );
+    Ok(ExitCode::from(out.exit_code()))
 }

@@ -1,23 +1,37 @@
 //! Regressions: many seeds across units and profiles in parallel, sharding,
 //! JUnit, merged coverage, failure bundles, replay and shrinking.
 //!
-//! A regression is a list of jobs `UNIT.PROFILE.SEED`, in a fixed order
+//! A regression is a [`Plan`]: jobs `UNIT.PROFILE.SEED` in a fixed order
 //! (units, then profiles, then seeds). `--shard K/N` keeps the jobs whose
 //! index `i` has `i % N == K - 1`, so the shards of one regression partition
-//! its jobs whatever machine runs them. Each shard writes a results file;
-//! `gpucosim merge` combines them.
+//! its jobs whatever machine runs them; the list is computed lazily, so any
+//! number of seeds can be sharded. Each shard writes a results file that
+//! records its plan and shard; `gpucosim merge` combines them and refuses
+//! (unless told otherwise) an incomplete set: a missing shard, or a shard
+//! that was interrupted.
+//!
+//! Stopping (SIGINT, SIGTERM): no job starts once the stop is seen; jobs
+//! that are running end at their next cycle and count as interrupted; every
+//! job that finished is kept; the jobs that did not run are listed as
+//! skipped in JUnit, and the results file says the run was interrupted.
 
 use crate::bench::Testbench;
-use crate::engine::{self, Outcome, RunSpec, Stimulus};
+use crate::engine::{self, Outcome, RunSpec, Stimulus, Verdict};
 use crate::error::{Error, Result};
 use crate::rtl::Rtl;
 use crate::rtlbuild;
+use crate::watchdog::Limits;
 use gpucosim_model::{Coverage, Profile};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Mutex};
+use std::time::Duration;
+
+pub use crate::bundle::{
+    check_rtl_hash, replay, replay_txns, shrink, write_bundle, Repro, Shrunk, REPRO_FORMAT,
+};
 
 /// One job of a regression.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -42,7 +56,7 @@ impl Job {
 }
 
 /// A shard `K/N` (1-based `K`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Shard {
     /// This shard, 1..=n.
     pub k: u32,
@@ -71,12 +85,19 @@ impl std::fmt::Display for Shard {
 }
 
 /// A range of seeds, `A..B` (inclusive) or `N` (1..=N).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Seeds {
     /// First seed.
     pub first: u64,
     /// Last seed (inclusive).
     pub last: u64,
+}
+
+impl Seeds {
+    /// Number of seeds (up to 2^64).
+    pub fn count(&self) -> u128 {
+        (self.last - self.first) as u128 + 1
+    }
 }
 
 impl std::str::FromStr for Seeds {
@@ -104,6 +125,125 @@ impl std::str::FromStr for Seeds {
     }
 }
 
+impl std::fmt::Display for Seeds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}..{}", self.first, self.last)
+    }
+}
+
+/// What a regression runs: its jobs are every unit × profile × seed, in
+/// that order, each for `cycles` cycles with `knobs`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Plan {
+    /// Units.
+    pub units: Vec<String>,
+    /// Profiles.
+    pub profiles: Vec<Profile>,
+    /// Seeds.
+    pub seeds: Seeds,
+    /// Cycles per job.
+    pub cycles: u64,
+    /// `--knob` pairs as given.
+    pub knobs: Vec<(String, String)>,
+}
+
+impl Plan {
+    /// Number of jobs (fails beyond 2^64).
+    pub fn total(&self) -> Result<u64> {
+        let n = self.seeds.count() * self.units.len() as u128 * self.profiles.len() as u128;
+        u64::try_from(n).map_err(|_| Error::Input(format!("{n} jobs are too many")))
+    }
+
+    /// Job `i` in canonical order.
+    pub fn job(&self, i: u64) -> Job {
+        let seeds = self.seeds.count() as u64;
+        let per_unit = seeds * self.profiles.len() as u64;
+        Job {
+            unit: self.units[(i / per_unit) as usize].clone(),
+            profile: self.profiles[((i / seeds) % self.profiles.len() as u64) as usize],
+            seed: self.seeds.first + i % seeds,
+        }
+    }
+
+    /// A one-line description, to tell two plans apart.
+    pub fn describe(&self) -> String {
+        let knobs: Vec<String> = self.knobs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!(
+            "units {}, profiles {}, seeds {}, {} cycles{}",
+            self.units.join(","),
+            self.profiles
+                .iter()
+                .map(|p| p.to_string())
+                .collect::<Vec<_>>()
+                .join(","),
+            self.seeds,
+            self.cycles,
+            if knobs.is_empty() {
+                String::new()
+            } else {
+                format!(", knobs {}", knobs.join(" "))
+            }
+        )
+    }
+}
+
+/// The jobs of a plan in one shard (or all), computed on demand.
+#[derive(Debug, Clone)]
+pub struct JobList {
+    plan: Plan,
+    shard: Option<Shard>,
+    total: u64,
+    len: u64,
+}
+
+impl JobList {
+    /// The jobs of `plan` in `shard`.
+    pub fn new(plan: &Plan, shard: Option<Shard>) -> Result<JobList> {
+        let total = plan.total()?;
+        let len = match shard {
+            None => total,
+            Some(s) => {
+                let first = (s.k - 1) as u64;
+                if total > first {
+                    (total - first).div_ceil(s.n as u64)
+                } else {
+                    0
+                }
+            }
+        };
+        Ok(JobList {
+            plan: plan.clone(),
+            shard,
+            total,
+            len,
+        })
+    }
+    /// Number of jobs in the list.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+    /// Whether the list is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Jobs of the whole plan.
+    pub fn plan_total(&self) -> u64 {
+        self.total
+    }
+    /// The `k`-th job of the list.
+    pub fn get(&self, k: u64) -> Job {
+        let i = match self.shard {
+            None => k,
+            Some(s) => k * s.n as u64 + (s.k - 1) as u64,
+        };
+        self.plan.job(i)
+    }
+    /// The jobs in order.
+    pub fn iter(&self) -> impl Iterator<Item = Job> + '_ {
+        (0..self.len).map(|k| self.get(k))
+    }
+}
+
 /// The jobs of a regression, in canonical order, restricted to a shard.
 pub fn jobs(
     units: &[String],
@@ -111,26 +251,45 @@ pub fn jobs(
     seeds: Seeds,
     shard: Option<Shard>,
 ) -> Vec<Job> {
-    let mut all = Vec::new();
-    for u in units {
-        for &p in profiles {
-            for seed in seeds.first..=seeds.last {
-                all.push(Job {
-                    unit: u.clone(),
-                    profile: p,
-                    seed,
-                });
-            }
+    let plan = Plan {
+        units: units.to_vec(),
+        profiles: profiles.to_vec(),
+        seeds,
+        cycles: 0,
+        knobs: Vec::new(),
+    };
+    JobList::new(&plan, shard)
+        .map(|l| l.iter().collect())
+        .unwrap_or_default()
+}
+
+/// How a job ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Model and RTL agreed.
+    Passed,
+    /// Model and RTL diverged.
+    Diverged,
+    /// The RTL ended the simulation.
+    RtlError,
+    /// Time limit or no progress.
+    Timeout,
+    /// Stopped by SIGINT/SIGTERM before it finished.
+    Interrupted,
+    /// An environment or input error kept the job from running.
+    Error,
+}
+
+impl From<Verdict> for Status {
+    fn from(v: Verdict) -> Status {
+        match v {
+            Verdict::Passed => Status::Passed,
+            Verdict::Diverged => Status::Diverged,
+            Verdict::RtlError => Status::RtlError,
+            Verdict::Timeout => Status::Timeout,
+            Verdict::Interrupted => Status::Interrupted,
         }
-    }
-    match shard {
-        None => all,
-        Some(s) => all
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| *i as u64 % s.n as u64 == (s.k - 1) as u64)
-            .map(|(_, j)| j)
-            .collect(),
     }
 }
 
@@ -139,15 +298,17 @@ pub fn jobs(
 pub struct JobResult {
     /// The job.
     pub job: Job,
+    /// How it ended.
+    pub status: Status,
     /// Cycles simulated.
     pub cycles: u64,
     /// Transactions consumed.
     pub transactions: usize,
     /// Wall time of the cycle loop in seconds.
     pub seconds: f64,
-    /// Whether model and RTL agreed.
-    pub passed: bool,
-    /// The divergence report (empty when passed).
+    /// One line saying what went wrong (empty when passed).
+    pub message: String,
+    /// The report (empty when passed).
     pub report: String,
     /// First divergence: cycle and signal.
     pub first_mismatch: Option<(u64, String)>,
@@ -157,8 +318,45 @@ pub struct JobResult {
     pub bundle: Option<PathBuf>,
     /// Shrunk bundle, if shrinking ran.
     pub shrunk: Option<PathBuf>,
-    /// An environment or input error that kept the job from running.
-    pub error: Option<String>,
+    /// Outputs of this job that could not be written (a bundle on a full
+    /// disk), one line each.
+    #[serde(default)]
+    pub lost: Vec<String>,
+    /// Coverage bins hit by this job (moved into the group's coverage).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub coverage: BTreeMap<String, u64>,
+}
+
+impl JobResult {
+    /// A result with nothing run yet.
+    pub fn new(job: &Job) -> JobResult {
+        JobResult {
+            job: job.clone(),
+            status: Status::Error,
+            cycles: 0,
+            transactions: 0,
+            seconds: 0.0,
+            message: String::new(),
+            report: String::new(),
+            first_mismatch: None,
+            reproduce: String::new(),
+            bundle: None,
+            shrunk: None,
+            lost: Vec::new(),
+            coverage: BTreeMap::new(),
+        }
+    }
+    /// A job that could not run.
+    pub fn error(job: &Job, message: String) -> JobResult {
+        JobResult {
+            message,
+            ..JobResult::new(job)
+        }
+    }
+    /// Whether model and RTL agreed.
+    pub fn passed(&self) -> bool {
+        self.status == Status::Passed
+    }
 }
 
 /// Coverage of one unit and profile, merged over seeds.
@@ -169,15 +367,14 @@ pub struct GroupCoverage {
 }
 
 impl GroupCoverage {
-    fn add(&mut self, c: &Coverage) {
-        for (n, h) in c.names.iter().zip(&c.hits) {
-            *self.bins.entry(n.to_string()).or_default() += h;
+    /// Adds one job's bins.
+    pub fn add(&mut self, bins: &BTreeMap<String, u64>) {
+        for (n, h) in bins {
+            *self.bins.entry(n.clone()).or_default() += h;
         }
     }
     fn merge(&mut self, o: &GroupCoverage) {
-        for (n, h) in &o.bins {
-            *self.bins.entry(n.clone()).or_default() += h;
-        }
+        self.add(&o.bins);
     }
     /// Bins hit at least once.
     pub fn covered(&self) -> usize {
@@ -193,13 +390,27 @@ impl GroupCoverage {
     }
 }
 
-/// A results file: what one regression (or shard) did.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+/// A model coverage record as bins.
+pub fn coverage_bins(c: &Coverage) -> BTreeMap<String, u64> {
+    c.names
+        .iter()
+        .zip(&c.hits)
+        .map(|(n, h)| (n.to_string(), *h))
+        .collect()
+}
+
+/// A results file: what one regression (or shard, or merge of shards) did.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Results {
     /// Format version.
     pub format: u32,
+    /// The regression.
+    pub plan: Plan,
     /// Shards that contributed (empty for an unsharded run).
     pub shards: Vec<Shard>,
+    /// Shards of the regression that a merge did not have.
+    #[serde(default)]
+    pub missing_shards: Vec<Shard>,
     /// Whether the run was interrupted before every job ran.
     pub interrupted: bool,
     /// Job results, in canonical job order.
@@ -209,37 +420,114 @@ pub struct Results {
 }
 
 /// Results-file format version.
-pub const RESULTS_FORMAT: u32 = 1;
+pub const RESULTS_FORMAT: u32 = 2;
+
+/// Skipped jobs listed one by one in JUnit; beyond, one entry counts them.
+pub const SKIPPED_LISTED: u64 = 10_000;
 
 impl Results {
+    /// Empty results of `plan` (in `shard`).
+    pub fn new(plan: &Plan, shard: Option<Shard>) -> Results {
+        Results {
+            format: RESULTS_FORMAT,
+            plan: plan.clone(),
+            shards: shard.into_iter().collect(),
+            missing_shards: Vec::new(),
+            interrupted: false,
+            jobs: Vec::new(),
+            coverage: BTreeMap::new(),
+        }
+    }
+
+    /// Adds one job's result (its coverage into its group's).
+    pub fn add(&mut self, mut r: JobResult) {
+        let bins = std::mem::take(&mut r.coverage);
+        if !bins.is_empty() {
+            self.coverage.entry(r.job.group()).or_default().add(&bins);
+        }
+        self.jobs.push(r);
+    }
+
     /// Reads a results file.
     pub fn load(path: &Path) -> Result<Results> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        let r: Results = serde_json::from_str(&text).map_err(|e| {
+        #[derive(Deserialize)]
+        struct Format {
+            format: u32,
+        }
+        let f: Format = serde_json::from_str(&text).map_err(|e| {
             Error::Input(format!(
                 "{} is not a gpucosim results file: {e}",
                 path.display()
             ))
         })?;
-        if r.format != RESULTS_FORMAT {
+        if f.format != RESULTS_FORMAT {
             return Err(Error::Input(format!(
-                "{}: results format {} (expected {RESULTS_FORMAT})",
+                "{}: results format {} (expected {RESULTS_FORMAT}; rerun the regression with this gpucosim)",
                 path.display(),
-                r.format
+                f.format
             )));
         }
-        Ok(r)
+        serde_json::from_str(&text).map_err(|e| {
+            Error::Input(format!(
+                "{} is not a gpucosim results file: {e}",
+                path.display()
+            ))
+        })
     }
 
-    /// Merges shard results; a job present in two inputs is an error.
-    pub fn merge(parts: Vec<(PathBuf, Results)>) -> Result<Results> {
-        let mut out = Results {
-            format: RESULTS_FORMAT,
-            ..Default::default()
+    /// Merges the results files of one regression's shards. The problems
+    /// that make the merge partial (a missing shard, an interrupted input)
+    /// are returned, one line each, with the merged results (which record
+    /// them); inputs from different regressions, or a job in two inputs,
+    /// are errors.
+    pub fn merge(parts: Vec<(PathBuf, Results)>) -> Result<(Results, Vec<String>)> {
+        let Some((first_path, first)) = parts.first() else {
+            return Err(Error::Input("nothing to merge".into()));
         };
+        let plan = first.plan.clone();
+        let mut out = Results::new(&plan, None);
+        let mut problems = Vec::new();
         let mut seen: BTreeMap<Job, PathBuf> = BTreeMap::new();
-        for (path, r) in parts {
-            for j in r.jobs {
+        let mut shard_n: Option<Option<u32>> = None;
+        for (path, r) in &parts {
+            if r.plan != plan {
+                return Err(Error::Input(format!(
+                    "{} and {} come from different regressions ({} / {})",
+                    first_path.display(),
+                    path.display(),
+                    plan.describe(),
+                    r.plan.describe()
+                )));
+            }
+            let n = r.shards.first().map(|s| s.n);
+            if r.shards.iter().any(|s| Some(s.n) != n) {
+                return Err(Error::Input(format!(
+                    "{} mixes shards of different counts",
+                    path.display()
+                )));
+            }
+            match shard_n {
+                None => shard_n = Some(n),
+                Some(m) if m != n => {
+                    return Err(Error::Input(format!(
+                        "{} and {} were sharded differently ({} / {})",
+                        first_path.display(),
+                        path.display(),
+                        m.map_or("unsharded".into(), |n| format!("{n} shards")),
+                        n.map_or("unsharded".into(), |n| format!("{n} shards"))
+                    )))
+                }
+                _ => {}
+            }
+            if r.interrupted {
+                problems.push(format!(
+                    "{} is from an interrupted run: {} of its jobs did not run",
+                    path.display(),
+                    r.not_run().1
+                ));
+            }
+            for j in &r.jobs {
                 if let Some(prev) = seen.insert(j.job.clone(), path.clone()) {
                     return Err(Error::Input(format!(
                         "job {} appears in both {} and {}",
@@ -248,17 +536,82 @@ impl Results {
                         path.display()
                     )));
                 }
-                out.jobs.push(j);
+                out.jobs.push(j.clone());
             }
             for (g, c) in &r.coverage {
                 out.coverage.entry(g.clone()).or_default().merge(c);
             }
-            out.shards.extend(r.shards);
+            out.shards.extend(&r.shards);
+            out.missing_shards.extend(&r.missing_shards);
             out.interrupted |= r.interrupted;
         }
         out.jobs.sort_by(|a, b| a.job.cmp(&b.job));
-        out.shards.sort_by_key(|s| (s.n, s.k));
-        Ok(out)
+        out.shards.sort();
+        out.shards.dedup();
+        if let Some(Some(n)) = shard_n {
+            for k in 1..=n {
+                let s = Shard { k, n };
+                if !out.shards.contains(&s) && !out.missing_shards.contains(&s) {
+                    out.missing_shards.push(s);
+                }
+            }
+        }
+        out.missing_shards.sort();
+        for s in &out.missing_shards {
+            problems.push(format!("shard {s} is missing"));
+        }
+        Ok((out, problems))
+    }
+
+    /// The jobs of the plan that these results should hold and do not, and
+    /// why, at most `limit` of them; and how many there are in all.
+    pub fn not_run_listed(&self, limit: u64) -> (Vec<(Job, String)>, u64) {
+        let have: HashSet<&Job> = self.jobs.iter().map(|j| &j.job).collect();
+        let mut listed = Vec::new();
+        let mut total = 0u64;
+        let mut scan = |list: JobList, why: String, listed: &mut Vec<(Job, String)>| {
+            let missing = list.len();
+            // Only the jobs of this list that ran are in `have`.
+            let ran = list_ran(&list, &self.jobs);
+            total += missing - ran;
+            if (listed.len() as u64) < limit {
+                for j in list.iter() {
+                    if listed.len() as u64 >= limit {
+                        break;
+                    }
+                    if !have.contains(&j) {
+                        listed.push((j, why.clone()));
+                    }
+                }
+            }
+        };
+        let why_int = "not run: the regression was interrupted".to_string();
+        if self.shards.is_empty() && self.missing_shards.is_empty() {
+            if let Ok(l) = JobList::new(&self.plan, None) {
+                if self.interrupted {
+                    scan(l, why_int.clone(), &mut listed);
+                }
+            }
+        } else {
+            if self.interrupted {
+                for s in &self.shards {
+                    if let Ok(l) = JobList::new(&self.plan, Some(*s)) {
+                        scan(l, why_int.clone(), &mut listed);
+                    }
+                }
+            }
+            for s in &self.missing_shards {
+                if let Ok(l) = JobList::new(&self.plan, Some(*s)) {
+                    scan(l, format!("not run: shard {s} is missing"), &mut listed);
+                }
+            }
+        }
+        (listed, total)
+    }
+
+    /// Jobs that ran, and jobs of the plan that did not.
+    pub fn not_run(&self) -> (usize, u64) {
+        (self.jobs.len(), self.not_run_listed(0).1)
     }
 
     /// The summary table: per unit and profile, seeds, cycles, cycles per
@@ -269,8 +622,7 @@ impl Results {
             seeds: usize,
             cycles: u64,
             secs: f64,
-            fails: usize,
-            errors: usize,
+            by: BTreeMap<Status, usize>,
         }
         let mut rows: BTreeMap<String, Row> = BTreeMap::new();
         for j in &self.jobs {
@@ -278,10 +630,8 @@ impl Results {
             r.seeds += 1;
             r.cycles += j.cycles;
             r.secs += j.seconds;
-            if j.error.is_some() {
-                r.errors += 1;
-            } else if !j.passed {
-                r.fails += 1;
+            if !j.passed() {
+                *r.by.entry(j.status).or_default() += 1;
             }
         }
         let mut s = format!(
@@ -294,10 +644,19 @@ impl Results {
                 .get(g)
                 .map(|c| format!("{}/{}", c.covered(), c.bins.len()))
                 .unwrap_or_else(|| "-".into());
-            let fails = if r.errors > 0 {
-                format!("{}+{}err", r.fails, r.errors)
+            let fails = if r.by.is_empty() {
+                "0".to_string()
             } else {
-                r.fails.to_string()
+                r.by.iter()
+                    .map(|(st, n)| match st {
+                        Status::Diverged => n.to_string(),
+                        Status::RtlError => format!("{n}rtl"),
+                        Status::Timeout => format!("{n}hang"),
+                        Status::Interrupted => format!("{n}int"),
+                        _ => format!("{n}err"),
+                    })
+                    .collect::<Vec<_>>()
+                    .join("+")
             };
             s.push_str(&format!(
                 "{:<16} {:>6} {:>12} {:>12.0} {:>9} {:>12}\n",
@@ -324,9 +683,27 @@ impl Results {
         s
     }
 
-    /// Number of failed or errored jobs.
+    /// Number of jobs that did not pass (interrupted ones included).
     pub fn failures(&self) -> usize {
-        self.jobs.iter().filter(|j| !j.passed).count()
+        self.jobs.iter().filter(|j| !j.passed()).count()
+    }
+
+    /// The exit code the jobs call for: 4 if any timed out, else 3 if the
+    /// RTL ended any, else 2 if any could not run, else 1 if any diverged,
+    /// else 0. (Interruptions and unwritten outputs are the caller's.)
+    pub fn exit_code(&self) -> u8 {
+        let has = |s: Status| self.jobs.iter().any(|j| j.status == s);
+        if has(Status::Timeout) {
+            engine::EXIT_TIMEOUT
+        } else if has(Status::RtlError) {
+            engine::EXIT_RTL_ERROR
+        } else if has(Status::Error) {
+            engine::EXIT_INPUT
+        } else if has(Status::Diverged) {
+            engine::EXIT_DIVERGED
+        } else {
+            engine::EXIT_PASS
+        }
     }
 
     /// The coverage report as JSON: per group, bins with hits, covered,
@@ -347,63 +724,131 @@ impl Results {
         serde_json::Value::Object(m)
     }
 
-    /// The JUnit XML report: one testcase per `UNIT.PROFILE.SEED`.
+    /// The JUnit XML report: one testcase per `UNIT.PROFILE.SEED`, a
+    /// divergence a `<failure>`, an RTL error, a hang or a job that could
+    /// not run an `<error>`, an interrupted or unrun job `<skipped>` (at
+    /// most [`SKIPPED_LISTED`] listed one by one).
     pub fn junit(&self) -> String {
-        let mut groups: BTreeMap<String, Vec<&JobResult>> = BTreeMap::new();
-        for j in &self.jobs {
-            groups.entry(j.job.group()).or_default().push(j);
+        struct Case {
+            name: String,
+            time: f64,
+            body: String,
+            kind: Status,
         }
-        let total: usize = self.jobs.len();
-        let fails = self
-            .jobs
-            .iter()
-            .filter(|j| !j.passed && j.error.is_none())
-            .count();
-        let errors = self.jobs.iter().filter(|j| j.error.is_some()).count();
-        let time: f64 = self.jobs.iter().map(|j| j.seconds).sum();
+        let mut groups: BTreeMap<String, Vec<Case>> = BTreeMap::new();
+        for j in &self.jobs {
+            let body = match j.status {
+                Status::Passed => String::new(),
+                Status::Interrupted => format!(
+                    ">\n      <skipped message=\"{}\"/>\n    </testcase>\n",
+                    xml(&j.message)
+                ),
+                Status::Diverged => {
+                    let mut text = j.report.clone();
+                    if let Some(b) = &j.bundle {
+                        text.push_str(&format!("bundle: {}\n", b.display()));
+                    }
+                    for l in &j.lost {
+                        text.push_str(&format!("NOT WRITTEN: {l}\n"));
+                    }
+                    text.push_str(&format!("reproduce: {}\n", j.reproduce));
+                    format!(
+                        ">\n      <failure message=\"{}\" type=\"divergence\">{}</failure>\n    </testcase>\n",
+                        xml(&j.message),
+                        xml(&text)
+                    )
+                }
+                st => {
+                    let mut text = j.report.clone();
+                    if let Some(b) = &j.bundle {
+                        text.push_str(&format!("bundle: {}\n", b.display()));
+                    }
+                    for l in &j.lost {
+                        text.push_str(&format!("NOT WRITTEN: {l}\n"));
+                    }
+                    if !j.reproduce.is_empty() {
+                        text.push_str(&format!("reproduce: {}\n", j.reproduce));
+                    }
+                    let ty = match st {
+                        Status::RtlError => "rtl_error",
+                        Status::Timeout => "timeout",
+                        _ => "error",
+                    };
+                    format!(
+                        ">\n      <error message=\"{}\" type=\"{ty}\">{}</error>\n    </testcase>\n",
+                        xml(&j.message),
+                        xml(&text)
+                    )
+                }
+            };
+            groups.entry(j.job.group()).or_default().push(Case {
+                name: j.job.name(),
+                time: j.seconds,
+                body,
+                kind: j.status,
+            });
+        }
+        let (skipped, total_skipped) = self.not_run_listed(SKIPPED_LISTED);
+        for (job, why) in &skipped {
+            groups.entry(job.group()).or_default().push(Case {
+                name: job.name(),
+                time: 0.0,
+                body: format!(
+                    ">\n      <skipped message=\"{}\"/>\n    </testcase>\n",
+                    xml(why)
+                ),
+                kind: Status::Interrupted,
+            });
+        }
+        if total_skipped > skipped.len() as u64 {
+            groups.entry("gpucosim".into()).or_default().push(Case {
+                name: format!("{} more jobs not run", total_skipped - skipped.len() as u64),
+                time: 0.0,
+                body: format!(
+                    ">\n      <skipped message=\"{} more jobs of the plan did not run\"/>\n    </testcase>\n",
+                    total_skipped - skipped.len() as u64
+                ),
+                kind: Status::Interrupted,
+            });
+        }
+        let count =
+            |cs: &[&Case], f: &dyn Fn(Status) -> bool| cs.iter().filter(|c| f(c.kind)).count();
+        let is_fail = |s: Status| s == Status::Diverged;
+        let is_err = |s: Status| matches!(s, Status::RtlError | Status::Timeout | Status::Error);
+        let is_skip = |s: Status| s == Status::Interrupted;
+        let all: Vec<&Case> = groups.values().flatten().collect();
+        let time: f64 = all.iter().map(|c| c.time).sum();
         let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         s.push_str(&format!(
-            "<testsuites name=\"gpucosim\" tests=\"{total}\" failures=\"{fails}\" errors=\"{errors}\" time=\"{time:.3}\">\n"
+            "<testsuites name=\"gpucosim\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{time:.3}\">\n",
+            all.len(),
+            count(&all, &is_fail),
+            count(&all, &is_err),
+            count(&all, &is_skip),
         ));
-        for (g, js) in &groups {
-            let f = js.iter().filter(|j| !j.passed && j.error.is_none()).count();
-            let e = js.iter().filter(|j| j.error.is_some()).count();
-            let t: f64 = js.iter().map(|j| j.seconds).sum();
+        for (g, cases) in &mut groups {
+            cases.sort_by(|a, b| a.name.cmp(&b.name));
+            let cs: Vec<&Case> = cases.iter().collect();
+            let t: f64 = cs.iter().map(|c| c.time).sum();
             s.push_str(&format!(
-                "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{f}\" errors=\"{e}\" time=\"{t:.3}\">\n",
+                "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{t:.3}\">\n",
                 xml(g),
-                js.len()
+                cs.len(),
+                count(&cs, &is_fail),
+                count(&cs, &is_err),
+                count(&cs, &is_skip),
             ));
-            for j in js {
+            for c in cases.iter() {
                 s.push_str(&format!(
                     "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\"",
                     xml(g),
-                    xml(&j.job.name()),
-                    j.seconds
+                    xml(&c.name),
+                    c.time
                 ));
-                if let Some(e) = &j.error {
-                    s.push_str(&format!(
-                        ">\n      <error message=\"{}\"/>\n    </testcase>\n",
-                        xml(e)
-                    ));
-                } else if !j.passed {
-                    let msg = j
-                        .first_mismatch
-                        .as_ref()
-                        .map(|(c, sig)| format!("model and RTL diverge at cycle {c} on {sig}"))
-                        .unwrap_or_else(|| "diverged".into());
-                    let mut body = j.report.clone();
-                    if let Some(b) = &j.bundle {
-                        body.push_str(&format!("bundle: {}\n", b.display()));
-                    }
-                    body.push_str(&format!("reproduce: {}\n", j.reproduce));
-                    s.push_str(&format!(
-                        ">\n      <failure message=\"{}\" type=\"divergence\">{}</failure>\n    </testcase>\n",
-                        xml(&msg),
-                        xml(&body)
-                    ));
-                } else {
+                if c.body.is_empty() {
                     s.push_str("/>\n");
+                } else {
+                    s.push_str(&c.body);
                 }
             }
             s.push_str("  </testsuite>\n");
@@ -411,6 +856,30 @@ impl Results {
         s.push_str("</testsuites>\n");
         s
     }
+}
+
+/// How many jobs of `list` are among `jobs`.
+fn list_ran(list: &JobList, jobs: &[JobResult]) -> u64 {
+    jobs.iter()
+        .filter(|j| match list.shard {
+            None => true,
+            Some(s) => {
+                // The job's index in the plan, from its place in the order.
+                plan_index(&list.plan, &j.job).is_some_and(|i| i % s.n as u64 == (s.k - 1) as u64)
+            }
+        })
+        .count() as u64
+}
+
+/// The index of `job` in `plan`'s canonical order.
+fn plan_index(plan: &Plan, job: &Job) -> Option<u64> {
+    let u = plan.units.iter().position(|u| *u == job.unit)? as u64;
+    let p = plan.profiles.iter().position(|p| *p == job.profile)? as u64;
+    if job.seed < plan.seeds.first || job.seed > plan.seeds.last {
+        return None;
+    }
+    let seeds = plan.seeds.count() as u64;
+    Some((u * plan.profiles.len() as u64 + p) * seeds + (job.seed - plan.seeds.first))
 }
 
 fn xml(s: &str) -> String {
@@ -430,7 +899,7 @@ fn xml(s: &str) -> String {
 }
 
 /// Settings shared by every job of a regression.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RegressConfig {
     /// Cycles per seed.
     pub cycles: u64,
@@ -444,166 +913,32 @@ pub struct RegressConfig {
     pub shrink: bool,
     /// Waveform window.
     pub window: usize,
+    /// Time limit per job, in seconds.
+    #[serde(default)]
+    pub timeout: Option<f64>,
+    /// Stall limit per job, in seconds.
+    #[serde(default)]
+    pub stall: Option<f64>,
 }
 
-/// What a repro bundle holds (`repro.json`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Repro {
-    /// Format version.
-    pub format: u32,
-    /// Unit.
-    pub unit: String,
-    /// Profile.
-    pub profile: Profile,
-    /// Seed the stimulus came from.
-    pub seed: u64,
-    /// Cycle budget of the run.
-    pub cycles: u64,
-    /// Knobs.
-    pub knobs: Vec<(String, String)>,
-    /// The RTL tree used (absolute).
-    pub rtl_dir: PathBuf,
-    /// Content hash of the unit's RTL sources.
-    pub rtl_hash: String,
-    /// First divergence: cycle and signal.
-    pub first_mismatch: Option<(u64, String)>,
-    /// The complete stimulus, as transactions.
-    pub transactions: Vec<serde_json::Value>,
-}
-
-/// Repro format version.
-pub const REPRO_FORMAT: u32 = 1;
-
-impl Repro {
-    /// Reads `BUNDLE/repro.json` (or a repro file given directly).
-    pub fn load(bundle: &Path) -> Result<Repro> {
-        let path = if bundle.is_dir() {
-            bundle.join("repro.json")
-        } else {
-            bundle.to_path_buf()
-        };
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            Error::Input(format!("cannot read repro bundle {}: {e}", path.display()))
-        })?;
-        let r: Repro = serde_json::from_str(&text).map_err(|e| {
-            Error::Input(format!(
-                "{} is not a valid gpucosim repro file: {e}",
-                path.display()
-            ))
-        })?;
-        if r.format != REPRO_FORMAT {
-            return Err(Error::Input(format!(
-                "{}: repro format {} (expected {REPRO_FORMAT})",
-                path.display(),
-                r.format
-            )));
+impl RegressConfig {
+    /// The run limits of each job.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            timeout: self.timeout.map(Duration::from_secs_f64),
+            stall: self.stall.map(Duration::from_secs_f64),
         }
-        Ok(r)
-    }
-
-    /// The run this bundle replays, writing waveforms to `waves`.
-    pub fn spec(&self, waves: Option<&Path>) -> RunSpec {
-        RunSpec {
-            unit: self.unit.clone(),
-            profile: self.profile,
-            seed: self.seed,
-            cycles: self.cycles,
-            rtl_arg: Some(self.rtl_dir.clone()),
-            waves: waves.map(Path::to_path_buf),
-            window: 1024,
-            post: 8,
-            dump_all: false,
-            max_mismatches: 1,
-            knobs: self.knobs.clone(),
-            // Replays are short, and shrinking runs many of them.
-            pipeline: false,
-        }
-    }
-
-    /// The transactions, typed for bench `B`.
-    pub fn txns<B: Testbench>(&self) -> Result<Vec<B::Txn>> {
-        self.transactions
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                serde_json::from_value(v.clone()).map_err(|e| {
-                    Error::Input(format!(
-                        "repro transaction #{i} is not a {} transaction: {e}",
-                        self.unit
-                    ))
-                })
-            })
-            .collect()
     }
 }
 
 fn spec_for(job: &Job, cfg: &RegressConfig, waves: Option<PathBuf>) -> RunSpec {
-    RunSpec {
-        unit: job.unit.clone(),
-        profile: job.profile,
-        seed: job.seed,
-        cycles: cfg.cycles,
-        rtl_arg: cfg.rtl_arg.clone(),
-        waves,
-        window: cfg.window,
-        post: 8,
-        dump_all: false,
-        max_mismatches: 1,
-        knobs: cfg.knobs.clone(),
-        // The jobs fill the CPUs; each runs on one thread.
-        pipeline: false,
-    }
-}
-
-/// Writes a failure bundle directory atomically: `repro.json`,
-/// `report.txt` and the VCD.
-#[allow(clippy::too_many_arguments)]
-pub fn write_bundle<T: Serialize>(
-    dir: &Path,
-    spec: &RunSpec,
-    rtl_dir: &Path,
-    rtl_hash: &str,
-    out: &Outcome<T>,
-    report: &str,
-    vcd: Option<&Path>,
-) -> Result<()> {
-    let parent = dir.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
-    let tmp = tempfile::Builder::new()
-        .prefix(".bundle-")
-        .tempdir_in(parent)
-        .map_err(|e| Error::io(parent, e))?;
-    let repro = Repro {
-        format: REPRO_FORMAT,
-        unit: spec.unit.clone(),
-        profile: spec.profile,
-        seed: spec.seed,
-        cycles: spec.cycles,
-        knobs: spec.knobs.clone(),
-        rtl_dir: rtl_dir
-            .canonicalize()
-            .unwrap_or_else(|_| rtl_dir.to_path_buf()),
-        rtl_hash: rtl_hash.to_string(),
-        first_mismatch: out.mismatches.first().map(|m| (m.cycle, m.signal.clone())),
-        transactions: out
-            .txns
-            .iter()
-            .map(|t| serde_json::to_value(t).expect("transactions serialise"))
-            .collect(),
-    };
-    let j = serde_json::to_string_pretty(&repro).expect("repro serialises");
-    std::fs::write(tmp.path().join("repro.json"), j).map_err(|e| Error::io(tmp.path(), e))?;
-    std::fs::write(tmp.path().join("report.txt"), report).map_err(|e| Error::io(tmp.path(), e))?;
-    if let Some(v) = vcd {
-        let name = v.file_name().unwrap_or_default();
-        std::fs::copy(v, tmp.path().join(name)).map_err(|e| Error::io(v, e))?;
-    }
-    if dir.exists() {
-        std::fs::remove_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    }
-    let kept = tmp.keep();
-    std::fs::rename(&kept, dir).map_err(|e| Error::io(dir, e))?;
-    Ok(())
+    let mut s = RunSpec::new(&job.unit, job.profile, job.seed, cfg.cycles);
+    s.rtl_arg = cfg.rtl_arg.clone();
+    s.waves = waves;
+    s.window = cfg.window;
+    s.knobs = cfg.knobs.clone();
+    s.limits = cfg.limits();
+    s
 }
 
 /// Per-process cache of built RTL libraries, keyed by unit and profile.
@@ -639,302 +974,309 @@ impl LibCache {
     }
 }
 
-/// Runs one job of bench `B`: the run, and on failure its bundle (and its
-/// shrunk bundle when asked). Returns the result and the model's coverage.
-pub fn run_job<B: Testbench>(
+/// Runs one job of bench `B` in this process: the run, and on failure its
+/// bundle (and its shrunk bundle when asked).
+pub fn run_job<B: Testbench>(job: &Job, cfg: &RegressConfig, libs: &LibCache) -> JobResult {
+    let root = rtlbuild::rtl_root(cfg.rtl_arg.as_deref());
+    match libs.get::<B>(&root, job.profile) {
+        Ok((lib, hash)) => run_job_on::<B>(job, cfg, &root, &lib, &hash),
+        Err(e) => JobResult::error(job, e.to_string()),
+    }
+}
+
+/// Runs one job of bench `B` on the built library `lib` of the RTL in
+/// `root` (whose sources hash is `hash`).
+pub fn run_job_on<B: Testbench>(
     job: &Job,
     cfg: &RegressConfig,
-    libs: &LibCache,
-) -> (JobResult, Option<Coverage>) {
-    let mut res = JobResult {
-        job: job.clone(),
-        cycles: 0,
-        transactions: 0,
-        seconds: 0.0,
-        passed: false,
-        report: String::new(),
-        first_mismatch: None,
-        reproduce: String::new(),
-        bundle: None,
-        shrunk: None,
-        error: None,
-    };
-    match run_job_inner::<B>(job, cfg, libs, &mut res) {
-        Ok(cov) => (res, Some(cov)),
-        Err(e) => {
-            res.passed = false;
-            res.error = Some(e.to_string());
-            (res, None)
-        }
+    root: &Path,
+    lib: &Path,
+    hash: &str,
+) -> JobResult {
+    let mut res = JobResult::new(job);
+    if let Err(e) = run_job_inner::<B>(job, cfg, root, lib, hash, &mut res) {
+        res.status = Status::Error;
+        res.message = e.to_string();
     }
+    res
 }
 
 fn run_job_inner<B: Testbench>(
     job: &Job,
     cfg: &RegressConfig,
-    libs: &LibCache,
+    root: &Path,
+    lib: &Path,
+    hash: &str,
     res: &mut JobResult,
-) -> Result<Coverage> {
-    let root = rtlbuild::rtl_root(cfg.rtl_arg.as_deref());
-    let (lib, hash) = libs.get::<B>(&root, job.profile)?;
+) -> Result<()> {
     let bundle_dir = cfg.bundles.join(job.name());
     let waves_tmp =
         tempfile::tempdir().map_err(|e| Error::Env(format!("temporary directory: {e}")))?;
-    let spec = spec_for(job, cfg, Some(waves_tmp.path().to_path_buf()));
-    let mut rtl = Rtl::load(&lib, B::table())?;
+    let mut spec = spec_for(job, cfg, Some(waves_tmp.path().to_path_buf()));
+    let mut rtl = Rtl::load(lib, B::table())?;
+    let passing_repro = spec_for(job, cfg, None).repro_command();
+    // A failure's reproduce command is its bundle's replay, also in the
+    // waveform's header.
+    spec.reproduce = Some(format!(
+        "gpucosim replay {}",
+        engine::shell_quote(&bundle_dir.display().to_string())
+    ));
     let out = engine::run::<B>(&spec, &mut rtl, Stimulus::Fresh, None)?;
+    drop(rtl);
     res.cycles = out.cycles;
-    res.transactions = out.txns.len();
+    res.transactions = out.txn_count;
     res.seconds = out.elapsed.as_secs_f64();
-    res.passed = out.passed();
+    res.status = out.verdict().into();
+    res.coverage = coverage_bins(&out.coverage);
+    res.first_mismatch = out.mismatches.first().map(|m| (m.cycle, m.signal.clone()));
+    res.message = job_message(&out);
+    match res.status {
+        Status::Passed => {
+            res.reproduce = passing_repro;
+            return Ok(());
+        }
+        Status::Interrupted => {
+            res.reproduce = passing_repro;
+            return Ok(());
+        }
+        _ => {}
+    }
+    res.reproduce = spec.repro_command();
     let mut bspec = spec.clone();
     bspec.waves = Some(bundle_dir.clone());
-    if out.passed() {
-        res.reproduce = spec_for(job, cfg, None).repro_command();
-        return Ok(out.coverage);
-    }
-    res.reproduce = format!("gpucosim replay {}", bundle_dir.display());
-    res.report = engine::report(&bspec, &out, B::table());
-    if let Some(v) = &out.vcd {
-        // The waveform is copied into the bundle; point the report there.
-        let kept = bundle_dir.join(v.file_name().unwrap_or_default());
-        res.report = res
-            .report
-            .replace(&v.display().to_string(), &kept.display().to_string());
-    }
-    res.first_mismatch = out.mismatches.first().map(|m| (m.cycle, m.signal.clone()));
-    write_bundle(
+    res.report = crate::bundle::bundle_report::<B>(&bspec, &out, &bundle_dir);
+    match write_bundle(
         &bundle_dir,
         &bspec,
-        &root,
-        &hash,
+        root,
+        hash,
         &out,
+        None,
         &res.report,
         out.vcd.as_deref(),
-    )?;
-    res.bundle = Some(bundle_dir.clone());
-    if cfg.shrink {
-        let shrunk_dir = cfg.bundles.join(format!("{}.shrunk", job.name()));
-        let s = shrink::<B>(&Repro::load(&bundle_dir)?, &lib, &shrunk_dir)?;
-        res.report.push_str(&format!("shrunk: {}\n", s.summary()));
-        res.shrunk = Some(shrunk_dir);
+    ) {
+        Ok(()) => res.bundle = Some(bundle_dir.clone()),
+        Err(e) => {
+            // The failure stands; only its bundle is lost.
+            res.lost
+                .push(format!("bundle {}: {e}", bundle_dir.display()));
+            res.reproduce = passing_repro;
+            return Ok(());
+        }
     }
-    Ok(out.coverage)
+    if cfg.shrink && res.status != Status::Timeout {
+        let shrunk_dir = cfg.bundles.join(format!("{}.shrunk", job.name()));
+        match Repro::load(&bundle_dir).and_then(|r| shrink::<B>(&r, lib, &shrunk_dir)) {
+            Ok(s) => {
+                res.report.push_str(&format!("shrunk: {}\n", s.summary()));
+                res.shrunk = Some(shrunk_dir);
+            }
+            Err(e) => res.report.push_str(&format!("not shrunk: {e}\n")),
+        }
+    }
+    Ok(())
 }
 
-/// Runs `jobs` on `threads` workers with `runner`, calling `progress` on
-/// the main thread after each job; stops taking new jobs once `stop` is
-/// set. Returns the results of the jobs that ran, in canonical order, and
-/// the merged coverage.
+/// One line for a job's outcome: what JUnit shows as the message.
+pub fn job_message<T>(o: &Outcome<T>) -> String {
+    if let Some(m) = o.mismatches.first() {
+        return format!("model and RTL diverge at cycle {} on {}", m.cycle, m.signal);
+    }
+    engine::Headline::of(&o.end)
+        .map(|h| format!("{} {}: {}", h.kind, h.when, h.what))
+        .unwrap_or_default()
+}
+
+/// Runs the jobs of `list` on `threads` workers with `runner`, calling
+/// `progress` on this thread after each job.
+///
+/// Stopping: once `stop` is set, no job starts (a worker checks it before
+/// taking each job); jobs already running finish as `runner` lets them; the
+/// result of every job that finished is returned. Results come in
+/// canonical order.
 pub fn run_jobs(
-    jobs: Vec<Job>,
+    list: &JobList,
     threads: usize,
     stop: &AtomicBool,
-    runner: &(dyn Fn(&Job) -> (JobResult, Option<Coverage>) + Sync),
+    runner: &(dyn Fn(&Job) -> JobResult + Sync),
     progress: &mut dyn FnMut(&JobResult),
-) -> (Vec<JobResult>, BTreeMap<String, GroupCoverage>) {
-    let next = AtomicUsize::new(0);
-    let jobs = Arc::new(jobs);
-    let (tx, rx) = mpsc::channel::<(JobResult, Option<Coverage>)>();
+) -> Vec<JobResult> {
+    let next = AtomicU64::new(0);
+    let (tx, rx) = mpsc::channel::<JobResult>();
     let mut results = Vec::new();
-    let mut coverage: BTreeMap<String, GroupCoverage> = BTreeMap::new();
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
             let tx = tx.clone();
-            let jobs = Arc::clone(&jobs);
             let next = &next;
             s.spawn(move || loop {
                 if stop.load(Ordering::SeqCst) {
                     break;
                 }
                 let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(job) = jobs.get(i) else { break };
-                if tx.send(runner(job)).is_err() {
+                if i >= list.len() {
+                    break;
+                }
+                if tx.send(runner(&list.get(i))).is_err() {
                     break;
                 }
             });
         }
         drop(tx);
-        for (r, c) in rx {
-            if let Some(c) = &c {
-                coverage.entry(r.job.group()).or_default().add(c);
-            }
+        for r in rx {
             progress(&r);
             results.push(r);
         }
     });
     results.sort_by(|a, b| a.job.cmp(&b.job));
-    (results, coverage)
+    results
 }
 
-/// The outcome of shrinking.
-#[derive(Debug, Clone)]
-pub struct Shrunk {
-    /// Transactions before.
-    pub txns_before: usize,
-    /// Transactions after.
-    pub txns_after: usize,
-    /// Serialised stimulus size in bytes before.
-    pub bytes_before: usize,
-    /// Serialised stimulus size in bytes after.
-    pub bytes_after: usize,
-    /// Divergence cycle before.
-    pub cycle_before: u64,
-    /// Divergence cycle after.
-    pub cycle_after: u64,
-    /// Replays tried.
-    pub attempts: usize,
+/// What a job process is given (`gpucosim job`, on its standard input).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct JobSpec {
+    /// The job.
+    pub job: Job,
+    /// The regression's settings.
+    pub cfg: RegressConfig,
+    /// The RTL tree.
+    pub root: PathBuf,
+    /// The built library.
+    pub lib: PathBuf,
+    /// The RTL sources hash.
+    pub hash: String,
 }
 
-impl Shrunk {
-    /// One line: sizes before and after.
-    pub fn summary(&self) -> String {
-        format!(
-            "{} -> {} transactions, {} -> {} bytes of stimulus, divergence at cycle {} -> {} ({} replays)",
-            self.txns_before,
-            self.txns_after,
-            self.bytes_before,
-            self.bytes_after,
-            self.cycle_before,
-            self.cycle_after,
-            self.attempts
-        )
+/// Bytes of a job process's standard error kept for its report.
+const STDERR_TAIL: usize = 16 * 1024;
+
+/// Runs a job in a child process (`exe job`), so that nothing the RTL does
+/// (an endless loop, a crash) takes the regression with it. The child ends
+/// its run at the next cycle when `stop` is set (it is sent SIGTERM), is
+/// killed if it outlives its time limit by a grace period, and its result
+/// is read from its standard output; a child that dies without one is a
+/// job error (or a timeout) with the end of its standard error.
+pub fn run_job_in_child(exe: &Path, spec: &JobSpec, stop: &AtomicBool) -> JobResult {
+    use std::io::{Read, Write};
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    let job = &spec.job;
+    let mut cmd = Command::new(exe);
+    cmd.arg("job")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // Its own process group: a terminal's Ctrl-C reaches the parent
+        // only, which decides what the children do.
+        .process_group(0);
+    // SAFETY: prctl is async-signal-safe; the child gets SIGTERM if this
+    // process dies, instead of running on alone.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            Ok(())
+        });
     }
-}
-
-/// Replays `txns`; returns the first divergence's (cycle, signal), if any.
-pub fn replay_txns<B: Testbench>(
-    repro: &Repro,
-    lib: &Path,
-    txns: Vec<B::Txn>,
-    waves: Option<&Path>,
-) -> Result<Outcome<B::Txn>> {
-    let spec = repro.spec(waves);
-    let mut rtl = Rtl::load(lib, B::table())?;
-    engine::run::<B>(&spec, &mut rtl, Stimulus::Replay(txns), None)
-}
-
-/// Minimises a failing stimulus: drops chunks of transactions (halves,
-/// quarters, … single ones) and then simplifies each remaining transaction
-/// with [`Testbench::simplify`], keeping every change after which the run
-/// still diverges on the same signal. Writes the result as a new bundle.
-pub fn shrink<B: Testbench>(repro: &Repro, lib: &Path, out_dir: &Path) -> Result<Shrunk> {
-    let orig: Vec<B::Txn> = repro.txns::<B>()?;
-    let bytes = |t: &[B::Txn]| serde_json::to_string(t).map(|s| s.len()).unwrap_or(0);
-    let base = replay_txns::<B>(repro, lib, orig.clone(), None)?;
-    let Some(first) = base.mismatches.first().cloned() else {
-        return Err(Error::Input(format!(
-            "the bundle of {}.{}.{} does not diverge on this RTL; nothing to shrink",
-            repro.unit, repro.profile, repro.seed
-        )));
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => return JobResult::error(job, format!("cannot start {}: {e}", exe.display())),
     };
-    let target = first.signal.clone();
-    let mut attempts = 0usize;
-    let mut fails = |cand: &[B::Txn]| -> Result<Option<u64>> {
-        attempts += 1;
-        let o = replay_txns::<B>(repro, lib, cand.to_vec(), None)?;
-        Ok(o.mismatches
-            .first()
-            .filter(|m| m.signal == target)
-            .map(|m| m.cycle))
-    };
-    // The run stopped shortly after the divergence: later transactions
-    // never mattered.
-    let mut cur: Vec<B::Txn> = base.txns.clone();
-    let mut cur_cycle = first.cycle;
-    // Chunk removal (delta debugging, complement only).
-    let mut chunk = cur.len().div_ceil(2).max(1);
-    loop {
-        let mut i = 0;
-        let mut changed = false;
-        while i < cur.len() {
-            let end = (i + chunk).min(cur.len());
-            let mut cand = cur[..i].to_vec();
-            cand.extend_from_slice(&cur[end..]);
-            if !cand.is_empty() {
-                if let Some(c) = fails(&cand)? {
-                    cur = cand;
-                    cur_cycle = c;
-                    changed = true;
-                    continue;
-                }
+    let input = serde_json::to_vec(spec).expect("job specs serialise");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let mut out = child.stdout.take().expect("piped stdout");
+    let reader = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = out.read_to_end(&mut s);
+        s
+    });
+    let mut err = child.stderr.take().expect("piped stderr");
+    let err_reader = std::thread::spawn(move || {
+        let mut tail: Vec<u8> = Vec::new();
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = err.read(&mut buf) {
+            if n == 0 {
+                break;
             }
-            i = end;
-        }
-        if chunk == 1 && !changed {
-            break;
-        }
-        if !changed {
-            chunk = chunk.div_ceil(2).max(1);
-        }
-    }
-    // Field simplification, to a fixpoint (bounded).
-    for _round in 0..4 {
-        let mut changed = false;
-        for i in 0..cur.len() {
-            for simpler in B::simplify(&cur[i]) {
-                let mut cand = cur.clone();
-                cand[i] = simpler;
-                if let Some(c) = fails(&cand)? {
-                    cur = cand;
-                    cur_cycle = c;
-                    changed = true;
-                    break;
-                }
+            tail.extend_from_slice(&buf[..n]);
+            if tail.len() > 2 * STDERR_TAIL {
+                tail.drain(..tail.len() - STDERR_TAIL);
             }
         }
-        if !changed {
-            break;
+        tail
+    });
+    let started = std::time::Instant::now();
+    let grace = Duration::from_secs(10);
+    let kill_after = spec.cfg.timeout.map(|t| Duration::from_secs_f64(t) + grace);
+    let mut termed: Option<std::time::Instant> = None;
+    let mut killed_for_time = false;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break Some(st),
+            Ok(None) => {}
+            Err(_) => break None,
         }
+        let pid = child.id() as libc::pid_t;
+        if stop.load(Ordering::SeqCst) && termed.is_none() {
+            // SAFETY: signals our own child.
+            unsafe { libc::kill(pid, libc::SIGTERM) };
+            termed = Some(std::time::Instant::now());
+        }
+        let overdue = kill_after.is_some_and(|k| started.elapsed() >= k);
+        if overdue || termed.is_some_and(|t| t.elapsed() >= grace) {
+            killed_for_time |= overdue;
+            let _ = child.kill();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let _ = feeder.join();
+    let stdout = reader.join().unwrap_or_default();
+    let stderr = err_reader.join().unwrap_or_default();
+    let tail =
+        String::from_utf8_lossy(&stderr[stderr.len().saturating_sub(STDERR_TAIL)..]).into_owned();
+    if let Some(r) = std::str::from_utf8(&stdout)
+        .ok()
+        .and_then(|s| s.lines().rev().find(|l| l.starts_with('{')))
+        .and_then(|l| serde_json::from_str::<JobResult>(l).ok())
+    {
+        return r;
     }
-    // Write the shrunk bundle with its waveform.
-    let waves = tempfile::tempdir().map_err(|e| Error::Env(format!("temporary directory: {e}")))?;
-    let o = replay_txns::<B>(repro, lib, cur.clone(), Some(waves.path()))?;
-    let spec = repro.spec(Some(out_dir));
-    let mut o2 = o;
-    o2.txns = cur.clone();
-    let mut report = engine::report(&spec, &o2, B::table()).replace(
-        &spec.repro_command(),
-        &format!("gpucosim replay {}", out_dir.display()),
-    );
-    if let Some(v) = &o2.vcd {
-        let kept = out_dir.join(v.file_name().unwrap_or_default());
-        report = report.replace(&v.display().to_string(), &kept.display().to_string());
+    let how = match status {
+        Some(st) => {
+            use std::os::unix::process::ExitStatusExt;
+            match st.signal() {
+                Some(sig) => format!("was killed by signal {sig}"),
+                None => format!("exited with code {}", st.code().unwrap_or(-1)),
+            }
+        }
+        None => "could not be waited for".into(),
+    };
+    let mut r = JobResult::error(job, String::new());
+    if killed_for_time {
+        r.status = Status::Timeout;
+        r.message = format!(
+            "the job did not finish within its time limit of {} s and was killed",
+            spec.cfg.timeout.unwrap_or_default()
+        );
+    } else if termed.is_some() {
+        r.status = Status::Interrupted;
+        r.message = "interrupted: the job process was stopped".into();
+    } else {
+        r.message = format!("the job process {how} without a result");
     }
-    write_bundle(
-        out_dir,
-        &spec,
-        &repro.rtl_dir,
-        &repro.rtl_hash,
-        &o2,
-        &report,
-        o2.vcd.as_deref(),
-    )?;
-    Ok(Shrunk {
-        txns_before: orig.len(),
-        txns_after: cur.len(),
-        bytes_before: bytes(&orig),
-        bytes_after: bytes(&cur),
-        cycle_before: first.cycle,
-        cycle_after: cur_cycle,
-        attempts,
-    })
+    r.report = format!("{}\n  the job's last output:\n{}", r.message, indent(&tail));
+    r
 }
 
-/// Checks a bundle's RTL against the tree it will replay on: refuses a
-/// changed RTL unless `force`.
-pub fn check_rtl_hash<B: Testbench>(repro: &Repro, root: &Path, force: bool) -> Result<String> {
-    let sources = rtlbuild::RtlSources::collect(root, B::table().unit)?;
-    let now = rtlbuild::sources_hash(&sources)?;
-    if now != repro.rtl_hash && !force {
-        return Err(Error::Input(format!(
-            "the {} RTL in {} has changed since the bundle was written (hash {} now, {} in the bundle); \
-             pass --force to replay anyway",
-            repro.unit,
-            root.display(),
-            &now[..12],
-            &repro.rtl_hash[..repro.rtl_hash.len().min(12)]
-        )));
-    }
-    Ok(now)
+fn indent(s: &str) -> String {
+    s.lines().map(|l| format!("    {l}\n")).collect()
+}
+
+/// The jobs' groups (`UNIT.PROFILE`) of a plan, for reports.
+pub fn groups(plan: &Plan) -> BTreeSet<String> {
+    plan.units
+        .iter()
+        .flat_map(|u| plan.profiles.iter().map(move |p| format!("{u}.{p}")))
+        .collect()
 }

@@ -1,28 +1,80 @@
 //! The Verilated RTL, driven through the generated C-ABI shim.
+//!
+//! [`Rtl::step`] returns a raw status word, zero in the common case; a
+//! nonzero status means the RTL printed text ([`Rtl::take_text`]) or ended
+//! the simulation ([`Rtl::ended`]): `$finish`, `$stop`/`$error`/`$fatal`, a
+//! Verilator runtime error, or a step aborted by the watchdog
+//! ([`crate::watchdog`]).
 
 use crate::error::{Error, Result};
 use crate::rtlbuild::{layout_hash, ABI_VERSION};
 use gpucosim_model::ports::PortTable;
-use std::ffi::{c_char, c_int, c_void, CString};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::Path;
 
-type StepFn = unsafe extern "C" fn(*mut c_void, *const u32, *mut u32);
+type StepFn = unsafe extern "C" fn(*mut c_void, *const u32, *mut u32) -> c_int;
 type CreateFn = unsafe extern "C" fn() -> *mut c_void;
-type DestroyFn = unsafe extern "C" fn(*mut c_void);
+type HandleFn = unsafe extern "C" fn(*mut c_void);
+type HandleIntFn = unsafe extern "C" fn(*mut c_void) -> c_int;
+type MessageFn = unsafe extern "C" fn(*mut c_void) -> *const c_char;
+type TextFn = unsafe extern "C" fn(*mut c_void, *mut usize, *mut usize) -> *const c_char;
 type TraceOpenFn = unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int;
-type TraceCloseFn = unsafe extern "C" fn(*mut c_void);
 type U32Fn = unsafe extern "C" fn() -> u32;
 type U64Fn = unsafe extern "C" fn() -> u64;
+
+/// Bit of a step status: the RTL printed text not yet taken.
+pub const STATUS_TEXT: u32 = 1;
+
+/// How the RTL ended the simulation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtlEnd {
+    /// `$finish`.
+    Finish,
+    /// `$stop`, `$error` or `$fatal`.
+    Stop,
+    /// A Verilator runtime error, e.g. a combinational loop that does not
+    /// converge.
+    Fatal,
+    /// The step never returned and the watchdog aborted it.
+    Aborted,
+}
+
+impl RtlEnd {
+    fn from_status(status: u32) -> Option<RtlEnd> {
+        match status >> 8 {
+            0 => None,
+            1 => Some(RtlEnd::Finish),
+            2 => Some(RtlEnd::Stop),
+            3 => Some(RtlEnd::Fatal),
+            _ => Some(RtlEnd::Aborted),
+        }
+    }
+}
+
+/// The shim's entry points, copied out of the library.
+#[derive(Clone, Copy)]
+struct Api {
+    step: StepFn,
+    destroy: HandleFn,
+    in_step: HandleIntFn,
+    abort_jump: HandleFn,
+    message: MessageFn,
+    text: TextFn,
+    text_clear: HandleFn,
+    trace_open: TraceOpenFn,
+    trace_close: HandleFn,
+}
 
 /// One instance of a Verilated unit.
 pub struct Rtl {
     handle: *mut c_void,
-    step: StepFn,
-    destroy: DestroyFn,
-    trace_open: TraceOpenFn,
-    trace_close: TraceCloseFn,
+    api: Api,
     in_words: usize,
     out_words: usize,
+    /// Set once a step was aborted: the instance is then left alone (not
+    /// even destroyed), its state being whatever the aborted code left.
+    poisoned: bool,
     // Keeps the code mapped; dropped last.
     _lib: libloading::Library,
 }
@@ -59,37 +111,94 @@ impl Rtl {
                     "its port layout differs from the unit's port table".into()
                 ));
             }
-            let create: CreateFn = *l.get(b"gc_create\0").map_err(|e| bad(e.to_string()))?;
-            let step: StepFn = *l.get(b"gc_step\0").map_err(|e| bad(e.to_string()))?;
-            let destroy: DestroyFn = *l.get(b"gc_destroy\0").map_err(|e| bad(e.to_string()))?;
-            let trace_open: TraceOpenFn =
-                *l.get(b"gc_trace_open\0").map_err(|e| bad(e.to_string()))?;
-            let trace_close: TraceCloseFn =
-                *l.get(b"gc_trace_close\0").map_err(|e| bad(e.to_string()))?;
+            macro_rules! sym {
+                ($name:literal) => {
+                    *l.get(concat!($name, "\0").as_bytes())
+                        .map_err(|e| bad(e.to_string()))?
+                };
+            }
+            let create: CreateFn = sym!("gc_create");
+            let api = Api {
+                step: sym!("gc_step"),
+                destroy: sym!("gc_destroy"),
+                in_step: sym!("gc_in_step"),
+                abort_jump: sym!("gc_abort_jump"),
+                message: sym!("gc_message"),
+                text: sym!("gc_text"),
+                text_clear: sym!("gc_text_clear"),
+                trace_open: sym!("gc_trace_open"),
+                trace_close: sym!("gc_trace_close"),
+            };
             let handle = create();
             if handle.is_null() {
                 return Err(bad("gc_create failed".into()));
             }
             Ok(Rtl {
                 handle,
-                step,
-                destroy,
-                trace_open,
-                trace_close,
+                api,
                 in_words: table.in_words(),
                 out_words: table.out_words(),
+                poisoned: false,
                 _lib: l,
             })
         }
     }
 
     /// One clock cycle: apply `inputs`, sample `outputs`, rising edge.
+    /// Returns the step status: 0, or [`STATUS_TEXT`] and/or an end (see
+    /// [`Rtl::ended`]).
     #[inline]
-    pub fn step(&mut self, inputs: &[u32], outputs: &mut [u32]) {
+    pub fn step(&mut self, inputs: &[u32], outputs: &mut [u32]) -> u32 {
         assert!(inputs.len() >= self.in_words && outputs.len() >= self.out_words);
         // SAFETY: the buffers are at least as long as the shim reads/writes
         // (checked above; the layout hash ties the shim to the table).
-        unsafe { (self.step)(self.handle, inputs.as_ptr(), outputs.as_mut_ptr()) }
+        let s = unsafe { (self.api.step)(self.handle, inputs.as_ptr(), outputs.as_mut_ptr()) };
+        let s = s as u32;
+        if RtlEnd::from_status(s) == Some(RtlEnd::Aborted) {
+            self.poisoned = true;
+        }
+        s
+    }
+
+    /// How a step status says the simulation ended, with the shim's
+    /// message (Verilator's message and where it came from).
+    pub fn ended(&self, status: u32) -> Option<(RtlEnd, String)> {
+        let end = RtlEnd::from_status(status)?;
+        // SAFETY: handle is live; the string is NUL-terminated and copied
+        // before the next call into the shim.
+        let msg = unsafe { CStr::from_ptr((self.api.message)(self.handle)) }
+            .to_string_lossy()
+            .into_owned();
+        Some((end, msg))
+    }
+
+    /// Takes the text the RTL printed since the last call (and how many
+    /// bytes were dropped beyond the shim's limit).
+    pub fn take_text(&mut self) -> (String, usize) {
+        if self.poisoned {
+            return (String::new(), 0);
+        }
+        let (mut len, mut dropped) = (0usize, 0usize);
+        // SAFETY: handle is live; the shim returns a pointer to `len` bytes
+        // valid until the clear below.
+        let text = unsafe {
+            let p = (self.api.text)(self.handle, &mut len, &mut dropped);
+            let bytes = std::slice::from_raw_parts(p as *const u8, len);
+            let t = String::from_utf8_lossy(bytes).into_owned();
+            (self.api.text_clear)(self.handle);
+            t
+        };
+        (text, dropped)
+    }
+
+    /// What the watchdog needs to abort a step of this instance from
+    /// another thread (see [`crate::watchdog`]).
+    pub fn abort_handle(&self) -> AbortHandle {
+        AbortHandle {
+            handle: self.handle as usize,
+            in_step: self.api.in_step,
+            abort_jump: self.api.abort_jump,
+        }
     }
 
     /// Starts a VCD of the RTL's internal signals. Returns false if the
@@ -98,19 +207,51 @@ impl Rtl {
         let c = CString::new(path.as_os_str().as_encoded_bytes())
             .map_err(|_| Error::Input(format!("bad path {}", path.display())))?;
         // SAFETY: handle is live; the string outlives the call.
-        Ok(unsafe { (self.trace_open)(self.handle, c.as_ptr()) } != 0)
+        Ok(unsafe { (self.api.trace_open)(self.handle, c.as_ptr()) } != 0)
     }
 
     /// Flushes and closes the internal-signal VCD.
     pub fn trace_close(&mut self) {
-        // SAFETY: handle is live.
-        unsafe { (self.trace_close)(self.handle) }
+        if !self.poisoned {
+            // SAFETY: handle is live.
+            unsafe { (self.api.trace_close)(self.handle) }
+        }
     }
 }
 
 impl Drop for Rtl {
     fn drop(&mut self) {
-        // SAFETY: handle came from gc_create and is destroyed once.
-        unsafe { (self.destroy)(self.handle) }
+        if !self.poisoned {
+            // SAFETY: handle came from gc_create and is destroyed once.
+            unsafe { (self.api.destroy)(self.handle) }
+        }
+    }
+}
+
+/// A way to abort a running step of one [`Rtl`] instance: see
+/// [`crate::watchdog`].
+#[derive(Clone, Copy)]
+pub struct AbortHandle {
+    handle: usize,
+    in_step: HandleIntFn,
+    abort_jump: HandleFn,
+}
+
+impl AbortHandle {
+    /// Whether the instance is inside a step (callable from any thread).
+    pub fn in_step(&self) -> bool {
+        // SAFETY: reads one volatile int of a live instance.
+        unsafe { (self.in_step)(self.handle as *mut c_void) != 0 }
+    }
+
+    /// Leaves the running step. Only for the stepping thread's handler of
+    /// [`crate::watchdog::ABORT_SIGNAL`].
+    ///
+    /// # Safety
+    /// Must run on the thread inside [`Rtl::step`] of this instance, from a
+    /// signal handler that interrupted it; the shim checks both and does
+    /// nothing otherwise.
+    pub unsafe fn jump(&self) {
+        (self.abort_jump)(self.handle as *mut c_void)
     }
 }

@@ -1,15 +1,26 @@
 //! Building a unit's RTL into a shared library the engine drives.
 //!
-//! The C++ shim around the Verilated model is generated from the unit's port
-//! table, so the SystemVerilog top, the shim and the Rust side never drift:
-//! one `gc_step(in, out)` call per cycle copies the packed input words into the
-//! model's ports, evaluates, copies the output ports into the packed output
-//! words, and applies the rising clock edge.
+//! The C++ shim around the Verilated model (`cosim/cxx/gc_shim.cpp`) gets
+//! its port copies from the unit's port table, so the SystemVerilog top, the
+//! shim and the Rust side never drift: one `gc_step(in, out)` call per cycle
+//! copies the packed input words into the model's ports, evaluates, copies
+//! the output ports into the packed output words, and applies the rising
+//! clock edge. Before anything is compiled, the ports Verilator generated
+//! for the top are checked against the port table (name, direction, width).
 //!
-//! Builds are cached under a key hashing the RTL sources, the generated shim,
-//! the flags and the Verilator in use; a build happens in a temporary
-//! directory beside the cache entry and is renamed into place, so concurrent
-//! processes never see a half-built model.
+//! The library is built with Verilator's `VL_USER_FINISH`, `VL_USER_STOP`
+//! and `VL_USER_FATAL` hooks and its text output routed through the shim,
+//! so an RTL `$finish`, `$stop`, `$error`, `$fatal` or a combinational loop
+//! that does not converge ends the simulation with a status the engine
+//! reports, never the process (see `gc_shim.cpp`).
+//!
+//! Builds are cached under a key hashing the RTL sources, the shim, the
+//! flags and the Verilator in use; a build happens in a temporary directory
+//! beside the cache entry and is renamed into place, so concurrent processes
+//! never see a half-built model. A build killed mid-way leaves its temporary
+//! directory behind; the next build removes it (a live build holds a lock on
+//! it). Verilator's runtime objects (`verilated*.o`), the same for every
+//! unit, are compiled once per Verilator and flags and reused.
 
 use crate::error::{Error, Result};
 use crate::verilator::Verilator;
@@ -21,7 +32,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Version of the shim ABI; bumped when `gc_*` signatures change.
-pub const ABI_VERSION: u32 = 1;
+pub const ABI_VERSION: u32 = 2;
+
+/// The shim's fixed C++ (port copies filled in by [`shim_source`]).
+const SHIM_TEMPLATE: &str = include_str!("../cxx/gc_shim.cpp");
+/// Declarations included into Verilator's runtime and the shim.
+const HOOKS_HEADER: &str = include_str!("../cxx/gc_hooks.h");
+/// The bare benchmark loop (port copies filled in by [`bare_source`]).
+const BARE_TEMPLATE: &str = include_str!("../cxx/gc_bare.cpp");
 
 /// The RTL sources of one unit.
 #[derive(Debug, Clone)]
@@ -123,9 +141,10 @@ pub fn layout_hash(table: &PortTable) -> u64 {
 }
 
 /// C++ statements copying the packed words of `in` into the ports of `t`,
-/// and the output ports of `t` into the packed words of `out`; shared by the
-/// shim and the bare benchmark loop so both move exactly the same bits.
-fn port_copy_code(table: &PortTable) -> (String, String) {
+/// and the output ports of `t` into the packed words of `out`, each line
+/// indented by `indent`; shared by the shim and the bare benchmark loop so
+/// both move exactly the same bits.
+fn port_copy_code(table: &PortTable, indent: &str) -> (String, String) {
     let mut inp = String::new();
     let mut out = String::new();
     for (d, p) in table.resolved() {
@@ -138,18 +157,18 @@ fn port_copy_code(table: &PortTable) -> (String, String) {
         match d.dir {
             Dir::In => {
                 if w <= 32 {
-                    let _ = writeln!(inp, "  t->{} = in[{o}] & 0x{last_mask:x}u;", d.name);
+                    let _ = writeln!(inp, "{indent}t->{} = in[{o}] & 0x{last_mask:x}u;", d.name);
                 } else if w <= 64 {
                     let _ = writeln!(
                         inp,
-                        "  t->{} = (static_cast<uint64_t>(in[{}] & 0x{last_mask:x}u) << 32) | in[{o}];",
+                        "{indent}t->{} = (static_cast<uint64_t>(in[{}] & 0x{last_mask:x}u) << 32) | in[{o}];",
                         d.name,
                         o + 1
                     );
                 } else {
                     let _ = writeln!(
                         inp,
-                        "  std::memcpy(&t->{0}[0], in + {o}, {1});\n  t->{0}[{2}] &= 0x{last_mask:x}u;",
+                        "{indent}std::memcpy(&t->{0}[0], in + {o}, {1});\n{indent}t->{0}[{2}] &= 0x{last_mask:x}u;",
                         d.name,
                         4 * n,
                         n - 1
@@ -158,18 +177,18 @@ fn port_copy_code(table: &PortTable) -> (String, String) {
             }
             Dir::Out => {
                 if w <= 32 {
-                    let _ = writeln!(out, "  out[{o}] = t->{};", d.name);
+                    let _ = writeln!(out, "{indent}out[{o}] = t->{};", d.name);
                 } else if w <= 64 {
                     let _ = writeln!(
                         out,
-                        "  out[{o}] = static_cast<uint32_t>(t->{0});\n  out[{1}] = static_cast<uint32_t>(t->{0} >> 32);",
+                        "{indent}out[{o}] = static_cast<uint32_t>(t->{0});\n{indent}out[{1}] = static_cast<uint32_t>(t->{0} >> 32);",
                         d.name,
                         o + 1
                     );
                 } else {
                     let _ = writeln!(
                         out,
-                        "  std::memcpy(out + {o}, &t->{}[0], {});",
+                        "{indent}std::memcpy(out + {o}, &t->{}[0], {});",
                         d.name,
                         4 * n
                     );
@@ -180,107 +199,38 @@ fn port_copy_code(table: &PortTable) -> (String, String) {
     (inp, out)
 }
 
-/// Generates the C++ shim for a port table.
+/// Replaces each `@KEY@` of `template` by its value.
+fn fill(template: &str, fields: &[(&str, &str)]) -> String {
+    let mut s = template.to_string();
+    for (k, v) in fields {
+        s = s.replace(&format!("@{k}@"), v);
+    }
+    debug_assert!(unfilled(&s).is_none(), "template field left unfilled");
+    s
+}
+
+/// The first `@KEY@` field (upper case and `_`) left in `s`, if any.
+fn unfilled(s: &str) -> Option<&str> {
+    s.split('@')
+        .skip(1)
+        .step_by(2)
+        .find(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_uppercase() || b == b'_'))
+}
+
+/// The C++ shim for a port table.
 pub fn shim_source(table: &PortTable) -> String {
-    let top = table.top;
-    let (inp, out) = port_copy_code(table);
-    format!(
-        r#"// Generated by gpucosim from the `{unit}` port table. Do not edit.
-#include "V{top}.h"
-#include "verilated.h"
-#ifdef GC_TRACE
-#include "verilated_vcd_c.h"
-#endif
-#include <cstdint>
-#include <cstring>
-
-namespace {{
-struct Sim {{
-  VerilatedContext ctx;
-  V{top}* top = nullptr;
-#ifdef GC_TRACE
-  VerilatedVcdC* tfp = nullptr;
-#endif
-  uint64_t time = 0;
-}};
-}}  // namespace
-
-extern "C" {{
-uint32_t gc_abi_version() {{ return {abi}u; }}
-uint64_t gc_layout_hash() {{ return 0x{hash:016x}ull; }}
-uint32_t gc_in_words() {{ return {in_words}u; }}
-uint32_t gc_out_words() {{ return {out_words}u; }}
-
-void* gc_create() {{
-  Sim* s = new Sim;
-  s->ctx.randReset(0);
-#ifdef GC_TRACE
-  s->ctx.traceEverOn(true);
-#endif
-  s->top = new V{top}(&s->ctx, "{top}");
-  s->top->clk_i = 0;
-  return s;
-}}
-
-void gc_destroy(void* h) {{
-  Sim* s = static_cast<Sim*>(h);
-#ifdef GC_TRACE
-  if (s->tfp) {{ s->tfp->close(); delete s->tfp; }}
-#endif
-  s->top->final();
-  delete s->top;
-  delete s;
-}}
-
-// Opens a VCD of the RTL's internal signals; returns 0 if the library was
-// built without tracing.
-int gc_trace_open(void* h, const char* path) {{
-#ifdef GC_TRACE
-  Sim* s = static_cast<Sim*>(h);
-  if (s->tfp) return 1;
-  s->tfp = new VerilatedVcdC;
-  s->top->trace(s->tfp, 99);
-  s->tfp->open(path);
-  return 1;
-#else
-  (void)h; (void)path;
-  return 0;
-#endif
-}}
-
-void gc_trace_close(void* h) {{
-#ifdef GC_TRACE
-  Sim* s = static_cast<Sim*>(h);
-  if (s->tfp) {{ s->tfp->close(); delete s->tfp; s->tfp = nullptr; }}
-#else
-  (void)h;
-#endif
-}}
-
-// One cycle: inputs, evaluate with the clock low, sample outputs, rising edge.
-// Cycle n is at time 10n; the rising edge at 10n + 5.
-void gc_step(void* h, const uint32_t* in, uint32_t* out) {{
-  Sim* s = static_cast<Sim*>(h);
-  V{top}* t = s->top;
-{inp}  t->clk_i = 0;
-  t->eval();
-#ifdef GC_TRACE
-  if (s->tfp) s->tfp->dump(s->time);
-#endif
-{out}  t->clk_i = 1;
-  t->eval();
-#ifdef GC_TRACE
-  if (s->tfp) s->tfp->dump(s->time + 5);
-#endif
-  s->time += 10;
-}}
-}}  // extern "C"
-"#,
-        unit = table.unit,
-        abi = ABI_VERSION,
-        hash = layout_hash(table),
-        in_words = table.in_words(),
-        out_words = table.out_words(),
+    let (inp, out) = port_copy_code(table, "  ");
+    fill(
+        SHIM_TEMPLATE,
+        &[
+            ("TOP", table.top),
+            ("IN_COPY", &inp),
+            ("OUT_COPY", &out),
+            ("ABI", &ABI_VERSION.to_string()),
+            ("HASH", &format!("{:016x}", layout_hash(table))),
+            ("IN_WORDS", &table.in_words().to_string()),
+            ("OUT_WORDS", &table.out_words().to_string()),
+        ],
     )
 }
 
@@ -304,95 +254,65 @@ pub fn checksum_fold(h: u64, words: &[u32]) -> u64 {
     (h ^ s).wrapping_mul(0x0100_0000_01b3)
 }
 
-/// Generates the bare Verilated C++ benchmark loop for a port table: a
-/// `main` that loads a file of packed input words (`in_words` per cycle),
-/// then, timing only the loop with `steady_clock`, per cycle copies the
-/// words into the ports, evaluates with the clock low, reads every output
-/// port into a buffer folded into [`checksum_fold`]'s checksum, and applies
-/// the rising edge, exactly as the shim's `gc_step` does. It runs the loop
-/// `REPEATS` times on fresh instances and prints
-/// `cycles=N best_seconds=S checksum=H`.
+/// The bare Verilated C++ benchmark loop for a port table: a `main` that
+/// loads a file of packed input words (`in_words` per cycle), then, timing
+/// only the loop with `steady_clock`, per cycle copies the words into the
+/// ports, evaluates with the clock low, reads every output port into a
+/// buffer folded into [`checksum_fold`]'s checksum, and applies the rising
+/// edge, exactly as the shim's `gc_step` does. It runs the loop `REPEATS`
+/// times on fresh instances and prints `cycles=N best_seconds=S checksum=H`.
 pub fn bare_source(table: &PortTable) -> String {
-    let top = table.top;
-    let (inp, out) = port_copy_code(table);
-    format!(
-        r#"// Generated by gpucosim from the `{unit}` port table. Do not edit.
-// The bare Verilated loop `gpucosim bench` compares co-simulation against.
-#include "V{top}.h"
-#include "verilated.h"
-#include <chrono>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <vector>
-
-static const size_t kInWords = {in_words};
-static const size_t kOutWords = {out_words};
-
-int main(int argc, char** argv) {{
-  if (argc < 2) {{
-    std::fprintf(stderr, "usage: %s INPUT_WORDS_FILE [REPEATS]\n", argv[0]);
-    return 2;
-  }}
-  const int repeats = argc > 2 ? std::atoi(argv[2]) : 1;
-  std::FILE* f = std::fopen(argv[1], "rb");
-  if (!f) {{
-    std::fprintf(stderr, "cannot open %s\n", argv[1]);
-    return 2;
-  }}
-  std::vector<uint32_t> data;
-  uint32_t chunk[4096];
-  size_t got;
-  while ((got = std::fread(chunk, 4, 4096, f)) > 0) data.insert(data.end(), chunk, chunk + got);
-  std::fclose(f);
-  const size_t cycles = data.size() / kInWords;
-  double best = 1e300;
-  uint64_t checksum = 0;
-  for (int r = 0; r < (repeats < 1 ? 1 : repeats); r++) {{
-    VerilatedContext ctx;
-    ctx.randReset(0);
-    V{top}* t = new V{top}(&ctx, "{top}");
-    t->clk_i = 0;
-    uint32_t out[kOutWords + 1] = {{0}};
-    uint64_t h = 0x{seed:016x}ull;
-    const uint32_t* in = data.data();
-    auto t0 = std::chrono::steady_clock::now();
-    for (size_t c = 0; c < cycles; c++, in += kInWords) {{
-{inp}      t->clk_i = 0;
-      t->eval();
-{out}      uint64_t sum = 0;
-      for (size_t k = 0; k < kOutWords; k++) sum += static_cast<uint64_t>(out[k]) * (2 * k + 1);
-      h = (h ^ sum) * 0x100000001b3ull;
-      t->clk_i = 1;
-      t->eval();
-    }}
-    auto t1 = std::chrono::steady_clock::now();
-    double s = std::chrono::duration<double>(t1 - t0).count();
-    if (s < best) best = s;
-    checksum = h;
-    t->final();
-    delete t;
-  }}
-  std::printf("cycles=%zu best_seconds=%.9f checksum=%016llx\n", cycles, best,
-              static_cast<unsigned long long>(checksum));
-  return 0;
-}}
-"#,
-        unit = table.unit,
-        in_words = table.in_words(),
-        out_words = table.out_words(),
-        seed = CHECKSUM_SEED,
-        inp = indent(&inp),
-        out = indent(&out),
+    let (inp, out) = port_copy_code(table, "      ");
+    fill(
+        BARE_TEMPLATE,
+        &[
+            ("TOP", table.top),
+            ("IN_COPY", &inp),
+            ("OUT_COPY", &out),
+            ("IN_WORDS", &table.in_words().to_string()),
+            ("OUT_WORDS", &table.out_words().to_string()),
+            ("SEED", &format!("{CHECKSUM_SEED:016x}")),
+        ],
     )
 }
 
-fn indent(code: &str) -> String {
-    code.lines().fold(String::new(), |mut s, l| {
-        let _ = writeln!(s, "    {l}");
-        s
-    })
+/// How the Verilated C++ is generated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavor {
+    /// Verilator's full optimisation, loops unrolled: the fastest
+    /// simulation. The default.
+    Opt,
+    /// Loops left as loops (`--unroll-count 1`): a build takes a few
+    /// seconds instead of up to half a minute, and simulates up to about
+    /// half as fast. For short runs: tests, fault fixtures.
+    Quick,
+}
+
+impl Flavor {
+    /// `$GPUCOSIM_BUILD` (`opt` or `quick`), default `opt`.
+    pub fn from_env() -> Result<Flavor> {
+        match std::env::var("GPUCOSIM_BUILD").as_deref() {
+            Err(_) | Ok("") | Ok("opt") => Ok(Flavor::Opt),
+            Ok("quick") => Ok(Flavor::Quick),
+            Ok(other) => Err(Error::Input(format!(
+                "GPUCOSIM_BUILD={other}: expected `opt` or `quick`"
+            ))),
+        }
+    }
+
+    fn verilator_flags(self) -> &'static [&'static str] {
+        match self {
+            Flavor::Opt => &[],
+            Flavor::Quick => &["--unroll-count", "1"],
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Flavor::Opt => "",
+            Flavor::Quick => "-quick",
+        }
+    }
 }
 
 /// What to build.
@@ -434,7 +354,9 @@ pub fn cache_root() -> PathBuf {
     std::env::temp_dir().join("gpucosim-cache")
 }
 
-/// Verilator options (besides files, top and parameters).
+/// Verilator options (besides files, top and parameters). The time unit
+/// and precision are forced to 1 ns: cycle `n` is at `10n` ns in `$time`,
+/// in the RTL's own trace and in gpucosim's waveforms alike.
 const VERILATOR_FLAGS: &[&str] = &[
     "--cc",
     "--exe",
@@ -444,6 +366,8 @@ const VERILATOR_FLAGS: &[&str] = &[
     "--x-initial",
     "0",
     "--noassert",
+    "--timescale-override",
+    "1ns/1ns",
     "-Wno-fatal",
     "-Wno-lint",
     "-Wno-style",
@@ -471,10 +395,15 @@ const SHIM_LDFLAGS: &str = "-shared -Wl,-Bsymbolic -Wl,-O1";
 const MAKE_FLAGS: &[&str] = &[
     "OPT_FAST=-O3",
     "OPT_SLOW=-O1",
-    "OPT_GLOBAL=-O2",
     "PYTHON3=python3",
     "CFG_CXXFLAGS_PCH_I=-include",
 ];
+/// `OPT_GLOBAL`, the options of Verilator's runtime objects only: in the
+/// shim library, the hooks that keep the RTL from ending the process and
+/// capture its text (the bare benchmark loop keeps Verilator's defaults).
+const OPT_GLOBAL_SHIM: &str = "OPT_GLOBAL=-O2 -include gc_hooks.h -DVL_PRINTF=gc_vl_printf \
+                               -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL";
+const OPT_GLOBAL_BARE: &str = "OPT_GLOBAL=-O2";
 const LIB_NAME: &str = "libgcsim.so";
 const BARE_NAME: &str = "gcbare";
 
@@ -497,6 +426,16 @@ fn hex(b: &[u8]) -> String {
         let _ = write!(s, "{x:02x}");
         s
     })
+}
+
+/// SHA-256 over length-prefixed parts.
+fn key_of<'a>(parts: impl IntoIterator<Item = &'a str>) -> String {
+    let mut h = Sha256::new();
+    for part in parts {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part.as_bytes());
+    }
+    hex(&h.finalize())
 }
 
 /// What a build produces.
@@ -527,39 +466,58 @@ fn build_artifact(
     verilator: &Verilator,
     cache: &Path,
 ) -> Result<Built> {
-    let (source, out_name, kind) = match art {
-        Artifact::Shim => (shim_source(req.table), LIB_NAME, ""),
-        Artifact::Bare => (bare_source(req.table), BARE_NAME, "-bare"),
+    let flavor = Flavor::from_env()?;
+    let (source, out_name, kind, opt_global) = match art {
+        Artifact::Shim => (shim_source(req.table), LIB_NAME, "", OPT_GLOBAL_SHIM),
+        Artifact::Bare => (bare_source(req.table), BARE_NAME, "-bare", OPT_GLOBAL_BARE),
     };
-    let mut h = Sha256::new();
-    h.update(b"gpucosim-build-1\0");
-    for part in [
+    let cxx = std::env::var("CXX").unwrap_or_default();
+    let gfx = req.profile.params().gfx.to_string();
+    let (vflags, cflags_all, make_flags) = (
+        VERILATOR_FLAGS.join(" ") + " " + &flavor.verilator_flags().join(" "),
+        CXX_FLAGS.join(" "),
+        MAKE_FLAGS.join(" "),
+    );
+    let trace = if req.trace { "trace" } else { "notrace" };
+    let key = key_of([
+        "gpucosim-build-2",
         req.table.unit,
         req.table.top,
-        &req.profile.params().gfx.to_string(),
-        if req.trace { "trace" } else { "notrace" },
+        &gfx,
+        trace,
         kind,
-        &VERILATOR_FLAGS.join(" "),
-        &CXX_FLAGS.join(" "),
+        &vflags,
+        &cflags_all,
         SHIM_CXX_FLAGS,
         SHIM_LDFLAGS,
-        &MAKE_FLAGS.join(" "),
+        &make_flags,
+        opt_global,
+        HOOKS_HEADER,
         &verilator.identity,
-        &std::env::var("CXX").unwrap_or_default(),
+        &cxx,
         &source,
         &sources_hash(req.sources)?,
-    ] {
-        h.update((part.len() as u64).to_le_bytes());
-        h.update(part.as_bytes());
-    }
-    let key = hex(&h.finalize());
+    ]);
+    // Verilator's runtime objects depend on neither the RTL nor the unit.
+    let runtime_key = key_of([
+        "gpucosim-runtime-1",
+        trace,
+        kind,
+        &cflags_all,
+        SHIM_CXX_FLAGS,
+        opt_global,
+        HOOKS_HEADER,
+        &verilator.identity,
+        &cxx,
+    ]);
     let dir = cache.join("rtl");
     let entry = dir.join(format!(
-        "{}-{}{}{}-{}",
+        "{}-{}{}{}{}-{}",
         req.table.unit,
         req.profile,
         if req.trace { "-trace" } else { "" },
         kind,
+        flavor.name(),
         &key[..16]
     ));
     let lib = entry.join(out_name);
@@ -571,6 +529,7 @@ fn build_artifact(
         });
     }
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    remove_stale(&dir, ".build-");
     tracing::info!(
         "building {} RTL{} for {} with Verilator ({}: {})",
         req.table.unit,
@@ -587,14 +546,17 @@ fn build_artifact(
         .prefix(".build-")
         .tempdir_in(&dir)
         .map_err(|e| Error::io(&dir, e))?;
+    let _lock = BuildLock::take(tmp.path())?;
     let obj = tmp.path().join("obj");
     let src_path = tmp.path().join(match art {
         Artifact::Shim => "gc_shim.cpp",
         Artifact::Bare => "gc_bare.cpp",
     });
     std::fs::write(&src_path, &source).map_err(|e| Error::io(&src_path, e))?;
+    let hooks = tmp.path().join("gc_hooks.h");
+    std::fs::write(&hooks, HOOKS_HEADER).map_err(|e| Error::io(&hooks, e))?;
 
-    let mut cflags = CXX_FLAGS.join(" ");
+    let mut cflags = cflags_all.clone();
     if art == Artifact::Shim {
         cflags.push(' ');
         cflags.push_str(SHIM_CXX_FLAGS);
@@ -604,9 +566,10 @@ fn build_artifact(
     }
     let mut cmd = verilator.command();
     cmd.args(VERILATOR_FLAGS)
+        .args(flavor.verilator_flags())
         .arg("--top-module")
         .arg(req.table.top)
-        .arg(format!("-GGFX={}", req.profile.params().gfx))
+        .arg(format!("-GGFX={gfx}"))
         .arg(format!("-I{}", req.sources.dir.display()));
     if !cflags.trim().is_empty() {
         // An empty argument would be lost by Verilator's wrapper script.
@@ -621,6 +584,10 @@ fn build_artifact(
     }
     cmd.args(&req.sources.files).arg(&src_path);
     run_tool(cmd, req, "verilator")?;
+    check_ports(req, &obj.join(format!("V{}.h", req.table.top)))?;
+    std::fs::copy(&hooks, obj.join("gc_hooks.h")).map_err(|e| Error::io(&obj, e))?;
+    let runtime = cache.join("runtime").join(&runtime_key[..16]);
+    let reused = reuse_runtime(&runtime, &obj);
 
     let jobs = std::thread::available_parallelism()
         .map(|n| n.get())
@@ -632,8 +599,12 @@ fn build_artifact(
         .arg(&obj)
         .arg("-f")
         .arg(format!("V{}.mk", req.table.top))
-        .args(MAKE_FLAGS);
+        .args(MAKE_FLAGS)
+        .arg(opt_global);
     run_tool(make, req, "make")?;
+    if !reused {
+        keep_runtime(&runtime, &obj);
+    }
     let built = obj.join(out_name);
     let final_lib = tmp.path().join(out_name);
     std::fs::rename(&built, &final_lib).map_err(|e| Error::io(&built, e))?;
@@ -652,6 +623,224 @@ fn build_artifact(
         lib,
         key,
         cached: false,
+    })
+}
+
+/// A lock on a build's temporary directory, held while the build runs: a
+/// directory whose lock can be taken belongs to a build that died.
+struct BuildLock {
+    _file: std::fs::File,
+}
+
+impl BuildLock {
+    const NAME: &'static str = ".lock";
+
+    fn take(dir: &Path) -> Result<BuildLock> {
+        use std::os::fd::AsRawFd;
+        let path = dir.join(Self::NAME);
+        let f = std::fs::File::create(&path).map_err(|e| Error::io(&path, e))?;
+        // SAFETY: flock on a file descriptor we own.
+        unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
+        Ok(BuildLock { _file: f })
+    }
+
+    /// Whether `dir` holds a lock no live process holds.
+    fn abandoned(dir: &Path) -> bool {
+        use std::os::fd::AsRawFd;
+        let Ok(f) = std::fs::File::open(dir.join(Self::NAME)) else {
+            // No lock yet: a build that is just starting, or one that died
+            // before taking it; only the old ones are gone for sure.
+            return std::fs::metadata(dir)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > std::time::Duration::from_secs(3600));
+        };
+        // SAFETY: flock on a file descriptor we own; released when `f` drops.
+        unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+    }
+}
+
+/// Removes the temporary directories `prefix*` in `dir` that builds (or
+/// installs) killed mid-way left behind.
+pub fn remove_stale(dir: &Path, prefix: &str) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let p = e.path();
+        if name.to_string_lossy().starts_with(prefix) && p.is_dir() && BuildLock::abandoned(&p) {
+            tracing::info!(
+                "removing {}, left by a build that did not finish",
+                p.display()
+            );
+            let _ = std::fs::remove_dir_all(&p);
+        }
+    }
+}
+
+/// Copies cached runtime objects into `obj`; returns whether there were any.
+/// Copies are newer than everything make compares them with, so make does
+/// not compile them again.
+fn reuse_runtime(runtime: &Path, obj: &Path) -> bool {
+    let Ok(rd) = std::fs::read_dir(runtime) else {
+        return false;
+    };
+    let mut any = false;
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "o") {
+            if std::fs::copy(&p, obj.join(e.file_name())).is_err() {
+                return false;
+            }
+            any = true;
+        }
+    }
+    any
+}
+
+/// Keeps the runtime objects (`verilated*.o`) a build compiled, for the
+/// next build with the same Verilator and flags. Best effort.
+fn keep_runtime(runtime: &Path, obj: &Path) {
+    let Some(parent) = runtime.parent() else {
+        return;
+    };
+    if std::fs::create_dir_all(parent).is_err() {
+        return;
+    }
+    remove_stale(parent, ".runtime-");
+    let Ok(tmp) = tempfile::Builder::new()
+        .prefix(".runtime-")
+        .tempdir_in(parent)
+    else {
+        return;
+    };
+    let Ok(rd) = std::fs::read_dir(obj) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let n = name.to_string_lossy();
+        if n.starts_with("verilated")
+            && n.ends_with(".o")
+            && std::fs::copy(e.path(), tmp.path().join(&name)).is_err()
+        {
+            return;
+        }
+    }
+    let kept = tmp.keep();
+    if std::fs::rename(&kept, runtime).is_err() {
+        let _ = std::fs::remove_dir_all(&kept);
+    }
+}
+
+/// One top-level port as Verilator generated it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct VerilatedPort {
+    name: String,
+    dir: &'static str,
+    width: u32,
+}
+
+/// The ports declared in a Verilated model's header (`VL_IN8(&clk_i,0,0);`,
+/// `VL_OUTW(&lane_addr_o,12287,0,384);`, ...).
+fn verilated_ports(header: &str) -> Vec<VerilatedPort> {
+    let mut ports = Vec::new();
+    for line in header.lines() {
+        let t = line.trim();
+        let Some(rest) = t.strip_prefix("VL_") else {
+            continue;
+        };
+        let (dir, rest) = if let Some(r) = rest.strip_prefix("INOUT") {
+            ("inout", r)
+        } else if let Some(r) = rest.strip_prefix("IN") {
+            ("input", r)
+        } else if let Some(r) = rest.strip_prefix("OUT") {
+            ("output", r)
+        } else {
+            continue;
+        };
+        let Some(args) = rest
+            .trim_start_matches(|c: char| c.is_ascii_alphanumeric())
+            .strip_prefix("(&")
+        else {
+            continue;
+        };
+        let args = args.split(')').next().unwrap_or("");
+        let f: Vec<&str> = args.split(',').map(str::trim).collect();
+        if f.len() < 3 {
+            continue;
+        }
+        let (Ok(msb), Ok(lsb)) = (f[1].parse::<u32>(), f[2].parse::<u32>()) else {
+            continue;
+        };
+        ports.push(VerilatedPort {
+            name: f[0].to_string(),
+            dir,
+            width: msb.abs_diff(lsb) + 1,
+        });
+    }
+    ports
+}
+
+/// The differences between the ports Verilator generated and the table,
+/// one line each (empty when they match). `clk_i` is the engine's and is
+/// not in the table.
+fn port_differences(table: &PortTable, verilated: &[VerilatedPort]) -> Vec<String> {
+    let mut diffs = Vec::new();
+    let want: Vec<VerilatedPort> = std::iter::once(VerilatedPort {
+        name: "clk_i".into(),
+        dir: "input",
+        width: 1,
+    })
+    .chain(table.ports.iter().map(|p| VerilatedPort {
+        name: p.name.to_string(),
+        dir: match p.dir {
+            Dir::In => "input",
+            Dir::Out => "output",
+        },
+        width: p.width(),
+    }))
+    .collect();
+    for w in &want {
+        match verilated.iter().find(|v| v.name == w.name) {
+            None => diffs.push(format!(
+                "{} `{}` ({} bits) is missing from the RTL top",
+                w.dir, w.name, w.width
+            )),
+            Some(v) if v.dir != w.dir => diffs.push(format!(
+                "`{}` is an {} in the RTL top, the port table has an {}",
+                w.name, v.dir, w.dir
+            )),
+            Some(v) if v.width != w.width => diffs.push(format!(
+                "{} `{}` is {} bits wide in the RTL top, {} in the port table",
+                w.dir, w.name, v.width, w.width
+            )),
+            Some(_) => {}
+        }
+    }
+    for v in verilated {
+        if !want.iter().any(|w| w.name == v.name) {
+            diffs.push(format!(
+                "the RTL top has {} `{}` ({} bits), which the port table lacks",
+                v.dir, v.name, v.width
+            ));
+        }
+    }
+    diffs
+}
+
+fn check_ports(req: &BuildRequest<'_>, header: &Path) -> Result<()> {
+    let text = std::fs::read_to_string(header).map_err(|e| Error::io(header, e))?;
+    let diffs = port_differences(req.table, &verilated_ports(&text));
+    if diffs.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Ports {
+        unit: req.table.unit.to_string(),
+        dir: req.sources.dir.display().to_string(),
+        differences: diffs,
     })
 }
 
@@ -704,5 +893,73 @@ pub fn lint(
         Ok(None)
     } else {
         Ok(Some(text))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    gpucosim_model::ports! {
+        mod demo("demo", "demo_top") {
+            input rst_ni: 1,
+            input d_i: 32 x 4,
+            output q_o: 40,
+        }
+    }
+
+    fn header(lines: &[&str]) -> Vec<VerilatedPort> {
+        verilated_ports(&lines.join("\n"))
+    }
+
+    #[test]
+    fn ports_are_read_from_the_verilated_header() {
+        let p = header(&[
+            "    VL_IN8(&clk_i,0,0);",
+            "    VL_INW(&d_i,127,0,4);",
+            "    VL_OUT64(&q_o,39,0);",
+            "    VL_IN8(&rst_ni,0,0);",
+            "    // VL_OUT(&not_a_port) in a comment is not a declaration",
+        ]);
+        assert_eq!(p.len(), 4);
+        assert_eq!(
+            p[1],
+            VerilatedPort {
+                name: "d_i".into(),
+                dir: "input",
+                width: 128
+            }
+        );
+        assert!(port_differences(&demo::TABLE, &p).is_empty());
+    }
+
+    #[test]
+    fn each_port_difference_is_one_line() {
+        // q_o 8 bits wide, d_i an output, rst_ni missing, an extra input.
+        let p = header(&[
+            "VL_IN8(&clk_i,0,0);",
+            "VL_OUTW(&d_i,127,0,4);",
+            "VL_OUT8(&q_o,7,0);",
+            "VL_IN8(&extra_i,3,0);",
+        ]);
+        let d = port_differences(&demo::TABLE, &p);
+        assert_eq!(
+            d,
+            vec![
+                "input `rst_ni` (1 bits) is missing from the RTL top",
+                "`d_i` is an output in the RTL top, the port table has an input",
+                "output `q_o` is 8 bits wide in the RTL top, 40 in the port table",
+                "the RTL top has input `extra_i` (4 bits), which the port table lacks",
+            ]
+        );
+    }
+
+    #[test]
+    fn templates_are_filled_completely() {
+        for src in [shim_source(&demo::TABLE), bare_source(&demo::TABLE)] {
+            assert_eq!(unfilled(&src), None, "unfilled field in:\n{src}");
+            assert!(src.contains("Vdemo_top"));
+            assert!(src.contains("t->q_o"));
+        }
     }
 }

@@ -224,6 +224,14 @@ pub fn gpucosim_bin() -> PathBuf {
     .clone()
 }
 
+/// `cmd` building RTL in the quick flavor (`GPUCOSIM_BUILD=quick`: loops
+/// not unrolled, builds in seconds): what the tests simulate is short, and
+/// the RTL's semantics are the same.
+pub fn quick(mut cmd: std::process::Command) -> std::process::Command {
+    cmd.env("GPUCOSIM_BUILD", "quick");
+    cmd
+}
+
 /// A broken-RTL fixture: a patch applied to a copy of `rtl/`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct BrokenFixture {

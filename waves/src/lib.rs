@@ -365,7 +365,11 @@ pub fn write_capture(
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
-    let tmp = tempfile::NamedTempFile::new_in(dir)?;
+    // 0666 less the umask, like any other file the user writes.
+    let tmp = tempfile::Builder::new()
+        .prefix(".gpucosim-")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
+        .tempfile_in(dir)?;
     {
         let mut w = VcdWriter::new(
             io::BufWriter::with_capacity(1 << 20, tmp.as_file()),

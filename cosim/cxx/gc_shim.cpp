@@ -1,0 +1,296 @@
+// The C-ABI shim between gpucosim and a Verilated unit, built into the
+// unit's shared library. gpucosim fills in the @...@ fields from the unit's
+// port table (cosim/src/rtlbuild.rs); the rest is fixed.
+//
+// One gc_step call per cycle copies the packed input words into the ports,
+// evaluates with the clock low, copies the output ports into the packed
+// output words and applies the rising edge. Cycle n is at time 10n, its
+// rising edge at 10n + 5 (the design is built with a 1 ns time unit, so
+// `$time` in RTL messages is that time).
+//
+// What ends a simulation is reported in gc_step's result instead of ending
+// the process: the library is built with VL_USER_FINISH, VL_USER_STOP and
+// VL_USER_FATAL, so Verilator calls vl_finish, vl_stop and vl_fatal below.
+// $finish, $stop, $error and $fatal (which end in vl_stop) let the step
+// complete and then report; vl_fatal (a combinational loop that does not
+// converge, a runtime error) throws out of the Verilated code. The RTL's
+// text ($display, and Verilator's own messages) is captured per instance
+// through VL_PRINTF. A watchdog on another thread can abort a step that
+// never returns (gc_abort_jump, from a signal handler on the stepping
+// thread): the instance is unusable afterwards.
+#include "V@TOP@.h"
+#include "verilated.h"
+#ifdef GC_TRACE
+#include "verilated_vcd_c.h"
+#endif
+#include <pthread.h>
+
+#include <csetjmp>
+#include <csignal>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "gc_hooks.h"
+
+namespace {
+
+// Bits 8..15 of gc_step's result: what ended the simulation (sticky).
+enum End : int { kRunning = 0, kFinish = 1, kStop = 2, kFatal = 3, kAborted = 4 };
+// Bit 0 of gc_step's result: the RTL printed text that is not drained yet.
+const int kTextPending = 1;
+// Captured text kept per instance until it is drained; a runaway $display
+// loop must not exhaust memory.
+const size_t kTextLimit = 1u << 20;
+
+struct FatalUnwind {};
+
+struct Sim {
+  VerilatedContext ctx;
+  V@TOP@* top = nullptr;
+#ifdef GC_TRACE
+  VerilatedVcdC* tfp = nullptr;
+#endif
+  uint64_t time = 0;
+  int end = kRunning;
+  std::string message;
+  std::string text;
+  size_t text_dropped = 0;
+  pthread_t thread{};
+  volatile sig_atomic_t in_step = 0;
+  sigjmp_buf jump;
+};
+
+std::mutex g_mutex;
+std::vector<Sim*> g_sims;
+
+// The instance stepping on this thread: Verilator's callbacks carry none.
+Sim* current() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const pthread_t self = pthread_self();
+  for (Sim* s : g_sims) {
+    if (s->in_step && pthread_equal(s->thread, self)) return s;
+  }
+  return nullptr;
+}
+
+std::string where(const char* filename, int linenum) {
+  std::string w = filename && filename[0] ? filename : "(unknown file)";
+  if (linenum > 0) w += ":" + std::to_string(linenum);
+  return w;
+}
+
+void end_with(Sim* s, int kind, const std::string& message) {
+  if (s->end == kRunning) {
+    s->end = kind;
+    s->message = message;
+  }
+}
+
+void step_inner(Sim* s, const uint32_t* in, uint32_t* out) {
+  V@TOP@* t = s->top;
+@IN_COPY@  t->clk_i = 0;
+  s->ctx.time(s->time);
+  t->eval();
+#ifdef GC_TRACE
+  if (s->tfp) s->tfp->dump(s->time);
+#endif
+@OUT_COPY@  t->clk_i = 1;
+  s->ctx.time(s->time + 5);
+  t->eval();
+#ifdef GC_TRACE
+  if (s->tfp) s->tfp->dump(s->time + 5);
+#endif
+}
+
+}  // namespace
+
+void vl_finish(const char* filename, int linenum, const char* hier) {
+  (void)hier;
+  if (Sim* s = current()) end_with(s, kFinish, "$finish at " + where(filename, linenum));
+}
+
+void vl_stop(const char* filename, int linenum, const char* hier) {
+  (void)hier;
+  if (Sim* s = current()) {
+    end_with(s, kStop, "$stop, $error or $fatal at " + where(filename, linenum));
+  }
+}
+
+void vl_fatal(const char* filename, int linenum, const char* hier, const char* msg) {
+  (void)hier;
+  std::string m = msg ? msg : "fatal error";
+  if (filename && filename[0]) m += " (" + where(filename, linenum) + ")";
+  if (Sim* s = current()) {
+    end_with(s, kFatal, m);
+    throw FatalUnwind{};
+  }
+  // Outside a step (e.g. in final blocks) there is nothing to abort.
+  std::fprintf(stderr, "%%Error: %s\n", m.c_str());
+}
+
+extern "C" int gc_vl_printf(const char* fmt, ...) {
+  char small[512];
+  va_list ap;
+  va_start(ap, fmt);
+  va_list again;
+  va_copy(again, ap);
+  const int n = std::vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  std::string str;
+  if (n >= static_cast<int>(sizeof small)) {
+    str.resize(static_cast<size_t>(n));
+    std::vsnprintf(&str[0], static_cast<size_t>(n) + 1, fmt, again);
+  } else if (n > 0) {
+    str.assign(small, static_cast<size_t>(n));
+  }
+  va_end(again);
+  Sim* s = current();
+  if (!s) {
+    std::fputs(str.c_str(), stderr);
+  } else if (s->text.size() + str.size() <= kTextLimit) {
+    s->text += str;
+  } else {
+    s->text_dropped += str.size();
+  }
+  return n;
+}
+
+extern "C" {
+uint32_t gc_abi_version() { return @ABI@u; }
+uint64_t gc_layout_hash() { return 0x@HASH@ull; }
+uint32_t gc_in_words() { return @IN_WORDS@u; }
+uint32_t gc_out_words() { return @OUT_WORDS@u; }
+
+void* gc_create() {
+  Sim* s = new Sim;
+  s->ctx.randReset(0);
+#ifdef GC_TRACE
+  s->ctx.traceEverOn(true);
+#endif
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_sims.push_back(s);
+  }
+  s->thread = pthread_self();
+  s->in_step = 1;
+  try {
+    s->top = new V@TOP@(&s->ctx, "@TOP@");
+    s->top->clk_i = 0;
+  } catch (const FatalUnwind&) {
+  }
+  s->in_step = 0;
+  return s;
+}
+
+void gc_destroy(void* h) {
+  Sim* s = static_cast<Sim*>(h);
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    for (size_t i = 0; i < g_sims.size(); i++) {
+      if (g_sims[i] == s) {
+        g_sims.erase(g_sims.begin() + static_cast<long>(i));
+        break;
+      }
+    }
+  }
+#ifdef GC_TRACE
+  if (s->tfp) {
+    s->tfp->close();
+    delete s->tfp;
+  }
+#endif
+  if (s->top) {
+    if (s->end != kFatal) s->top->final();
+    delete s->top;
+  }
+  delete s;
+}
+
+// One cycle. Returns kTextPending | end << 8. Once the simulation has
+// ended with kFatal or kAborted the model is not evaluated again.
+int gc_step(void* h, const uint32_t* in, uint32_t* out) {
+  Sim* s = static_cast<Sim*>(h);
+  if (s->end >= kFatal || !s->top) return (s->end ? s->end : kFatal) << 8;
+  s->thread = pthread_self();
+  if (sigsetjmp(s->jump, 0) != 0) {
+    // Back from gc_abort_jump: the step never returned.
+    s->in_step = 0;
+    s->end = kAborted;
+    return kAborted << 8;
+  }
+  s->in_step = 1;
+  try {
+    step_inner(s, in, out);
+  } catch (const FatalUnwind&) {
+  }
+  s->in_step = 0;
+  s->time += 10;
+  return (s->end << 8) | (s->text.empty() ? 0 : kTextPending);
+}
+
+// Whether a step is running (read by the watchdog thread).
+int gc_in_step(void* h) { return static_cast<Sim*>(h)->in_step; }
+
+// Called from a signal handler on the stepping thread: leaves the running
+// step, which then returns kAborted << 8. Does nothing outside a step.
+void gc_abort_jump(void* h) {
+  Sim* s = static_cast<Sim*>(h);
+  if (s->in_step && pthread_equal(s->thread, pthread_self())) {
+    s->in_step = 0;
+    siglongjmp(s->jump, 1);
+  }
+}
+
+// What ended the simulation (empty while it runs).
+const char* gc_message(void* h) { return static_cast<Sim*>(h)->message.c_str(); }
+
+// The RTL's text captured since the last gc_text_clear, and how many bytes
+// were dropped beyond the per-instance limit.
+const char* gc_text(void* h, size_t* len, size_t* dropped) {
+  Sim* s = static_cast<Sim*>(h);
+  *len = s->text.size();
+  *dropped = s->text_dropped;
+  return s->text.data();
+}
+
+void gc_text_clear(void* h) {
+  Sim* s = static_cast<Sim*>(h);
+  s->text.clear();
+  s->text_dropped = 0;
+}
+
+// Opens a VCD of the RTL's internal signals; returns 0 if the library was
+// built without tracing.
+int gc_trace_open(void* h, const char* path) {
+#ifdef GC_TRACE
+  Sim* s = static_cast<Sim*>(h);
+  if (s->tfp) return 1;
+  s->tfp = new VerilatedVcdC;
+  s->top->trace(s->tfp, 99);
+  s->tfp->open(path);
+  return 1;
+#else
+  (void)h;
+  (void)path;
+  return 0;
+#endif
+}
+
+void gc_trace_close(void* h) {
+#ifdef GC_TRACE
+  Sim* s = static_cast<Sim*>(h);
+  if (s->tfp) {
+    s->tfp->close();
+    delete s->tfp;
+    s->tfp = nullptr;
+  }
+#else
+  (void)h;
+#endif
+}
+}  // extern "C"

@@ -1,0 +1,75 @@
+//! Writing result files: atomically, with the permissions the umask gives
+//! any other file, and with every location checked before a run starts, so
+//! that hours of simulation never end in "cannot write".
+
+use crate::error::{Error, Result};
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+/// A temporary file in `dir`, created with mode 0666 less the umask (as
+/// `File::create` would; tempfile's default is 0600).
+pub fn temp_file_in(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    tempfile::Builder::new()
+        .prefix(".gpucosim-")
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(dir)
+}
+
+/// A temporary directory `prefix*` in `dir`, created with mode 0777 less the
+/// umask (as `create_dir` would; tempfile's default is 0700).
+pub fn temp_dir_in(dir: &Path, prefix: &str) -> std::io::Result<tempfile::TempDir> {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .permissions(std::fs::Permissions::from_mode(0o777))
+        .tempdir_in(dir)
+}
+
+fn parent_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same
+/// directory, renamed into place, so readers never see a partial file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = parent_of(path);
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let mut tmp = temp_file_in(dir).map_err(|e| Error::io(dir, e))?;
+    tmp.write_all(bytes).map_err(|e| Error::io(path, e))?;
+    tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;
+    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
+    Ok(())
+}
+
+fn probe(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let mut f = temp_file_in(dir)?;
+    f.write_all(b"gpucosim")?;
+    f.as_file().sync_all()?;
+    f.close()
+}
+
+/// Checks, before a run, that files can be created in directory `dir`
+/// (creating it if needed): `what` names the option in the error.
+pub fn probe_dir(dir: &Path, what: &str) -> Result<()> {
+    probe(dir).map_err(|e| Error::Env(format!("{what} {}: cannot write there: {e}", dir.display())))
+}
+
+/// Checks, before a run, that file `path` can be written: its directory
+/// takes new files and `path` is not a directory.
+pub fn probe_file(path: &Path, what: &str) -> Result<()> {
+    if path.is_dir() {
+        return Err(Error::Env(format!(
+            "{what} {}: is a directory",
+            path.display()
+        )));
+    }
+    probe(parent_of(path)).map_err(|e| {
+        Error::Env(format!(
+            "{what} {}: cannot write there: {e}",
+            path.display()
+        ))
+    })
+}
