@@ -105,3 +105,19 @@ fn a_missing_rtl_tree_or_verilator_is_an_environment_error() {
         "VERILATOR=/nonexistent/verilator is not an executable file",
     );
 }
+
+/// SPEC §3.2: `decode-waitcnt` reads gfx11's `s_waitcnt_vscnt null, imm`
+/// word and rejects it on gfx9 in one line naming the problem.
+#[test]
+fn decode_waitcnt_reads_vscnt_words_on_gfx11_only() {
+    let (code, out, err) = run(&["decode-waitcnt", "--profile", "gfx11", "0xBC7C0005"], &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "s_waitcnt_vscnt null, 0x5   imm=0x0005 vscnt=5\n");
+    expect_error(
+        &["decode-waitcnt", "--profile", "gfx9", "0xBC7C0005"],
+        &[],
+        "gfx9 has no VS_CNT",
+    );
+    let (_, _, err) = run(&["decode-waitcnt", "--profile", "gfx9", "0xBC7C0005"], &[]);
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+}

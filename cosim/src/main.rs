@@ -117,7 +117,8 @@ enum Cmd {
         #[arg(long)]
         write: Option<PathBuf>,
     },
-    /// Decode an `s_waitcnt` instruction word (e.g. 0xBF8C0070) or its
+    /// Decode an `s_waitcnt` instruction word (e.g. 0xBF8C0070), a gfx11
+    /// `s_waitcnt_vscnt null, imm` word (e.g. 0xBC7C0005) or an `s_waitcnt`
     /// 16-bit immediate into the counter thresholds.
     DecodeWaitcnt {
         /// Profile: gfx9 or gfx11.

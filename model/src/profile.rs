@@ -77,7 +77,11 @@ pub struct ProfileParams {
     pub wait_vscnt: Field,
     /// Bits [31:16] of an `s_waitcnt` instruction word (SOPP opcode).
     pub waitcnt_opcode: u32,
-    /// GDS instructions count on EXP_CNT as well as LGKM_CNT.
+    /// Bits [31:16] of an `s_waitcnt_vscnt null, imm` instruction word (SOPK
+    /// opcode and the `null` destination); 0 on profiles without VS_CNT.
+    pub vscnt_opcode: u32,
+    /// GDS instructions count on EXP_CNT as well as LGKM_CNT (SPEC §3.1:
+    /// LLVM 19 does so for every target before gfx12).
     pub gds_on_exp: bool,
     /// LDS_PARAM_LOAD / LDS_DIRECT_LOAD exist (and count on EXP_CNT).
     pub lds_param_load: bool,
@@ -111,6 +115,7 @@ pub const PROFILES: &[(Profile, ProfileParams)] = &[
             wait_lgkm: Field { lo: 8, width: 4 },
             wait_vscnt: Field { lo: 0, width: 0 },
             waitcnt_opcode: 0xBF8C,
+            vscnt_opcode: 0,
             gds_on_exp: true,
             lds_param_load: false,
         },
@@ -141,7 +146,8 @@ pub const PROFILES: &[(Profile, ProfileParams)] = &[
             wait_lgkm: Field { lo: 4, width: 6 },
             wait_vscnt: Field { lo: 0, width: 6 },
             waitcnt_opcode: 0xBF89,
-            gds_on_exp: false,
+            vscnt_opcode: 0xBC7C,
+            gds_on_exp: true,
             lds_param_load: true,
         },
     ),

@@ -518,3 +518,78 @@ proptest! {
         }
     }
 }
+
+/// SPEC §2.1 (**Decided**): addtid addresses are `{offset1, offset0} +
+/// lane_id * 4 + M0` with M0's low two bits ignored. In UNALIGNED mode
+/// (where nothing else would realign the address) M0 = 0x100 | k reads,
+/// for every k, lane l's dword at (0x10 + 4l + 0x100) / 4 = 0x44 + l, and
+/// writes land there too. Fails if M0's low bits move the address.
+#[test]
+fn spec_2_1_addtid_ignores_m0_low_bits() {
+    for p in Profile::all() {
+        for k in 0..4u32 {
+            let mut lds = Lds::new(p);
+            for d in 0..RAM {
+                lds.ram[d] = d as u32;
+            }
+            let mut r = req("ds_read_addtid_b32", 0b1011, |_| 0xDEAD_BEEF);
+            r.unaligned = true;
+            r.offset0 = 0x10;
+            r.m0 = 0x100 | k;
+            lds.run(&r, |_| {});
+            for l in [0usize, 1, 3] {
+                assert_eq!(
+                    lds.out.rdata[l],
+                    0x44 + l as u128,
+                    "{p} M0 low {k} lane {l}"
+                );
+            }
+            let mut w = req("ds_write_addtid_b32", 0b1, |_| 0);
+            w.unaligned = true;
+            w.offset0 = 0x10;
+            w.m0 = 0x100 | k;
+            w.data0[0] = 0x1234_5678;
+            lds.run(&w, |_| {});
+            assert_eq!(lds.ram[0x44], 0x1234_5678, "{p} M0 low {k}");
+            assert_eq!(
+                (lds.ram[0x43], lds.ram[0x45]),
+                (0x43, 0x45),
+                "{p} M0 low {k}"
+            );
+        }
+    }
+}
+
+/// SPEC §2.1 (**Decided**): byte addresses are 32-bit and wrap; an
+/// unaligned access running past 0xFFFFFFFF continues at 0, and each dword
+/// is range checked on its own. A b32 at 0xFFFFFFFE (UNALIGNED) touches
+/// bytes FFFFFFFE, FFFFFFFF (dword 0x3FFFFFFF, out of range: reads 0, writes
+/// dropped) and bytes 0, 1 (dword 0, in range). With dword 0 = 0xAABBCCDD
+/// the load returns bytes [0, 0, 0xDD, 0xCC] = 0xCCDD0000, out-of-range
+/// mask 0b01 (slot 0 out, slot 1 in); storing 0x11223344 writes 0x22 to byte
+/// 0 and 0x11 to byte 1: dword 0 becomes 0xAABB1122. Fails if the address
+/// saturates or stops at 0xFFFFFFFF, or the whole access is judged as one.
+#[test]
+fn spec_2_1_addresses_wrap_and_each_dword_is_range_checked() {
+    for p in Profile::all() {
+        let mut lds = Lds::new(p);
+        lds.ram[0] = 0xAABB_CCDD;
+        let mut r = req("ds_read_b32", 1, |_| 0xFFFF_FFFE);
+        r.unaligned = true;
+        lds.run(&r, |_| {});
+        assert_eq!(lds.out.rdata[0], 0xCCDD_0000, "{p}");
+        assert_eq!(lds.out.oor[0], 0b01, "{p}");
+        let mut w = req("ds_write_b32", 1, |_| 0xFFFF_FFFE);
+        w.unaligned = true;
+        w.data0[0] = 0x1122_3344;
+        lds.run(&w, |_| {});
+        assert_eq!(lds.ram[0], 0xAABB_1122, "{p}");
+        assert_eq!(lds.out.oor[0], 0b01, "{p}");
+        // The offset field wraps the same way: 0xFFFFFFF0 + 0x10 = 0.
+        let mut r = req("ds_read_b32", 1, |_| 0xFFFF_FFF0);
+        r.offset0 = 0x10;
+        lds.run(&r, |_| {});
+        assert_eq!(lds.out.rdata[0], 0xAABB_1122, "{p}");
+        assert_eq!(lds.out.oor[0], 0, "{p}");
+    }
+}

@@ -502,3 +502,118 @@ fn unaligned_dword_crossing_a_line_makes_two_pieces() {
     );
     assert_eq!((reqs[1].addr, reqs[1].mask, reqs[1].last), (64, 0b11, true));
 }
+
+/// SPEC §1.1 (**Decided**): gfx11 `swizzle_enable = 2` (reserved) is
+/// treated as 0, linear. gfx11, stride 16, IS 8, index 10, offset 20:
+/// linear 10*16 + 20 = 180; swizzle 1 (ES 4) gives
+/// (10/8*16 + 20/4*4)*8 + 10%8*4 + 20%4 = 288 + 8 = 296, swizzle 3 (ES 16)
+/// (10/8*16 + 20/16*16)*8 + 10%8*16 + 20%16 = 256 + 32 + 4 = 292. Fails if
+/// 2 is read as a swizzled mode.
+#[test]
+fn spec_1_1_gfx11_reserved_swizzle_enable_2_is_linear() {
+    let vs = |swizzle| VsharpFields {
+        base: 0x4000,
+        stride: 16,
+        num_records: 100,
+        swizzle,
+        oob_select: 1,
+        ..Default::default()
+    };
+    let addr = |swizzle| {
+        let mut i = load(Gfx11, vs(swizzle), 4);
+        i.idxen = true;
+        i.vindex[0] = 10;
+        i.voffset[0] = 20;
+        run(Gfx11, &i).addr[0]
+    };
+    assert_eq!(Vsharp::decode(Gfx11, vs(2).encode(Gfx11)).swizzle_es, None);
+    assert_eq!(addr(0), 0x4000 + 180);
+    assert_eq!(addr(2), 0x4000 + 180, "reserved 2 behaves as 0");
+    assert_eq!(addr(1), 0x4000 + 296, "1: 4-byte elements");
+    assert_eq!(addr(3), 0x4000 + 292, "3: 16-byte elements");
+}
+
+/// SPEC §1.2 (**Decided**): an invalid (0) or reserved (gfx9 dfmt 15)
+/// format drops the access — nothing in range, nothing accessed — and
+/// raises no MEMVIOL, even where a valid format's alignment rule would
+/// (a format op at offset 1 in DWORD_STRICT mode; with dfmt 4 = 32, ES 4,
+/// it raises MEMVIOL). Covers MUBUF format ops (format from the V#) and
+/// MTBUF (format from the instruction). Fails if an invalid format
+/// accesses memory or raises MEMVIOL.
+#[test]
+fn spec_1_2_invalid_or_reserved_format_drops_without_memviol() {
+    // (profile, V#/instruction format code, valid?)
+    let cases = [
+        (Gfx9, 0, false),  // dfmt 0: invalid
+        (Gfx9, 15, false), // dfmt 15: reserved
+        (Gfx9, 4, true),   // dfmt 4: 32, ES 4
+        (Gfx11, 0, false), // FORMAT 0: invalid
+        (Gfx11, 20, true), // FORMAT 20: 32_UINT, ES 4
+    ];
+    for (profile, fmt, valid) in cases {
+        for kind in [Kind::MubufFormat, Kind::Mtbuf] {
+            let vs = VsharpFields {
+                num_records: 1000,
+                format: if kind == Kind::MubufFormat { fmt } else { 0 },
+                oob_select: 1,
+                ..Default::default()
+            };
+            let mut i = load(profile, vs, 0);
+            i.kind = kind;
+            i.fmt = fmt;
+            i.align_mode = 1;
+            i.voffset[0] = 1;
+            let r = run(profile, &i);
+            let what = format!("{profile} {kind:?} format {fmt}");
+            if valid {
+                assert_eq!(r.memviol, 1, "{what}: misaligned valid format");
+            } else {
+                assert_eq!(r.memviol, 0, "{what}: no MEMVIOL");
+                assert_eq!((r.inrange, r.access), ([0; 4], [0; 4]), "{what}");
+                // Aligned, it is dropped all the same.
+                i.voffset[0] = 0;
+                let r = run(profile, &i);
+                assert_eq!((r.access, r.memviol), ([0; 4], 0), "{what} aligned");
+            }
+        }
+    }
+}
+
+/// SPEC §1.3 (**Decided**): on a swizzled buffer each dword of a
+/// multi-dword access goes through the formula at its own offset
+/// `offset + 4*d`. ES 4, IS 8, stride 16, index 1, offset 0:
+/// (1/8*16 + 4d/4*4)*8 + 1%8*4 + 4d%4 = 32d + 4, so a dwordx4 lands at
+/// 4, 36, 68, 100 (four elements); with ES 16 the access fits one element:
+/// (0 + 4d/16*16)*8 + 1*16 + 4d%16 = 16 + 4d, i.e. 16, 20, 24, 28. Fails if
+/// the formula is applied once and the dwords follow at +4.
+#[test]
+fn spec_1_3_each_dword_is_swizzled_on_its_own_offset() {
+    for (profile, swizzle, elem_size, want) in [
+        // gfx9: swizzle_en, ES = 2 << elem_size; gfx11: swizzle_enable 1 / 3.
+        (Gfx9, 1, 1, [4u64, 36, 68, 100]),
+        (Gfx11, 1, 0, [4, 36, 68, 100]),
+        (Gfx9, 1, 3, [16, 20, 24, 28]),
+        (Gfx11, 3, 0, [16, 20, 24, 28]),
+    ] {
+        let vs = VsharpFields {
+            base: 0x8000,
+            stride: 16,
+            num_records: 100,
+            swizzle,
+            elem_size,
+            index_stride: 0,
+            oob_select: 1,
+            ..Default::default()
+        };
+        let mut i = load(profile, vs, 16);
+        i.idxen = true;
+        i.offen = false;
+        i.vindex[0] = 1;
+        let r = run(profile, &i);
+        assert_eq!(
+            &r.addr[..4],
+            &want.map(|a| 0x8000 + a),
+            "{profile} swizzle {swizzle} elem_size {elem_size}"
+        );
+    }
+}

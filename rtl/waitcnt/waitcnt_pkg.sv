@@ -29,12 +29,15 @@ package waitcnt_pkg;
   localparam logic [3:0] ClsLdsParam  = 4'd10;
   localparam logic [3:0] ClsLdsDirect = 4'd11;
 
-  // Protocol error codes (err_o); the lowest non-zero code of a wave wins.
-  localparam logic [2:0] ErrNone      = 3'd0;
-  localparam logic [2:0] ErrIllegal   = 3'd1;
-  localparam logic [2:0] ErrBusy      = 3'd2;
-  localparam logic [2:0] ErrDual      = 3'd3;
-  localparam logic [2:0] ErrUnderflow = 3'd4;
+  // Protocol errors (err_o): bit code-1 of a wave's element is set for every
+  // error code raised on the wave in the cycle.
+  localparam int unsigned NumErr    = 4;
+  typedef logic [NumErr-1:0] err_t;
+  localparam err_t ErrNone      = 4'b0000;
+  localparam err_t ErrIllegal   = 4'b0001;  // code 1
+  localparam err_t ErrBusy      = 4'b0010;  // code 2
+  localparam err_t ErrDual      = 4'b0100;  // code 3
+  localparam err_t ErrUnderflow = 4'b1000;  // code 4
 
   // Per-counter increments of one instruction (each 0..2).
   typedef logic [NumCnt-1:0][1:0] incr_t;
@@ -46,8 +49,9 @@ package waitcnt_pkg;
     return gfx >= 11;
   endfunction
 
+  // SPEC 3.1: GDS counts on EXP_CNT on every profile before gfx12 (LLVM 19).
   function automatic logic gds_on_exp(int unsigned gfx);
-    return gfx < 11;
+    return gfx < 12;
   endfunction
 
   function automatic logic has_lds_param(int unsigned gfx);

@@ -20,19 +20,20 @@ module waitcnt_top #(
   logic [NumWaves-1:0]    waiting_q, waiting_d;
 
   // Combinational results of the cycle.
-  logic [NumWaves-1:0][2:0]                   err;
+  err_t [NumWaves-1:0]                        err;
   logic [NumWaves-1:0][NumCnt-1:0][DecW-1:0]  dec;
   logic [NumWaves-1:0]                        stall, release_w;
-  logic                                       dual, issue_legal, issue_ok, issue_sat, issue_ack;
+  logic                                       dual, issue_legal, issue_ok, issue_ack;
+  logic [NumCnt-1:0]                          issue_sat;
   logic                                       wait_legal, wait_ok;
   incr_t                                      issue_inc, ret_inc;
   cnt_t                                       new_thr, thr_sel;
   logic                                       satisfied, pending;
   logic [CntW:0]                              sum;
 
-  // Merges error `code` into a wave's current code, keeping the lowest non-zero one.
-  function automatic logic [2:0] merge_err(logic [2:0] cur, logic [2:0] code);
-    return (cur == ErrNone || code < cur) ? code : cur;
+  // Adds error `code` (one bit) to a wave's errors of the cycle.
+  function automatic err_t merge_err(err_t cur, err_t code);
+    return cur | code;
   endfunction
 
   always_comb begin
@@ -53,12 +54,12 @@ module waitcnt_top #(
       if (dual)                   err[issue_wave_i] = merge_err(err[issue_wave_i], ErrDual);
     end
     issue_ok  = issue_valid_i && issue_legal && !waiting_q[issue_wave_i] && !dual;
-    issue_sat = 1'b0;
+    issue_sat = '0;
     for (int unsigned c = 0; c < NumCnt; c++) begin
       sum = {1'b0, cnt_q[issue_wave_i][c]} + {{(CntW - 1){1'b0}}, issue_inc[c]};
-      if (sum > {1'b0, CntMax[c]}) issue_sat = issue_ok;
+      if (sum > {1'b0, CntMax[c]}) issue_sat[c] = issue_ok;
     end
-    issue_ack = issue_ok && !issue_sat;
+    issue_ack = issue_ok && (issue_sat == '0);
 
     // Wait.
     wait_legal = !wait_vscnt_i || HasVs;
@@ -132,7 +133,7 @@ module waitcnt_top #(
       err_o[w]      = rst_ni ? err[w] : ErrNone;
     end
     issue_ack_o = rst_ni && issue_ack;
-    issue_sat_o = rst_ni && issue_sat;
+    issue_sat_o = rst_ni ? issue_sat : '0;
     stall_o     = rst_ni ? stall : '0;
     release_o   = rst_ni ? release_w : '0;
   end

@@ -6,7 +6,8 @@ use crate::bench::{Drive, Driver, Testbench, TxnSource};
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::waitcnt::ports::waitcnt_ports as P;
 use gpucosim_model::waitcnt::{
-    decode, decode_word, encode, Class, Counter, ErrCode, Thresholds, WaitcntModel, COUNTERS, WAVES,
+    decode_wait_word, encode, Class, Counter, ErrCode, Thresholds, Wait, WaitcntModel, COUNTERS,
+    WAVES,
 };
 use gpucosim_model::{Profile, Unit};
 use rand::Rng;
@@ -783,11 +784,13 @@ impl Testbench for WaitcntBench {
             } else {
                 Counter::Vm
             };
-            let (class, max) = match rng.gen_range(0..5u8) {
+            let (class, max) = match rng.gen_range(0..6u8) {
                 0 => (Class::Lds, Counter::Lgkm.max(profile)),
                 1 => (Class::Smem2, Counter::Lgkm.max(profile) / 2 + 1),
                 2 => (Class::Export, Counter::Exp.max(profile)),
                 3 => (Class::VmemStore, stores.max(profile)),
+                // GDS fills EXP_CNT (and counts on LGKM_CNT), SPEC §3.1.
+                4 => (Class::Gds, Counter::Exp.max(profile)),
                 _ => (Class::VmemLoad, Counter::Vm.max(profile)),
             };
             let lo = knobs.lat_max.max(knobs.lat_min).max(1);
@@ -867,6 +870,17 @@ impl Testbench for WaitcntBench {
                 imm: encode(profile, &Thresholds { exp: 0, ..none }),
                 vscnt: false,
             },
+            // GDS counts on EXP_CNT on every profile and returns in any
+            // order with exports (SPEC §3.1): the GDS overtakes the export.
+            issue(6, Class::Export, 30, 1),
+            issue(6, Class::Gds, 3, 1),
+            WaitcntTxn::Wait {
+                wave: 6,
+                imm: encode(profile, &Thresholds { exp: 0, ..none }),
+                vscnt: false,
+            },
+            // One GDS more than EXP_CNT holds: the last is held back by EXP.
+            issue(7, Class::Gds, 150, (Counter::Exp.max(profile) + 1) as u8),
         ];
         if profile.params().cnt_vs > 0 {
             v.push(issue(4, Class::VmemStore, 10, 3));
@@ -974,31 +988,49 @@ fn parse_number(s: &str) -> Result<u64, String> {
 }
 
 /// Decodes `arg` — a 32-bit `s_waitcnt` instruction word (`0xBF8C0070` on
-/// gfx9) or a 16-bit immediate — into its thresholds, e.g.
-/// `s_waitcnt vmcnt(0) lgkmcnt(0)   imm=0x0070 vmcnt=0 expcnt=7 lgkmcnt=0`.
-/// A word of another opcode is an error.
+/// gfx9), a gfx11 `s_waitcnt_vscnt null, imm` word (`0xBC7C0005`) or a
+/// 16-bit `s_waitcnt` immediate — into its thresholds, e.g.
+/// `s_waitcnt vmcnt(0) lgkmcnt(0)   imm=0x0070 vmcnt=0 expcnt=7 lgkmcnt=0` or
+/// `s_waitcnt_vscnt null, 0x5   imm=0x0005 vscnt=5`. A word of another
+/// opcode, or an `s_waitcnt_vscnt` on gfx9, is an error.
 pub fn decode_waitcnt_text(profile: Profile, arg: &str) -> Result<String, String> {
     let v = parse_number(arg)?;
-    let imm = decode_arg(profile, v)?;
-    let t = decode(profile, imm);
-    Ok(format!(
-        "{}   imm=0x{imm:04X} vmcnt={} expcnt={} lgkmcnt={}",
-        t.text(profile),
-        t.vm,
-        t.exp,
-        t.lgkm
-    ))
+    let w = decode_arg(profile, v)?;
+    let t = wait_thresholds(profile, w)?;
+    let imm = w.imm;
+    Ok(if w.vscnt {
+        format!("{}   imm=0x{imm:04X} vscnt={}", w.text(profile), t.vs)
+    } else {
+        format!(
+            "{}   imm=0x{imm:04X} vmcnt={} expcnt={} lgkmcnt={}",
+            w.text(profile),
+            t.vm,
+            t.exp,
+            t.lgkm
+        )
+    })
 }
 
-fn decode_arg(profile: Profile, v: u64) -> Result<u16, String> {
+/// A number ≤ 0xFFFF is an `s_waitcnt` immediate; a wider one a 32-bit
+/// instruction word ([`decode_wait_word`]).
+fn decode_arg(profile: Profile, v: u64) -> Result<Wait, String> {
     if v <= 0xFFFF {
-        Ok(v as u16)
+        Ok(Wait {
+            vscnt: false,
+            imm: v as u16,
+        })
     } else if v <= 0xFFFF_FFFF {
-        decode_word(profile, v as u32)?;
-        Ok(v as u16)
+        decode_wait_word(profile, v as u32)
     } else {
         Err(format!("0x{v:X} is wider than a 32-bit instruction word"))
     }
+}
+
+/// The thresholds of a wait the profile has (an `s_waitcnt_vscnt` on a
+/// profile without VS_CNT is an error).
+fn wait_thresholds(profile: Profile, w: Wait) -> Result<Thresholds, String> {
+    w.thresholds(profile)
+        .ok_or_else(|| format!("s_waitcnt_vscnt: {profile} has no VS_CNT"))
 }
 
 fn as_u64(v: &Value, what: &str) -> Result<u64, String> {
@@ -1071,18 +1103,126 @@ fn class_code(v: Option<&Value>, what: &str) -> Result<u64, String> {
     }
 }
 
+/// A decode result: the immediate, the thresholds of the fields the
+/// instruction has (`null` for the others: `s_waitcnt` has no VS field,
+/// `s_waitcnt_vscnt` only it) and LLVM's text.
 fn eval_decode(profile: Profile, v: &Value) -> Result<Value, String> {
     let n = as_u64(v, "decode")?;
-    let imm = decode_arg(profile, n).map_err(|e| format!("decode: {e}"))?;
-    let t = decode(profile, imm);
+    let w = decode_arg(profile, n).map_err(|e| format!("decode: {e}"))?;
+    let t = wait_thresholds(profile, w).map_err(|e| format!("decode: {e}"))?;
+    let (vm, exp, lgkm, vs) = if w.vscnt {
+        (Value::Null, Value::Null, Value::Null, json!(t.vs))
+    } else {
+        (json!(t.vm), json!(t.exp), json!(t.lgkm), Value::Null)
+    };
     Ok(json!({
-        "imm": imm,
-        "vmcnt": t.vm,
-        "expcnt": t.exp,
-        "lgkmcnt": t.lgkm,
-        "vscnt": Value::Null,
-        "text": t.text(profile),
+        "imm": w.imm,
+        "vmcnt": vm,
+        "expcnt": exp,
+        "lgkmcnt": lgkm,
+        "vscnt": vs,
+        "text": w.text(profile),
     }))
+}
+
+/// The keys of a trace's `wait`: the wave, then the immediate (with the
+/// `vscnt` flag), a 32-bit instruction word in `imm`, or the field form.
+const WAIT_KEYS: &[&str] = &["wave", "imm", "vscnt", "vmcnt", "expcnt", "lgkmcnt"];
+
+/// A trace's `wait` (`docs/waitcnt.md`, "eval"): `{"imm": I}` with an
+/// optional `"vscnt": true` (I ≤ 0xFFFF, driven onto the ports as given);
+/// `{"imm": W}` with W a 32-bit `s_waitcnt` / `s_waitcnt_vscnt null` word (as
+/// `decode` takes it); or the field form `{"vmcnt": a, "expcnt": b,
+/// "lgkmcnt": c}` (missing fields do not wait) or `{"vscnt": n}`.
+fn eval_wait(
+    profile: Profile,
+    wo: &serde_json::Map<String, Value>,
+    what: &str,
+) -> Result<Wait, String> {
+    const FIELDS: [(&str, Counter); 3] = [
+        ("vmcnt", Counter::Vm),
+        ("expcnt", Counter::Exp),
+        ("lgkmcnt", Counter::Lgkm),
+    ];
+    let fields: Vec<&str> = FIELDS
+        .iter()
+        .map(|f| f.0)
+        .filter(|k| wo.contains_key(*k))
+        .collect();
+    let vscnt = wo.get("vscnt");
+    let vs_field = vscnt.filter(|v| !v.is_boolean());
+    if let Some(imm) = wo.get("imm") {
+        if let Some(f) = fields.first().copied().or(vs_field.map(|_| "vscnt")) {
+            return Err(format!(
+                "{what}: `imm` and the field `{f}` are two forms of a wait; give one"
+            ));
+        }
+        let flag = match vscnt {
+            None => None,
+            Some(Value::Bool(b)) => Some(*b),
+            Some(v) => return Err(format!("{what}.vscnt: expected true or false, got {v}")),
+        };
+        let n = as_u64(imm, &format!("{what}.imm"))?;
+        if n <= 0xFFFF {
+            return Ok(Wait {
+                vscnt: flag.unwrap_or(false),
+                imm: n as u16,
+            });
+        }
+        let w = decode_arg(profile, n).map_err(|e| format!("{what}.imm: {e}"))?;
+        if flag.is_some_and(|f| f != w.vscnt) {
+            let name = if w.vscnt {
+                "s_waitcnt_vscnt"
+            } else {
+                "s_waitcnt"
+            };
+            return Err(format!(
+                "{what}.vscnt: the word 0x{n:08X} is an {name}, which contradicts `vscnt`"
+            ));
+        }
+        return Ok(w);
+    }
+    let has_vs = Counter::Vs.width(profile) > 0;
+    if let Some(v) = vscnt {
+        if v.is_boolean() {
+            return Err(format!("{what}: `vscnt: {v}` needs an `imm`"));
+        }
+        if let Some(f) = fields.first() {
+            return Err(format!(
+                "{what}: `{f}` and `vscnt` in one wait: an s_waitcnt never waits on \
+                 VS_CNT and s_waitcnt_vscnt only on it (SPEC §3.2); use two waits"
+            ));
+        }
+        if !has_vs {
+            return Err(format!("{what}.vscnt: {profile} has no VS_CNT"));
+        }
+        let n = field_u64(wo, "vscnt", what, Counter::Vs.max(profile) as u64)?;
+        return Ok(Wait {
+            vscnt: true,
+            imm: n as u16,
+        });
+    }
+    if fields.is_empty() {
+        return Err(format!(
+            "{what}: expected `imm`, or the fields vmcnt, expcnt, lgkmcnt{}",
+            if has_vs { ", or vscnt" } else { "" }
+        ));
+    }
+    let mut t = Thresholds::none(profile);
+    for (key, c) in FIELDS {
+        if wo.contains_key(key) {
+            let n = field_u64(wo, key, what, c.max(profile) as u64)? as u32;
+            match c {
+                Counter::Vm => t.vm = n,
+                Counter::Exp => t.exp = n,
+                _ => t.lgkm = n,
+            }
+        }
+    }
+    Ok(Wait {
+        vscnt: false,
+        imm: encode(profile, &t),
+    })
 }
 
 fn eval_trace(profile: Profile, cycles: &Value) -> Result<Value, String> {
@@ -1108,16 +1248,13 @@ fn eval_trace(profile: Profile, cycles: &Value) -> Result<Value, String> {
         }
         if let Some(i) = o.get("wait") {
             let w = format!("{what}.wait");
-            let wo = obj(i, &w, &["wave", "imm", "vscnt"])?;
-            let vscnt = match wo.get("vscnt") {
-                None => false,
-                Some(Value::Bool(b)) => *b,
-                Some(v) => return Err(format!("{w}.vscnt: expected true or false, got {v}")),
-            };
+            let wo = obj(i, &w, WAIT_KEYS)?;
+            let wave = field_u64(wo, "wave", &w, 15)?;
+            let wait = eval_wait(profile, wo, &w)?;
             P::wait_valid_i.set(&mut inp, 1);
-            P::wait_wave_i.set(&mut inp, field_u64(wo, "wave", &w, 15)?);
-            P::wait_vscnt_i.set(&mut inp, vscnt as u64);
-            P::wait_imm_i.set(&mut inp, field_u64(wo, "imm", &w, 0xFFFF)?);
+            P::wait_wave_i.set(&mut inp, wave);
+            P::wait_vscnt_i.set(&mut inp, wait.vscnt as u64);
+            P::wait_imm_i.set(&mut inp, wait.imm as u64);
         }
         if let Some(r) = o.get("returns") {
             let rs = r
@@ -1145,9 +1282,8 @@ fn eval_trace(profile: Profile, cycles: &Value) -> Result<Value, String> {
         let mut errors = Vec::new();
         let mut counters = Vec::new();
         for w in 0..WAVES {
-            let e = P::err_o.elem(&out, w) as u32;
-            if let Some(code) = ErrCode::from_code(e) {
-                errors.push(json!({"wave": w, "code": e, "name": code.name()}));
+            for e in ErrCode::from_mask(P::err_o.elem(&out, w) as u32) {
+                errors.push(json!({"wave": w, "code": e as u32, "name": e.name()}));
             }
             let c = [
                 P::vm_cnt_o.elem(&out, w),
@@ -1166,10 +1302,16 @@ fn eval_trace(profile: Profile, cycles: &Value) -> Result<Value, String> {
                 counters.push(Value::Object(m));
             }
         }
+        let sat = P::issue_sat_o.get(&out);
+        let sat: Vec<&str> = COUNTERS
+            .iter()
+            .filter(|c| sat >> (**c as usize) & 1 != 0)
+            .map(|c| c.name())
+            .collect();
         results.push(json!({
             "cycle": n,
             "issue_ack": P::issue_ack_o.bit(&out),
-            "issue_sat": P::issue_sat_o.bit(&out),
+            "issue_sat": sat,
             "stall": bits(P::stall_o),
             "release": bits(P::release_o),
             "errors": errors,
@@ -1261,6 +1403,8 @@ mod tests {
                 "sat_lgkm",
                 "lgkm_out_of_order",
                 "smem_out_of_order",
+                "gds_exp_out_of_order",
+                "sat_exp_gds",
                 "wait_stall",
                 "wait_release_after_stall",
             ] {
@@ -1373,6 +1517,245 @@ mod tests {
         assert!(e.contains("not an s_waitcnt"), "{e}");
         assert!(decode_waitcnt_text(Profile::Gfx9, "zz").is_err());
         assert!(decode_waitcnt_text(Profile::Gfx9, "0x1BF8C0070").is_err());
+    }
+
+    /// SPEC §3.2: gfx11 `s_waitcnt_vscnt null, imm` = `0xBC7C0000 | imm`,
+    /// threshold imm[5:0]; gfx9 has no such instruction and says so in one
+    /// line. Fails if the word is rejected on gfx11, accepted on gfx9, or
+    /// bits [15:6] reach the threshold.
+    #[test]
+    fn decode_waitcnt_text_vscnt() {
+        assert_eq!(
+            decode_waitcnt_text(Profile::Gfx11, "0xBC7C0005").unwrap(),
+            "s_waitcnt_vscnt null, 0x5   imm=0x0005 vscnt=5"
+        );
+        // imm 0xFFC5: bits [15:6] ignored, threshold 0b000101.
+        assert_eq!(
+            decode_waitcnt_text(Profile::Gfx11, "0xBC7CFFC5").unwrap(),
+            "s_waitcnt_vscnt null, 0xffc5   imm=0xFFC5 vscnt=5"
+        );
+        let e = decode_waitcnt_text(Profile::Gfx9, "0xBC7C0005").unwrap_err();
+        assert!(
+            e.contains("s_waitcnt_vscnt") && e.contains("gfx9 has no VS_CNT"),
+            "{e}"
+        );
+        assert!(!e.contains('\n'), "one line: {e}");
+    }
+
+    /// SPEC §3.1 ordering classes, as the bench's memory system honours
+    /// them: an older instruction with latency 20 and a younger one with
+    /// latency 1 of one wave; the younger overtakes iff the two are not in
+    /// one in-order class. Fails if the memory system returns an in-order
+    /// class out of order (e.g. gfx9 loads and stores apart, gfx11 loads and
+    /// stores together) or never exercises an order the SPEC allows.
+    #[test]
+    fn memory_system_honours_the_spec_ordering_classes() {
+        use Class::*;
+        fn younger_overtakes(p: Profile, older: Class, younger: Class) -> bool {
+            let mut d = WaitcntDriver::new(p);
+            d.now = 1;
+            d.mem_push(0, older, 20, 0);
+            d.mem_push(0, younger, 1, 1);
+            let mut inp = vec![0u32; P::TABLE.in_words()];
+            for _ in 0..100 {
+                inp.fill(0);
+                d.returns(&mut inp, 0);
+                if P::ret_valid_i.get(&inp) != 0 {
+                    // The first return: the younger one alone, before the
+                    // older one is due, or the older one at its due cycle.
+                    return d.now < 20;
+                }
+                d.now += 1;
+            }
+            panic!("{p}: nothing returned");
+        }
+        // (older, younger, gfx9 overtakes, gfx11 overtakes)
+        let cases = [
+            // gfx9: loads, stores and atomics in order together; gfx11:
+            // loads among loads, VS_CNT events among themselves.
+            (VmemLoad, VmemStore, false, true),
+            (VmemStore, VmemLoad, false, true),
+            (VmemLoad, VmemLoad, false, false),
+            (VmemStore, VmemStore, false, false),
+            // FLAT is vector memory: its VM / VS part in order as above.
+            (VmemLoad, FlatLoad, false, false),
+            (FlatStore, VmemStore, false, false),
+            (FlatLoad, VmemStore, false, true),
+            // LDS in order among LDS; exports among exports.
+            (Lds, Lds, false, false),
+            (Export, Export, false, false),
+            // SMEM, s_sendmsg, GDS and FLAT's LGKM part in any order
+            // relative to each other and to LDS; SMEM among itself too.
+            (Smem1, Smem1, true, true),
+            (Smem2, Smem1, true, true),
+            (Lds, Smem1, true, true),
+            (Smem1, Lds, true, true),
+            (Lds, Gds, true, true),
+            (Sendmsg, Lds, true, true),
+            (FlatLoad, Lds, true, true),
+            (Lds, FlatStore, true, true),
+            // GDS's EXP_CNT count in any order with exports.
+            (Export, Gds, true, true),
+            (Gds, Export, true, true),
+        ];
+        for (older, younger, g9, g11) in cases {
+            assert_eq!(
+                younger_overtakes(Profile::Gfx9, older, younger),
+                g9,
+                "gfx9 {older:?} then {younger:?}"
+            );
+            assert_eq!(
+                younger_overtakes(Profile::Gfx11, older, younger),
+                g11,
+                "gfx11 {older:?} then {younger:?}"
+            );
+        }
+    }
+
+    /// The eval's `decode` of the SPEC §3.2 words: `s_waitcnt` fields, or
+    /// gfx11 `s_waitcnt_vscnt` with only `vscnt`; gfx9 rejects the vscnt word.
+    #[test]
+    fn eval_decodes_vscnt_words() {
+        let r = eval_json(
+            Profile::Gfx11,
+            &json!([{"decode": "0xBC7C0005"}, {"decode": "0xBF890007"}]),
+        )
+        .unwrap();
+        assert_eq!(
+            r[0],
+            json!({"imm": 5, "vmcnt": null, "expcnt": null, "lgkmcnt": null,
+                   "vscnt": 5, "text": "s_waitcnt_vscnt null, 0x5"})
+        );
+        assert_eq!(
+            r[1],
+            json!({"imm": 7, "vmcnt": 0, "expcnt": 7, "lgkmcnt": 0,
+                   "vscnt": null, "text": "s_waitcnt vmcnt(0) lgkmcnt(0)"})
+        );
+        let r = eval_json(Profile::Gfx11, &json!({"decode": 0xBC7C_FFC0u32})).unwrap();
+        assert_eq!(r["vscnt"], json!(0), "bits [15:6] are ignored");
+        let e = eval_json(Profile::Gfx9, &json!({"decode": "0xBC7C0005"})).unwrap_err();
+        assert!(
+            e.starts_with("decode: ") && e.contains("gfx9 has no VS_CNT"),
+            "{e}"
+        );
+    }
+
+    fn trace(p: Profile, cycles: Value) -> Vec<Value> {
+        let r = eval_json(p, &json!({ "trace": cycles })).unwrap();
+        r.as_array().unwrap().clone()
+    }
+
+    /// A trace's `wait` takes the field form and 32-bit words, as `decode`
+    /// does, and they wait as the immediates they stand for.
+    #[test]
+    fn eval_wait_forms() {
+        // gfx9, wave 0 with VM 1 and LGKM 1: lgkmcnt(0) alone stalls,
+        // vmcnt(1) lgkmcnt(1) does not.
+        let setup = |wait: Value| {
+            vec![
+                json!({"issue": {"wave": 0, "class": "lds"}}),
+                json!({"issue": {"wave": 0, "class": "vmem_load"}}),
+                json!({ "wait": wait }),
+            ]
+        };
+        for (wait, stalls) in [
+            (json!({"wave": 0, "lgkmcnt": 0}), true),
+            (json!({"wave": 0, "vmcnt": 1, "lgkmcnt": 1}), false),
+            (json!({"wave": 0, "expcnt": 0}), false),
+            (json!({"wave": 0, "vmcnt": 0}), true),
+            // s_waitcnt lgkmcnt(0) as a word: 0xBF8C0000 | 0xC07F.
+            (json!({"wave": 0, "imm": "0xBF8CC07F"}), true),
+            (json!({"wave": 0, "imm": "0xBF8CCF7F"}), false),
+            (json!({"wave": 0, "imm": "0xC07F"}), true),
+        ] {
+            let r = trace(Profile::Gfx9, Value::Array(setup(wait.clone())));
+            let want = if stalls { json!([0]) } else { json!([]) };
+            assert_eq!(r[2]["stall"], want, "{wait}");
+        }
+        // gfx11, wave 1 with VS 1 (a store) and VM 0.
+        let setup =
+            |wait: Value| json!([{"issue": {"wave": 1, "class": "vmem_store"}}, { "wait": wait }]);
+        for (wait, stalls) in [
+            (json!({"wave": 1, "vscnt": 0}), true),
+            (json!({"wave": 1, "vscnt": 1}), false),
+            (json!({"wave": 1, "imm": "0xBC7C0000"}), true),
+            (json!({"wave": 1, "imm": "0xBC7CFFC1"}), false),
+            (json!({"wave": 1, "imm": 0, "vscnt": true}), true),
+            // A plain s_waitcnt never waits on VS_CNT (SPEC §3.2).
+            (
+                json!({"wave": 1, "vmcnt": 0, "expcnt": 0, "lgkmcnt": 0}),
+                false,
+            ),
+            (json!({"wave": 1, "imm": "0xBF890000"}), false),
+        ] {
+            let r = trace(Profile::Gfx11, setup(wait.clone()));
+            let want = if stalls { json!([1]) } else { json!([]) };
+            assert_eq!(r[1]["stall"], want, "{wait}");
+        }
+        for (p, bad) in [
+            (Profile::Gfx9, json!({"wave": 0, "lgkmcnt": 16})),
+            (Profile::Gfx11, json!({"wave": 0, "vmcnt": 64})),
+            (Profile::Gfx9, json!({"wave": 0, "vscnt": 0})),
+            (Profile::Gfx9, json!({"wave": 0, "imm": "0xBC7C0000"})),
+            (Profile::Gfx11, json!({"wave": 0, "vmcnt": 0, "vscnt": 0})),
+            (Profile::Gfx11, json!({"wave": 0, "imm": 0, "lgkmcnt": 0})),
+            (
+                Profile::Gfx11,
+                json!({"wave": 0, "imm": "0xBF890000", "vscnt": true}),
+            ),
+            (Profile::Gfx11, json!({"wave": 0, "vscnt": true})),
+            (Profile::Gfx11, json!({"wave": 0})),
+            (Profile::Gfx11, json!({"wave": 0, "imm": "0xBF8C0000"})),
+        ] {
+            let e = eval_json(p, &json!({"trace": [{ "wait": bad }]})).unwrap_err();
+            assert!(e.starts_with("trace[0].wait"), "{bad}: {e}");
+            assert!(!e.contains('\n'), "one line: {e}");
+        }
+    }
+
+    /// `issue_sat` names the counters that are full; `errors` lists every
+    /// error raised on a wave in the cycle, not only the lowest code.
+    #[test]
+    fn eval_names_full_counters_and_every_error() {
+        // gfx9 wave 0: 7 exports fill EXP_CNT; a GDS is held back by EXP only.
+        let mut cycles: Vec<Value> = (0..7)
+            .map(|_| json!({"issue": {"wave": 0, "class": "export"}}))
+            .collect();
+        cycles.push(json!({"issue": {"wave": 0, "class": "gds"}}));
+        cycles.push(json!({"issue": {"wave": 0, "class": "lds"}}));
+        let r = trace(Profile::Gfx9, Value::Array(cycles));
+        assert_eq!(r[6]["issue_sat"], json!([]));
+        assert_eq!(r[7]["issue_sat"], json!(["exp"]));
+        assert_eq!(r[7]["issue_ack"], json!(false));
+        assert_eq!(r[8]["issue_sat"], json!([]));
+        // Both full: 15 LDS and 7 exports on gfx9, then a GDS.
+        let mut cycles: Vec<Value> = (0..15)
+            .map(|_| json!({"issue": {"wave": 3, "class": "lds"}}))
+            .collect();
+        cycles.extend((0..7).map(|_| json!({"issue": {"wave": 3, "class": "export"}})));
+        cycles.push(json!({"issue": {"wave": 3, "class": "gds"}}));
+        let r = trace(Profile::Gfx9, Value::Array(cycles));
+        assert_eq!(r[22]["issue_sat"], json!(["lgkm", "exp"]));
+        // Wave 2 waits on a load; in one cycle it is offered an illegal
+        // class (illegal and busy) and underflows LDS: three errors.
+        let r = trace(
+            Profile::Gfx9,
+            json!([
+                {"issue": {"wave": 2, "class": "vmem_load"}},
+                {"wait": {"wave": 2, "vmcnt": 0}},
+                {"issue": {"wave": 2, "class": 12},
+                 "returns": [{"wave": 2, "class": "lds"}, {"wave": 5, "class": 13}]}
+            ]),
+        );
+        assert_eq!(
+            r[2]["errors"],
+            json!([
+                {"wave": 2, "code": 1, "name": "illegal"},
+                {"wave": 2, "code": 2, "name": "busy"},
+                {"wave": 2, "code": 4, "name": "underflow"},
+                {"wave": 5, "code": 1, "name": "illegal"}
+            ])
+        );
     }
 
     #[test]

@@ -106,16 +106,83 @@ pub fn encode(profile: Profile, t: &Thresholds) -> u16 {
     v as u16
 }
 
-/// Decodes a full 32-bit `s_waitcnt` instruction word; a word of another
-/// opcode is an error.
-pub fn decode_word(profile: Profile, word: u32) -> Result<Thresholds, String> {
-    let op = profile.params().waitcnt_opcode;
-    if word >> 16 != op {
+/// A wait instruction: `s_waitcnt imm16`, or gfx11's `s_waitcnt_vscnt null,
+/// imm16` (SPEC §3.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Wait {
+    /// `s_waitcnt_vscnt null, imm` rather than `s_waitcnt imm`.
+    pub vscnt: bool,
+    /// The 16-bit immediate.
+    pub imm: u16,
+}
+
+impl Wait {
+    /// The thresholds the unit applies: [`decode`] for `s_waitcnt` (VS at its
+    /// maximum: a plain `s_waitcnt` never waits on VS_CNT), [`decode_vscnt`]
+    /// for `s_waitcnt_vscnt` (`None` on a profile without VS_CNT).
+    pub fn thresholds(&self, profile: Profile) -> Option<Thresholds> {
+        if self.vscnt {
+            decode_vscnt(profile, self.imm)
+        } else {
+            Some(decode(profile, self.imm))
+        }
+    }
+
+    /// The instruction in LLVM's assembly syntax: `s_waitcnt vmcnt(0)` or
+    /// `s_waitcnt_vscnt null, 0x5` (the whole immediate in hex, as `llvm-mc`
+    /// prints it).
+    pub fn text(&self, profile: Profile) -> String {
+        if self.vscnt {
+            format!("s_waitcnt_vscnt null, {:#x}", self.imm)
+        } else {
+            decode(profile, self.imm).text(profile)
+        }
+    }
+}
+
+/// Decodes a full 32-bit wait instruction word: `s_waitcnt` (bits [31:16] the
+/// profile's `waitcnt_opcode`) or, on a profile with VS_CNT,
+/// `s_waitcnt_vscnt null, imm` (`vscnt_opcode`). Any other word is an error;
+/// an `s_waitcnt_vscnt` on a profile without VS_CNT says so.
+pub fn decode_wait_word(profile: Profile, word: u32) -> Result<Wait, String> {
+    let p = profile.params();
+    let op = word >> 16;
+    let imm = word as u16;
+    if op == p.waitcnt_opcode {
+        return Ok(Wait { vscnt: false, imm });
+    }
+    if p.vscnt_opcode != 0 && op == p.vscnt_opcode {
+        return Ok(Wait { vscnt: true, imm });
+    }
+    if let Some(other) = Profile::all().find(|o| {
+        let v = o.params().vscnt_opcode;
+        v != 0 && v == op
+    }) {
         return Err(format!(
-            "0x{word:08X} is not an s_waitcnt on {profile} (expected 0x{op:04X}xxxx)"
+            "0x{word:08X} is s_waitcnt_vscnt null, {imm:#x} ({other}), \
+             which {profile} does not have: {profile} has no VS_CNT"
         ));
     }
-    Ok(decode(profile, word as u16))
+    let expected = if p.vscnt_opcode != 0 {
+        format!(
+            "0x{:04X}xxxx, or 0x{:04X}xxxx for s_waitcnt_vscnt null",
+            p.waitcnt_opcode, p.vscnt_opcode
+        )
+    } else {
+        format!("0x{:04X}xxxx", p.waitcnt_opcode)
+    };
+    Err(format!(
+        "0x{word:08X} is not an s_waitcnt on {profile} (expected {expected})"
+    ))
+}
+
+/// Decodes a full 32-bit `s_waitcnt` or `s_waitcnt_vscnt null, imm` word into
+/// the thresholds the unit applies ([`decode_wait_word`]); a word of another
+/// opcode is an error.
+pub fn decode_word(profile: Profile, word: u32) -> Result<Thresholds, String> {
+    let w = decode_wait_word(profile, word)?;
+    w.thresholds(profile)
+        .ok_or_else(|| format!("0x{word:08X}: {profile} has no VS_CNT"))
 }
 
 #[cfg(test)]
@@ -137,6 +204,41 @@ mod tests {
         assert_eq!(encode(g11, &Thresholds::none(g11)), 0xFFF7);
         assert!(decode_word(g9, 0xBF89_0007).is_err());
         assert!(decode_word(g11, 0xBF8C_0070).is_err());
+    }
+
+    /// SPEC §3.2: gfx11 `s_waitcnt_vscnt null, imm` is `0xBC7C0000 | imm`,
+    /// threshold imm[5:0], bits [15:6] ignored; gfx9 rejects the word and
+    /// says why. Fails if the opcode, the field or the error changes.
+    #[test]
+    fn vscnt_words() {
+        let g11 = Profile::Gfx11;
+        let w = decode_wait_word(g11, 0xBC7C_0005).unwrap();
+        assert_eq!(
+            w,
+            Wait {
+                vscnt: true,
+                imm: 5
+            }
+        );
+        assert_eq!(w.text(g11), "s_waitcnt_vscnt null, 0x5");
+        let t = decode_word(g11, 0xBC7C_FFC5).unwrap();
+        assert_eq!((t.vs, t.vm, t.lgkm, t.exp), (5, 63, 63, 7));
+        assert_eq!(
+            decode_wait_word(g11, 0xBC7C_FFC5).unwrap().text(g11),
+            "s_waitcnt_vscnt null, 0xffc5"
+        );
+        // A plain s_waitcnt leaves VS at its maximum.
+        assert_eq!(decode_word(g11, 0xBF89_0000).unwrap().vs, 63);
+        // Another SOPK destination (m0 = 0xBC7D) is not the null form.
+        let e = decode_wait_word(g11, 0xBC7D_0005).unwrap_err();
+        assert!(e.contains("not an s_waitcnt on gfx11"), "{e}");
+        let e = decode_wait_word(Profile::Gfx9, 0xBC7C_0005).unwrap_err();
+        assert!(
+            e.contains("s_waitcnt_vscnt") && e.contains("gfx9 has no VS_CNT"),
+            "{e}"
+        );
+        assert!(!e.contains('\n'));
+        assert!(decode_word(Profile::Gfx9, 0xBC7C_0005).is_err());
     }
 
     #[test]

@@ -15,7 +15,8 @@ pub const WAVES: usize = 16;
 /// Number of return channels.
 pub const RET_CHANNELS: usize = 4;
 
-/// Protocol error codes shown on `err_o` (lowest code wins on one wave).
+/// Protocol error codes; `err_o[w]` has bit `code - 1` set for every error
+/// raised on wave w in the cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ErrCode {
     /// A class (or `s_waitcnt_vscnt`) the profile does not have.
@@ -38,6 +39,24 @@ impl ErrCode {
             4 => Some(ErrCode::Underflow),
             _ => None,
         }
+    }
+    /// Every error, in code order.
+    pub const ALL: [ErrCode; 4] = [
+        ErrCode::Illegal,
+        ErrCode::Busy,
+        ErrCode::Dual,
+        ErrCode::Underflow,
+    ];
+    /// The error's bit in an `err_o` element: bit `code - 1`.
+    #[inline]
+    pub fn bit(self) -> u32 {
+        1 << (self as u32 - 1)
+    }
+    /// The errors of an `err_o` element, in code order.
+    pub fn from_mask(mask: u32) -> impl Iterator<Item = ErrCode> {
+        ErrCode::ALL
+            .into_iter()
+            .filter(move |e| mask & e.bit() != 0)
     }
     /// Lower-case name.
     pub fn name(self) -> &'static str {
@@ -92,6 +111,8 @@ pub const BINS_GFX11: &[&str] = &[
     "issue_and_ret_same_counter",
     "lgkm_out_of_order",
     "smem_out_of_order",
+    "gds_exp_out_of_order",
+    "sat_exp_gds",
     "err_illegal",
     "err_busy",
     "err_dual",
@@ -133,6 +154,8 @@ pub const BINS_GFX9: &[&str] = &[
     "issue_and_ret_same_counter",
     "lgkm_out_of_order",
     "smem_out_of_order",
+    "gds_exp_out_of_order",
+    "sat_exp_gds",
     "err_illegal",
     "err_busy",
     "err_dual",
@@ -152,11 +175,17 @@ const B_RET_MULTI: usize = 36;
 const B_ISSUE_AND_RET: usize = 37;
 const B_LGKM_OOO: usize = 38;
 const B_SMEM_OOO: usize = 39;
-const B_ERR: usize = 40;
+const B_GDS_EXP_OOO: usize = 40;
+const B_SAT_EXP_GDS: usize = 41;
+const B_ERR: usize = 42;
+const NBINS: usize = BINS_GFX11.len();
 const NO_BIN: u8 = u8::MAX;
 
 /// Capacity of the per-wave LGKM issue-order record (coverage only).
 const ORDER_CAP: usize = 64;
+/// Capacity of the per-wave EXP issue-order record (coverage only; EXP_CNT
+/// holds at most 7).
+const EXP_ORDER_CAP: usize = 8;
 
 /// The s_waitcnt scoreboard of 16 waves, cycle for cycle as the RTL.
 #[derive(Debug, Clone)]
@@ -177,11 +206,15 @@ pub struct WaitcntModel {
     /// Thresholds of the pending waits.
     thr: [[u8; 4]; WAVES],
     /// Map from a BINS_GFX11 index to the profile's bin index.
-    bin_map: [u8; 44],
+    bin_map: [u8; NBINS],
     coverage: Coverage,
     /// LGKM classes per wave in issue order (coverage of out-of-order returns).
     order: [[u8; ORDER_CAP]; WAVES],
     order_len: [u8; WAVES],
+    /// EXP classes per wave in issue order (coverage of GDS returning out of
+    /// order with exports and LDS parameter loads).
+    exp_order: [[u8; EXP_ORDER_CAP]; WAVES],
+    exp_order_len: [u8; WAVES],
     /// `cnt` packed as the four counter output ports show it (element w at
     /// bit `w * width`), updated whenever a wave's counters change, so that a
     /// cycle's outputs are a copy rather than 64 element writes.
@@ -233,7 +266,7 @@ impl WaitcntModel {
             Profile::Gfx9 => BINS_GFX9,
             Profile::Gfx11 => BINS_GFX11,
         };
-        let mut bin_map = [NO_BIN; 44];
+        let mut bin_map = [NO_BIN; NBINS];
         for (i, n) in BINS_GFX11.iter().enumerate() {
             if let Some(j) = names.iter().position(|m| m == n) {
                 bin_map[i] = j as u8;
@@ -253,6 +286,8 @@ impl WaitcntModel {
             coverage: Coverage::new(names),
             order: [[0; ORDER_CAP]; WAVES],
             order_len: [0; WAVES],
+            exp_order: [[0; EXP_ORDER_CAP]; WAVES],
+            exp_order_len: [0; WAVES],
             packed: [0; 4],
         }
     }
@@ -280,6 +315,7 @@ impl WaitcntModel {
         self.waiting = 0;
         self.thr = [self.max; WAVES];
         self.order_len = [0; WAVES];
+        self.exp_order_len = [0; WAVES];
         self.packed = [0; 4];
     }
 
@@ -320,6 +356,30 @@ impl WaitcntModel {
         self.order_len[w] -= 1;
     }
 
+    fn exp_order_push(&mut self, w: usize, code: u8) {
+        let n = self.exp_order_len[w] as usize;
+        if n < EXP_ORDER_CAP {
+            self.exp_order[w][n] = code;
+            self.exp_order_len[w] += 1;
+        }
+    }
+
+    /// Removes the oldest EXP instruction of class `code`; an older one of
+    /// another class still outstanding, with GDS on either side, is a GDS
+    /// return out of order with the other EXP events.
+    fn exp_order_pop(&mut self, w: usize, code: u8) {
+        let n = self.exp_order_len[w] as usize;
+        let Some(i) = self.exp_order[w][..n].iter().position(|&x| x == code) else {
+            return;
+        };
+        let gds = Class::Gds as u8;
+        if i > 0 && (code == gds || self.exp_order[w][..i].contains(&gds)) {
+            self.hit(B_GDS_EXP_OOO);
+        }
+        self.exp_order[w].copy_within(i + 1..n, i);
+        self.exp_order_len[w] -= 1;
+    }
+
     fn satisfied(cnt: &[u8; 4], thr: &[u8; 4]) -> bool {
         cnt[0] <= thr[0] && cnt[1] <= thr[1] && cnt[2] <= thr[2] && cnt[3] <= thr[3]
     }
@@ -340,15 +400,12 @@ impl Unit for WaitcntModel {
             outputs.fill(0);
             return;
         }
-        // Error code per wave (lowest code wins); bit w of `err_waves`: wave
-        // w has one.
+        // Errors per wave (bit `code - 1` per error raised); bit w of
+        // `err_waves`: wave w has one.
         let mut err = [0u8; WAVES];
         let mut err_waves = 0u16;
         let mut note = |w: usize, e: ErrCode| {
-            let e = e as u8;
-            if err[w] == 0 || e < err[w] {
-                err[w] = e;
-            }
+            err[w] |= e.bit() as u8;
             err_waves |= 1 << w;
         };
 
@@ -364,7 +421,8 @@ impl Unit for WaitcntModel {
 
         // Issue.
         let mut ack = false;
-        let mut sat = false;
+        // Bit c: counter c would overflow.
+        let mut sat = 0u32;
         if issue_valid {
             let legal = self.legal >> icode & 1 != 0;
             let busy = self.waiting >> iw & 1 != 0;
@@ -381,11 +439,14 @@ impl Unit for WaitcntModel {
                 let inc = self.incr[icode];
                 for c in 0..4 {
                     if self.cnt[iw][c] + inc[c] > self.max[c] {
-                        sat = true;
+                        sat |= 1 << c;
                         self.hit(B_SAT + c);
                     }
                 }
-                ack = !sat;
+                if icode == Class::Gds as usize && sat >> (Counter::Exp as usize) & 1 != 0 {
+                    self.hit(B_SAT_EXP_GDS);
+                }
+                ack = sat == 0;
             }
         }
 
@@ -446,6 +507,9 @@ impl Unit for WaitcntModel {
                 if inc[Counter::Lgkm as usize] != 0 {
                     self.order_pop(w, code as u8);
                 }
+                if inc[Counter::Exp as usize] != 0 {
+                    self.exp_order_pop(w, code as u8);
+                }
             }
         }
 
@@ -495,7 +559,9 @@ impl Unit for WaitcntModel {
             let w = e.trailing_zeros() as usize;
             e &= e - 1;
             errs |= (err[w] as u64) << (ERR_W * w);
-            self.hit(B_ERR + err[w] as usize - 1);
+            for e in ErrCode::from_mask(err[w] as u32) {
+                self.hit(B_ERR + e as usize - 1);
+            }
         }
         put_wide(&P::err_o, outputs, errs as u128);
         P::issue_ack_o.set(outputs, ack as u64);
@@ -530,6 +596,9 @@ impl Unit for WaitcntModel {
             self.repack(iw);
             if inc[Counter::Lgkm as usize] != 0 {
                 self.order_push(iw, icode as u8);
+            }
+            if inc[Counter::Exp as usize] != 0 {
+                self.exp_order_push(iw, icode as u8);
             }
         }
         if accepted {
@@ -593,7 +662,8 @@ mod tests {
 
     struct Out {
         ack: bool,
-        sat: bool,
+        /// `issue_sat_o`: bit c, counter c would overflow.
+        sat: u32,
         stall: u32,
         release: u32,
         err: [u8; WAVES],
@@ -650,7 +720,7 @@ mod tests {
             }
             Out {
                 ack: P::issue_ack_o.bit(o),
-                sat: P::issue_sat_o.bit(o),
+                sat: P::issue_sat_o.get(o) as u32,
                 stall: P::stall_o.get(o) as u32,
                 release: P::release_o.get(o) as u32,
                 err,
@@ -658,6 +728,8 @@ mod tests {
             }
         }
     }
+
+    const LGKM_BIT: u32 = 1 << Counter::Lgkm as u32;
 
     fn issue(w: usize, c: Class) -> Cyc {
         Cyc {
@@ -727,17 +799,17 @@ mod tests {
             assert!(tb.step(&issue(1, Class::Lds)).ack);
         }
         let o = tb.step(&issue(1, Class::Smem2));
-        assert!(o.sat && !o.ack, "14 + 2 > 15");
+        assert!(o.sat == LGKM_BIT && !o.ack, "14 + 2 > 15");
         assert!(tb.step(&issue(1, Class::Smem1)).ack);
         let o = tb.step(&issue(1, Class::Lds));
-        assert!(o.sat && !o.ack && o.cnt[1][1] == 15);
+        assert!(o.sat == LGKM_BIT && !o.ack && o.cnt[1][1] == 15);
         // A return in the same cycle does not make room.
         let o = tb.step(&Cyc {
             issue: Some((1, Class::Lds.code())),
             rets: vec![(1, Class::Lds.code())],
             wait: None,
         });
-        assert!(o.sat && !o.ack);
+        assert!(o.sat == LGKM_BIT && !o.ack);
         let o = tb.step(&issue(1, Class::Lds));
         assert!(o.ack && o.cnt[1][1] == 14);
         assert_eq!(tb.step(&Cyc::default()).cnt[1][1], 15);
@@ -749,7 +821,7 @@ mod tests {
         for _ in 0..63 {
             assert!(tb.step(&issue(0, Class::Sendmsg)).ack);
         }
-        assert!(tb.step(&issue(0, Class::Lds)).sat);
+        assert_eq!(tb.step(&issue(0, Class::Lds)).sat, LGKM_BIT);
         assert!(
             tb.step(&issue(0, Class::VmemLoad)).ack,
             "other counters unaffected"
@@ -781,7 +853,7 @@ mod tests {
             wait: Some((2, true, 0)),
             ..Cyc::default()
         });
-        assert_eq!((o.err[2], o.stall), (ErrCode::Illegal as u8, 0));
+        assert_eq!((o.err[2], o.stall), (ErrCode::Illegal.bit() as u8, 0));
     }
 
     #[test]
@@ -801,7 +873,7 @@ mod tests {
         let mut tb = Tb::new(Profile::Gfx9);
         // Underflow clamps at 0.
         let o = tb.step(&ret(4, Class::Lds));
-        assert_eq!(o.err[4], ErrCode::Underflow as u8);
+        assert_eq!(o.err[4], ErrCode::Underflow.bit() as u8);
         assert_eq!(tb.step(&Cyc::default()).cnt[4], [0; 4]);
         // Two returns for one outstanding LDS instruction.
         tb.step(&issue(4, Class::Lds));
@@ -809,16 +881,16 @@ mod tests {
             rets: vec![(4, 4), (4, 4)],
             ..Cyc::default()
         });
-        assert_eq!(o.err[4], ErrCode::Underflow as u8);
+        assert_eq!(o.err[4], ErrCode::Underflow.bit() as u8);
         // Illegal class on gfx9, and code 12.
         let o = tb.step(&issue(5, Class::LdsParam));
-        assert!(!o.ack && !o.sat);
-        assert_eq!(o.err[5], ErrCode::Illegal as u8);
+        assert!(!o.ack && o.sat == 0);
+        assert_eq!(o.err[5], ErrCode::Illegal.bit() as u8);
         let o = tb.step(&Cyc {
             rets: vec![(6, 12)],
             ..Cyc::default()
         });
-        assert_eq!(o.err[6], ErrCode::Illegal as u8);
+        assert_eq!(o.err[6], ErrCode::Illegal.bit() as u8);
         // Dual.
         let o = tb.step(&Cyc {
             issue: Some((7, 0)),
@@ -826,16 +898,22 @@ mod tests {
             rets: vec![],
         });
         assert!(!o.ack);
-        assert_eq!((o.err[7], o.stall, o.release), (ErrCode::Dual as u8, 0, 0));
+        assert_eq!(
+            (o.err[7], o.stall, o.release),
+            (ErrCode::Dual.bit() as u8, 0, 0)
+        );
         // Busy: wave 8 waits on an outstanding load.
         tb.step(&issue(8, Class::VmemLoad));
         assert_eq!(tb.step(&wait(8, 0)).stall, 1 << 8);
         let o = tb.step(&issue(8, Class::Lds));
         assert!(!o.ack);
-        assert_eq!(o.err[8], ErrCode::Busy as u8);
-        // Lowest code wins: illegal and busy on one wave.
+        assert_eq!(o.err[8], ErrCode::Busy.bit() as u8);
+        // Every error raised on a wave is reported: illegal and busy.
         let o = tb.step(&issue(8, Class::from_code(11).unwrap()));
-        assert_eq!(o.err[8], ErrCode::Illegal as u8);
+        assert_eq!(
+            o.err[8],
+            (ErrCode::Illegal.bit() | ErrCode::Busy.bit()) as u8
+        );
     }
 
     #[test]
@@ -865,8 +943,11 @@ mod tests {
         assert_eq!(BINS_GFX11[B_MAX], "cnt_max_vm");
         assert_eq!(BINS_GFX11[B_WAIT_VSCNT], "wait_vscnt");
         assert_eq!(BINS_GFX11[B_SMEM_OOO], "smem_out_of_order");
+        assert_eq!(BINS_GFX11[B_GDS_EXP_OOO], "gds_exp_out_of_order");
+        assert_eq!(BINS_GFX11[B_SAT_EXP_GDS], "sat_exp_gds");
+        assert_eq!(BINS_GFX11[B_ERR], "err_illegal");
         assert_eq!(BINS_GFX11[B_ERR + 3], "err_underflow");
-        assert_eq!(BINS_GFX11.len(), 44);
+        assert_eq!(BINS_GFX11.len(), 46);
     }
 
     #[test]
@@ -881,6 +962,27 @@ mod tests {
         let hits = |n: &str| cov.hits[cov.names.iter().position(|m| *m == n).unwrap()];
         assert_eq!(hits("lgkm_out_of_order"), 1);
         assert_eq!(hits("smem_out_of_order"), 1);
+    }
+
+    #[test]
+    fn gds_on_exp_is_covered_on_both_profiles() {
+        for p in Profile::all() {
+            let mut tb = Tb::new(p);
+            tb.step(&issue(0, Class::Export));
+            tb.step(&issue(0, Class::Gds));
+            // The GDS returns before the older export.
+            tb.step(&ret(0, Class::Gds));
+            for _ in 0..7 {
+                assert!(tb.step(&issue(1, Class::Export)).ack);
+            }
+            let o = tb.step(&issue(1, Class::Gds));
+            assert_eq!((o.ack, o.sat), (false, 1 << Counter::Exp as u32), "{p}");
+            let cov = tb.m.coverage();
+            let hits = |n: &str| cov.hits[cov.names.iter().position(|m| *m == n).unwrap()];
+            assert_eq!(hits("gds_exp_out_of_order"), 1, "{p}");
+            assert_eq!(hits("sat_exp_gds"), 1, "{p}");
+            assert_eq!(hits("lgkm_out_of_order"), 0, "{p}");
+        }
     }
 
     fn cyc_strategy() -> impl Strategy<Value = Cyc> {
@@ -924,13 +1026,16 @@ mod tests {
                     }
                 }
                 for w in 0..WAVES {
+                    let mut under = false;
                     for k in 0..4 {
-                        if dec[w][k] > shadow[w][k] {
-                            // Underflow, unless a lower code wins on the wave.
-                            prop_assert!(o.err[w] != 0);
-                        }
+                        under |= dec[w][k] > shadow[w][k];
                         shadow[w][k] = (shadow[w][k] - dec[w][k]).max(0);
                     }
+                    prop_assert_eq!(
+                        o.err[w] & ErrCode::Underflow.bit() as u8 != 0,
+                        under,
+                        "underflow bit of wave {}", w
+                    );
                 }
                 if o.ack {
                     let (w, cl) = c.issue.unwrap();

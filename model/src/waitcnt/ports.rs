@@ -29,8 +29,9 @@ crate::ports! {
 
         /// The offered issue is accepted and counted this cycle.
         output issue_ack_o: 1,
-        /// The offered issue is held back: a counter would overflow.
-        output issue_sat_o: 1,
+        /// The offered issue is held back: bit c set for each counter that
+        /// would overflow (0 VM, 1 LGKM, 2 EXP, 3 VS); 0 = not held back.
+        output issue_sat_o: 4,
         /// VM_CNT of wave w (element w), as registered at the start of the cycle.
         output vm_cnt_o: 6 x 16,
         /// LGKM_CNT of wave w.
@@ -43,7 +44,9 @@ crate::ports! {
         output stall_o: 16,
         /// Wave w's s_waitcnt is satisfied this cycle; the wave proceeds next cycle.
         output release_o: 16,
-        /// Protocol error of wave w this cycle (element w; 0 = none).
-        output err_o: 3 x 16,
+        /// Protocol errors of wave w this cycle (element w): bit `code - 1`
+        /// set for each error code raised (1 illegal, 2 busy, 3 dual,
+        /// 4 underflow); 0 = none.
+        output err_o: 4 x 16,
     }
 }
