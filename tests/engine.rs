@@ -70,9 +70,33 @@ fn a_broken_rtl_diverges_with_report_and_waveforms() {
     );
     // Stopped `post` cycles after the divergence.
     assert_eq!(out.cycles, 3 + 4 + 1);
-    // The RTL's own trace of the same window holds its internal registers.
+    // The RTL's own trace of the same window holds its internal registers,
+    // on the same time scale: both files line up in one viewer.
     let rv = std::fs::read_to_string(rtl_vcd.unwrap()).unwrap();
     assert!(rv.contains("sum_q"));
+    assert!(
+        vcd.contains("$timescale 1 ns $end") || vcd.contains("$timescale\n   1 ns"),
+        "{}",
+        &vcd[..400]
+    );
+    assert!(rv.contains("$timescale 1ns $end"), "{}", &rv[..200]);
+    let (from, until) = out.window.unwrap();
+    let stamps = |v: &str| -> Vec<u64> {
+        v.lines()
+            .filter_map(|l| l.strip_prefix('#'))
+            .filter_map(|t| t.parse().ok())
+            .collect()
+    };
+    let ours = stamps(&vcd);
+    let theirs = stamps(&rv);
+    assert_eq!(ours.first(), Some(&(10 * from)));
+    assert_eq!(ours.last(), Some(&(10 * until + 5)));
+    assert_eq!(
+        theirs.first(),
+        ours.first(),
+        "the RTL trace starts elsewhere"
+    );
+    assert_eq!(theirs.last(), ours.last(), "the RTL trace ends elsewhere");
 }
 
 #[test]
@@ -189,5 +213,236 @@ fn the_pipeline_changes_nothing_but_speed() {
             runs[0], runs[1],
             "seed {seed}, {cycles} cycles, {max} mismatch(es): pipelined and single-threaded runs differ"
         );
+    }
+}
+
+/// The first cycle in which seed 5's stimulus drives `en_i` with lane 0's
+/// low byte 0x5a: the toy driver applies transaction `i` in cycle `2 + i`.
+fn first_5a_cycle() -> u64 {
+    let txns = gpucosim::engine::fresh_txns::<ToyBench>(Profile::Gfx9, 5, &[], 5000).unwrap();
+    let i = txns
+        .iter()
+        .position(|t| t.en && t.d[0] & 0xff == 0x5a)
+        .expect("seed 5 drives 0x5a within 5000 transactions");
+    2 + i as u64
+}
+
+/// Toy RTL with `logic` added before its outputs, which may drive `hook`
+/// (32 bits, 0 when nothing is wrong): it is added to `sum_o`, so Verilator
+/// keeps it.
+fn toy_with(dir: &Path, logic: &str) -> std::path::PathBuf {
+    toy_rtl(
+        dir,
+        Some((
+            "  assign sum_o = sum_q;",
+            &format!("  logic [31:0] hook;\n{logic}\n  assign sum_o = sum_q + 40'(hook);"),
+        )),
+    )
+}
+
+const COND: &str = "en_i && d_i[0][7:0] == 8'h5a";
+
+#[test]
+fn an_rtl_that_ends_the_simulation_ends_the_run_with_its_cycle_and_message() {
+    use gpucosim::engine::End;
+    use gpucosim::rtl::RtlEnd;
+    let at = first_5a_cycle();
+    let cases: &[(&str, String, RtlEnd, &str)] = &[
+        (
+            "fatal",
+            format!(
+                "  assign hook = 0;\n  always_ff @(posedge clk_i) if ({COND}) $fatal(1, \"toy: lane 0 is %h at %0t\", d_i[0], $time);"
+            ),
+            RtlEnd::Stop,
+            "%Fatal",
+        ),
+        (
+            "error",
+            format!("  assign hook = 0;\n  always_ff @(posedge clk_i) if ({COND}) $error(\"toy: bad lane 0 at %0t\", $time);"),
+            RtlEnd::Stop,
+            "%Error",
+        ),
+        (
+            "stop",
+            format!("  assign hook = 0;\n  always_ff @(posedge clk_i) if ({COND}) begin $display(\"toy stops at %0t\", $time); $stop; end"),
+            RtlEnd::Stop,
+            "toy stops at",
+        ),
+        (
+            "finish",
+            format!("  assign hook = 0;\n  always_ff @(posedge clk_i) if ({COND}) begin $display(\"toy ends at %0t\", $time); $finish; end"),
+            RtlEnd::Finish,
+            "toy ends at",
+        ),
+        (
+            "loop",
+            // A combinational loop that oscillates while the condition holds.
+            format!("  logic osc;\n  always_comb osc = ({COND}) ? ~osc : 1'b0;\n  assign hook = 32'(osc);"),
+            RtlEnd::Fatal,
+            "",
+        ),
+    ];
+    for (name, logic, how, printed) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let rtl = toy_with(dir.path(), logic);
+        let waves = dir.path().join("waves");
+        let mut s = spec(&rtl, Some(&waves), Profile::Gfx9, 5000);
+        s.pipeline = false;
+        let (out, _) = gpucosim::simulate::<ToyBench>(&s, Stimulus::Fresh, false)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let text = report(&s, &out, &toy_ports::TABLE);
+        match &out.end {
+            End::Rtl {
+                cycle,
+                how: h,
+                message,
+            } => {
+                assert_eq!(*cycle, at, "{name}: wrong cycle\n{text}");
+                assert_eq!(h, how, "{name}\n{text}");
+                assert!(!message.is_empty(), "{name}: no message");
+            }
+            other => panic!("{name}: the run ended with {other:?}\n{text}"),
+        }
+        assert!(out.mismatches.is_empty(), "{name}: {text}");
+        assert_eq!(out.exit_code(), 3, "{name}");
+        assert!(text.starts_with("RTL "), "{name}: {text}");
+        assert!(text.contains(&format!("at cycle {at}")), "{name}: {text}");
+        assert!(text.contains("transaction #"), "{name}: {text}");
+        assert!(text.contains("reproduce: gpucosim run"), "{name}: {text}");
+        if !printed.is_empty() {
+            assert!(
+                out.rtl_text.iter().any(|l| l.contains(printed)),
+                "{name}: {:?}",
+                out.rtl_text
+            );
+            // $time is the cycle's time: the rising edge of cycle `at`.
+            let t = 10 * at + 5;
+            assert!(
+                out.rtl_text.iter().any(|l| l.contains(&t.to_string())),
+                "{name}: $time is not {t}: {:?}",
+                out.rtl_text
+            );
+        }
+        // The waveform ends at that cycle.
+        assert_eq!(out.window.map(|w| w.1), Some(at), "{name}");
+        let vcd = std::fs::read_to_string(out.vcd.as_ref().unwrap()).unwrap();
+        assert!(vcd.contains(&format!("#{}\n", 10 * at)), "{name}");
+        assert!(!vcd.contains(&format!("#{}\n", 10 * (at + 1))), "{name}");
+    }
+}
+
+#[test]
+fn an_rtl_that_never_returns_is_aborted_and_reported_with_its_cycle() {
+    use gpucosim::engine::End;
+    let at = first_5a_cycle();
+    for (name, logic) in [
+        (
+            "while",
+            format!(
+                "  always_comb begin\n    hook = 0;\n    while ({COND}) hook = hook + 1;\n  end"
+            ),
+        ),
+        (
+            "initial",
+            // An initial block that never ends: the first eval never returns.
+            "  logic [31:0] n;\n  initial begin\n    n = 0;\n    while (n != 32'hffffffff) n = (n + 1) % 7;\n  end\n  assign hook = n & 32'h8000_0000;".to_string(),
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let rtl = toy_with(dir.path(), &logic);
+        let waves = dir.path().join("waves");
+        let mut s = spec(&rtl, Some(&waves), Profile::Gfx9, 5000);
+        s.limits.stall = Some(std::time::Duration::from_millis(500));
+        let t0 = std::time::Instant::now();
+        let (out, _) = gpucosim::simulate::<ToyBench>(&s, Stimulus::Fresh, false)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let text = report(&s, &out, &toy_ports::TABLE);
+        let want = if name == "while" { at } else { 0 };
+        match out.end {
+            End::Hang { cycle, timeout, .. } => {
+                assert_eq!(cycle, want, "{name}: {text}");
+                assert!(!timeout);
+            }
+            ref other => panic!("{name}: the run ended with {other:?}\n{text}"),
+        }
+        assert_eq!(out.exit_code(), 4, "{name}");
+        assert!(text.starts_with("HANG in toy.gfx9.5 at cycle"), "{name}: {text}");
+        assert!(t0.elapsed().as_secs() < 30, "{name}: took {:?}", t0.elapsed());
+        assert!(out.vcd.is_some(), "{name}: no waveform\n{text}");
+    }
+}
+
+#[test]
+fn the_time_limit_ends_a_run_with_its_report() {
+    use gpucosim::engine::End;
+    let dir = tempfile::tempdir().unwrap();
+    let rtl = toy_rtl(dir.path(), None);
+    let waves = dir.path().join("waves");
+    let mut s = spec(&rtl, Some(&waves), Profile::Gfx9, u64::MAX);
+    s.limits.timeout = Some(std::time::Duration::from_millis(300));
+    let (out, _) = gpucosim::simulate::<ToyBench>(&s, Stimulus::Fresh, false).unwrap();
+    assert!(
+        matches!(out.end, End::Timeout { cycle, .. } if cycle == out.cycles && cycle > 100),
+        "{:?}",
+        out.end
+    );
+    assert_eq!(out.exit_code(), 4);
+    let text = report(&s, &out, &toy_ports::TABLE);
+    assert!(
+        text.starts_with("TIMEOUT in toy.gfx9.5 before cycle"),
+        "{text}"
+    );
+    assert_eq!(out.window.map(|w| w.1), Some(out.cycles - 1));
+}
+
+#[test]
+fn ports_that_differ_from_the_table_fail_the_build_naming_each_one() {
+    let cases: &[(&str, &str, &str, &str)] = &[
+        (
+            "narrow output",
+            "output logic [39:0] sum_o,",
+            "output logic [7:0] sum_o,",
+            "output `sum_o` is 8 bits wide in the RTL top, 40 in the port table",
+        ),
+        (
+            "missing output",
+            "output logic [39:0] sum_o,\noutput logic [3:0][31:0] q_o\n",
+            "output logic [39:0] sum_o\n",
+            "output `q_o` (128 bits) is missing from the RTL top",
+        ),
+        (
+            "extra input",
+            "input  logic en_i,",
+            "input  logic en_i,\ninput  logic extra_i,",
+            "the RTL top has input `extra_i` (1 bits), which the port table lacks",
+        ),
+    ];
+    for (name, find, replace, want) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let rtl = toy_rtl(dir.path(), None);
+        let ports = rtl.join("toy/toy_ports.svh");
+        let text = std::fs::read_to_string(&ports).unwrap();
+        assert_eq!(text.matches(find).count(), 1, "{name}: {find:?} in\n{text}");
+        std::fs::write(&ports, text.replace(find, replace)).unwrap();
+        if *name == "missing output" {
+            // The top assigns q_o; keep it compiling without the port.
+            let top = rtl.join("toy/toy_top.sv");
+            let t = std::fs::read_to_string(&top).unwrap();
+            std::fs::write(&top, t.replace("  assign q_o   = q_q;", "")).unwrap();
+        }
+        let s = spec(&rtl, None, Profile::Gfx9, 10);
+        match gpucosim::simulate::<ToyBench>(&s, Stimulus::Fresh, false) {
+            Err(e @ Error::Ports { .. }) => {
+                let msg = e.to_string();
+                assert!(msg.contains(want), "{name}: {msg}");
+                assert_eq!(
+                    msg.lines().count(),
+                    2,
+                    "{name}: one line per difference: {msg}"
+                );
+            }
+            Err(e) => panic!("{name}: wrong error: {e}"),
+            Ok(_) => panic!("{name}: a top that does not match the port table was accepted"),
+        }
     }
 }

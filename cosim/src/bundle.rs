@@ -160,8 +160,9 @@ impl Repro {
 }
 
 /// Writes a failure bundle directory atomically: `repro.json`, `report.txt`
-/// and the VCD. `txns`: the transactions to list (a shrunk stimulus), or
-/// `None` for the first `out.txn_count` of the seed's stimulus.
+/// and a copy of the VCD. `txns`: the transactions to list (a shrunk
+/// stimulus), or `None` for the first `out.txn_count` of the seed's
+/// stimulus.
 #[allow(clippy::too_many_arguments)]
 pub fn write_bundle<T: Serialize>(
     dir: &Path,
@@ -173,9 +174,35 @@ pub fn write_bundle<T: Serialize>(
     report: &str,
     vcd: Option<&Path>,
 ) -> Result<()> {
+    let stage = stage_bundle(dir)?;
+    if let Some(v) = vcd {
+        let name = v.file_name().unwrap_or_default();
+        std::fs::copy(v, stage.path().join(name)).map_err(|e| Error::io(dir.join(name), e))?;
+    }
+    commit_bundle(stage, dir, spec, rtl_dir, rtl_hash, out, txns, report)
+}
+
+/// A temporary directory beside bundle `dir` to fill (a run can write its
+/// waveform straight into it) and then [`commit_bundle`].
+pub fn stage_bundle(dir: &Path) -> Result<tempfile::TempDir> {
     let parent = dir.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
-    let tmp = outputs::temp_dir_in(parent, ".bundle-").map_err(|e| Error::io(parent, e))?;
+    outputs::temp_dir_in(parent, ".bundle-").map_err(|e| Error::io(parent, e))
+}
+
+/// Adds `repro.json` and `report.txt` to `stage` and renames it to `dir`
+/// (replacing an older bundle there).
+#[allow(clippy::too_many_arguments)]
+pub fn commit_bundle<T: Serialize>(
+    stage: tempfile::TempDir,
+    dir: &Path,
+    spec: &RunSpec,
+    rtl_dir: &Path,
+    rtl_hash: &str,
+    out: &Outcome<T>,
+    txns: Option<&[T]>,
+    report: &str,
+) -> Result<()> {
     let repro = Repro {
         format: REPRO_FORMAT,
         unit: spec.unit.clone(),
@@ -200,19 +227,15 @@ pub fn write_bundle<T: Serialize>(
     };
     let j = serde_json::to_string_pretty(&repro).expect("repro serialises");
     let write = |name: &str, bytes: &[u8]| {
-        let p = tmp.path().join(name);
+        let p = stage.path().join(name);
         std::fs::write(&p, bytes).map_err(|e| Error::io(dir.join(name), e))
     };
     write("repro.json", j.as_bytes())?;
     write("report.txt", report.as_bytes())?;
-    if let Some(v) = vcd {
-        let name = v.file_name().unwrap_or_default();
-        std::fs::copy(v, tmp.path().join(name)).map_err(|e| Error::io(dir.join(name), e))?;
-    }
     if dir.exists() {
         std::fs::remove_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
-    let kept = tmp.keep();
+    let kept = stage.keep();
     std::fs::rename(&kept, dir).map_err(|e| {
         let _ = std::fs::remove_dir_all(&kept);
         Error::io(dir, e)

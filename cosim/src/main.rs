@@ -240,8 +240,12 @@ fn main() -> ExitCode {
     // Like other command-line tools, end quietly when the reader of our
     // output goes away (`gpucosim eval ... | head`) instead of panicking.
     // SAFETY: called before any other thread exists.
+    // A file-size limit (`ulimit -f`) makes a write fail like a full disk
+    // does, instead of killing the process with everything unwritten.
+    // SAFETY: called before any other thread exists.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -306,18 +310,26 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             with_bench!(target.unit.as_str(), B => run_one::<B>(&spec, trace_rtl, json.as_deref()))
         }
         Cmd::Eval { target, file } => {
-            let text = match file.as_deref() {
-                None => read_stdin()?,
-                Some(p) if p.as_os_str() == "-" => read_stdin()?,
-                Some(p) => std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?,
-            };
-            let input: serde_json::Value = serde_json::from_str(&text)
-                .map_err(|e| Error::Input(format!("eval input is not JSON: {e}")))?;
-            let out = units::eval_json(&target.unit, target.profile, &input)?;
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&out).expect("JSON values serialise")
-            );
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::new(stdout.lock());
+            match file.as_deref() {
+                None => units::eval_stream(
+                    &target.unit,
+                    target.profile,
+                    std::io::stdin().lock(),
+                    &mut out,
+                )?,
+                Some(p) if p.as_os_str() == "-" => units::eval_stream(
+                    &target.unit,
+                    target.profile,
+                    std::io::stdin().lock(),
+                    &mut out,
+                )?,
+                Some(p) => {
+                    let f = std::fs::File::open(p).map_err(|e| Error::io(p, e))?;
+                    units::eval_stream(&target.unit, target.profile, f, &mut out)?
+                }
+            }
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Bench {
@@ -690,6 +702,9 @@ struct RegressArgs {
     window: usize,
     #[command(flatten)]
     limits: LimitArgs,
+    /// Print the jobs (of the shard) one per line, without running them.
+    #[arg(long)]
+    list: bool,
     /// No progress bar and no line per job.
     #[arg(long)]
     quiet: bool,
@@ -729,6 +744,16 @@ fn cmd_regress(a: RegressArgs) -> Result<ExitCode> {
         knobs: a.knobs.clone(),
     };
     let list = regress::JobList::new(&plan, a.shard)?;
+    if a.list {
+        use std::io::Write;
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        for j in list.iter() {
+            writeln!(out, "{}", j.name()).map_err(|e| Error::Env(format!("stdout: {e}")))?;
+        }
+        out.flush()
+            .map_err(|e| Error::Env(format!("stdout: {e}")))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     // Every output location is checked before anything is built or run.
     for (p, what) in [
         (&a.junit, "--junit"),
@@ -740,6 +765,7 @@ fn cmd_regress(a: RegressArgs) -> Result<ExitCode> {
         }
     }
     outputs::probe_dir(&a.bundles, "--bundles")?;
+    rtlbuild::remove_stale(&a.bundles, ".bundle-");
     let root = rtlbuild::rtl_root(a.rtl.as_deref());
     // Per-unit configuration; build every library up front so a broken
     // RTL or a missing Verilator is reported once, before any job runs.

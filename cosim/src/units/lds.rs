@@ -488,18 +488,16 @@ fn num(v: &Value, what: &str) -> Result<u64, String> {
     match v {
         Value::Number(n) => n
             .as_u64()
-            .or_else(|| n.as_i64().map(|i| i as u64))
-            .ok_or_else(|| format!("`{what}`: {n} is not an integer")),
+            .ok_or_else(|| format!("`{what}`: expected a non-negative integer, got {n}")),
         Value::String(s) => {
             let t = s.trim().replace('_', "");
-            let r = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-                u64::from_str_radix(h, 16)
-            } else if let Some(i) = t.strip_prefix('-') {
-                i.parse::<u64>().map(|x| x.wrapping_neg())
-            } else {
-                t.parse::<u64>()
+            let r = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+                Some(h) => u64::from_str_radix(h, 16),
+                None => t.parse::<u64>(),
             };
-            r.map_err(|_| format!("`{what}`: `{s}` is not a number"))
+            r.map_err(|_| {
+                format!("`{what}`: `{s}` is not a non-negative number (decimal or 0x hex)")
+            })
         }
         _ => Err(format!(
             "`{what}` must be a number or a numeric string, got {v}"
@@ -640,7 +638,7 @@ fn parse_request(profile: Profile, v: &Value) -> Result<(Request, Vec<(u32, u32)
     Ok((r, mem))
 }
 
-fn run_one(lds: &mut Lds, profile: Profile, v: &Value) -> Result<Value, String> {
+pub(crate) fn run_one(lds: &mut Lds, profile: Profile, v: &Value) -> Result<Value, String> {
     let (r, mem) = parse_request(profile, v)?;
     let (_, ram_dw) = geometry(profile, r.wgp);
     let phys =

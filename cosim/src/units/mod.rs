@@ -37,6 +37,29 @@ macro_rules! with_bench {
     }};
 }
 
+/// An `eval` calculator: one request in, its result (or a one-line error)
+/// out. A calculator may keep state between the requests of one input (the
+/// LDS keeps its memory).
+pub type Evaluator = Box<dyn FnMut(&serde_json::Value) -> Result<serde_json::Value, String>>;
+
+/// The `eval` calculator of a unit.
+pub fn evaluator(unit: &str, profile: gpucosim_model::Profile) -> crate::error::Result<Evaluator> {
+    Ok(match unit {
+        "ta" => Box::new(move |r| ta::eval_one(profile, r)),
+        "lds" => {
+            let mut lds = gpucosim_model::lds::core::Lds::new(profile);
+            Box::new(move |r| lds::run_one(&mut lds, profile, r))
+        }
+        "waitcnt" => Box::new(move |r| waitcnt::eval_one(profile, r)),
+        other => {
+            return Err(crate::error::Error::Input(format!(
+                "unknown unit `{other}` (expected one of: {})",
+                UNITS.join(", ")
+            )))
+        }
+    })
+}
+
 /// Applies `one` to a request, or to each request of an array (in order,
 /// naming the failing request's index in the error).
 pub(crate) fn each_request(
@@ -47,10 +70,10 @@ pub(crate) fn each_request(
         serde_json::Value::Array(reqs) => reqs
             .iter()
             .enumerate()
-            .map(|(i, r)| one(r).map_err(|e| format!("request {i}: {e}")))
+            .map(|(i, r)| one(r).map_err(|e| format!("request {i}: {}", clip(&e))))
             .collect::<Result<Vec<_>, _>>()
             .map(serde_json::Value::Array),
-        other => one(other),
+        other => one(other).map_err(|e| clip(&e)),
     }
 }
 
@@ -60,20 +83,177 @@ pub fn is_registered(unit: &str) -> bool {
     r.is_ok()
 }
 
-/// The `eval` calculator of a unit.
+/// The `eval` calculator of a unit over a whole input held in memory.
 pub fn eval_json(
     unit: &str,
     profile: gpucosim_model::Profile,
     input: &serde_json::Value,
 ) -> crate::error::Result<serde_json::Value> {
-    use crate::error::Error;
-    match unit {
-        "ta" => ta::eval_json(profile, input).map_err(Error::Input),
-        "lds" => lds::eval_json(profile, input).map_err(Error::Input),
-        "waitcnt" => waitcnt::eval_json(profile, input).map_err(Error::Input),
-        other => Err(Error::Input(format!(
-            "unknown unit `{other}` (expected one of: {})",
-            UNITS.join(", ")
-        ))),
+    let mut e = evaluator(unit, profile)?;
+    each_request(input, &mut e).map_err(crate::error::Error::Input)
+}
+
+/// Characters of a quoted value kept in an error message.
+const QUOTE_MAX: usize = 100;
+
+/// Shortens what an error message quotes: a `backtick span` or a word of
+/// more than [`QUOTE_MAX`] characters keeps its start and says how long it
+/// was, so a huge offending value never makes a huge "one-line" error.
+pub fn clip(msg: &str) -> String {
+    fn short(s: &str) -> String {
+        let n = s.chars().count();
+        if n <= QUOTE_MAX {
+            return s.to_string();
+        }
+        let head: String = s.chars().take(QUOTE_MAX - 20).collect();
+        format!("{head}… ({n} characters)")
     }
+    let mut out = String::new();
+    for (i, part) in msg.split('`').enumerate() {
+        if i > 0 {
+            out.push('`');
+        }
+        if i % 2 == 1 {
+            out.push_str(&short(part));
+        } else {
+            let words: Vec<String> = part.split(' ').map(short).collect();
+            out.push_str(&words.join(" "));
+        }
+    }
+    let line: String = out.replace(['\n', '\r'], " ");
+    if line.chars().count() > 10 * QUOTE_MAX {
+        let head: String = line.chars().take(10 * QUOTE_MAX).collect();
+        return format!("{head}…");
+    }
+    line
+}
+
+/// `gpucosim eval`: reads requests from `input` one at a time — one JSON
+/// value, a JSON array of them, or a sequence of them (JSON lines) — and
+/// writes each result to `out` as soon as it is computed, so neither side
+/// is ever held in memory whole. A bad request stops the stream with an
+/// error naming its index (the results before it are written).
+pub fn eval_stream(
+    unit: &str,
+    profile: gpucosim_model::Profile,
+    input: impl std::io::Read,
+    out: &mut dyn std::io::Write,
+) -> crate::error::Result<()> {
+    use crate::error::Error;
+    use serde::de::{Deserializer as _, Error as _, SeqAccess, Visitor};
+    use std::io::BufRead;
+    let mut e = evaluator(unit, profile)?;
+    let mut input = std::io::BufReader::with_capacity(1 << 16, input);
+    let io = |err: std::io::Error| Error::Env(format!("eval output: {err}"));
+    // The first byte that is not white space tells the shape.
+    let first = loop {
+        let buf = input
+            .fill_buf()
+            .map_err(|err| Error::Input(format!("cannot read the eval input: {err}")))?;
+        match buf.iter().position(|b| !b.is_ascii_whitespace()) {
+            Some(i) => {
+                let b = buf[i];
+                input.consume(i);
+                break Some(b);
+            }
+            None if buf.is_empty() => break None,
+            None => {
+                let n = buf.len();
+                input.consume(n);
+            }
+        }
+    };
+    let Some(first) = first else {
+        return Err(Error::Input(
+            "eval input is empty: expected a JSON request".into(),
+        ));
+    };
+    let bad_json =
+        |err: serde_json::Error| Error::Input(clip(&format!("eval input is not JSON: {err}")));
+    if first == b'[' {
+        struct Each<'a> {
+            e: &'a mut Evaluator,
+            out: &'a mut dyn std::io::Write,
+            n: usize,
+            failed: Option<Error>,
+        }
+        impl<'de> Visitor<'de> for &mut Each<'_> {
+            type Value = ();
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an array of requests")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+                while let Some(req) = seq.next_element::<serde_json::Value>()? {
+                    let r = (self.e)(&req)
+                        .map_err(|m| Error::Input(format!("request {}: {}", self.n, clip(&m))));
+                    let w = r.and_then(|v| {
+                        let sep = if self.n == 0 { "[\n" } else { ",\n" };
+                        let text = serde_json::to_string_pretty(&v).expect("JSON values serialise");
+                        write!(self.out, "{sep}{text}")
+                            .map_err(|err| Error::Env(format!("eval output: {err}")))
+                    });
+                    if let Err(err) = w {
+                        self.failed = Some(err);
+                        return Err(A::Error::custom("stopped"));
+                    }
+                    self.n += 1;
+                }
+                Ok(())
+            }
+        }
+        let mut each = Each {
+            e: &mut e,
+            out,
+            n: 0,
+            failed: None,
+        };
+        let mut de = serde_json::Deserializer::from_reader(input);
+        let r = (&mut de).deserialize_seq(&mut each);
+        if let Some(err) = each.failed.take() {
+            let _ = each.out.flush();
+            return Err(err);
+        }
+        r.and_then(|()| de.end()).map_err(bad_json)?;
+        let close = if each.n == 0 { "[]\n" } else { "\n]\n" };
+        each.out.write_all(close.as_bytes()).map_err(io)?;
+        return each.out.flush().map_err(io);
+    }
+    let mut values = serde_json::Deserializer::from_reader(input).into_iter::<serde_json::Value>();
+    // One value in: its result pretty-printed. Several (JSON lines): one
+    // compact result per line, each written when computed.
+    let mut lines = false;
+    let mut pending: Option<serde_json::Value> = None;
+    let mut n = 0usize;
+    loop {
+        let next = values.next().transpose().map_err(bad_json)?;
+        if let Some(prev) = pending.take() {
+            lines |= next.is_some();
+            let text = if lines {
+                serde_json::to_string(&prev)
+            } else {
+                serde_json::to_string_pretty(&prev)
+            };
+            writeln!(out, "{}", text.expect("JSON values serialise")).map_err(io)?;
+        }
+        let Some(req) = next else { break };
+        let r = e(&req).map_err(|m| {
+            if n == 0 {
+                Error::Input(clip(&m))
+            } else {
+                Error::Input(format!("request {n}: {}", clip(&m)))
+            }
+        });
+        match r {
+            Ok(v) => pending = Some(v),
+            Err(err) => {
+                let _ = out.flush();
+                return Err(err);
+            }
+        }
+        n += 1;
+        if lines {
+            out.flush().map_err(io)?;
+        }
+    }
+    out.flush().map_err(io)
 }

@@ -966,7 +966,7 @@ fn hex(x: u64) -> Value {
     Value::String(format!("{x:#x}"))
 }
 
-fn eval_one(profile: Profile, req: &Value) -> Result<Value, String> {
+pub(crate) fn eval_one(profile: Profile, req: &Value) -> Result<Value, String> {
     let m = req
         .as_object()
         .ok_or_else(|| "each request must be a JSON object".to_string())?;

@@ -1321,7 +1321,7 @@ fn eval_trace(profile: Profile, cycles: &Value) -> Result<Value, String> {
     Ok(Value::Array(results))
 }
 
-fn eval_one(profile: Profile, req: &Value) -> Result<Value, String> {
+pub(crate) fn eval_one(profile: Profile, req: &Value) -> Result<Value, String> {
     let o = obj(req, "request", &["decode", "trace"])?;
     match (o.get("decode"), o.get("trace")) {
         (Some(d), None) => eval_decode(profile, d),

@@ -1,0 +1,647 @@
+//! Faults injected into real runs of the command line: an RTL that stops
+//! the simulation or never returns, outputs that cannot be written (a
+//! location refused up front; a file-size limit, which fails writes the way
+//! a full disk does), the umask, and SIGTERM. None of them may lose a
+//! result or end green.
+
+use gpucosim_tests::{
+    gpucosim_bin, quick, rtl_with, vcd_stamps, waitcnt_fatal_or_hang, BrokenFixture,
+};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn gpucosim() -> Command {
+    quick(Command::new(gpucosim_bin()))
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// `cmd` with writes limited to files of `bytes` (RLIMIT_FSIZE): a write
+/// past it fails with EFBIG, as one on a full disk fails with ENOSPC.
+fn limit_files(cmd: &mut Command, bytes: u64) {
+    // SAFETY: setrlimit is async-signal-safe.
+    unsafe {
+        cmd.pre_exec(move || {
+            let lim = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Builds (or finds) the RTL of `unit` in `rtl` first, so that a test's
+/// limits apply to the run, not to the build.
+fn prebuild(rtl: &Path, unit: &str, profile: &str) {
+    let o = gpucosim()
+        .args(["build", "--unit", unit, "--profile", profile, "--rtl"])
+        .arg(rtl)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{:?}", text(&o));
+}
+
+/// The number after `at cycle ` in `s`.
+fn cycle_in(s: &str) -> u64 {
+    s.split("at cycle ")
+        .nth(1)
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("no cycle in:\n{s}"))
+}
+
+#[test]
+fn an_rtl_fatal_is_its_own_kind_of_failure_with_cycle_message_and_waveform() {
+    let dir = tempfile::tempdir().unwrap();
+    let rtl = waitcnt_fatal_or_hang(dir.path());
+    let waves = dir.path().join("waves");
+    let json = dir.path().join("run.json");
+    let o = gpucosim()
+        .args([
+            "run",
+            "--unit",
+            "waitcnt",
+            "--profile",
+            "gfx9",
+            "--cycles",
+            "6000",
+        ])
+        .arg("--rtl")
+        .arg(&rtl)
+        .arg("--waves")
+        .arg(&waves)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(3), "{out}\n{err}");
+    assert!(
+        out.starts_with("RTL ERROR in waitcnt.gfx9.1 at cycle "),
+        "{out}"
+    );
+    let at = cycle_in(&out);
+    assert!(out.contains("$stop, $error or $fatal at "), "{out}");
+    // Verilator's message, with $time the cycle's rising edge.
+    assert!(
+        out.contains(&format!("[{}] %Fatal: waitcnt_top.sv:", 10 * at + 5)),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("wave 0 has 4 loads out at {}", 10 * at + 5)),
+        "{out}"
+    );
+    assert!(out.contains("transaction #"), "{out}");
+    assert!(out.contains("reproduce: gpucosim run"), "{out}");
+    assert!(!out.contains("PASS"), "{out}");
+    let vcd = std::fs::read_to_string(waves.join("waitcnt.gfx9.1.vcd")).unwrap();
+    assert_eq!(vcd_stamps(&vcd).last(), Some(&(10 * at + 5)));
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(j["verdict"], "rtl_error");
+    assert_eq!(j["end"]["kind"], "rtl");
+    assert_eq!(j["end"]["cycle"], at);
+    assert_eq!(j["passed"], false);
+}
+
+#[test]
+fn a_hang_is_aborted_and_a_regression_with_rtl_errors_and_hangs_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let rtl = waitcnt_fatal_or_hang(dir.path());
+    // One run: the hang is reported with its cycle and waveform, exit 4.
+    let waves = dir.path().join("waves");
+    let o = gpucosim()
+        .args([
+            "run",
+            "--unit",
+            "waitcnt",
+            "--profile",
+            "gfx11",
+            "--cycles",
+            "6000",
+        ])
+        .args(["--stall-timeout", "1"])
+        .arg("--rtl")
+        .arg(&rtl)
+        .arg("--waves")
+        .arg(&waves)
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(4), "{out}\n{err}");
+    assert!(
+        out.starts_with("HANG in waitcnt.gfx11.1 at cycle "),
+        "{out}"
+    );
+    let at = cycle_in(&out);
+    let vcd = std::fs::read_to_string(waves.join("waitcnt.gfx11.1.vcd")).unwrap();
+    assert_eq!(vcd_stamps(&vcd).last(), Some(&(10 * at + 5)));
+
+    // A regression: ta passes, waitcnt stops on gfx9 and hangs on gfx11;
+    // every job is reported and every output written.
+    let junit = dir.path().join("junit.xml");
+    let results = dir.path().join("results.json");
+    let cov = dir.path().join("cov.json");
+    let bundles = dir.path().join("bundles");
+    let o = gpucosim()
+        .args([
+            "regress", "--unit", "ta", "--unit", "waitcnt", "--seeds", "1..2",
+        ])
+        .args(["--cycles", "6000", "--stall-timeout", "1", "--jobs", "2"])
+        .arg("--rtl")
+        .arg(&rtl)
+        .arg("--junit")
+        .arg(&junit)
+        .arg("--results")
+        .arg(&results)
+        .arg("--coverage")
+        .arg(&cov)
+        .arg("--bundles")
+        .arg(&bundles)
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(4),
+        "timeouts come first:\n{out}\n{err}"
+    );
+    assert!(out.contains("8 of 8 seeds run"), "{out}");
+    let x = std::fs::read_to_string(&junit).unwrap();
+    let doc = roxmltree::Document::parse(&x).unwrap();
+    let errors = |ty: &str| {
+        doc.descendants()
+            .filter(|n| n.has_tag_name("error") && n.attribute("type") == Some(ty))
+            .count()
+    };
+    assert_eq!(errors("rtl_error"), 2, "{x}");
+    assert_eq!(errors("timeout"), 2, "{x}");
+    let e = doc
+        .descendants()
+        .find(|n| n.has_tag_name("error") && n.attribute("type") == Some("rtl_error"))
+        .unwrap();
+    assert!(
+        e.attribute("message")
+            .unwrap()
+            .starts_with("RTL ERROR at cycle "),
+        "{x}"
+    );
+    assert!(e.text().unwrap().contains("%Fatal"), "{x}");
+    assert_eq!(doc.root_element().attribute("failures"), Some("0"));
+    assert!(cov.is_file());
+    let r = gpucosim::regress::Results::load(&results).unwrap();
+    assert_eq!(r.jobs.len(), 8);
+    // The RTL error's bundle replays as itself (exit 3).
+    let b = bundles.join("waitcnt.gfx9.1");
+    assert!(b.join("waitcnt.gfx9.1.vcd").is_file());
+    let o = gpucosim().arg("replay").arg(&b).output().unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(3), "{out}\n{err}");
+    assert!(out.contains("reproduced exactly as recorded"), "{out}");
+}
+
+#[test]
+fn output_locations_that_cannot_be_written_are_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let under_file = file.join("waves");
+    let u = under_file.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec![
+                "run",
+                "--unit",
+                "ta",
+                "--profile",
+                "gfx9",
+                "--waves",
+                "/proc/gpucosim-waves",
+            ],
+            "--waves /proc/gpucosim-waves",
+        ),
+        (
+            vec!["run", "--unit", "ta", "--profile", "gfx9", "--waves", u],
+            "--waves",
+        ),
+        (
+            vec![
+                "run",
+                "--unit",
+                "ta",
+                "--profile",
+                "gfx9",
+                "--json",
+                "/proc/run.json",
+            ],
+            "--json /proc/run.json",
+        ),
+        (
+            vec!["regress", "--junit", "/proc/j.xml"],
+            "--junit /proc/j.xml",
+        ),
+        (
+            vec!["regress", "--results", "/proc/r.json"],
+            "--results /proc/r.json",
+        ),
+        (
+            vec!["regress", "--coverage", "/proc/c.json"],
+            "--coverage /proc/c.json",
+        ),
+        (vec!["regress", "--bundles", u], "--bundles"),
+    ];
+    for (args, needle) in cases {
+        let t0 = std::time::Instant::now();
+        let o = gpucosim()
+            .args(&args)
+            .env("GPUCOSIM_CACHE_DIR", dir.path().join("no-cache"))
+            .env("GPUCOSIM_NO_INSTALL", "1")
+            .env("VERILATOR", "/nonexistent/verilator")
+            .output()
+            .unwrap();
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}:\n{out}\n{err}");
+        // Refused before Verilator is even looked for.
+        assert!(
+            err.contains(needle) && err.contains("cannot write there"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            !err.contains("VERILATOR"),
+            "{args:?} looked for Verilator first: {err}"
+        );
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(t0.elapsed().as_secs() < 10);
+    }
+}
+
+fn fixture(name: &str) -> BrokenFixture {
+    BrokenFixture::all()
+        .into_iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("no fixture {name}"))
+        .1
+}
+
+#[test]
+fn a_waveform_that_cannot_be_written_keeps_the_report_and_the_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = fixture("waitcnt_release_early");
+    let rtl = f.apply(dir.path());
+    prebuild(&rtl, &f.unit, &f.profile);
+    let waves = dir.path().join("waves");
+    let json = dir.path().join("run.json");
+    let mut cmd = gpucosim();
+    cmd.args(["run", "--unit", &f.unit, "--profile", &f.profile])
+        .args([
+            "--seed",
+            &f.seed.to_string(),
+            "--cycles",
+            &f.cycles.to_string(),
+        ])
+        .arg("--rtl")
+        .arg(&rtl)
+        .arg("--waves")
+        .arg(&waves)
+        .arg("--json")
+        .arg(&json);
+    limit_files(&mut cmd, 4 * 1024);
+    let o = cmd.output().unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "the exit code says divergence:\n{out}\n{err}"
+    );
+    assert!(
+        out.starts_with("DIVERGENCE in waitcnt.gfx9.1 at cycle"),
+        "{out}"
+    );
+    assert!(out.contains("waveform NOT written:"), "{out}");
+    assert!(
+        err.contains("error: the waveform was not written:"),
+        "{err}"
+    );
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(j["verdict"], "diverged");
+    assert!(j["vcd_error"]
+        .as_str()
+        .unwrap()
+        .contains("waitcnt.gfx9.1.vcd"));
+    // No partial waveform is left behind.
+    assert!(!waves.join("waitcnt.gfx9.1.vcd").exists());
+}
+
+/// Sizes of the three reports of a small waitcnt regression.
+fn regress_outputs(dir: &Path, rtl: &Path, limit: Option<u64>) -> (Output, [PathBuf; 3]) {
+    let files = [
+        dir.join("junit.xml"),
+        dir.join("coverage.json"),
+        dir.join("results.json"),
+    ];
+    for f in &files {
+        let _ = std::fs::remove_file(f);
+    }
+    let mut cmd = gpucosim();
+    cmd.args([
+        "regress",
+        "--unit",
+        "waitcnt",
+        "--profile",
+        "gfx9",
+        "--seeds",
+        "1..12",
+    ])
+    .args(["--cycles", "2000", "--quiet", "--rtl"])
+    .arg(rtl)
+    .arg("--junit")
+    .arg(&files[0])
+    .arg("--coverage")
+    .arg(&files[1])
+    .arg("--results")
+    .arg(&files[2])
+    .arg("--bundles")
+    .arg(dir.join("bundles"));
+    if let Some(l) = limit {
+        limit_files(&mut cmd, l);
+    }
+    (cmd.output().unwrap(), files)
+}
+
+#[test]
+fn a_regression_writes_every_output_it_can_and_names_each_it_could_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let rtl = gpucosim_tests::repo_root().join("rtl");
+    let (o, files) = regress_outputs(dir.path(), &rtl, None);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let sizes: Vec<u64> = files
+        .iter()
+        .map(|f| std::fs::metadata(f).unwrap().len())
+        .collect();
+    let (lo, hi) = (*sizes.iter().min().unwrap(), *sizes.iter().max().unwrap());
+    assert!(lo < hi, "{sizes:?}");
+    // A limit between the smallest and the largest: some fit, some do not.
+    let (o, files) = regress_outputs(dir.path(), &rtl, Some((lo + hi) / 2));
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    let mut lost = 0;
+    for ((f, what), size) in files
+        .iter()
+        .zip(["--junit", "--coverage", "--results"])
+        .zip(&sizes)
+    {
+        if *size <= (lo + hi) / 2 {
+            assert!(f.is_file(), "{what} fits but was not written: {err}");
+        } else {
+            lost += 1;
+            assert!(!f.exists(), "{what}: a partial file is left");
+            assert!(
+                err.contains(&format!("error: {what} was not written")),
+                "{what}: {err}"
+            );
+        }
+    }
+    assert!(lost >= 1);
+    // The summary is printed all the same.
+    assert!(out.contains("12 of 12 seeds run"), "{out}");
+}
+
+#[test]
+fn a_bundle_that_cannot_be_written_keeps_its_failure_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = fixture("waitcnt_release_early");
+    let rtl = f.apply(dir.path());
+    prebuild(&rtl, &f.unit, &f.profile);
+    let regress = |bundles: &Path, limit: Option<u64>| {
+        let junit = dir.path().join("junit.xml");
+        let _ = std::fs::remove_file(&junit);
+        let mut cmd = gpucosim();
+        cmd.args(["regress", "--unit", &f.unit, "--profile", &f.profile])
+            .args([
+                "--seeds",
+                &format!("{0}..{0}", f.seed),
+                "--cycles",
+                &f.cycles.to_string(),
+            ])
+            .arg("--rtl")
+            .arg(&rtl)
+            .arg("--junit")
+            .arg(&junit)
+            .arg("--bundles")
+            .arg(bundles);
+        if let Some(l) = limit {
+            limit_files(&mut cmd, l);
+        }
+        let o = cmd.output().unwrap();
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "a lost output:\n{out}\n{err}");
+        let x = std::fs::read_to_string(&junit).unwrap();
+        let doc = roxmltree::Document::parse(&x).unwrap();
+        let failure = doc
+            .descendants()
+            .find(|n| n.has_tag_name("failure"))
+            .unwrap_or_else(|| panic!("the divergence became something else:\n{x}"));
+        let body = failure.text().unwrap().to_string();
+        assert!(
+            body.contains("DIVERGENCE in waitcnt.gfx9.1 at cycle"),
+            "{body}"
+        );
+        (body, err)
+    };
+    // A file where the bundle should go: the bundle cannot be written.
+    let bundles = dir.path().join("bundles");
+    std::fs::create_dir_all(&bundles).unwrap();
+    std::fs::write(bundles.join("waitcnt.gfx9.1"), "in the way").unwrap();
+    let (body, err) = regress(&bundles, None);
+    assert!(err.contains("error: not written: bundle"), "{err}");
+    assert!(body.contains("NOT WRITTEN: bundle"), "{body}");
+    // Without the bundle, the reproduce command reruns the seed.
+    assert!(
+        body.contains("reproduce: gpucosim run --unit waitcnt"),
+        "{body}"
+    );
+    // A full disk: the waveform does not fit, the report and JUnit do.
+    let bundles = dir.path().join("bundles2");
+    let (body, err) = regress(&bundles, Some(4 * 1024));
+    assert!(err.contains("error: not written: waveform"), "{err}");
+    assert!(body.contains("NOT WRITTEN: waveform"), "{body}");
+    assert!(bundles.join("waitcnt.gfx9.1/repro.json").is_file());
+}
+
+#[test]
+fn result_files_honour_the_umask() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = fixture("waitcnt_release_early");
+    let rtl = f.apply(dir.path());
+    let out = dir.path().join("out");
+    let run = |args: &[&str]| {
+        let mut cmd = gpucosim();
+        cmd.args(args).current_dir(&out);
+        // SAFETY: umask is async-signal-safe.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::umask(0o027);
+                Ok(())
+            });
+        }
+        cmd.output().unwrap()
+    };
+    std::fs::create_dir_all(&out).unwrap();
+    let r = rtl.to_str().unwrap();
+    let seed = f.seed.to_string();
+    let o = run(&[
+        "run",
+        "--unit",
+        &f.unit,
+        "--profile",
+        &f.profile,
+        "--seed",
+        &seed,
+        "--cycles",
+        "20000",
+        "--rtl",
+        r,
+        "--waves",
+        "waves",
+        "--json",
+        "run.json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{:?}", text(&o));
+    let o = run(&[
+        "regress",
+        "--unit",
+        &f.unit,
+        "--profile",
+        &f.profile,
+        "--seeds",
+        &format!("{seed}..{seed}"),
+        "--cycles",
+        "20000",
+        "--rtl",
+        r,
+        "--junit",
+        "junit.xml",
+        "--results",
+        "results.json",
+        "--coverage",
+        "cov.json",
+        "--bundles",
+        "bundles",
+        "--quiet",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{:?}", text(&o));
+    let mode = |p: &str| std::fs::metadata(out.join(p)).unwrap().permissions().mode() & 0o777;
+    for file in [
+        "waves/waitcnt.gfx9.1.vcd",
+        "run.json",
+        "junit.xml",
+        "results.json",
+        "cov.json",
+        "bundles/waitcnt.gfx9.1/repro.json",
+        "bundles/waitcnt.gfx9.1/waitcnt.gfx9.1.vcd",
+    ] {
+        assert_eq!(mode(file), 0o640, "{file}");
+    }
+    assert_eq!(mode("bundles/waitcnt.gfx9.1"), 0o750);
+}
+
+/// Waits until process `pid` catches SIGTERM (its handler is installed).
+fn wait_for_handler(pid: u32) {
+    for _ in 0..2000 {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let caught = status
+            .lines()
+            .find_map(|l| l.strip_prefix("SigCgt:"))
+            .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+            .unwrap_or(0);
+        if caught & (1 << (libc::SIGTERM - 1)) != 0 {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    panic!("process {pid} never caught SIGTERM");
+}
+
+#[test]
+fn sigterm_ends_a_run_with_143_after_writing_its_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("run.json");
+    prebuild(&gpucosim_tests::repo_root().join("rtl"), "waitcnt", "gfx9");
+    let child = gpucosim()
+        .args([
+            "run",
+            "--unit",
+            "waitcnt",
+            "--profile",
+            "gfx9",
+            "--cycles",
+            "1000000000000",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_handler(child.id());
+    // SAFETY: signals our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let o = child.wait_with_output().unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(143), "{out}\n{err}");
+    assert!(
+        out.starts_with("INTERRUPTED waitcnt.gfx9.1 before cycle"),
+        "{out}"
+    );
+    assert!(out.contains("by SIGTERM"), "{out}");
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(j["verdict"], "interrupted");
+    assert_eq!(j["end"]["signal"], 15);
+}
+
+#[test]
+fn a_broken_build_left_behind_is_cleaned_up_by_the_next_build() {
+    let dir = tempfile::tempdir().unwrap();
+    // A cache of its own (with the Verilator already found), so that the
+    // build below is not served from the shared cache.
+    let cache = dir.path().join("cache");
+    let verilator = gpucosim::verilator::Verilator::locate(&gpucosim::rtlbuild::cache_root())
+        .unwrap()
+        .exe;
+    let stale = cache.join("rtl").join(".build-dead");
+    std::fs::create_dir_all(stale.join("obj")).unwrap();
+    // The lock file of a build whose process is gone: nobody holds it.
+    std::fs::write(stale.join(".lock"), "").unwrap();
+    // A build that is running holds its lock: it must stay.
+    let live = cache.join("rtl").join(".build-live");
+    std::fs::create_dir_all(&live).unwrap();
+    let lock = std::fs::File::create(live.join(".lock")).unwrap();
+    // SAFETY: flock on a file we own.
+    assert_eq!(
+        unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&lock), libc::LOCK_EX) },
+        0
+    );
+    let o = gpucosim()
+        .args(["build", "--unit", "waitcnt", "--profile", "gfx9"])
+        .env("GPUCOSIM_CACHE_DIR", &cache)
+        .env("VERILATOR", &verilator)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{:?}", text(&o));
+    assert!(!stale.exists(), "the stale build directory is still there");
+    assert!(live.exists(), "a live build's directory was removed");
+    drop(lock);
+}
