@@ -3,14 +3,14 @@
 //! divergence and writes a VCD whose mismatch bit rises at that cycle. And
 //! the same seeds on the unpatched RTL pass, so the catch is the bug's.
 
-use gpucosim_tests::{gpucosim_bin, BrokenFixture};
+use gpucosim_tests::{gpucosim_bin, quick, BrokenFixture};
 use std::process::Command;
 
 fn check(name: &str, f: &BrokenFixture) {
     let dir = tempfile::tempdir().unwrap();
     let rtl = f.apply(dir.path());
     let waves = dir.path().join("waves");
-    let out = Command::new(gpucosim_bin())
+    let out = quick(Command::new(gpucosim_bin()))
         .args(["run", "--unit", &f.unit, "--profile", &f.profile])
         .args([
             "--seed",
@@ -83,6 +83,26 @@ fn every_broken_rtl_fixture_is_caught_with_a_waveform() {
             });
         }
     });
+    // The same seeds pass on the clean RTL: each catch is its bug's.
+    let mut clean: Vec<(String, String, u64, u64)> = fixtures
+        .iter()
+        .map(|(_, f)| (f.unit.clone(), f.profile.clone(), f.seed, f.cycles))
+        .collect();
+    clean.sort();
+    clean.dedup();
+    for (unit, profile, seed, cycles) in clean {
+        let out = quick(Command::new(gpucosim_bin()))
+            .args(["run", "--unit", &unit, "--profile", &profile])
+            .args(["--seed", &seed.to_string(), "--cycles", &cycles.to_string()])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{unit}.{profile}.{seed} fails on the clean RTL:\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
     for u in gpucosim::units::UNITS {
         let n = per_unit.get(*u).copied().unwrap_or(0);
         if gpucosim::units::is_registered(u) {

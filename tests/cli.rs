@@ -69,6 +69,30 @@ fn nonsense_arguments_exit_2_with_a_clear_line() {
     expect_error(&["regress", "--seeds", "9..2"], &[], "bad seed range");
     expect_error(&["regress", "--unit", "nope"], &[], "unknown unit `nope`");
     expect_error(&["frobnicate"], &[], "unrecognized subcommand");
+    // A run of no cycles would pass having checked nothing.
+    expect_error(
+        &["run", "--unit", "ta", "--profile", "gfx9", "--cycles", "0"],
+        &[],
+        "--cycles must be at least 1",
+    );
+    expect_error(
+        &["regress", "--cycles", "0"],
+        &[],
+        "--cycles must be at least 1",
+    );
+    expect_error(
+        &[
+            "run",
+            "--unit",
+            "ta",
+            "--profile",
+            "gfx9",
+            "--timeout",
+            "soon",
+        ],
+        &[],
+        "expected a number of seconds",
+    );
 }
 
 #[test]
@@ -120,4 +144,193 @@ fn decode_waitcnt_reads_vscnt_words_on_gfx11_only() {
     );
     let (_, _, err) = run(&["decode-waitcnt", "--profile", "gfx9", "0xBC7C0005"], &[]);
     assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+}
+
+fn eval(unit: &str, input: &str) -> (i32, String, String) {
+    use std::io::Write;
+    let mut c = Command::new(gpucosim_bin())
+        .args(["eval", "--unit", unit, "--profile", "gfx9"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = c.stdin.take().unwrap();
+    let input = input.to_string();
+    let w = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let o = c.wait_with_output().unwrap();
+    let _ = w.join();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn eval_takes_one_request_an_array_or_json_lines() {
+    let req = r#"{"op": "ds_read_b32", "addr": [0, 128]}"#;
+    // One request: one pretty result.
+    let (code, out, err) = eval("lds", req);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["cycles"], 3, "{out}");
+    // An array: an array of results.
+    let (code, out, err) = eval("lds", &format!("[{req}, {req}]"));
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 2);
+    let (code, out, _) = eval("lds", "[]");
+    assert_eq!((code, out.trim()), (0, "[]"));
+    // JSON lines: one compact result per line.
+    let (code, out, err) = eval("lds", &format!("{req}\n{req}\n{req}\n"));
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    for l in lines {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        assert_eq!(v["cycles"], 3);
+    }
+}
+
+#[test]
+fn eval_errors_name_the_request_and_quote_little() {
+    // A bad request stops the stream, naming its index; the results
+    // before it were written.
+    let good = r#"{"op": "ds_read_b32", "addr": [0]}"#;
+    let (code, out, err) = eval(
+        "lds",
+        &format!("[{good}, {{\"op\": \"ds_read_b32\", \"exec\": -3}}]"),
+    );
+    assert_eq!(code, 2, "{out}");
+    assert!(err.contains("request 1: `exec`"), "{err}");
+    assert!(err.contains("non-negative"), "{err}");
+    assert!(
+        out.starts_with("[\n{"),
+        "the first result was not written: {out}"
+    );
+    // Negative numbers are refused by every unit, as numbers or strings.
+    for (unit, req) in [
+        ("lds", r#"{"op": "ds_read_b32", "m0": -1}"#),
+        ("lds", r#"{"op": "ds_read_b32", "m0": "-1"}"#),
+        ("ta", r#"{"instr": "buffer_load_dword", "soffset": -4}"#),
+        ("waitcnt", r#"{"decode": -1}"#),
+    ] {
+        let (code, _, err) = eval(unit, req);
+        assert_eq!(code, 2, "{unit} accepted {req}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    // A huge value is quoted by its start and its length, on one line.
+    let name = "x".repeat(1_000_000);
+    let (code, _, err) = eval("ta", &format!("{{\"instr\": \"{name}\"}}"));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("(1000000 characters)"),
+        "{}",
+        &err[..err.len().min(300)]
+    );
+    assert!(err.len() < 1200, "an error of {} bytes", err.len());
+    assert_eq!(err.trim_end().lines().count(), 1);
+}
+
+#[test]
+fn merge_of_some_shards_fails_unless_partial_merges_are_allowed() {
+    use gpucosim::regress::{JobList, JobResult, Plan, Results, Shard, Status};
+    let dir = tempfile::tempdir().unwrap();
+    let plan = Plan {
+        units: vec!["ta".into()],
+        profiles: vec![gpucosim_model::Profile::Gfx9],
+        seeds: "1..4".parse().unwrap(),
+        cycles: 100,
+        knobs: vec![],
+    };
+    let shard = Shard { k: 1, n: 2 };
+    let mut r = Results::new(&plan, Some(shard));
+    for j in JobList::new(&plan, Some(shard)).unwrap().iter() {
+        let mut jr = JobResult::new(&j);
+        jr.status = Status::Passed;
+        r.add(jr);
+    }
+    let path = dir.path().join("shard1.json");
+    std::fs::write(&path, serde_json::to_string(&r).unwrap()).unwrap();
+    let junit = dir.path().join("junit.xml");
+    let p = path.to_str().unwrap();
+    let j = junit.to_str().unwrap();
+    let (code, out, err) = run(&["merge", p, "--junit", j], &[]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("shard 2/2 is missing"), "{err}");
+    // What was there is written all the same, the missing jobs skipped.
+    let x = std::fs::read_to_string(&junit).unwrap();
+    assert!(x.contains("not run: shard 2/2 is missing"), "{x}");
+    let (code, _, err) = run(&["merge", p, "--allow-partial"], &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("warning: partial merge: shard 2/2 is missing"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_shard_of_a_huge_regression_is_listed_without_listing_the_rest() {
+    let (code, out, err) = run(
+        &[
+            "regress",
+            "--seeds",
+            "1..10000000000",
+            "--shard",
+            "1/100000000",
+            "--list",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 600);
+    assert_eq!(lines[0], "ta.gfx9.1");
+    assert_eq!(lines[1], "ta.gfx9.100000001");
+}
+
+/// A cached start asks no other program where Verilator is: a `python3`
+/// first on PATH that records being run is never run.
+#[test]
+fn a_cached_start_runs_no_other_program() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("python-was-run");
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let fake = bin.join("python3");
+    std::fs::write(
+        &fake,
+        format!("#!/bin/sh\ntouch {}\nexit 1\n", marker.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // The RTL is built and Verilator remembered (or on PATH) first.
+    let (code, _, err) = run(
+        &["build", "--unit", "waitcnt", "--profile", "gfx9"],
+        &[("GPUCOSIM_BUILD", "quick")],
+    );
+    assert_eq!(code, 0, "{err}");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let t0 = std::time::Instant::now();
+    let (code, out, err) = run(
+        &[
+            "run",
+            "--unit",
+            "waitcnt",
+            "--profile",
+            "gfx9",
+            "--cycles",
+            "10",
+        ],
+        &[("PATH", &path), ("GPUCOSIM_BUILD", "quick")],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!marker.exists(), "python3 was run on a cached start");
+    assert!(t0.elapsed().as_secs() < 5);
 }

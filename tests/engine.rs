@@ -182,8 +182,13 @@ fn the_pipeline_changes_nothing_but_speed() {
     let dir = tempfile::tempdir().unwrap();
     let good = toy_rtl(&dir.path().join("good"), None);
     let bad = toy_rtl(&dir.path().join("bad"), Some(("i < 4", "i < 3")));
+    let fatal = toy_with(
+        &dir.path().join("fatal"),
+        &format!("  assign hook = 0;\n  always_ff @(posedge clk_i) if ({COND}) $fatal(1, \"toy stops\");"),
+    );
     // A pass, divergences early, late (the post-cycles reach past the end)
-    // and in the middle of a chunk, collecting several, and replays.
+    // and in the middle of a chunk, collecting several, an RTL that stops
+    // the simulation, and replays.
     let cases: &[(&Path, u64, u64, usize)] = &[
         (&good, 5, 3000, 1),
         (&good, 6, 1, 1),
@@ -191,6 +196,7 @@ fn the_pipeline_changes_nothing_but_speed() {
         (&bad, 11, 3000, 3),
         (&bad, 11, 600, 50),
         (&bad, 7, 4, 1),
+        (&fatal, 5, 3000, 1),
     ];
     for &(rtl, seed, cycles, max) in cases {
         let mut runs = Vec::new();
@@ -213,6 +219,9 @@ fn the_pipeline_changes_nothing_but_speed() {
             runs[0], runs[1],
             "seed {seed}, {cycles} cycles, {max} mismatch(es): pipelined and single-threaded runs differ"
         );
+        if rtl == fatal.as_path() {
+            assert!(runs[0].0.contains("end Rtl {"), "{}", runs[0].0);
+        }
     }
 }
 
