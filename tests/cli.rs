@@ -332,5 +332,5 @@ fn a_cached_start_runs_no_other_program() {
     );
     assert_eq!(code, 0, "{out}{err}");
     assert!(!marker.exists(), "python3 was run on a cached start");
-    assert!(t0.elapsed().as_secs() < 5);
+    assert!(t0.elapsed().as_secs() < 20);
 }

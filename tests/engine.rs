@@ -361,7 +361,7 @@ fn an_rtl_that_never_returns_is_aborted_and_reported_with_its_cycle() {
         let rtl = toy_with(dir.path(), &logic);
         let waves = dir.path().join("waves");
         let mut s = spec(&rtl, Some(&waves), Profile::Gfx9, 5000);
-        s.limits.stall = Some(std::time::Duration::from_millis(500));
+        s.limits.stall = Some(std::time::Duration::from_secs(2));
         let t0 = std::time::Instant::now();
         let (out, _) = gpucosim::simulate::<ToyBench>(&s, Stimulus::Fresh, false)
             .unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -4,9 +4,7 @@
 //! a full disk does), the umask, and SIGTERM. None of them may lose a
 //! result or end green.
 
-use gpucosim_tests::{
-    gpucosim_bin, quick, rtl_with, vcd_stamps, waitcnt_fatal_or_hang, BrokenFixture,
-};
+use gpucosim_tests::{gpucosim_bin, quick, vcd_stamps, waitcnt_fatal_or_hang, BrokenFixture};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -131,7 +129,7 @@ fn a_hang_is_aborted_and_a_regression_with_rtl_errors_and_hangs_goes_on() {
             "--cycles",
             "6000",
         ])
-        .args(["--stall-timeout", "1"])
+        .args(["--stall-timeout", "2"])
         .arg("--rtl")
         .arg(&rtl)
         .arg("--waves")
@@ -158,7 +156,7 @@ fn a_hang_is_aborted_and_a_regression_with_rtl_errors_and_hangs_goes_on() {
         .args([
             "regress", "--unit", "ta", "--unit", "waitcnt", "--seeds", "1..2",
         ])
-        .args(["--cycles", "6000", "--stall-timeout", "1", "--jobs", "2"])
+        .args(["--cycles", "6000", "--stall-timeout", "2", "--jobs", "2"])
         .arg("--rtl")
         .arg(&rtl)
         .arg("--junit")

@@ -224,7 +224,7 @@ impl LimitArgs {
 
 fn parse_seconds(s: &str) -> std::result::Result<f64, String> {
     match s.parse::<f64>() {
-        Ok(x) if x.is_finite() && x >= 0.0 && x < 1e9 => Ok(x),
+        Ok(x) if (0.0..1e9).contains(&x) => Ok(x),
         _ => Err(format!("expected a number of seconds, got `{s}`")),
     }
 }
@@ -410,16 +410,12 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
                 results.as_deref(),
             );
             print!("{}", merged.summary());
-            let (ran, not_run) = merged.not_run();
+            let (ran, stopped, not_run) = merged.counts();
             println!(
                 "{ran} jobs from {} shard(s), {} failed{}",
                 merged.shards.len().max(1),
-                merged.failures(),
-                if not_run > 0 {
-                    format!(", {not_run} not run")
-                } else {
-                    String::new()
-                }
+                merged.failures() - stopped,
+                not_run_note(stopped, not_run)
             );
             for p in &problems {
                 if allow_partial {
@@ -906,18 +902,14 @@ fn cmd_regress(a: RegressArgs) -> Result<ExitCode> {
         a.results.as_deref(),
     );
     print!("{}", res.summary());
-    let (ran, not_run) = res.not_run();
+    let (ran, stopped, not_run) = res.counts();
     println!(
         "{ran} of {total} seeds run{} in {:.1} s on {} job(s): {} failed{}",
         a.shard.map(|s| format!(" (shard {s})")).unwrap_or_default(),
         start.elapsed().as_secs_f64(),
         threads,
-        res.failures(),
-        if not_run > 0 {
-            format!(", {not_run} not run (interrupted)")
-        } else {
-            String::new()
-        }
+        res.failures() - stopped,
+        not_run_note(stopped, not_run)
     );
     for j in res.jobs.iter().filter(|j| !j.passed()) {
         println!(
@@ -943,6 +935,18 @@ fn cmd_regress(a: RegressArgs) -> Result<ExitCode> {
         _ if lost => EXIT_INPUT,
         _ => res.exit_code(),
     }))
+}
+
+/// `, K stopped while running, N not run`, or nothing.
+fn not_run_note(stopped: usize, not_run: u64) -> String {
+    let mut s = String::new();
+    if stopped > 0 {
+        s.push_str(&format!(", {stopped} stopped while running"));
+    }
+    if not_run > 0 {
+        s.push_str(&format!(", {not_run} not run"));
+    }
+    s
 }
 
 fn status_word(s: regress::Status) -> &'static str {

