@@ -643,3 +643,41 @@ fn a_broken_build_left_behind_is_cleaned_up_by_the_next_build() {
     assert!(live.exists(), "a live build's directory was removed");
     drop(lock);
 }
+
+/// Peak resident memory of `cmd` (a child waited for with `wait4`), in
+/// kilobytes, and whether it exited 0.
+fn peak_kb(mut cmd: Command) -> (bool, i64) {
+    let child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid; wait4 fills it for our child.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child, not waited for elsewhere.
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut ru) };
+    assert_eq!(pid, child.id() as i32);
+    (libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, ru.ru_maxrss)
+}
+
+/// A run ten times longer needs no more memory: what it consumed is
+/// counted, not kept (it used to keep every transaction, ~150 bytes a cycle
+/// on ta: 65 MB more here).
+#[test]
+fn memory_does_not_grow_with_run_length() {
+    prebuild(&gpucosim_tests::repo_root().join("rtl"), "ta", "gfx9");
+    let run = |cycles: &str| {
+        let mut c = gpucosim();
+        c.args(["run", "--unit", "ta", "--profile", "gfx9", "--cycles", cycles]);
+        let (ok, kb) = peak_kb(c);
+        assert!(ok, "ta.gfx9 {cycles} cycles did not pass");
+        kb
+    };
+    let short = run("50000");
+    let long = run("500000");
+    assert!(
+        long - short < 8 * 1024,
+        "peak RSS {short} kB for 50,000 cycles, {long} kB for 500,000"
+    );
+}

@@ -779,3 +779,40 @@ impl Report {
         s
     }
 }
+
+/// Peak resident memory of one `gpucosim run` of `cycles` cycles (a child
+/// process of `exe`, the RTL already built): megabytes and wall time.
+pub fn peak_rss(
+    exe: &Path,
+    unit: &str,
+    profile: Profile,
+    cycles: u64,
+    rtl: Option<&Path>,
+) -> Result<(f64, Duration)> {
+    let mut cmd = Command::new(exe);
+    cmd.args(["run", "--unit", unit, "--profile", profile.name()])
+        .args(["--cycles", &cycles.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    if let Some(r) = rtl {
+        cmd.arg("--rtl").arg(r);
+    }
+    let t0 = Instant::now();
+    let child = cmd
+        .spawn()
+        .map_err(|e| Error::Env(format!("cannot run {}: {e}", exe.display())))?;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid; wait4 fills it for our child.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    // SAFETY: waits for our own child, whose handle is not waited for again.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+    let took = t0.elapsed();
+    if r != pid || !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
+        return Err(Error::Env(format!(
+            "gpucosim run --unit {unit} --profile {profile} --cycles {cycles} did not pass"
+        )));
+    }
+    // ru_maxrss is in kilobytes on Linux.
+    Ok((ru.ru_maxrss as f64 / 1024.0, took))
+}

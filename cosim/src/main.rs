@@ -116,6 +116,11 @@ enum Cmd {
         /// Regenerate this Markdown file (atomically) with the figures.
         #[arg(long)]
         write: Option<PathBuf>,
+        /// Measure only the peak memory of `gpucosim run` at these cycle
+        /// counts (comma-separated, e.g. 1000000,10000000), per unit and
+        /// profile.
+        #[arg(long, value_delimiter = ',', conflicts_with = "write")]
+        rss: Vec<u64>,
     },
     /// Decode an `s_waitcnt` instruction word (e.g. 0xBF8C0070), a gfx11
     /// `s_waitcnt_vscnt null, imm` word (e.g. 0xBC7C0005) or an `s_waitcnt`
@@ -335,11 +340,19 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
         Cmd::Bench {
             units,
             profiles,
+            rtl,
+            rss,
+            ..
+        } if !rss.is_empty() => bench_rss(units, profiles, &rss, rtl),
+        Cmd::Bench {
+            units,
+            profiles,
             cycles,
             seed,
             repeats,
             rtl,
             write,
+            rss: _,
         } => bench(units, profiles, cycles, seed, repeats, rtl, write),
         Cmd::DecodeWaitcnt { profile, word } => {
             let text = units::waitcnt::decode_waitcnt_text(profile, &word).map_err(Error::Input)?;
@@ -470,6 +483,40 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             })
         }
     }
+}
+
+/// `gpucosim bench --rss`: peak memory of runs of each length.
+fn bench_rss(
+    units: Vec<String>,
+    profiles: Vec<Profile>,
+    cycles: &[u64],
+    rtl: Option<PathBuf>,
+) -> Result<ExitCode> {
+    let units = if units.is_empty() {
+        units::UNITS.iter().map(|u| u.to_string()).collect()
+    } else {
+        units
+    };
+    let profiles = if profiles.is_empty() {
+        Profile::all().collect()
+    } else {
+        profiles
+    };
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::Env(format!("cannot find the gpucosim executable: {e}")))?;
+    let root = rtlbuild::rtl_root(rtl.as_deref());
+    println!("| unit | profile | cycles | peak RSS | wall time |");
+    println!("|---|---|---:|---:|---:|");
+    for u in &units {
+        for &p in &profiles {
+            with_bench!(u.as_str(), B => gpucosim::load_rtl::<B>(&root, p, false).map(drop))?;
+            for &c in cycles {
+                let (mb, t) = gpucosim::benchmark::peak_rss(&exe, u, p, c, rtl.as_deref())?;
+                println!("| {u} | {p} | {c} | {mb:.1} MB | {:.1} s |", t.as_secs_f64());
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn bench(
