@@ -658,7 +658,10 @@ fn peak_kb(mut cmd: Command) -> (bool, i64) {
     // SAFETY: waits for our own child, not waited for elsewhere.
     let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut ru) };
     assert_eq!(pid, child.id() as i32);
-    (libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, ru.ru_maxrss)
+    (
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        ru.ru_maxrss,
+    )
 }
 
 /// A run ten times longer needs no more memory: what it consumed is
@@ -669,7 +672,15 @@ fn memory_does_not_grow_with_run_length() {
     prebuild(&gpucosim_tests::repo_root().join("rtl"), "ta", "gfx9");
     let run = |cycles: &str| {
         let mut c = gpucosim();
-        c.args(["run", "--unit", "ta", "--profile", "gfx9", "--cycles", cycles]);
+        c.args([
+            "run",
+            "--unit",
+            "ta",
+            "--profile",
+            "gfx9",
+            "--cycles",
+            cycles,
+        ]);
         let (ok, kb) = peak_kb(c);
         assert!(ok, "ta.gfx9 {cycles} cycles did not pass");
         kb

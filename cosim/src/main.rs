@@ -512,7 +512,10 @@ fn bench_rss(
             with_bench!(u.as_str(), B => gpucosim::load_rtl::<B>(&root, p, false).map(drop))?;
             for &c in cycles {
                 let (mb, t) = gpucosim::benchmark::peak_rss(&exe, u, p, c, rtl.as_deref())?;
-                println!("| {u} | {p} | {c} | {mb:.1} MB | {:.1} s |", t.as_secs_f64());
+                println!(
+                    "| {u} | {p} | {c} | {mb:.1} MB | {:.1} s |",
+                    t.as_secs_f64()
+                );
             }
         }
     }

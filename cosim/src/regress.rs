@@ -23,7 +23,7 @@ use crate::rtlbuild;
 use crate::watchdog::Limits;
 use gpucosim_model::{Coverage, Profile};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Mutex};
@@ -1272,12 +1272,4 @@ pub fn run_job_in_child(exe: &Path, spec: &JobSpec, stop: &AtomicBool) -> JobRes
 
 fn indent(s: &str) -> String {
     s.lines().map(|l| format!("    {l}\n")).collect()
-}
-
-/// The jobs' groups (`UNIT.PROFILE`) of a plan, for reports.
-pub fn groups(plan: &Plan) -> BTreeSet<String> {
-    plan.units
-        .iter()
-        .flat_map(|u| plan.profiles.iter().map(move |p| format!("{u}.{p}")))
-        .collect()
 }

@@ -117,12 +117,6 @@ pub fn signalled() -> Option<i32> {
     }
 }
 
-/// Records a stop request as if `sig` had been received (for callers that
-/// stop for their own reasons, and for tests).
-pub fn raise_stop(sig: i32) {
-    let _ = SIGNALLED.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst);
-}
-
 thread_local! {
     /// The RTL instance this thread is stepping, for the abort handler.
     static STEPPING: Cell<Option<AbortHandle>> = const { Cell::new(None) };
