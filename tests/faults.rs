@@ -646,6 +646,8 @@ fn a_broken_build_left_behind_is_cleaned_up_by_the_next_build() {
 
 /// Peak resident memory of `cmd` (a child waited for with `wait4`), in
 /// kilobytes, and whether it exited 0.
+// The child is waited for with wait4, which `Child` cannot do.
+#[allow(clippy::zombie_processes)]
 fn peak_kb(mut cmd: Command) -> (bool, i64) {
     let child = cmd
         .stdout(std::process::Stdio::null())
