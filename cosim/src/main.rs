@@ -485,13 +485,8 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
     }
 }
 
-/// `gpucosim bench --rss`: peak memory of runs of each length.
-fn bench_rss(
-    units: Vec<String>,
-    profiles: Vec<Profile>,
-    cycles: &[u64],
-    rtl: Option<PathBuf>,
-) -> Result<ExitCode> {
+/// The units and profiles given, or all of them when none is.
+fn or_all(units: Vec<String>, profiles: Vec<Profile>) -> (Vec<String>, Vec<Profile>) {
     let units = if units.is_empty() {
         units::UNITS.iter().map(|u| u.to_string()).collect()
     } else {
@@ -502,6 +497,17 @@ fn bench_rss(
     } else {
         profiles
     };
+    (units, profiles)
+}
+
+/// `gpucosim bench --rss`: peak memory of runs of each length.
+fn bench_rss(
+    units: Vec<String>,
+    profiles: Vec<Profile>,
+    cycles: &[u64],
+    rtl: Option<PathBuf>,
+) -> Result<ExitCode> {
+    let (units, profiles) = or_all(units, profiles);
     let exe = std::env::current_exe()
         .map_err(|e| Error::Env(format!("cannot find the gpucosim executable: {e}")))?;
     let root = rtlbuild::rtl_root(rtl.as_deref());
@@ -532,16 +538,7 @@ fn bench(
     write: Option<PathBuf>,
 ) -> Result<ExitCode> {
     use gpucosim::benchmark::{self, BenchSpec, Machine, Report};
-    let units = if units.is_empty() {
-        units::UNITS.iter().map(|u| u.to_string()).collect()
-    } else {
-        units
-    };
-    let profiles = if profiles.is_empty() {
-        Profile::all().collect()
-    } else {
-        profiles
-    };
+    let (units, profiles) = or_all(units, profiles);
     for u in &units {
         // Unknown units are reported before anything is built.
         let (): () = with_bench!(u.as_str(), B => Ok(()))?;
@@ -758,16 +755,7 @@ struct RegressArgs {
 
 fn cmd_regress(a: RegressArgs) -> Result<ExitCode> {
     use std::sync::atomic::{AtomicBool, Ordering};
-    let units: Vec<String> = if a.units.is_empty() {
-        units::UNITS.iter().map(|s| s.to_string()).collect()
-    } else {
-        a.units
-    };
-    let profiles: Vec<Profile> = if a.profiles.is_empty() {
-        Profile::all().collect()
-    } else {
-        a.profiles
-    };
+    let (units, profiles) = or_all(a.units, a.profiles);
     let threads = a.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())
@@ -810,6 +798,7 @@ fn cmd_regress(a: RegressArgs) -> Result<ExitCode> {
             outputs::probe_file(p, what)?;
         }
     }
+    let bundles_existed = a.bundles.exists();
     outputs::probe_dir(&a.bundles, "--bundles")?;
     rtlbuild::remove_stale(&a.bundles, ".bundle-");
     let root = rtlbuild::rtl_root(a.rtl.as_deref());
@@ -951,6 +940,10 @@ fn cmd_regress(a: RegressArgs) -> Result<ExitCode> {
         a.coverage.as_deref(),
         a.results.as_deref(),
     );
+    if !bundles_existed {
+        // Made for bundles that no job needed: leave no empty directory.
+        let _ = std::fs::remove_dir(&a.bundles);
+    }
     print!("{}", res.summary());
     let (ran, stopped, not_run) = res.counts();
     println!(

@@ -3,8 +3,10 @@
 //! gfx9 names a format by `dfmt` (4 bits, the data format) and `nfmt` (3 bits,
 //! the number format); only `dfmt` sets the memory footprint. gfx11 replaces
 //! both by one unified FORMAT code whose table is LLVM's (`llvm-mc
-//! -arch=amdgcn -mcpu=gfx1100`); `model/tests/ta_formats_llvm.rs` cross-checks
-//! [`GFX11_FORMATS`] and [`GFX9_DFMT`] against `llvm-mc` when it is installed.
+//! -arch=amdgcn -mcpu=gfx1100`); `model/tests/ta_formats_llvm.rs` checks
+//! [`GFX11_FORMATS`] and [`GFX9_DFMT`] against the committed record of what
+//! `llvm-mc` 19 prints, and that record against `llvm-mc` when it is
+//! installed.
 //! A code without an entry (gfx11 codes 64 and up, which the 7-bit MTBUF field
 //! can carry) is an invalid format.
 
