@@ -697,11 +697,13 @@ fn random_wait(profile: Profile, wave: u8, rng: &mut ChaCha8Rng) -> WaitcntTxn {
             vs: none.vs,
         },
         7 if has_vs => {
+            // SPEC §3.2: the threshold is imm[5:0]; bits [15:6], set at
+            // random here, are ignored.
             return WaitcntTxn::Wait {
                 wave,
-                imm: rng.gen_range(0..=2),
+                imm: rng.gen_range(0..=2) | (rng.gen::<u16>() & 0xFFC0),
                 vscnt: true,
-            }
+            };
         }
         8 => {
             return WaitcntTxn::Wait {
@@ -885,9 +887,11 @@ impl Testbench for WaitcntBench {
         if profile.params().cnt_vs > 0 {
             v.push(issue(4, Class::VmemStore, 10, 3));
             v.push(issue(4, Class::VmemLoad, 30, 1));
+            // `s_waitcnt_vscnt null, 0xffc0`: VS_CNT <= 0, bits [15:6]
+            // ignored (SPEC §3.2).
             v.push(WaitcntTxn::Wait {
                 wave: 4,
-                imm: 0,
+                imm: 0xFFC0,
                 vscnt: true,
             });
             v.push(issue(5, Class::LdsParam, 3, 2));
