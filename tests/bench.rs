@@ -5,7 +5,7 @@
 use gpucosim::benchmark::{self, BenchSpec};
 use gpucosim::error::Error;
 use gpucosim_model::Profile;
-use gpucosim_tests::{toy_ports, toy_rtl, ToyBench};
+use gpucosim_tests::{toy_ports, toy_rtl, ToyTestbench};
 use std::path::Path;
 
 fn spec(rtl: &Path, work: &Path, cycles: u64) -> BenchSpec {
@@ -24,7 +24,7 @@ fn bare_loop_and_shim_checksums_agree_on_both_profiles() {
     let rtl = toy_rtl(dir.path(), None);
     for profile in Profile::all() {
         let s = spec(&rtl, &dir.path().join("work"), 3000);
-        let f = benchmark::bench_unit::<ToyBench>(&s, profile).unwrap();
+        let f = benchmark::bench_unit::<ToyTestbench>(&s, profile).unwrap();
         let (bare, shim, model) = f.checksums;
         // Fails if the shim and the bare loop move different bits.
         assert_eq!(bare, shim, "{profile}");
@@ -46,7 +46,7 @@ fn the_checksum_sees_every_output_bit() {
     let dir = tempfile::tempdir().unwrap();
     let rtl = toy_rtl(dir.path(), Some(("i < 4", "i < 3")));
     let s = spec(&rtl, &dir.path().join("work"), 2000);
-    let f = benchmark::bench_unit::<ToyBench>(&s, Profile::Gfx9).unwrap();
+    let f = benchmark::bench_unit::<ToyTestbench>(&s, Profile::Gfx9).unwrap();
     assert_eq!(f.checksums.0, f.checksums.1);
     assert_ne!(f.checksums.0, f.checksums.2);
     assert!(!f.agreed);
@@ -55,7 +55,7 @@ fn the_checksum_sees_every_output_bit() {
 
 #[test]
 fn recorded_inputs_follow_the_engine_reset_sequence() {
-    let rec = benchmark::record_inputs::<ToyBench>(Profile::Gfx9, 3, 10).unwrap();
+    let rec = benchmark::record_inputs::<ToyTestbench>(Profile::Gfx9, 3, 10).unwrap();
     let iw = toy_ports::TABLE.in_words();
     assert_eq!(rec.len(), 10 * iw);
     let cycles: Vec<&[u32]> = rec.chunks(iw).collect();
@@ -68,7 +68,7 @@ fn recorded_inputs_follow_the_engine_reset_sequence() {
     // Same seed, same stimulus.
     assert_eq!(
         rec,
-        benchmark::record_inputs::<ToyBench>(Profile::Gfx9, 3, 10).unwrap()
+        benchmark::record_inputs::<ToyTestbench>(Profile::Gfx9, 3, 10).unwrap()
     );
 }
 
@@ -77,7 +77,7 @@ fn bad_requests_are_one_line_input_errors() {
     let dir = tempfile::tempdir().unwrap();
     let rtl = toy_rtl(dir.path(), None);
     let mut s = spec(&rtl, dir.path(), 100);
-    match benchmark::bench_unit::<ToyBench>(&s, Profile::Gfx9) {
+    match benchmark::bench_unit::<ToyTestbench>(&s, Profile::Gfx9) {
         Err(Error::Input(m)) => assert!(m.contains("--cycles") && !m.contains('\n'), "{m}"),
         other => panic!("expected an input error, got {:?}", other.map(|_| ())),
     }
@@ -87,10 +87,10 @@ fn bad_requests_are_one_line_input_errors() {
     s.repeats = 1;
     s.rtl_root = dir.path().join("missing");
     assert!(matches!(
-        benchmark::bench_unit::<ToyBench>(&s, Profile::Gfx9),
+        benchmark::bench_unit::<ToyTestbench>(&s, Profile::Gfx9),
         Err(Error::Input(_))
     ));
-    let r: gpucosim::error::Result<()> = gpucosim::with_bench!("nope", B => Ok(()));
+    let r: gpucosim::error::Result<()> = gpucosim::with_testbench!("nope", B => Ok(()));
     match r {
         Err(Error::Input(m)) => assert!(m.contains("unknown unit `nope`") && !m.contains('\n')),
         other => panic!("{other:?}"),
@@ -108,7 +108,7 @@ fn toy_figures() {
     for profile in Profile::all() {
         let mut s = spec(&rtl, &dir.path().join("work"), 2_000_000);
         s.repeats = 3;
-        let f = benchmark::bench_unit::<ToyBench>(&s, profile).unwrap();
+        let f = benchmark::bench_unit::<ToyTestbench>(&s, profile).unwrap();
         assert!(f.agreed);
         println!(
             "toy {profile}: bare {:.2} M, shim {:.2} M, model {:.2} M, lock-step {:.2} M cycles/s; 4/1 {:.2}; 3/2 {:.1}; VCD {:.2} ms",

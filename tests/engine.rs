@@ -6,7 +6,7 @@
 use gpucosim::engine::{report, RunSpec, Stimulus};
 use gpucosim::error::Error;
 use gpucosim_model::Profile;
-use gpucosim_tests::{toy_ports, toy_rtl, ToyBench};
+use gpucosim_tests::{toy_ports, toy_rtl, ToyTestbench};
 use std::path::Path;
 
 fn spec(rtl: &Path, waves: Option<&Path>, profile: Profile, cycles: u64) -> RunSpec {
@@ -25,7 +25,7 @@ fn toy_model_and_rtl_agree_on_both_profiles() {
     let rtl = toy_rtl(dir.path(), None);
     for profile in Profile::all() {
         let s = spec(&rtl, None, profile, 3000);
-        let (out, _) = gpucosim::simulate::<ToyBench>(&s, Stimulus::Fresh, false).unwrap();
+        let (out, _) = gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Fresh, false).unwrap();
         assert!(out.passed(), "{}", report(&s, &out, &toy_ports::TABLE));
         assert_eq!(out.cycles, 3000);
         assert_eq!(out.coverage.holes(), Vec::<&str>::new());
@@ -39,7 +39,7 @@ fn a_broken_rtl_diverges_with_report_and_waveforms() {
     let rtl = toy_rtl(dir.path(), Some(("i < 4", "i < 3")));
     let waves = dir.path().join("waves");
     let s = spec(&rtl, Some(&waves), Profile::Gfx9, 3000);
-    let (out, rtl_vcd) = gpucosim::simulate::<ToyBench>(&s, Stimulus::Fresh, true).unwrap();
+    let (out, rtl_vcd) = gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Fresh, true).unwrap();
     assert!(!out.passed());
     let first = &out.mismatches[0];
     // Reset takes 2 cycles; the first (directed) transaction is applied in
@@ -108,7 +108,7 @@ fn same_seed_same_waveform() {
     for _ in 0..2 {
         let mut s = spec(&rtl, Some(&waves), Profile::Gfx11, 500);
         s.max_mismatches = 3;
-        let (out, _) = gpucosim::simulate::<ToyBench>(&s, Stimulus::Fresh, false).unwrap();
+        let (out, _) = gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Fresh, false).unwrap();
         assert_eq!(out.mismatches.len(), 3);
         vcds.push(std::fs::read(out.vcd.unwrap()).unwrap());
     }
@@ -126,7 +126,7 @@ fn verilator_errors_reach_the_user() {
         Some(("assign q_o   = q_q;", "assign q_o = no_such_signal;")),
     );
     let s = spec(&rtl, None, Profile::Gfx9, 10);
-    match gpucosim::simulate::<ToyBench>(&s, Stimulus::Fresh, false) {
+    match gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Fresh, false) {
         Err(Error::Build { message, .. }) => {
             assert!(message.contains("%Error"), "{message}");
             assert!(message.contains("no_such_signal"), "{message}");
@@ -140,7 +140,7 @@ fn verilator_errors_reach_the_user() {
 fn missing_rtl_is_an_input_error() {
     let dir = tempfile::tempdir().unwrap();
     let s = spec(&dir.path().join("nope"), None, Profile::Gfx9, 10);
-    match gpucosim::simulate::<ToyBench>(&s, Stimulus::Fresh, false) {
+    match gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Fresh, false) {
         Err(Error::Input(m)) => assert!(m.contains("does not exist"), "{m}"),
         other => panic!("expected an input error, got {:?}", other.map(|_| ())),
     }
@@ -153,8 +153,9 @@ fn replaying_the_consumed_transactions_reproduces_the_run() {
     let mut s = spec(&rtl, None, Profile::Gfx9, 3000);
     s.seed = 11;
     // Directed transaction first: skip past it by making lane 3 matter only later.
-    let (a, _) = gpucosim::simulate::<ToyBench>(&s, Stimulus::Fresh, false).unwrap();
-    let (b, _) = gpucosim::simulate::<ToyBench>(&s, Stimulus::Prefix(a.txn_count), false).unwrap();
+    let (a, _) = gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Fresh, false).unwrap();
+    let (b, _) =
+        gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Prefix(a.txn_count), false).unwrap();
     assert_eq!(a.mismatches[0].cycle, b.mismatches[0].cycle);
     assert_eq!(a.mismatches[0].rtl, b.mismatches[0].rtl);
 }
@@ -206,13 +207,17 @@ fn the_pipeline_changes_nothing_but_speed() {
             s.seed = seed;
             s.max_mismatches = max;
             s.pipeline = pipeline;
-            let (out, _) = gpucosim::simulate::<ToyBench>(&s, Stimulus::Fresh, false).unwrap();
+            let (out, _) = gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Fresh, false).unwrap();
             let fresh = summary(&out);
-            let txns =
-                gpucosim::engine::fresh_txns::<ToyBench>(Profile::Gfx9, seed, &[], out.txn_count)
-                    .unwrap();
+            let txns = gpucosim::engine::fresh_txns::<ToyTestbench>(
+                Profile::Gfx9,
+                seed,
+                &[],
+                out.txn_count,
+            )
+            .unwrap();
             let (re, _) =
-                gpucosim::simulate::<ToyBench>(&s, Stimulus::Replay(txns), false).unwrap();
+                gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Replay(txns), false).unwrap();
             runs.push((fresh, summary(&re)));
         }
         assert_eq!(
@@ -228,7 +233,7 @@ fn the_pipeline_changes_nothing_but_speed() {
 /// The first cycle in which seed 5's stimulus drives `en_i` with lane 0's
 /// low byte 0x5a: the toy driver applies transaction `i` in cycle `2 + i`.
 fn first_5a_cycle() -> u64 {
-    let txns = gpucosim::engine::fresh_txns::<ToyBench>(Profile::Gfx9, 5, &[], 5000).unwrap();
+    let txns = gpucosim::engine::fresh_txns::<ToyTestbench>(Profile::Gfx9, 5, &[], 5000).unwrap();
     let i = txns
         .iter()
         .position(|t| t.en && t.d[0] & 0xff == 0x5a)
@@ -297,7 +302,7 @@ fn an_rtl_that_ends_the_simulation_ends_the_run_with_its_cycle_and_message() {
         let waves = dir.path().join("waves");
         let mut s = spec(&rtl, Some(&waves), Profile::Gfx9, 5000);
         s.pipeline = false;
-        let (out, _) = gpucosim::simulate::<ToyBench>(&s, Stimulus::Fresh, false)
+        let (out, _) = gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Fresh, false)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let text = report(&s, &out, &toy_ports::TABLE);
         match &out.end {
@@ -363,7 +368,7 @@ fn an_rtl_that_never_returns_is_aborted_and_reported_with_its_cycle() {
         let mut s = spec(&rtl, Some(&waves), Profile::Gfx9, 5000);
         s.limits.stall = Some(std::time::Duration::from_secs(2));
         let t0 = std::time::Instant::now();
-        let (out, _) = gpucosim::simulate::<ToyBench>(&s, Stimulus::Fresh, false)
+        let (out, _) = gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Fresh, false)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let text = report(&s, &out, &toy_ports::TABLE);
         let want = if name == "while" { at } else { 0 };
@@ -389,7 +394,7 @@ fn the_time_limit_ends_a_run_with_its_report() {
     let waves = dir.path().join("waves");
     let mut s = spec(&rtl, Some(&waves), Profile::Gfx9, u64::MAX);
     s.limits.timeout = Some(std::time::Duration::from_millis(300));
-    let (out, _) = gpucosim::simulate::<ToyBench>(&s, Stimulus::Fresh, false).unwrap();
+    let (out, _) = gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Fresh, false).unwrap();
     assert!(
         matches!(out.end, End::Timeout { cycle, .. } if cycle == out.cycles && cycle > 100),
         "{:?}",
@@ -440,7 +445,7 @@ fn ports_that_differ_from_the_table_fail_the_build_naming_each_one() {
             std::fs::write(&top, t.replace("  assign q_o   = q_q;", "")).unwrap();
         }
         let s = spec(&rtl, None, Profile::Gfx9, 10);
-        match gpucosim::simulate::<ToyBench>(&s, Stimulus::Fresh, false) {
+        match gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Fresh, false) {
             Err(e @ Error::Ports { .. }) => {
                 let msg = e.to_string();
                 assert!(msg.contains(want), "{name}: {msg}");

@@ -5,7 +5,7 @@
 
 use gpucosim::regress::{self, Job, JobList, Plan, RegressConfig, Repro, Results, Seeds, Shard};
 use gpucosim_model::Profile;
-use gpucosim_tests::{toy_rtl, ToyBench};
+use gpucosim_tests::{toy_rtl, ToyTestbench};
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -126,7 +126,7 @@ fn run_all(rtl: &Path, bundles: &Path, seeds: &str, shard: Option<Shard>, shrink
     let libs = regress::LibCache::default();
     let c = cfg(rtl, bundles, shrink);
     let stop = AtomicBool::new(false);
-    let runner = |j: &Job| regress::run_job::<ToyBench>(j, &c, &libs);
+    let runner = |j: &Job| regress::run_job::<ToyTestbench>(j, &c, &libs);
     let mut r = Results::new(&plan, shard);
     for j in regress::run_jobs(&list, 2, &stop, &runner, &mut |_| {}) {
         r.add(j);
@@ -323,10 +323,14 @@ fn failures_get_bundles_that_replay_exactly_and_shrink() {
     assert!(repro.transaction_count > 0);
     // Replay reproduces the recorded divergence.
     let libs = regress::LibCache::default();
-    let (lib, _) = libs.get::<ToyBench>(&rtl, Profile::Gfx9).unwrap();
-    let out =
-        regress::replay::<ToyBench>(&repro, &lib, repro.stimulus::<ToyBench>().unwrap(), None)
-            .unwrap();
+    let (lib, _) = libs.get::<ToyTestbench>(&rtl, Profile::Gfx9).unwrap();
+    let out = regress::replay::<ToyTestbench>(
+        &repro,
+        &lib,
+        repro.stimulus::<ToyTestbench>().unwrap(),
+        None,
+    )
+    .unwrap();
     let m = &out.mismatches[0];
     assert_eq!(Some((m.cycle, m.signal.clone())), repro.first_mismatch);
     assert!(repro.same_failure(&out));
@@ -341,9 +345,13 @@ fn failures_get_bundles_that_replay_exactly_and_shrink() {
         "{}",
         j.report
     );
-    let out =
-        regress::replay::<ToyBench>(&shrunk, &lib, shrunk.stimulus::<ToyBench>().unwrap(), None)
-            .unwrap();
+    let out = regress::replay::<ToyTestbench>(
+        &shrunk,
+        &lib,
+        shrunk.stimulus::<ToyTestbench>().unwrap(),
+        None,
+    )
+    .unwrap();
     assert_eq!(out.mismatches[0].signal, "sum_o");
     let sreport = std::fs::read_to_string(shrunk_dir.join("report.txt")).unwrap();
     assert!(
@@ -375,13 +383,13 @@ fn failures_get_bundles_that_replay_exactly_and_shrink() {
     let mut s = std::fs::read_to_string(&top).unwrap();
     s.push_str("// changed\n");
     std::fs::write(&top, s).unwrap();
-    let e = regress::check_rtl_hash::<ToyBench>(&repro, &rtl, false).unwrap_err();
+    let e = regress::check_rtl_hash::<ToyTestbench>(&repro, &rtl, false).unwrap_err();
     assert!(
         e.to_string()
             .contains("has changed since the bundle was written"),
         "{e}"
     );
-    assert!(regress::check_rtl_hash::<ToyBench>(&repro, &rtl, true).is_ok());
+    assert!(regress::check_rtl_hash::<ToyTestbench>(&repro, &rtl, true).is_ok());
 }
 
 #[test]

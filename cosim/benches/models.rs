@@ -12,9 +12,9 @@
 //! `-- model/waitcnt` narrows it).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use gpucosim::bench::Testbench;
 use gpucosim::benchmark::record_inputs;
-use gpucosim::units::{lds::LdsBench, ta::TaBench, waitcnt::WaitcntBench};
+use gpucosim::testbench::Testbench;
+use gpucosim::units::{lds::LdsTestbench, ta::TaTestbench, waitcnt::WaitcntTestbench};
 use gpucosim_model::Profile;
 use std::time::Duration;
 
@@ -51,9 +51,9 @@ fn unit<B: Testbench>(c: &mut Criterion) {
 }
 
 fn benches(c: &mut Criterion) {
-    unit::<TaBench>(c);
-    unit::<LdsBench>(c);
-    unit::<WaitcntBench>(c);
+    unit::<TaTestbench>(c);
+    unit::<LdsTestbench>(c);
+    unit::<WaitcntTestbench>(c);
 }
 
 criterion_group!(models, benches);

@@ -25,11 +25,11 @@
 //! machine then hits all figures alike, and other processes stay out of the
 //! numbers as far as possible.
 
-use crate::bench::Testbench;
 use crate::engine::{self, ModelRun, RunSpec, Stimulus, RESET_CYCLES};
 use crate::error::{Error, Result};
 use crate::rtl::Rtl;
 use crate::rtlbuild::{self, checksum_fold, CHECKSUM_SEED};
+use crate::testbench::Testbench;
 use crate::verilator::Verilator;
 use gpucosim_model::Profile;
 use gpucosim_waves::{Capture, Meta};
@@ -760,7 +760,7 @@ impl Report {
              lock-step: driver, model, RTL, compare and the 1,024-cycle capture ring, on one thread \
              (each job of `gpucosim regress`); (5) the same with driver and model on a second thread \
              ahead of the RTL (`gpucosim run` on two CPUs or more). \
-             The checksums of (1) and (2) were equal in every row (the bench fails otherwise).\n\n",
+             The checksums of (1) and (2) were equal in every row (`gpucosim bench` fails otherwise).\n\n",
         );
         s.push_str("## Targets\n\n");
         s.push_str(&self.targets());

@@ -6,12 +6,12 @@
 //! ([`crate::engine::fresh_txns`]), so a bundle stays small however long the
 //! run was. A shrunk bundle lists its transactions.
 
-use crate::bench::Testbench;
 use crate::engine::{self, End, Outcome, RunSpec, Stimulus, Verdict};
 use crate::error::{Error, Result};
 use crate::outputs;
 use crate::rtl::{Rtl, RtlEnd};
 use crate::rtlbuild;
+use crate::testbench::Testbench;
 use gpucosim_model::Profile;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -127,7 +127,7 @@ impl Repro {
         })
     }
 
-    /// The transactions, typed for bench `B` (regenerated from the seed
+    /// The transactions, typed for testbench `B` (regenerated from the seed
     /// when the bundle does not list them).
     pub fn txns<B: Testbench>(&self) -> Result<Vec<B::Txn>> {
         let Some(list) = &self.transactions else {

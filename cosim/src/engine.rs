@@ -15,9 +15,9 @@
 //! the length of a run: the transactions consumed are counted, not kept (a
 //! seed's stimulus is reproducible, see [`fresh_txns`]).
 
-use crate::bench::{Drive, Driver, Testbench, TxnSource};
 use crate::error::{Error, Result};
 use crate::rtl::{Rtl, RtlEnd, STATUS_TEXT};
+use crate::testbench::{Drive, Driver, Testbench, TxnSource};
 use crate::watchdog::{self, Guard, Limits, StopReason};
 use gpucosim_model::ports::{Dir, Port, PortTable};
 use gpucosim_model::{Coverage, Profile, Unit};

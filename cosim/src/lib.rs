@@ -3,13 +3,12 @@
 //!
 //! The pieces: [`verilator`] finds (or provisions) Verilator; [`rtlbuild`]
 //! generates the C++ shim from a unit's port table and builds the RTL into a
-//! cached shared library; [`rtl`] drives it; [`bench`] defines stimulus;
+//! cached shared library; [`rtl`] drives it; [`testbench`] defines stimulus;
 //! [`engine`] runs model and RTL in lock-step and reports divergences, with
 //! waveforms from `gpucosim-waves`; [`watchdog`] ends runs that hang, run
 //! out of time or are told to stop; [`outputs`] writes result files.
 #![warn(missing_docs)]
 
-pub mod bench;
 pub mod benchmark;
 pub mod bundle;
 pub mod engine;
@@ -18,16 +17,17 @@ pub mod outputs;
 pub mod regress;
 pub mod rtl;
 pub mod rtlbuild;
+pub mod testbench;
 pub mod units;
 pub mod verilator;
 pub mod watchdog;
 
 pub use outputs::write_atomic;
 
-use bench::Testbench;
 use engine::{Outcome, RunSpec, Stimulus};
 use error::Result;
 use std::path::{Path, PathBuf};
+use testbench::Testbench;
 
 /// Builds (or loads from the cache) unit `B`'s RTL from `rtl_root` and
 /// returns a fresh instance.

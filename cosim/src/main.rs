@@ -3,7 +3,7 @@
 use clap::{Parser, Subcommand};
 use gpucosim::engine::{self, RunSpec, Stimulus, Verdict, EXIT_INPUT};
 use gpucosim::error::{Error, Result};
-use gpucosim::{outputs, regress, rtlbuild, units, watchdog, with_bench};
+use gpucosim::{outputs, regress, rtlbuild, units, watchdog, with_testbench};
 use gpucosim_model::Profile;
 use std::io::Read;
 use std::path::PathBuf;
@@ -304,7 +304,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             spec.pipeline = pipeline;
             spec.limits = limits.limits();
             // Every output location is checked before the run starts.
-            let (): () = with_bench!(target.unit.as_str(), B => Ok(()))?;
+            let (): () = with_testbench!(target.unit.as_str(), B => Ok(()))?;
             if let Some(w) = &spec.waves {
                 outputs::probe_dir(w, "--waves")?;
             }
@@ -312,7 +312,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
                 outputs::probe_file(j, "--json")?;
             }
             watchdog::catch_stop_signals();
-            with_bench!(target.unit.as_str(), B => run_one::<B>(&spec, trace_rtl, json.as_deref()))
+            with_testbench!(target.unit.as_str(), B => run_one::<B>(&spec, trace_rtl, json.as_deref()))
         }
         Cmd::Eval { target, file } => {
             let stdout = std::io::stdout();
@@ -455,7 +455,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             waves,
         } => {
             let repro = regress::Repro::load(&bundle)?;
-            with_bench!(repro.unit.as_str(), B => cmd_replay::<B>(&repro, force, rtl, waves))
+            with_testbench!(repro.unit.as_str(), B => cmd_replay::<B>(&repro, force, rtl, waves))
         }
         Cmd::Shrink { bundle, out, force } => {
             let repro = regress::Repro::load(&bundle)?;
@@ -464,7 +464,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
                 s.push(".shrunk");
                 PathBuf::from(s)
             });
-            with_bench!(repro.unit.as_str(), B => {
+            with_testbench!(repro.unit.as_str(), B => {
                 regress::check_rtl_hash::<B>(&repro, &repro.rtl_dir, force)?;
                 let libs = regress::LibCache::default();
                 let (lib, _) = libs.get::<B>(&repro.rtl_dir, repro.profile)?;
@@ -476,7 +476,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
         }
         Cmd::Build { target, rtl } => {
             let root = rtlbuild::rtl_root(rtl.as_deref());
-            with_bench!(target.unit.as_str(), B => {
+            with_testbench!(target.unit.as_str(), B => {
                 let (_, built) = gpucosim::load_rtl::<B>(&root, target.profile, false)?;
                 println!("{}", built.lib.display());
                 Ok(ExitCode::SUCCESS)
@@ -515,7 +515,7 @@ fn bench_rss(
     println!("|---|---|---:|---:|---:|");
     for u in &units {
         for &p in &profiles {
-            with_bench!(u.as_str(), B => gpucosim::load_rtl::<B>(&root, p, false).map(drop))?;
+            with_testbench!(u.as_str(), B => gpucosim::load_rtl::<B>(&root, p, false).map(drop))?;
             for &c in cycles {
                 let (mb, t) = gpucosim::benchmark::peak_rss(&exe, u, p, c, rtl.as_deref())?;
                 println!(
@@ -541,7 +541,7 @@ fn bench(
     let (units, profiles) = or_all(units, profiles);
     for u in &units {
         // Unknown units are reported before anything is built.
-        let (): () = with_bench!(u.as_str(), B => Ok(()))?;
+        let (): () = with_testbench!(u.as_str(), B => Ok(()))?;
     }
     let release = !cfg!(debug_assertions);
     if !release {
@@ -568,7 +568,7 @@ fn bench(
         for &p in &profiles {
             eprintln!("bench {u} {p}: building and measuring…");
             let fig: benchmark::UnitFigures =
-                with_bench!(u.as_str(), B => benchmark::bench_unit::<B>(&spec, p))?;
+                with_testbench!(u.as_str(), B => benchmark::bench_unit::<B>(&spec, p))?;
             eprintln!(
                 "bench {u} {p}: bare {:.0}, shim {:.0}, model {:.0}, lock-step {:.0} (pipelined {:.0}) cycles/s; 4/1 = {:.2}, 5/1 = {:.2}",
                 fig.bare, fig.shim, fig.model, fig.lockstep, fig.pipelined, fig.ratio(), fig.pipelined_ratio()
@@ -620,7 +620,7 @@ fn read_stdin() -> Result<String> {
     Ok(s)
 }
 
-fn run_one<B: gpucosim::bench::Testbench>(
+fn run_one<B: gpucosim::testbench::Testbench>(
     spec: &RunSpec,
     trace_rtl: bool,
     json: Option<&std::path::Path>,
@@ -768,7 +768,7 @@ fn cmd_regress(a: RegressArgs) -> Result<ExitCode> {
         return Err(Error::Input("--cycles must be at least 1".into()));
     }
     for u in &units {
-        let (): () = with_bench!(u.as_str(), B => Ok(()))?;
+        let (): () = with_testbench!(u.as_str(), B => Ok(()))?;
     }
     let plan = regress::Plan {
         units: units.clone(),
@@ -827,7 +827,7 @@ fn cmd_regress(a: RegressArgs) -> Result<ExitCode> {
             timeout: limits.timeout.map(|d| d.as_secs_f64()),
             stall: limits.stall.map(|d| d.as_secs_f64()),
         };
-        with_bench!(u.as_str(), B => {
+        with_testbench!(u.as_str(), B => {
             gpucosim::engine::parse_knobs::<B>(&cfg.knobs)?;
             for &p in &profiles {
                 let (lib, hash) = libs.get::<B>(&root, p)?;
@@ -1036,14 +1036,14 @@ fn cmd_job() -> Result<ExitCode> {
     let spec: regress::JobSpec = serde_json::from_str(&read_stdin()?)
         .map_err(|e| Error::Input(format!("job spec is not valid: {e}")))?;
     watchdog::catch_stop_signals_quietly();
-    let r = with_bench!(spec.job.unit.as_str(), B => Ok(regress::run_job_on::<B>(
+    let r = with_testbench!(spec.job.unit.as_str(), B => Ok(regress::run_job_on::<B>(
         &spec.job, &spec.cfg, &spec.root, &spec.lib, &spec.hash,
     )))?;
     println!("{}", serde_json::to_string(&r).expect("results serialise"));
     Ok(ExitCode::SUCCESS)
 }
 
-fn cmd_replay<B: gpucosim::bench::Testbench>(
+fn cmd_replay<B: gpucosim::testbench::Testbench>(
     repro: &regress::Repro,
     force: bool,
     rtl: Option<PathBuf>,

@@ -15,11 +15,11 @@
 //! job that finished is kept; the jobs that did not run are listed as
 //! skipped in JUnit, and the results file says the run was interrupted.
 
-use crate::bench::Testbench;
 use crate::engine::{self, Outcome, RunSpec, Stimulus, Verdict};
 use crate::error::{Error, Result};
 use crate::rtl::Rtl;
 use crate::rtlbuild;
+use crate::testbench::Testbench;
 use crate::watchdog::Limits;
 use gpucosim_model::{Coverage, Profile};
 use serde::{Deserialize, Serialize};
@@ -981,7 +981,7 @@ impl LibCache {
     }
 }
 
-/// Runs one job of bench `B` in this process: the run, and on failure its
+/// Runs one job of testbench `B` in this process: the run, and on failure its
 /// bundle (and its shrunk bundle when asked).
 pub fn run_job<B: Testbench>(job: &Job, cfg: &RegressConfig, libs: &LibCache) -> JobResult {
     let root = rtlbuild::rtl_root(cfg.rtl_arg.as_deref());
@@ -991,7 +991,7 @@ pub fn run_job<B: Testbench>(job: &Job, cfg: &RegressConfig, libs: &LibCache) ->
     }
 }
 
-/// Runs one job of bench `B` on the built library `lib` of the RTL in
+/// Runs one job of testbench `B` on the built library `lib` of the RTL in
 /// `root` (whose sources hash is `hash`).
 pub fn run_job_on<B: Testbench>(
     job: &Job,

@@ -16,7 +16,7 @@
 /// Direction of a port, seen from the unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dir {
-    /// Driven by the test bench.
+    /// Driven by the testbench.
     In,
     /// Driven by the unit, compared every cycle.
     Out,

@@ -22,15 +22,15 @@ struct Show {
     cnt: [u64; 4],
 }
 
-struct Bench {
+struct Harness {
     m: WaitcntModel,
     inp: Vec<u32>,
     out: Vec<u32>,
 }
 
-impl Bench {
-    fn new(p: Profile) -> Bench {
-        let mut b = Bench {
+impl Harness {
+    fn new(p: Profile) -> Harness {
+        let mut b = Harness {
             m: WaitcntModel::new(p),
             inp: vec![0; P::TABLE.in_words()],
             out: vec![0; P::TABLE.out_words()],
@@ -120,7 +120,7 @@ const UNDERFLOW: u64 = 1 << (ErrCode::Underflow as u32 - 1);
 #[test]
 fn spec_3_1_gds_counts_on_exp_on_both_profiles() {
     for (p, exp0) in [(Gfx9, G9_EXP0), (Gfx11, G11_EXP0)] {
-        let mut b = Bench::new(p);
+        let mut b = Harness::new(p);
         assert!(b.issue(2, Class::Gds).ack);
         // The counters show the GDS from the next cycle: LGKM 1, EXP 1.
         let s = b.wait(2, exp0);
@@ -147,7 +147,7 @@ fn spec_3_1_gds_counts_on_exp_on_both_profiles() {
 /// store counts on VM, or if `s_waitcnt_vscnt null, 0` does not wait for it.
 #[test]
 fn spec_3_1_flat_on_gfx11_counts_stores_on_vs_and_loads_on_vm() {
-    let mut b = Bench::new(Gfx11);
+    let mut b = Harness::new(Gfx11);
     assert!(b.issue(0, Class::FlatStore).ack);
     assert_eq!(b.idle(0).cnt, [0, 1, 0, 1], "store: VS 1, LGKM 1");
     assert!(b.issue(0, Class::FlatLoad).ack);
@@ -162,7 +162,7 @@ fn spec_3_1_flat_on_gfx11_counts_stores_on_vs_and_loads_on_vm() {
     let s = b.wait(0, G11_VM0);
     assert!(s.stall, "vmcnt(0) waits for the FLAT load");
 
-    let mut b = Bench::new(Gfx9);
+    let mut b = Harness::new(Gfx9);
     b.issue(0, Class::FlatStore);
     assert_eq!(
         b.idle(0).cnt,
@@ -180,7 +180,7 @@ fn spec_3_1_flat_on_gfx11_counts_stores_on_vs_and_loads_on_vm() {
 #[test]
 fn spec_3_1_underflow_clamps_and_the_other_counters_count() {
     for p in [Gfx9, Gfx11] {
-        let mut b = Bench::new(p);
+        let mut b = Harness::new(p);
         // An SMEM2 return (weight 2) at LGKM 1: 1 - 2 < 0.
         b.issue(0, Class::Smem1);
         let s = b.ret(0, &[Class::Smem2]);
@@ -211,7 +211,7 @@ fn spec_3_1_underflow_clamps_and_the_other_counters_count() {
 /// high immediate bits raise the VS threshold.
 #[test]
 fn spec_3_2_plain_waitcnt_never_waits_on_vs() {
-    let mut b = Bench::new(Gfx11);
+    let mut b = Harness::new(Gfx11);
     b.issue(1, Class::VmemStore);
     b.idle(1);
     // s_waitcnt vmcnt(0) expcnt(0) lgkmcnt(0) with VS 1: released on arrival.
@@ -239,7 +239,7 @@ fn spec_3_2_plain_waitcnt_never_waits_on_vs() {
 /// returned) or released `lgkmcnt(0)` early.
 #[test]
 fn spec_3_1_after_smem_only_lgkmcnt_0_proves_an_lds_returned() {
-    let mut b = Bench::new(Gfx9);
+    let mut b = Harness::new(Gfx9);
     b.issue(4, Class::Lds);
     b.issue(4, Class::Smem1);
     b.ret(4, &[Class::Smem1]);
@@ -260,7 +260,7 @@ fn spec_3_1_after_smem_only_lgkmcnt_0_proves_an_lds_returned() {
 /// lowest code is shown.
 #[test]
 fn every_error_of_a_wave_in_a_cycle_is_reported() {
-    let mut b = Bench::new(Gfx9);
+    let mut b = Harness::new(Gfx9);
     b.issue(5, Class::VmemLoad);
     assert!(b.wait(5, 0).stall);
     // Code 11 (lds_direct) does not exist on gfx9.

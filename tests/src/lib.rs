@@ -1,7 +1,7 @@
 //! Shared helpers for the end-to-end tests: a toy unit for testing the
 //! engine on its own, and RTL tree manipulation for broken-RTL fixtures.
 
-use gpucosim::bench::{Drive, Driver, Testbench, TxnSource};
+use gpucosim::testbench::{Drive, Driver, Testbench, TxnSource};
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::{Coverage, Profile, Unit};
 use rand::Rng;
@@ -119,12 +119,12 @@ impl Driver<ToyTxn> for ToyDriver {
     }
 }
 
-/// The toy bench.
-pub struct ToyBench;
+/// The toy testbench.
+pub struct ToyTestbench;
 
 const TOY_BINS: &[&str] = &["enabled"];
 
-impl Testbench for ToyBench {
+impl Testbench for ToyTestbench {
     type Txn = ToyTxn;
     type Knobs = ToyKnobs;
     type Driver = ToyDriver;

@@ -1,9 +1,9 @@
-//! Test bench of the `lds` unit: seeded stimulus mixing stores, loads and
+//! Testbench of the `lds` unit: seeded stimulus mixing stores, loads and
 //! atomics over a small shared address window (so loads see earlier stores),
 //! a driver for the `req_valid_i` / `req_ready_o` handshake, and `eval`.
 //! The cycle contract is `docs/lds.md`.
 
-use crate::bench::{Drive, Driver, Testbench, TxnSource};
+use crate::testbench::{Drive, Driver, Testbench, TxnSource};
 use gpucosim_model::lds::core::{geometry, Lds, Request, LANES, SLOTS};
 use gpucosim_model::lds::op::{self, Kind, OpInfo, PLAIN_NAMES};
 use gpucosim_model::lds::ports::lds_ports as P;
@@ -108,8 +108,8 @@ impl Default for LdsKnobs {
     }
 }
 
-/// The `lds` test bench.
-pub struct LdsBench;
+/// The `lds` testbench.
+pub struct LdsTestbench;
 
 const STRIDES: &[u32] = &[0, 1, 2, 4, 8, 16, 32, 33, 64, 3];
 const LOADS: &[u8] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
@@ -120,7 +120,7 @@ fn pct(rng: &mut ChaCha8Rng, p: u32) -> bool {
     rng.gen_range(0..100) < p
 }
 
-impl LdsBench {
+impl LdsTestbench {
     fn base_txn(profile: Profile) -> LdsTxn {
         LdsTxn {
             addr: vec![0; LANES],
@@ -152,7 +152,7 @@ impl LdsBench {
 }
 
 fn strided(profile: Profile, op: u8, stride: u32) -> LdsTxn {
-    let mut t = LdsBench::base_txn(profile);
+    let mut t = LdsTestbench::base_txn(profile);
     t.op = op;
     for l in 0..LANES {
         t.addr[l] = 4 * stride * l as u32;
@@ -162,7 +162,7 @@ fn strided(profile: Profile, op: u8, stride: u32) -> LdsTxn {
     t
 }
 
-impl Testbench for LdsBench {
+impl Testbench for LdsTestbench {
     type Txn = LdsTxn;
     type Knobs = LdsKnobs;
     type Driver = LdsDriver;
@@ -179,7 +179,7 @@ impl Testbench for LdsBench {
 
     fn generate(profile: Profile, k: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn {
         let gfx11 = profile.params().wave32;
-        let mut t = LdsBench::base_txn_scalars(profile);
+        let mut t = LdsTestbench::base_txn_scalars(profile);
         let window = k.window.clamp(1, 1 << 15);
         let pow2 = window.is_power_of_two();
         let total = k.w_load + k.w_store + k.w_atomic + k.w_permute;
@@ -810,19 +810,19 @@ mod tests {
             let a: Vec<_> = {
                 let mut rng = ChaCha8Rng::seed_from_u64(7);
                 (0..50)
-                    .map(|_| LdsBench::generate(p, &k, &mut rng))
+                    .map(|_| LdsTestbench::generate(p, &k, &mut rng))
                     .collect()
             };
             let mut rng = ChaCha8Rng::seed_from_u64(7);
             let b: Vec<_> = (0..50)
-                .map(|_| LdsBench::generate(p, &k, &mut rng))
+                .map(|_| LdsTestbench::generate(p, &k, &mut rng))
                 .collect();
             assert_eq!(a, b);
             // Drive the model with directed + random stimulus until done.
-            let mut txns = LdsBench::directed(p).into_iter().chain(a);
-            let mut m = LdsBench::model(p);
-            let mut d = LdsBench::driver(p, &k);
-            let t = LdsBench::table();
+            let mut txns = LdsTestbench::directed(p).into_iter().chain(a);
+            let mut m = LdsTestbench::model(p);
+            let mut d = LdsTestbench::driver(p, &k);
+            let t = LdsTestbench::table();
             let mut out = vec![0u32; t.out_words()];
             let mut prev = out.clone();
             let mut dones = 0;
@@ -839,7 +839,7 @@ mod tests {
             assert!(txns.next().is_none());
             assert_eq!(
                 dones,
-                LdsBench::directed(p).len() + 50,
+                LdsTestbench::directed(p).len() + 50,
                 "{p}: every instruction completes"
             );
             let c = m.coverage();

@@ -1,5 +1,5 @@
-//! Per-unit test benches (stimulus, drivers, `eval` front ends), and the
-//! dispatch from a unit name to its bench type.
+//! Per-unit testbenches (stimulus, drivers, `eval` front ends), and the
+//! dispatch from a unit name to its testbench type.
 
 pub mod lds;
 pub mod ta;
@@ -8,25 +8,25 @@ pub mod waitcnt;
 /// Unit names, in command-line order.
 pub const UNITS: &[&str] = &["ta", "lds", "waitcnt"];
 
-/// Runs `$body` with `$B` bound to the bench type of unit `$unit`; an unknown
+/// Runs `$body` with `$B` bound to the testbench type of unit `$unit`; an unknown
 /// or not yet available unit is an input error.
 #[macro_export]
-macro_rules! with_bench {
+macro_rules! with_testbench {
     ($unit:expr, $B:ident => $body:expr) => {{
         match $unit {
             "ta" => {
                 #[allow(dead_code)]
-                type $B = $crate::units::ta::TaBench;
+                type $B = $crate::units::ta::TaTestbench;
                 $body
             }
             "lds" => {
                 #[allow(dead_code)]
-                type $B = $crate::units::lds::LdsBench;
+                type $B = $crate::units::lds::LdsTestbench;
                 $body
             }
             "waitcnt" => {
                 #[allow(dead_code)]
-                type $B = $crate::units::waitcnt::WaitcntBench;
+                type $B = $crate::units::waitcnt::WaitcntTestbench;
                 $body
             }
             other => Err($crate::error::Error::Input(format!(
@@ -77,9 +77,9 @@ pub(crate) fn each_request(
     }
 }
 
-/// Whether `unit` has a registered test bench.
+/// Whether `unit` has a registered testbench.
 pub fn is_registered(unit: &str) -> bool {
-    let r: crate::error::Result<()> = crate::with_bench!(unit, B => Ok(()));
+    let r: crate::error::Result<()> = crate::with_testbench!(unit, B => Ok(()));
     r.is_ok()
 }
 

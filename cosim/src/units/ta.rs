@@ -1,9 +1,9 @@
-//! Test bench of the `ta` unit: seeded random buffer instructions biased to
+//! Testbench of the `ta` unit: seeded random buffer instructions biased to
 //! the corners of SPEC §1, directed examples from the seeds, a closed-loop
 //! driver honouring `req_valid_i`/`req_ready_o` with backpressure on
 //! `line_ready_i`, and the `eval` calculator. Cycle contract: `docs/ta.md`.
 
-use crate::bench::{Drive, Driver, Testbench, TxnSource};
+use crate::testbench::{Drive, Driver, Testbench, TxnSource};
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::ta::core::{coalesce, compute, get_bit, pieces, Pieces, LANES};
 use gpucosim_model::ta::cover::Events;
@@ -18,7 +18,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-/// One buffer instruction plus how the bench presents it.
+/// One buffer instruction plus how the testbench presents it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaTxn {
     /// The 128-bit V#, as hex.
@@ -50,7 +50,7 @@ pub struct TaTxn {
     pub vindex: Vec<u32>,
     /// Offset VGPR per lane (64 values).
     pub voffset: Vec<u32>,
-    /// Cycles the bench waits after taking the transaction before offering it.
+    /// Cycles the testbench waits after taking the transaction before offering it.
     pub gap: u8,
     /// Backpressure: `line_ready_i` while this instruction runs is bit
     /// `cycle % ready_len` of `ready` (always 1 when `ready_len` ≤ 1).
@@ -604,10 +604,10 @@ fn simplify(t: &TaTxn) -> Vec<TaTxn> {
     v
 }
 
-/// The `ta` test bench.
-pub struct TaBench;
+/// The `ta` testbench.
+pub struct TaTestbench;
 
-impl Testbench for TaBench {
+impl Testbench for TaTestbench {
     type Txn = TaTxn;
     type Knobs = Knobs;
     type Driver = TaDriver;
@@ -1166,8 +1166,8 @@ mod tests {
     /// Runs `txns` through the driver and the model alone (no RTL); returns
     /// the model and the cycles taken.
     fn run_model(profile: Profile, txns: Vec<TaTxn>) -> (Box<dyn Unit>, u64) {
-        let mut m = TaBench::model(profile);
-        let mut d = TaBench::driver(profile, &Knobs::default());
+        let mut m = TaTestbench::model(profile);
+        let mut d = TaTestbench::driver(profile, &Knobs::default());
         let mut src = txns.into_iter();
         let mut inp = vec![0u32; p::TABLE.in_words()];
         let mut out = vec![0u32; p::TABLE.out_words()];
@@ -1191,7 +1191,7 @@ mod tests {
     fn random(profile: Profile, seed: u64, n: usize, k: &Knobs) -> Vec<TaTxn> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         (0..n)
-            .map(|_| TaBench::generate(profile, k, &mut rng))
+            .map(|_| TaTestbench::generate(profile, k, &mut rng))
             .collect()
     }
 
@@ -1219,7 +1219,7 @@ mod tests {
     #[test]
     fn random_and_directed_stimulus_cover_every_bin() {
         for profile in Profile::all() {
-            let mut txns = TaBench::directed(profile);
+            let mut txns = TaTestbench::directed(profile);
             txns.extend(random(profile, 1, 3000, &Knobs::default()));
             let n = txns.len() as u64;
             let (m, cycles) = run_model(profile, txns);

@@ -1,8 +1,8 @@
-//! Test bench of the `waitcnt` unit (the s_waitcnt scoreboard,
+//! Testbench of the `waitcnt` unit (the s_waitcnt scoreboard,
 //! `docs/waitcnt.md`): closed-loop stimulus from a 16-wave sequencer and a
 //! memory system, the `eval` calculator and the `decode-waitcnt` decoder.
 
-use crate::bench::{Drive, Driver, Testbench, TxnSource};
+use crate::testbench::{Drive, Driver, Testbench, TxnSource};
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::waitcnt::ports::waitcnt_ports as P;
 use gpucosim_model::waitcnt::{
@@ -127,8 +127,8 @@ impl Default for WaitcntKnobs {
     }
 }
 
-/// The `waitcnt` test bench.
-pub struct WaitcntBench;
+/// The `waitcnt` testbench.
+pub struct WaitcntTestbench;
 
 /// Ordering domains of the memory system: instructions of one domain and wave
 /// return in issue order, except SMEM.
@@ -730,7 +730,7 @@ fn legal_classes(profile: Profile) -> impl Iterator<Item = Class> {
     Class::ALL.into_iter().filter(move |c| c.legal(profile))
 }
 
-impl Testbench for WaitcntBench {
+impl Testbench for WaitcntTestbench {
     type Txn = WaitcntTxn;
     type Knobs = WaitcntKnobs;
     type Driver = WaitcntDriver;
@@ -1358,7 +1358,7 @@ mod tests {
                 return None;
             }
             self.left -= 1;
-            Some(WaitcntBench::generate(
+            Some(WaitcntTestbench::generate(
                 self.profile,
                 self.knobs,
                 &mut self.rng,
@@ -1374,7 +1374,7 @@ mod tests {
         limit: u64,
     ) -> (WaitcntModel, u64, u64) {
         let mut m = WaitcntModel::new(profile);
-        let mut d = WaitcntBench::driver(profile, &WaitcntKnobs::default());
+        let mut d = WaitcntTestbench::driver(profile, &WaitcntKnobs::default());
         let mut inp = vec![0u32; P::TABLE.in_words()];
         let mut out = vec![0u32; P::TABLE.out_words()];
         m.step(&inp, &mut out);
@@ -1396,7 +1396,7 @@ mod tests {
     #[test]
     fn directed_stimulus_drains_without_errors_and_hits_saturation() {
         for p in Profile::all() {
-            let mut src = WaitcntBench::directed(p).into_iter();
+            let mut src = WaitcntTestbench::directed(p).into_iter();
             let (m, _, errors) = run(p, &mut src, 10_000);
             assert_eq!(
                 errors, 0,
@@ -1473,12 +1473,12 @@ mod tests {
         let a: Vec<_> = {
             let mut r = ChaCha8Rng::seed_from_u64(11);
             (0..200)
-                .map(|_| WaitcntBench::generate(Profile::Gfx11, &k, &mut r))
+                .map(|_| WaitcntTestbench::generate(Profile::Gfx11, &k, &mut r))
                 .collect()
         };
         let mut r = ChaCha8Rng::seed_from_u64(11);
         let b: Vec<_> = (0..200)
-            .map(|_| WaitcntBench::generate(Profile::Gfx11, &k, &mut r))
+            .map(|_| WaitcntTestbench::generate(Profile::Gfx11, &k, &mut r))
             .collect();
         assert_eq!(a, b);
         let j = serde_json::to_string(&a).unwrap();
@@ -1493,7 +1493,7 @@ mod tests {
             latency: 9,
             count: 4,
         };
-        let s = WaitcntBench::simplify(&t);
+        let s = WaitcntTestbench::simplify(&t);
         assert!(!s.is_empty() && !s.contains(&t));
         let simplest = WaitcntTxn::Issue {
             wave: 0,
@@ -1501,7 +1501,7 @@ mod tests {
             latency: 1,
             count: 1,
         };
-        assert!(WaitcntBench::simplify(&simplest).is_empty());
+        assert!(WaitcntTestbench::simplify(&simplest).is_empty());
     }
 
     #[test]
@@ -1546,7 +1546,7 @@ mod tests {
         assert!(!e.contains('\n'), "one line: {e}");
     }
 
-    /// SPEC §3.1 ordering classes, as the bench's memory system honours
+    /// SPEC §3.1 ordering classes, as the testbench's memory system honours
     /// them: an older instruction with latency 20 and a younger one with
     /// latency 1 of one wave; the younger overtakes iff the two are not in
     /// one in-order class. Fails if the memory system returns an in-order

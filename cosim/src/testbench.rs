@@ -1,4 +1,4 @@
-//! Stimulus: each unit's test bench turns seeded random *transactions* into
+//! Testbenches: each unit's testbench turns seeded random *transactions* into
 //! per-cycle input words.
 //!
 //! A run's stimulus is a list of transactions (serialisable, so a failing run
@@ -53,7 +53,7 @@ pub trait Driver<T>: Send {
     fn in_flight(&self) -> Option<usize>;
 }
 
-/// A unit's test bench.
+/// A unit's testbench.
 pub trait Testbench: 'static {
     /// One transaction of stimulus.
     type Txn: Serialize + DeserializeOwned + Clone + Debug + Send + 'static;
