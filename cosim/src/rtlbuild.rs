@@ -472,7 +472,7 @@ fn build_artifact(
         Artifact::Bare => (bare_source(req.table), BARE_NAME, "-bare", OPT_GLOBAL_BARE),
     };
     let cxx = std::env::var("CXX").unwrap_or_default();
-    let gfx = req.profile.params().gfx.to_string();
+    let gfx = req.profile.gfx().to_string();
     let (vflags, cflags_all, make_flags) = (
         VERILATOR_FLAGS.join(" ") + " " + &flavor.verilator_flags().join(" "),
         CXX_FLAGS.join(" "),
@@ -882,7 +882,7 @@ pub fn lint(
     cmd.args(["--lint-only", "-Wall"])
         .arg("--top-module")
         .arg(table.top)
-        .arg(format!("-GGFX={}", profile.params().gfx))
+        .arg(format!("-GGFX={}", profile.gfx()))
         .arg(format!("-I{}", sources.dir.display()))
         .args(&sources.files);
     let out = cmd

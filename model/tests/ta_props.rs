@@ -5,6 +5,7 @@
 use gpucosim_model::ta::core::{coalesce, compute, get_bit, pieces, Pieces, ADDR_MASK};
 use gpucosim_model::ta::cover::Events;
 use gpucosim_model::ta::ports::ta_ports as p;
+use gpucosim_model::ta::TaParams;
 use gpucosim_model::ta::{
     write_instr, Instr, Kind, LaneResults, LineReq, Op, TaModel, VsharpFields,
 };
@@ -153,7 +154,7 @@ proptest! {
     fn coalescer_requests_each_line_once_and_covers_every_byte_once(
         (prof, i) in profile().prop_flat_map(|p| (Just(p), instr(p))),
     ) {
-        let lb = prof.params().ta_line_bytes as u64;
+        let lb = TaParams::of(prof).line_bytes as u64;
         let r = run(prof, &i);
         let mut pc = Pieces::default();
         pieces(&r, lb as u32, &mut pc);
@@ -192,7 +193,7 @@ proptest! {
         (prof, i) in profile().prop_flat_map(|p| (Just(p), instr(p))),
         ready in any::<u64>(), ready_len in 1u32..64,
     ) {
-        let lb = prof.params().ta_line_bytes;
+        let lb = TaParams::of(prof).line_bytes;
         let r = run(prof, &i);
         let mut pc = Pieces::default();
         pieces(&r, lb, &mut pc);

@@ -3,6 +3,7 @@
 
 use gpucosim_model::ta::core::{buffer_offset, coalesce, compute, get_bit, pieces, Pieces};
 use gpucosim_model::ta::cover::Events;
+use gpucosim_model::ta::TaParams;
 use gpucosim_model::ta::{Instr, Kind, LaneResults, Op, Vsharp, VsharpFields};
 use gpucosim_model::Profile::{self, Gfx11, Gfx9};
 
@@ -466,10 +467,10 @@ fn lines_coalesce_per_line_in_first_piece_order() {
         }
         let r = run(profile, &i);
         let mut p = Pieces::default();
-        pieces(&r, profile.params().ta_line_bytes, &mut p);
-        let reqs = coalesce(p.as_slice(), profile.params().ta_line_bytes);
+        pieces(&r, TaParams::of(profile).line_bytes, &mut p);
+        let reqs = coalesce(p.as_slice(), TaParams::of(profile).line_bytes);
         assert_eq!(reqs.len(), lines);
-        let lb = profile.params().ta_line_bytes as u64;
+        let lb = TaParams::of(profile).line_bytes as u64;
         for (k, q) in reqs.iter().enumerate() {
             assert_eq!(q.addr, (lines - 1 - k) as u64 * lb, "lane 0's line first");
             assert_eq!(q.mask, mask);

@@ -12,7 +12,9 @@
 
 mod llvm;
 
-use gpucosim_model::waitcnt::{decode, decode_wait_word, decode_word, Thresholds, Wait};
+use gpucosim_model::waitcnt::{
+    decode, decode_wait_word, decode_word, Thresholds, Wait, WaitcntParams,
+};
 use gpucosim_model::Profile;
 use std::path::Path;
 
@@ -298,7 +300,7 @@ fn check_model(g: &Golden) -> Result<(), String> {
     }
     for l in &g.layouts {
         let p = l.profile;
-        if p.params().waitcnt_opcode != l.opcode {
+        if WaitcntParams::of(p).waitcnt_opcode != l.opcode {
             return Err(format!(
                 "{p}: s_waitcnt opcode 0x{:04x} in the record",
                 l.opcode
@@ -395,7 +397,7 @@ fn bless(mc: &Path) -> Golden {
         vscnt: Vec::new(),
     };
     for (p, mcpu) in [(Profile::Gfx9, "gfx900"), (Profile::Gfx11, "gfx1100")] {
-        let op = p.params().waitcnt_opcode;
+        let op = WaitcntParams::of(p).waitcnt_opcode;
         let (lines, _) = disassemble_all(mc, mcpu, op);
         g.layouts
             .push(derive_layout(p, mcpu, op, &lines).unwrap_or_else(|e| panic!("{mcpu}: {e}")));

@@ -7,7 +7,7 @@ use crate::testbench::{Drive, Driver, Testbench, TxnSource};
 use gpucosim_model::lds::core::{geometry, Lds, Request, LANES, SLOTS};
 use gpucosim_model::lds::op::{self, Kind, OpInfo, PLAIN_NAMES};
 use gpucosim_model::lds::ports::lds_ports as P;
-use gpucosim_model::lds::LdsModel;
+use gpucosim_model::lds::{LdsModel, LdsParams};
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::{Profile, Unit};
 use rand::Rng;
@@ -178,7 +178,7 @@ impl Testbench for LdsTestbench {
     }
 
     fn generate(profile: Profile, k: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn {
-        let gfx11 = profile.params().wave32;
+        let gfx11 = profile.wave32();
         let mut t = LdsTestbench::base_txn_scalars(profile);
         let window = k.window.clamp(1, 1 << 15);
         let pow2 = window.is_power_of_two();
@@ -295,7 +295,7 @@ impl Testbench for LdsTestbench {
 
     fn directed(profile: Profile) -> Vec<LdsTxn> {
         let mut v = Vec::new();
-        let modes: &[bool] = if profile.params().wave32 {
+        let modes: &[bool] = if LdsParams::of(profile).cu_mode.is_some() {
             &[true, false]
         } else {
             &[true]
@@ -553,7 +553,7 @@ fn parse_request(profile: Profile, v: &Value) -> Result<(Request, Vec<(u32, u32)
             plain.join(", ")
         )
     })?;
-    let gfx11 = profile.params().wave32;
+    let gfx11 = profile.wave32();
     let flag = |k: &str, d: bool| -> Result<bool, String> {
         match o.get(k) {
             None => Ok(d),

@@ -10,7 +10,8 @@ use gpucosim_model::ta::cover::Events;
 use gpucosim_model::ta::formats::{gfx11_format_by_name, gfx9_dfmt_by_name};
 use gpucosim_model::ta::ports::ta_ports as p;
 use gpucosim_model::ta::{
-    write_instr, Class, FormatEncoding, Instr, Kind, LaneResults, Op, TaModel, VsharpFields,
+    write_instr, Class, FormatEncoding, Instr, Kind, LaneResults, Op, TaModel, TaParams,
+    VsharpFields,
 };
 use gpucosim_model::{Profile, Unit};
 use rand::Rng;
@@ -194,8 +195,7 @@ fn pick<T: Copy>(rng: &mut ChaCha8Rng, xs: &[T]) -> T {
 
 /// Draws a random transaction.
 fn generate(profile: Profile, k: &Knobs, rng: &mut ChaCha8Rng) -> TaTxn {
-    let params = profile.params();
-    let gfx9 = params.ta.format == FormatEncoding::DfmtNfmt;
+    let gfx9 = TaParams::of(profile).format == FormatEncoding::DfmtNfmt;
     let mut i = Instr::default();
 
     // Class and size.
@@ -376,7 +376,7 @@ fn generate(profile: Profile, k: &Knobs, rng: &mut ChaCha8Rng) -> TaTxn {
     };
 
     i.align_mode = rng.gen_range(0..4);
-    i.wave64 = !(params.wave32 && pct(rng, k.wave32_pct));
+    i.wave64 = !(profile.wave32() && pct(rng, k.wave32_pct));
     i.exec = if pct(rng, k.exec_zero_pct) {
         0
     } else {
@@ -405,7 +405,7 @@ fn generate(profile: Profile, k: &Knobs, rng: &mut ChaCha8Rng) -> TaTxn {
 
 /// Directed transactions: the seeds' worked examples and the SPEC's corners.
 fn directed(profile: Profile) -> Vec<TaTxn> {
-    let gfx9 = profile.params().ta.format == FormatEncoding::DfmtNfmt;
+    let gfx9 = TaParams::of(profile).format == FormatEncoding::DfmtNfmt;
     let mut out = Vec::new();
     let mut add = |vs: VsharpFields, f: &dyn Fn(&mut Instr)| {
         let mut i = Instr {
@@ -870,7 +870,7 @@ fn vsharp_of(profile: Profile, v: &Value) -> Result<u128, String> {
                     "stride" => f.stride = w(14)?,
                     "num_records" => f.num_records = w(32)?,
                     "swizzle_en" | "swizzle_enable" | "swizzle" => {
-                        f.swizzle = w(if profile.params().ta.format == FormatEncoding::DfmtNfmt { 1 } else { 2 })?
+                        f.swizzle = w(if TaParams::of(profile).format == FormatEncoding::DfmtNfmt { 1 } else { 2 })?
                     }
                     "cache_swizzle" => f.cache_swizzle = w(1)?,
                     "elem_size" => f.elem_size = w(2)?,
@@ -887,7 +887,7 @@ fn vsharp_of(profile: Profile, v: &Value) -> Result<u128, String> {
                     _ => return Err(format!("vsharp: unknown field `{k}` (base, stride, num_records, swizzle, cache_swizzle, elem_size, index_stride, add_tid, format/dfmt, nfmt, dst_sel, oob_select, type)")),
                 }
             }
-            let gfx9 = profile.params().ta.format == FormatEncoding::DfmtNfmt;
+            let gfx9 = TaParams::of(profile).format == FormatEncoding::DfmtNfmt;
             if gfx9 && m.contains_key("oob_select") {
                 return Err("vsharp.oob_select: gfx9 has no OOB_SELECT".into());
             }
@@ -903,7 +903,7 @@ fn vsharp_of(profile: Profile, v: &Value) -> Result<u128, String> {
 /// A format code: gfx9 the dfmt (V#) or `{nfmt, dfmt}` (MTBUF), gfx11 the
 /// unified code; by number or LLVM name.
 fn format_code(profile: Profile, v: &Value, vsharp: bool) -> Result<u32, String> {
-    let gfx9 = profile.params().ta.format == FormatEncoding::DfmtNfmt;
+    let gfx9 = TaParams::of(profile).format == FormatEncoding::DfmtNfmt;
     let what = if vsharp { "vsharp.format" } else { "format" };
     match v {
         Value::String(s) if !s.trim_start().starts_with(|c: char| c.is_ascii_digit()) => {
@@ -1055,7 +1055,7 @@ pub(crate) fn eval_one(profile: Profile, req: &Value) -> Result<Value, String> {
         None => true,
         Some(v) => flag(v, "wave64")?,
     };
-    if !wave64 && !profile.params().wave32 {
+    if !wave64 && !profile.wave32() {
         return Err(format!("{profile} has no wave32"));
     }
     let exec_default = if wave64 { u64::MAX } else { 0xFFFF_FFFF };
@@ -1092,7 +1092,7 @@ pub(crate) fn eval_one(profile: Profile, req: &Value) -> Result<Value, String> {
 
     let mut r = LaneResults::default();
     compute(profile, &instr, &mut r, &mut Events::default());
-    let lb = profile.params().ta_line_bytes;
+    let lb = TaParams::of(profile).line_bytes;
     let mut pcs = Pieces::default();
     pieces(&r, lb, &mut pcs);
     let reqs = coalesce(pcs.as_slice(), lb);

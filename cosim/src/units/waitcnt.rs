@@ -6,8 +6,8 @@ use crate::testbench::{Drive, Driver, Testbench, TxnSource};
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::waitcnt::ports::waitcnt_ports as P;
 use gpucosim_model::waitcnt::{
-    decode_wait_word, encode, Class, Counter, ErrCode, Thresholds, Wait, WaitcntModel, COUNTERS,
-    WAVES,
+    decode_wait_word, encode, Class, Counter, ErrCode, Thresholds, Wait, WaitcntModel,
+    WaitcntParams, COUNTERS, WAVES,
 };
 use gpucosim_model::{Profile, Unit};
 use rand::Rng;
@@ -149,7 +149,7 @@ const BAD_CAP: usize = 16;
 const RET_CHANNELS: usize = 4;
 
 fn domain(profile: Profile, class: Class) -> usize {
-    let vs = profile.params().cnt_vs > 0;
+    let vs = WaitcntParams::of(profile).has_vs();
     match class {
         Class::VmemLoad | Class::FlatLoad => DOM_VM,
         Class::VmemStore | Class::FlatStore if vs => DOM_VS,
@@ -671,7 +671,7 @@ fn latency(knobs: &WaitcntKnobs, rng: &mut ChaCha8Rng) -> u16 {
 /// A random wait, biased toward the forms compilers emit.
 fn random_wait(profile: Profile, wave: u8, rng: &mut ChaCha8Rng) -> WaitcntTxn {
     let none = Thresholds::none(profile);
-    let has_vs = profile.params().cnt_vs > 0;
+    let has_vs = WaitcntParams::of(profile).has_vs();
     let small = |rng: &mut ChaCha8Rng, max: u32| rng.gen_range(0..=max.min(4));
     let t = match rng.gen_range(0..10u8) {
         0 => Thresholds { vm: 0, ..none },
@@ -781,7 +781,7 @@ impl Testbench for WaitcntTestbench {
         at += knobs.sat_pct as u32;
         if roll < at {
             // Fill a counter: a long burst of slow instructions on one counter.
-            let stores = if profile.params().cnt_vs > 0 {
+            let stores = if WaitcntParams::of(profile).has_vs() {
                 Counter::Vs
             } else {
                 Counter::Vm
@@ -884,7 +884,7 @@ impl Testbench for WaitcntTestbench {
             // One GDS more than EXP_CNT holds: the last is held back by EXP.
             issue(7, Class::Gds, 150, (Counter::Exp.max(profile) + 1) as u8),
         ];
-        if profile.params().cnt_vs > 0 {
+        if WaitcntParams::of(profile).has_vs() {
             v.push(issue(4, Class::VmemStore, 10, 3));
             v.push(issue(4, Class::VmemLoad, 30, 1));
             // `s_waitcnt_vscnt null, 0xffc0`: VS_CNT <= 0, bits [15:6]

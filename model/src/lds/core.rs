@@ -3,6 +3,7 @@
 //! Used by the cycle-level [`super::LdsModel`] and by `eval`.
 
 use super::op::{Kind, OpInfo};
+use super::params::LdsParams;
 use crate::Profile;
 
 /// Lanes of a wave64.
@@ -67,10 +68,10 @@ impl Default for Request {
 
 /// Banks and RAM dwords of a profile in a mode.
 pub fn geometry(profile: Profile, wgp: bool) -> (u32, u32) {
-    let p = profile.params();
-    let (bytes, banks) = match p.lds_cu_mode {
+    let p = LdsParams::of(profile);
+    let (bytes, banks) = match p.cu_mode {
         Some(cu) if !wgp => cu,
-        _ => (p.lds_bytes, p.lds_banks),
+        _ => (p.bytes, p.banks),
     };
     (banks, bytes / 4)
 }
@@ -446,8 +447,8 @@ impl Lds {
     pub fn new(profile: Profile) -> Self {
         Lds {
             profile,
-            store_d0: profile.params().lds_cmpst_store_data0,
-            gfx9: !profile.params().wave32,
+            store_d0: LdsParams::of(profile).cmpst_store_data0,
+            gfx9: !profile.wave32(),
             geo: [geometry(profile, false), geometry(profile, true)],
             ram: vec![0; RAM_DWORDS],
             busy: false,

@@ -5,7 +5,10 @@
 
 pub mod core;
 pub mod op;
+pub mod params;
 pub mod ports;
+
+pub use self::params::LdsParams;
 
 use self::core::{Lds, Request, LANES, SLOTS};
 use self::op::Kind;
@@ -93,7 +96,7 @@ pub struct LdsModel {
 impl LdsModel {
     /// A model in its reset state with all-zero RAM.
     pub fn new(profile: Profile) -> Self {
-        let names = if profile.params().lds_cu_mode.is_some() {
+        let names = if LdsParams::of(profile).cu_mode.is_some() {
             COVERAGE_BINS
         } else {
             &COVERAGE_BINS[..BINS_GFX9]

@@ -1,5 +1,6 @@
 //! LDS operation codes (`op_i`) and what each one does (SPEC §2.3).
 
+use super::params::LdsParams;
 use crate::Profile;
 
 /// What an operation does with memory.
@@ -79,7 +80,7 @@ impl Atomic {
     }
 
     /// The new memory value. `store_d0`: the profile's cmpst operand order
-    /// (`ProfileParams::lds_cmpst_store_data0`).
+    /// (`LdsParams::cmpst_store_data0`).
     #[inline]
     pub fn apply(self, mem: u32, d0: u32, d1: u32, store_d0: bool) -> u32 {
         use Atomic::*;
@@ -285,7 +286,7 @@ pub fn name_of(code: u8, profile: Profile) -> Option<String> {
         5 | 6 => format!("ds_{}{rtn}_i32", &ATOMIC_NAMES[a][..3]),
         7 | 8 => format!("ds_{}{rtn}_u32", &ATOMIC_NAMES[a][..3]),
         9..=12 => format!("ds_{}{rtn}_b32", ATOMIC_NAMES[a]),
-        13 if profile.params().lds_cmpst_store_data0 => format!("ds_cmpstore{rtn}_b32"),
+        13 if LdsParams::of(profile).cmpst_store_data0 => format!("ds_cmpstore{rtn}_b32"),
         13 => format!("ds_cmpst{rtn}_b32"),
         _ => format!("ds_{}{rtn}_u32", ATOMIC_NAMES[a]),
     })

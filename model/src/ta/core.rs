@@ -6,6 +6,7 @@
 
 use super::cover::{Bin, Events};
 use super::formats::{gfx11_format, GFX9_DFMT};
+use super::params::{FormatEncoding, RangeRule, SwizzleEncoding, TaParams};
 use crate::profile::Profile;
 
 /// Lanes of a wave64.
@@ -18,45 +19,6 @@ pub const MAX_PIECES: usize = LANES * SLOTS * 2;
 pub const ADDR_MASK: u64 = (1 << 48) - 1;
 /// Words of the packed addresses of all slots (48 bits each).
 const ADDR_WORDS: usize = LANES * SLOTS * 48 / 32;
-
-/// How a profile encodes its V# and checks ranges (a row of the profile table).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TaParams {
-    /// Swizzle fields of the V#.
-    pub swizzle: SwizzleEncoding,
-    /// Format field of the V# (used by MUBUF `*_FORMAT_*`) and of MTBUF.
-    pub format: FormatEncoding,
-    /// Range-check rule (SPEC §1.4).
-    pub range: RangeRule,
-}
-
-/// V# swizzle encoding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SwizzleEncoding {
-    /// gfx9: swizzle_en [63], element size `2 << elem_size[116:115]`.
-    EnableBitElemSize,
-    /// gfx11: swizzle_enable [63:62]: 0 off, 1 = 4-byte, 3 = 16-byte
-    /// elements, 2 reserved (treated as off).
-    EnableEs,
-}
-
-/// Format encoding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FormatEncoding {
-    /// gfx9: V# dfmt [114:111]; MTBUF `{nfmt[6:4], dfmt[3:0]}`.
-    DfmtNfmt,
-    /// gfx11: V# FORMAT [113:108]; MTBUF the unified code (7 bits).
-    Unified,
-}
-
-/// Range-check rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RangeRule {
-    /// gfx9 (seed `002`, CLRX): stride == 0 / stride != 0 rules.
-    Gfx9,
-    /// gfx11: OOB_SELECT [125:124] picks one of four rules.
-    OobSelect,
-}
 
 /// Instruction kind (`kind_i`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -195,7 +157,7 @@ const fn bits(v: u128, lo: u32, width: u32) -> u32 {
 impl Vsharp {
     /// Decodes `v` for `profile`.
     pub fn decode(profile: Profile, v: u128) -> Vsharp {
-        let p = profile.params().ta;
+        let p = TaParams::of(profile);
         let swizzle_es = match p.swizzle {
             SwizzleEncoding::EnableBitElemSize => {
                 (bits(v, 63, 1) == 1).then(|| 2u32 << bits(v, 115, 2))
@@ -231,7 +193,7 @@ impl Vsharp {
 
 /// Element size of an MTBUF instruction format `fmt_i` on `profile`.
 pub fn mtbuf_es(profile: Profile, fmt: u32) -> Option<u32> {
-    match profile.params().ta.format {
+    match TaParams::of(profile).format {
         FormatEncoding::DfmtNfmt => GFX9_DFMT[(fmt & 15) as usize].elem_bytes(),
         FormatEncoding::Unified => gfx11_format(fmt & 127).and_then(|(d, _)| d.elem_bytes()),
     }
@@ -374,10 +336,9 @@ pub fn buffer_offset(vs: &Vsharp, index: u32, offset: u32) -> (u32, bool) {
 /// Computes every lane's results for `instr` into `out`, and records the
 /// coverage events it exercised in `ev`.
 pub fn compute(profile: Profile, instr: &Instr, out: &mut LaneResults, ev: &mut Events) {
-    let params = profile.params();
     let vs = Vsharp::decode(profile, instr.vsharp);
     let acc = Access::of(profile, instr, &vs);
-    let wave64 = instr.wave64 || !params.wave32;
+    let wave64 = instr.wave64 || !profile.wave32();
     let active = if wave64 {
         instr.exec
     } else {
@@ -385,7 +346,7 @@ pub fn compute(profile: Profile, instr: &Instr, out: &mut LaneResults, ev: &mut 
     };
     out.active = active;
     out.shape = acc;
-    let s = Setup::new(params.ta.range, instr, &vs, &acc, active);
+    let s = Setup::new(TaParams::of(profile).range, instr, &vs, &acc, active);
     // The datapath in two passes over the lanes (addresses, then range
     // checks), each compiled once per address mode and range rule so that
     // these per-instruction choices are not made again in every slot.
@@ -939,7 +900,6 @@ fn instr_events(
     out: &LaneResults,
     ev: &mut Events,
 ) {
-    let params = profile.params();
     ev.set(match instr.op {
         Op::Load => Bin::OpLoad,
         Op::Store => Bin::OpStore,
@@ -1012,7 +972,7 @@ fn instr_events(
     } else if out.active == u64::MAX {
         ev.set(Bin::ExecFull);
     }
-    if params.wave32 && !instr.wave64 {
+    if profile.wave32() && !instr.wave64 {
         ev.set(Bin::Wave32);
     }
     if acc.slots > 0 && vs.rtype == 0 {
@@ -1189,7 +1149,7 @@ impl VsharpFields {
     /// Encodes the fields as a 128-bit V# for `profile`.
     pub fn encode(&self, profile: Profile) -> u128 {
         let put = |x: u64, lo: u32, w: u32| ((x as u128) & ((1u128 << w) - 1)) << lo;
-        let p = profile.params().ta;
+        let p = TaParams::of(profile);
         let mut v = put(self.base, 0, 48)
             | put(self.stride as u64, 48, 14)
             | put(self.num_records as u64, 64, 32)

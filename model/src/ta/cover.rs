@@ -6,7 +6,7 @@
 //! cannot occur on a profile (the other generation's range rules, wave32 on
 //! gfx9) are not declared for it, so every hole is a real one.
 
-use super::core::{RangeRule, SwizzleEncoding};
+use super::params::{RangeRule, SwizzleEncoding, TaParams};
 use crate::profile::{Profile, PROFILES};
 use crate::unit::Coverage;
 use std::sync::OnceLock;
@@ -148,13 +148,13 @@ impl Events {
 }
 
 fn in_scope(profile: Profile, s: Scope) -> bool {
-    let p = profile.params();
+    let p = TaParams::of(profile);
     match s {
         Scope::All => true,
-        Scope::Gfx9Range => p.ta.range == RangeRule::Gfx9,
-        Scope::Oob => p.ta.range == RangeRule::OobSelect,
-        Scope::Wave32 => p.wave32,
-        Scope::ElemSize => p.ta.swizzle == SwizzleEncoding::EnableBitElemSize,
+        Scope::Gfx9Range => p.range == RangeRule::Gfx9,
+        Scope::Oob => p.range == RangeRule::OobSelect,
+        Scope::Wave32 => profile.wave32(),
+        Scope::ElemSize => p.swizzle == SwizzleEncoding::EnableBitElemSize,
     }
 }
 

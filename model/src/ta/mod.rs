@@ -10,12 +10,11 @@
 pub mod core;
 pub mod cover;
 pub mod formats;
+pub mod params;
 pub mod ports;
 
-pub use self::core::{
-    Access, Class, FormatEncoding, Instr, Kind, LaneResults, LineReq, Op, RangeRule,
-    SwizzleEncoding, TaParams, Vsharp, VsharpFields,
-};
+pub use self::core::{Access, Class, Instr, Kind, LaneResults, LineReq, Op, Vsharp, VsharpFields};
+pub use self::params::{FormatEncoding, RangeRule, SwizzleEncoding, TaParams};
 
 use self::core::{compute, for_each_piece, Piece, MAX_PIECES};
 use self::cover::{Bin, Events, Recorder};
@@ -245,7 +244,7 @@ impl TaModel {
     pub fn new(profile: Profile) -> Self {
         TaModel {
             profile,
-            line_bytes: profile.params().ta_line_bytes,
+            line_bytes: TaParams::of(profile).line_bytes,
             state: State::Idle,
             first: false,
             op: 0,

@@ -1,5 +1,6 @@
 //! Instruction classes and the counters they count on (SPEC §3.1).
 
+use super::params::WaitcntParams;
 use crate::profile::Profile;
 use serde::{Deserialize, Serialize};
 
@@ -33,7 +34,7 @@ impl Counter {
     /// Width of this counter on `profile` (0 if the profile has none).
     #[inline]
     pub fn width(self, profile: Profile) -> u32 {
-        let p = profile.params();
+        let p = WaitcntParams::of(profile);
         match self {
             Counter::Vm => p.cnt_vm,
             Counter::Lgkm => p.cnt_lgkm,
@@ -138,7 +139,7 @@ impl Class {
     #[inline]
     pub fn legal(self, profile: Profile) -> bool {
         match self {
-            Class::LdsParam | Class::LdsDirect => profile.params().lds_param_load,
+            Class::LdsParam | Class::LdsDirect => WaitcntParams::of(profile).lds_param_load,
             _ => true,
         }
     }
@@ -162,7 +163,7 @@ impl Class {
     /// (and what its return takes away). All zero for an illegal class.
     #[inline]
     pub fn incr(self, profile: Profile) -> Incr {
-        let p = profile.params();
+        let p = WaitcntParams::of(profile);
         let stores_on_vs = p.cnt_vs > 0;
         let (vm, lgkm, exp, vs) = match self {
             Class::VmemLoad => (1, 0, 0, 0),

@@ -15,6 +15,7 @@
 //! ```
 
 use super::class::Counter;
+use super::params::WaitcntParams;
 use crate::profile::Profile;
 use std::fmt::Write as _;
 
@@ -72,7 +73,7 @@ impl Thresholds {
 /// Decodes an `s_waitcnt` immediate on `profile`. Unused bits are ignored;
 /// the VS threshold is the maximum (no wait).
 pub fn decode(profile: Profile, imm16: u16) -> Thresholds {
-    let p = profile.params();
+    let p = WaitcntParams::of(profile);
     let v = imm16 as u32;
     Thresholds {
         vm: p.wait_vm_lo.get(v) | p.wait_vm_hi.get(v) << p.wait_vm_lo.width,
@@ -85,7 +86,7 @@ pub fn decode(profile: Profile, imm16: u16) -> Thresholds {
 /// Decodes an `s_waitcnt_vscnt` immediate: only VS waits (`imm[5:0]` on
 /// gfx11); `None` on a profile without VS_CNT.
 pub fn decode_vscnt(profile: Profile, imm16: u16) -> Option<Thresholds> {
-    let p = profile.params();
+    let p = WaitcntParams::of(profile);
     if p.cnt_vs == 0 {
         return None;
     }
@@ -98,7 +99,7 @@ pub fn decode_vscnt(profile: Profile, imm16: u16) -> Option<Thresholds> {
 /// Encodes thresholds as the canonical `s_waitcnt` immediate of `profile`
 /// (unused bits 0; each threshold truncated to its field; VS ignored).
 pub fn encode(profile: Profile, t: &Thresholds) -> u16 {
-    let p = profile.params();
+    let p = WaitcntParams::of(profile);
     let v = p.wait_vm_lo.put(t.vm)
         | p.wait_vm_hi.put(t.vm >> p.wait_vm_lo.width)
         | p.wait_lgkm.put(t.lgkm)
@@ -145,7 +146,7 @@ impl Wait {
 /// `s_waitcnt_vscnt null, imm` (`vscnt_opcode`). Any other word is an error;
 /// an `s_waitcnt_vscnt` on a profile without VS_CNT says so.
 pub fn decode_wait_word(profile: Profile, word: u32) -> Result<Wait, String> {
-    let p = profile.params();
+    let p = WaitcntParams::of(profile);
     let op = word >> 16;
     let imm = word as u16;
     if op == p.waitcnt_opcode {
@@ -155,7 +156,7 @@ pub fn decode_wait_word(profile: Profile, word: u32) -> Result<Wait, String> {
         return Ok(Wait { vscnt: true, imm });
     }
     if let Some(other) = Profile::all().find(|o| {
-        let v = o.params().vscnt_opcode;
+        let v = WaitcntParams::of(*o).vscnt_opcode;
         v != 0 && v == op
     }) {
         return Err(format!(

@@ -9,8 +9,10 @@
 pub mod class;
 pub mod encoding;
 pub mod model;
+pub mod params;
 pub mod ports;
 
 pub use class::{Class, Counter, Incr, COUNTERS};
 pub use encoding::{decode, decode_vscnt, decode_wait_word, decode_word, encode, Thresholds, Wait};
 pub use model::{ErrCode, WaitcntModel, WAVES};
+pub use params::WaitcntParams;

@@ -5,6 +5,7 @@
 
 use super::class::{Class, Counter, Incr, COUNTERS};
 use super::encoding::{decode, decode_vscnt, Thresholds};
+use super::params::WaitcntParams;
 use super::ports::waitcnt_ports as P;
 use crate::ports::{Port, PortTable};
 use crate::profile::Profile;
@@ -278,7 +279,7 @@ impl WaitcntModel {
             incr,
             legal,
             max,
-            has_vs: profile.params().cnt_vs > 0,
+            has_vs: WaitcntParams::of(profile).has_vs(),
             cnt: [[0; 4]; WAVES],
             waiting: 0,
             thr: [max; WAVES],

@@ -1,0 +1,76 @@
+//! The `ta` unit's parameters per profile: V# encoding, range rule and
+//! cache line (SPEC §1, `docs/ta.md`).
+
+use crate::profile::{one_row_each, Profile};
+
+/// The parameter table: one row per profile.
+pub const PARAMS: &[(Profile, TaParams)] = &[
+    (
+        Profile::Gfx9,
+        TaParams {
+            line_bytes: 64,
+            swizzle: SwizzleEncoding::EnableBitElemSize,
+            format: FormatEncoding::DfmtNfmt,
+            range: RangeRule::Gfx9,
+        },
+    ),
+    (
+        Profile::Gfx11,
+        TaParams {
+            line_bytes: 128,
+            swizzle: SwizzleEncoding::EnableEs,
+            format: FormatEncoding::Unified,
+            range: RangeRule::OobSelect,
+        },
+    ),
+];
+const _: () = assert!(one_row_each(PARAMS));
+
+impl TaParams {
+    /// The row of `profile`.
+    #[inline]
+    pub fn of(profile: Profile) -> &'static TaParams {
+        profile.row(PARAMS)
+    }
+}
+
+/// What the `ta` unit does differently per profile: its row of [`PARAMS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TaParams {
+    /// Texture-cache line size in bytes.
+    pub line_bytes: u32,
+    /// Swizzle fields of the V#.
+    pub swizzle: SwizzleEncoding,
+    /// Format field of the V# (used by MUBUF `*_FORMAT_*`) and of MTBUF.
+    pub format: FormatEncoding,
+    /// Range-check rule (SPEC §1.4).
+    pub range: RangeRule,
+}
+
+/// V# swizzle encoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SwizzleEncoding {
+    /// gfx9: swizzle_en [63], element size `2 << elem_size[116:115]`.
+    EnableBitElemSize,
+    /// gfx11: swizzle_enable [63:62]: 0 off, 1 = 4-byte, 3 = 16-byte
+    /// elements, 2 reserved (treated as off).
+    EnableEs,
+}
+
+/// Format encoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FormatEncoding {
+    /// gfx9: V# dfmt [114:111]; MTBUF `{nfmt[6:4], dfmt[3:0]}`.
+    DfmtNfmt,
+    /// gfx11: V# FORMAT [113:108]; MTBUF the unified code (7 bits).
+    Unified,
+}
+
+/// Range-check rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RangeRule {
+    /// gfx9 (seed `002`, CLRX): stride == 0 / stride != 0 rules.
+    Gfx9,
+    /// gfx11: OOB_SELECT [125:124] picks one of four rules.
+    OobSelect,
+}
