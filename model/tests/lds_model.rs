@@ -1,8 +1,8 @@
 //! The LDS model against SPEC §2's worked examples and properties.
 
-use gpucosim_model::lds::core::{Lds, Request, LANES};
-use gpucosim_model::lds::op::code_of;
+use gpucosim_model::lds::isa::code_of;
 use gpucosim_model::lds::ports::lds_ports as P;
+use gpucosim_model::lds::tlm::{Lds, Request, LANES};
 use gpucosim_model::lds::LdsModel;
 use gpucosim_model::{Profile, Unit};
 use proptest::prelude::*;
@@ -485,7 +485,7 @@ proptest! {
         for r in stores.iter().chain(loads.iter()) {
             let wgp = r.wgp && !gfx9;
             let ram_bytes = if wgp { 128 * 1024 } else { 64 * 1024 };
-            let info = gpucosim_model::lds::op::OpInfo::decode(r.op);
+            let info = gpucosim_model::lds::isa::OpInfo::decode(r.op);
             let w = info.width as u32;
             let wave64 = r.wave64 || gfx9;
             lds.run(r, |_| {});
@@ -497,7 +497,7 @@ proptest! {
                         for i in 0..w {
                             let ba = a.wrapping_add(i);
                             let p = RefMem::phys(r, ba, ram_bytes);
-                            if info.kind == gpucosim_model::lds::op::Kind::Store {
+                            if info.kind == gpucosim_model::lds::isa::Kind::Store {
                                 if let Some(p) = p {
                                     refm.bytes[p] = (d >> (8 * i)) as u8;
                                 }
@@ -507,7 +507,7 @@ proptest! {
                         }
                     }
                 }
-                if info.kind != gpucosim_model::lds::op::Kind::Store {
+                if info.kind != gpucosim_model::lds::isa::Kind::Store {
                     prop_assert_eq!(lds.out.rdata[l], want, "lane {} of {:?}", l, r.op);
                 }
             }

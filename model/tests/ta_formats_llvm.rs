@@ -1,4 +1,4 @@
-//! The data-format tables of `model/src/ta/formats.rs` against LLVM 19's
+//! The data-format tables of `model/src/ta/isa.rs` against LLVM 19's
 //! assembler (SPEC §1.1, §1.2).
 //!
 //! What `llvm-mc` prints for `tbuffer_load_format_x ... format:N` (gfx11,
@@ -11,7 +11,7 @@
 
 mod llvm;
 
-use gpucosim_model::ta::formats::{gfx11_format, GFX11_FORMATS, GFX9_DFMT};
+use gpucosim_model::ta::isa::{gfx11_format, GFX11_FORMATS, GFX9_DFMT};
 use std::path::Path;
 
 const GOLDEN: &str = "llvm19_buffer_formats.txt";

@@ -2,9 +2,10 @@
 //! independently in u128, the coalescer's coverage of bytes, and the cycle
 //! model's request stream and timing under any backpressure (docs/ta.md).
 
-use gpucosim_model::ta::core::{coalesce, compute, get_bit, pieces, Pieces, ADDR_MASK};
 use gpucosim_model::ta::cover::Events;
+use gpucosim_model::ta::isa::ADDR_MASK;
 use gpucosim_model::ta::ports::ta_ports as p;
+use gpucosim_model::ta::tlm::{coalesce, compute, get_bit, pieces, Pieces};
 use gpucosim_model::ta::TaParams;
 use gpucosim_model::ta::{
     write_instr, Instr, Kind, LaneResults, LineReq, Op, TaModel, VsharpFields,

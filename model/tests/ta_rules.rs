@@ -1,8 +1,8 @@
 //! `ta` rules, one test per rule of SPEC §1.3–§1.5 and docs/ta.md, each with
 //! expectations computed by hand from the rule's text (shown in comments).
 
-use gpucosim_model::ta::core::{buffer_offset, coalesce, compute, get_bit, pieces, Pieces};
 use gpucosim_model::ta::cover::Events;
+use gpucosim_model::ta::tlm::{buffer_offset, coalesce, compute, get_bit, pieces, Pieces};
 use gpucosim_model::ta::TaParams;
 use gpucosim_model::ta::{Instr, Kind, LaneResults, Op, Vsharp, VsharpFields};
 use gpucosim_model::Profile::{self, Gfx11, Gfx9};

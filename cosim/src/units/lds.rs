@@ -4,9 +4,9 @@
 //! The cycle contract is `docs/lds.md`.
 
 use crate::testbench::{Drive, Driver, Testbench, TxnSource};
-use gpucosim_model::lds::core::{geometry, Lds, Request, LANES, SLOTS};
-use gpucosim_model::lds::op::{self, Kind, OpInfo, PLAIN_NAMES};
+use gpucosim_model::lds::isa::{self, Kind, OpInfo, PLAIN_NAMES};
 use gpucosim_model::lds::ports::lds_ports as P;
+use gpucosim_model::lds::tlm::{geometry, Lds, Request, LANES, SLOTS};
 use gpucosim_model::lds::{LdsModel, LdsParams};
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::{Profile, Unit};
@@ -189,7 +189,7 @@ impl Testbench for LdsTestbench {
         } else if pick < k.w_load + k.w_store {
             STORES[rng.gen_range(0..STORES.len())]
         } else if pick < k.w_load + k.w_store + k.w_atomic {
-            32 + 16 * rng.gen_range(0..2u8) + rng.gen_range(0..op::ATOMICS)
+            32 + 16 * rng.gen_range(0..2u8) + rng.gen_range(0..isa::ATOMICS)
         } else {
             28 + rng.gen_range(0..2u8)
         };
@@ -546,7 +546,7 @@ fn parse_request(profile: Profile, v: &Value) -> Result<(Request, Vec<(u32, u32)
         .get("op")
         .and_then(Value::as_str)
         .ok_or("missing `op` (an op name such as \"ds_read_b32\")")?;
-    let code = op::code_of(name).ok_or_else(|| {
+    let code = isa::code_of(name).ok_or_else(|| {
         let plain: Vec<&str> = PLAIN_NAMES.iter().map(|(n, _)| *n).collect();
         format!(
             "unknown op `{name}` (expected one of {} or an atomic such as ds_add_rtn_u32, ds_cmpst_b32)",
@@ -700,7 +700,7 @@ pub(crate) fn run_one(lds: &mut Lds, profile: Profile, v: &Value) -> Result<Valu
         .map(|(d, x)| (hex(u128::from(d) * 4), json!(hex(x.into()))))
         .collect();
     Ok(json!({
-        "op": op::name_of(info.code, profile).unwrap_or_else(|| "invalid".into()),
+        "op": isa::name_of(info.code, profile).unwrap_or_else(|| "invalid".into()),
         "cycles": cycles,
         "memviol": hex(lds.out.memviol.into()),
         "lanes": lanes,

@@ -47,7 +47,7 @@ pub fn evaluator(unit: &str, profile: gpucosim_model::Profile) -> crate::error::
     Ok(match unit {
         "ta" => Box::new(move |r| ta::eval_one(profile, r)),
         "lds" => {
-            let mut lds = gpucosim_model::lds::core::Lds::new(profile);
+            let mut lds = gpucosim_model::lds::tlm::Lds::new(profile);
             Box::new(move |r| lds::run_one(&mut lds, profile, r))
         }
         "waitcnt" => Box::new(move |r| waitcnt::eval_one(profile, r)),

@@ -5,10 +5,11 @@
 
 use crate::testbench::{Drive, Driver, Testbench, TxnSource};
 use gpucosim_model::ports::PortTable;
-use gpucosim_model::ta::core::{coalesce, compute, get_bit, pieces, Pieces, LANES};
 use gpucosim_model::ta::cover::Events;
-use gpucosim_model::ta::formats::{gfx11_format_by_name, gfx9_dfmt_by_name};
+use gpucosim_model::ta::isa::LANES;
+use gpucosim_model::ta::isa::{gfx11_format_by_name, gfx9_dfmt_by_name};
 use gpucosim_model::ta::ports::ta_ports as p;
+use gpucosim_model::ta::tlm::{coalesce, compute, get_bit, pieces, Pieces};
 use gpucosim_model::ta::{
     write_instr, Class, FormatEncoding, Instr, Kind, LaneResults, Op, TaModel, TaParams,
     VsharpFields,

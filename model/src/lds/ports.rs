@@ -8,7 +8,7 @@ crate::ports! {
         input rst_ni: 1,
         /// An instruction is offered (taken at the edge when `req_ready_o`).
         input req_valid_i: 1,
-        /// Operation code (`model/src/lds/op.rs`, `docs/lds.md`).
+        /// Operation code (`model/src/lds/isa.rs`, `docs/lds.md`).
         input op_i: 6,
         /// Wave64 (gfx9 is always wave64; the input is ignored there).
         input wave64_i: 1,

@@ -1,18 +1,27 @@
 //! s_waitcnt counter scoreboard (SPEC §3). Cycle contract: `docs/waitcnt.md`.
 //!
-//! - [`encoding`]: the `s_waitcnt` immediate of each profile
-//!   ([`decode`], [`encode`], LLVM-style text) and the wait instruction
-//!   words ([`decode_wait_word`]: `s_waitcnt`, gfx11 `s_waitcnt_vscnt`);
-//! - [`Class`]: what each instruction class counts on;
-//! - [`WaitcntModel`]: the cycle-level scoreboard of 16 waves.
+//! - [`ports`]: the port table;
+//! - [`params`]: what differs per profile (counter widths, immediate fields,
+//!   opcodes, which classes count where);
+//! - [`isa`]: the counters, the instruction classes, the `s_waitcnt`
+//!   immediate ([`decode`], [`encode`], LLVM-style text) and the wait
+//!   instruction words ([`decode_wait_word`]: `s_waitcnt`, gfx11
+//!   `s_waitcnt_vscnt`);
+//! - [`tlm`]: what one instruction of each class counts on;
+//! - [`cycle`]: [`WaitcntModel`], the cycle-level scoreboard of 16 waves;
+//! - [`cover`]: the functional-coverage bins.
 
-pub mod class;
-pub mod encoding;
-pub mod model;
+pub mod cover;
+pub mod cycle;
+pub mod isa;
 pub mod params;
 pub mod ports;
+pub mod tlm;
 
-pub use class::{Class, Counter, Incr, COUNTERS};
-pub use encoding::{decode, decode_vscnt, decode_wait_word, decode_word, encode, Thresholds, Wait};
-pub use model::{ErrCode, WaitcntModel, WAVES};
+pub use cycle::{ErrCode, WaitcntModel, WAVES};
+pub use isa::{
+    decode, decode_vscnt, decode_wait_word, decode_word, encode, Class, Counter, Thresholds, Wait,
+    COUNTERS,
+};
 pub use params::WaitcntParams;
+pub use tlm::Incr;

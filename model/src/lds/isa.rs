@@ -1,4 +1,4 @@
-//! LDS operation codes (`op_i`) and what each one does (SPEC §2.3).
+//! LDS operation codes (`op_i`), their mnemonics and what each one does (SPEC §2.3).
 
 use super::params::LdsParams;
 use crate::Profile;

@@ -2,7 +2,7 @@
 //! [`Lds::arbitrate`] and [`Lds::commit`] per BUSY cycle (`docs/lds.md`).
 //! Used by the cycle-level [`super::LdsModel`] and by `eval`.
 
-use super::op::{Kind, OpInfo};
+use super::isa::{Kind, OpInfo};
 use super::params::LdsParams;
 use crate::Profile;
 
@@ -18,7 +18,7 @@ pub const RAM_DWORDS: usize = 32 * 1024;
 /// One instruction with the wave state it is issued with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Request {
-    /// `op_i` code (`super::op`).
+    /// `op_i` code (`super::isa`).
     pub op: u8,
     /// Wave64 (forced on gfx9).
     pub wave64: bool,

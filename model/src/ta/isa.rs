@@ -1,14 +1,268 @@
-//! Buffer data formats as data (SPEC §1.2).
+//! The buffer instructions as the unit sees them (SPEC §1.1, §1.2): the
+//! request's kind and op, the instruction, the V# in both directions, and
+//! the data formats.
 //!
-//! gfx9 names a format by `dfmt` (4 bits, the data format) and `nfmt` (3 bits,
-//! the number format); only `dfmt` sets the memory footprint. gfx11 replaces
-//! both by one unified FORMAT code whose table is LLVM's (`llvm-mc
-//! -arch=amdgcn -mcpu=gfx1100`); `model/tests/ta_formats_llvm.rs` checks
-//! [`GFX11_FORMATS`] and [`GFX9_DFMT`] against the committed record of what
-//! `llvm-mc` 19 prints, and that record against `llvm-mc` when it is
-//! installed.
+//! Data formats are data. gfx9 names a format by `dfmt` (4 bits, the data
+//! format) and `nfmt` (3 bits, the number format); only `dfmt` sets the
+//! memory footprint. gfx11 replaces both by one unified FORMAT code whose
+//! table is LLVM's (`llvm-mc -arch=amdgcn -mcpu=gfx1100`);
+//! `model/tests/ta_formats_llvm.rs` checks [`GFX11_FORMATS`] and
+//! [`GFX9_DFMT`] against the committed record of what `llvm-mc` 19 prints,
+//! and that record against `llvm-mc` when it is installed.
 //! A code without an entry (gfx11 codes 64 and up, which the 7-bit MTBUF field
 //! can carry) is an invalid format.
+
+use super::params::{FormatEncoding, RangeRule, SwizzleEncoding, TaParams};
+use crate::profile::Profile;
+
+/// Lanes of a wave64.
+pub const LANES: usize = 64;
+/// Byte addresses are 48 bits.
+pub const ADDR_MASK: u64 = (1 << 48) - 1;
+
+/// Instruction kind (`kind_i`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// MUBUF non-format (size from the opcode).
+    Mubuf,
+    /// MUBUF `*_FORMAT_*` (format from the V#).
+    MubufFormat,
+    /// MTBUF (format from the instruction).
+    Mtbuf,
+}
+
+impl Kind {
+    /// From the 2-bit `kind_i` (3, which the contract leaves open, is taken
+    /// as MTBUF: bit 1 means "format from the instruction").
+    pub const fn from_bits(b: u32) -> Kind {
+        match b & 3 {
+            0 => Kind::Mubuf,
+            1 => Kind::MubufFormat,
+            _ => Kind::Mtbuf,
+        }
+    }
+}
+
+/// Operation (`op_i`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// Load.
+    Load = 0,
+    /// Store.
+    Store = 1,
+    /// Atomic without return.
+    Atomic = 2,
+    /// Atomic with return.
+    AtomicRet = 3,
+}
+
+impl Op {
+    /// From the 2-bit `op_i`.
+    pub const fn from_bits(b: u32) -> Op {
+        match b & 3 {
+            0 => Op::Load,
+            1 => Op::Store,
+            2 => Op::Atomic,
+            _ => Op::AtomicRet,
+        }
+    }
+    /// Atomic (with or without return).
+    pub const fn is_atomic(self) -> bool {
+        matches!(self, Op::Atomic | Op::AtomicRet)
+    }
+}
+
+/// One buffer instruction, as presented on the request ports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Instr {
+    /// The 128-bit V#.
+    pub vsharp: u128,
+    /// Kind.
+    pub kind: Kind,
+    /// Operation.
+    pub op: Op,
+    /// `size_i` (bytes of a non-format access or atomic).
+    pub size: u32,
+    /// `fmt_i` (MTBUF format).
+    pub fmt: u32,
+    /// offen.
+    pub offen: bool,
+    /// idxen.
+    pub idxen: bool,
+    /// 12-bit instruction offset.
+    pub inst_offset: u32,
+    /// SGPR offset.
+    pub soffset: u32,
+    /// SH_MEM_CONFIG.alignment_mode (0 DWORD, 1 DWORD_STRICT, 2 STRICT, 3 UNALIGNED).
+    pub align_mode: u32,
+    /// Wave64 (ignored on profiles without wave32).
+    pub wave64: bool,
+    /// Exec mask.
+    pub exec: u64,
+    /// Per-lane index VGPR.
+    pub vindex: [u32; LANES],
+    /// Per-lane offset VGPR.
+    pub voffset: [u32; LANES],
+}
+
+impl Default for Instr {
+    fn default() -> Self {
+        Instr {
+            vsharp: 0,
+            kind: Kind::Mubuf,
+            op: Op::Load,
+            size: 4,
+            fmt: 0,
+            offen: false,
+            idxen: false,
+            inst_offset: 0,
+            soffset: 0,
+            align_mode: 0,
+            wave64: true,
+            exec: 0,
+            vindex: [0; LANES],
+            voffset: [0; LANES],
+        }
+    }
+}
+
+/// The V# fields the unit uses, decoded per profile (SPEC §1.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Vsharp {
+    /// base [47:0].
+    pub base: u64,
+    /// stride [61:48].
+    pub stride: u32,
+    /// num_records [95:64].
+    pub num_records: u32,
+    /// Swizzle element size in bytes when swizzling is on.
+    pub swizzle_es: Option<u32>,
+    /// Index stride in elements (8, 16, 32, 64).
+    pub index_stride: u32,
+    /// add_tid [119].
+    pub add_tid: bool,
+    /// Format element size from the V# (MUBUF format ops); `None` if invalid.
+    pub format_es: Option<u32>,
+    /// oob_select [125:124] (gfx11; 0 elsewhere).
+    pub oob_select: u32,
+    /// type [127:126].
+    pub rtype: u32,
+}
+
+#[inline]
+const fn bits(v: u128, lo: u32, width: u32) -> u32 {
+    ((v >> lo) & ((1u128 << width) - 1)) as u32
+}
+
+impl Vsharp {
+    /// Decodes `v` for `profile`.
+    pub fn decode(profile: Profile, v: u128) -> Vsharp {
+        let p = TaParams::of(profile);
+        let swizzle_es = match p.swizzle {
+            SwizzleEncoding::EnableBitElemSize => {
+                (bits(v, 63, 1) == 1).then(|| 2u32 << bits(v, 115, 2))
+            }
+            SwizzleEncoding::EnableEs => match bits(v, 62, 2) {
+                1 => Some(4),
+                3 => Some(16),
+                _ => None,
+            },
+        };
+        let format_es = match p.format {
+            FormatEncoding::DfmtNfmt => GFX9_DFMT[bits(v, 111, 4) as usize].elem_bytes(),
+            FormatEncoding::Unified => {
+                gfx11_format(bits(v, 108, 6)).and_then(|(d, _)| d.elem_bytes())
+            }
+        };
+        Vsharp {
+            base: (v as u64) & ADDR_MASK,
+            stride: bits(v, 48, 14),
+            num_records: bits(v, 64, 32),
+            swizzle_es,
+            index_stride: 8 << bits(v, 117, 2),
+            add_tid: bits(v, 119, 1) == 1,
+            format_es,
+            oob_select: match p.range {
+                RangeRule::OobSelect => bits(v, 124, 2),
+                RangeRule::Gfx9 => 0,
+            },
+            rtype: bits(v, 126, 2),
+        }
+    }
+}
+
+/// Element size of an MTBUF instruction format `fmt_i` on `profile`.
+pub fn mtbuf_es(profile: Profile, fmt: u32) -> Option<u32> {
+    match TaParams::of(profile).format {
+        FormatEncoding::DfmtNfmt => GFX9_DFMT[(fmt & 15) as usize].elem_bytes(),
+        FormatEncoding::Unified => gfx11_format(fmt & 127).and_then(|(d, _)| d.elem_bytes()),
+    }
+}
+
+/// The V# by named fields, for building descriptors (tests, `eval`).
+/// Fields a profile does not have are ignored when encoding for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct VsharpFields {
+    /// base [47:0].
+    pub base: u64,
+    /// stride [61:48] (14 bits).
+    pub stride: u32,
+    /// num_records [95:64].
+    pub num_records: u32,
+    /// gfx9 swizzle_en [63] (0/1); gfx11 swizzle_enable [63:62] (0..3).
+    pub swizzle: u32,
+    /// gfx9 cache_swizzle [62].
+    pub cache_swizzle: u32,
+    /// gfx9 elem_size [116:115] (element size `2 << elem_size`).
+    pub elem_size: u32,
+    /// index_stride [118:117] (index stride `8 << index_stride`).
+    pub index_stride: u32,
+    /// add_tid [119].
+    pub add_tid: bool,
+    /// gfx9 dfmt [114:111]; gfx11 FORMAT [113:108].
+    pub format: u32,
+    /// gfx9 nfmt [110:108].
+    pub nfmt: u32,
+    /// dst_sel_x/y/z/w [107:96] (3 bits each, x lowest).
+    pub dst_sel: u32,
+    /// gfx11 oob_select [125:124].
+    pub oob_select: u32,
+    /// type [127:126].
+    pub rtype: u32,
+}
+
+impl VsharpFields {
+    /// Encodes the fields as a 128-bit V# for `profile`.
+    pub fn encode(&self, profile: Profile) -> u128 {
+        let put = |x: u64, lo: u32, w: u32| ((x as u128) & ((1u128 << w) - 1)) << lo;
+        let p = TaParams::of(profile);
+        let mut v = put(self.base, 0, 48)
+            | put(self.stride as u64, 48, 14)
+            | put(self.num_records as u64, 64, 32)
+            | put(self.dst_sel as u64, 96, 12)
+            | put(self.index_stride as u64, 117, 2)
+            | put(self.add_tid as u64, 119, 1)
+            | put(self.rtype as u64, 126, 2);
+        v |= match p.swizzle {
+            SwizzleEncoding::EnableBitElemSize => {
+                put(self.swizzle as u64, 63, 1)
+                    | put(self.cache_swizzle as u64, 62, 1)
+                    | put(self.elem_size as u64, 115, 2)
+            }
+            SwizzleEncoding::EnableEs => put(self.swizzle as u64, 62, 2),
+        };
+        v |= match p.format {
+            FormatEncoding::DfmtNfmt => {
+                put(self.format as u64, 111, 4) | put(self.nfmt as u64, 108, 3)
+            }
+            FormatEncoding::Unified => put(self.format as u64, 108, 6),
+        };
+        if p.range == RangeRule::OobSelect {
+            v |= put(self.oob_select as u64, 124, 2);
+        }
+        v
+    }
+}
 
 /// A data format: the layout of one element in memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,86 @@
+//! What one instruction of each class does to the counters on each profile
+//! (SPEC §3.1): whether the profile has the class, and what its issue adds
+//! to each counter (and its return takes away).
+
+use super::isa::Class;
+use super::params::WaitcntParams;
+use crate::profile::Profile;
+
+/// Increments of one instruction, per counter (index = [`Counter`](super::isa::Counter) as usize).
+pub type Incr = [u8; 4];
+
+impl Class {
+    /// Whether `profile` has this class.
+    #[inline]
+    pub fn legal(self, profile: Profile) -> bool {
+        match self {
+            Class::LdsParam | Class::LdsDirect => WaitcntParams::of(profile).lds_param_load,
+            _ => true,
+        }
+    }
+
+    /// Whether the class counts on LGKM_CNT.
+    #[inline]
+    pub fn is_lgkm(self) -> bool {
+        matches!(
+            self,
+            Class::FlatLoad
+                | Class::FlatStore
+                | Class::Lds
+                | Class::Gds
+                | Class::Smem1
+                | Class::Smem2
+                | Class::Sendmsg
+        )
+    }
+
+    /// What one instruction of this class adds to each counter on `profile`
+    /// (and what its return takes away). All zero for an illegal class.
+    #[inline]
+    pub fn incr(self, profile: Profile) -> Incr {
+        let p = WaitcntParams::of(profile);
+        let stores_on_vs = p.cnt_vs > 0;
+        let (vm, lgkm, exp, vs) = match self {
+            Class::VmemLoad => (1, 0, 0, 0),
+            Class::VmemStore if stores_on_vs => (0, 0, 0, 1),
+            Class::VmemStore => (1, 0, 0, 0),
+            Class::FlatLoad => (1, 1, 0, 0),
+            Class::FlatStore if stores_on_vs => (0, 1, 0, 1),
+            Class::FlatStore => (1, 1, 0, 0),
+            Class::Lds | Class::Smem1 | Class::Sendmsg => (0, 1, 0, 0),
+            Class::Gds => (0, 1, u8::from(p.gds_on_exp), 0),
+            Class::Smem2 => (0, 2, 0, 0),
+            Class::Export => (0, 0, 1, 0),
+            Class::LdsParam | Class::LdsDirect if p.lds_param_load => (0, 0, 1, 0),
+            Class::LdsParam | Class::LdsDirect => (0, 0, 0, 0),
+        };
+        [vm, lgkm, exp, vs]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_3_1_counting_rules() {
+        use Profile::*;
+        // gfx9: stores and atomics count on VM; FLAT on VM and LGKM.
+        assert_eq!(Class::VmemStore.incr(Gfx9), [1, 0, 0, 0]);
+        assert_eq!(Class::FlatStore.incr(Gfx9), [1, 1, 0, 0]);
+        // gfx11: stores count on VS instead.
+        assert_eq!(Class::VmemStore.incr(Gfx11), [0, 0, 0, 1]);
+        assert_eq!(Class::FlatStore.incr(Gfx11), [0, 1, 0, 1]);
+        // SMEM weights.
+        assert_eq!(Class::Smem1.incr(Gfx9), [0, 1, 0, 0]);
+        assert_eq!(Class::Smem2.incr(Gfx11), [0, 2, 0, 0]);
+        // GDS on LGKM and EXP on both profiles (Decided: LLVM 19 counts GDS
+        // on EXP_CNT for every target before gfx12); LDS param loads on EXP
+        // only on gfx11.
+        assert_eq!(Class::Gds.incr(Gfx9), [0, 1, 1, 0]);
+        assert_eq!(Class::Gds.incr(Gfx11), [0, 1, 1, 0]);
+        assert_eq!(Class::LdsParam.incr(Gfx11), [0, 0, 1, 0]);
+        assert!(!Class::LdsDirect.legal(Gfx9));
+        assert_eq!(Class::LdsDirect.incr(Gfx9), [0, 0, 0, 0]);
+    }
+}
