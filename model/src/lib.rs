@@ -11,6 +11,7 @@
 //! RTL. No Verilator dependency.
 #![warn(missing_docs)]
 
+pub mod cover;
 pub mod ports;
 pub mod profile;
 pub mod unit;

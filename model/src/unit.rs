@@ -28,8 +28,9 @@ pub trait Unit: Send {
     fn coverage(&self) -> &Coverage;
 }
 
-/// Functional coverage: named bins with hit counts. Bin names are declared
-/// next to each model, so the list of bins never hit is meaningful.
+/// Functional coverage: named bins with hit counts. Each unit declares its
+/// bins with [`bins!`](crate::bins) (`<unit>/cover.rs`), only on the profiles
+/// where they can occur, so the list of bins never hit is meaningful.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Coverage {
     /// Bin names, fixed per unit and profile.

@@ -2,6 +2,7 @@
 //! engine on its own, and RTL tree manipulation for broken-RTL fixtures.
 
 use gpucosim::testbench::{Drive, Driver, Testbench, TxnSource};
+use gpucosim_model::cover::{coverage, Recorder};
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::{Coverage, Profile, Unit};
 use rand::Rng;
@@ -28,6 +29,7 @@ pub struct ToyModel {
     sum: u64,
     q: [u32; 4],
     cov: Coverage,
+    rec: Recorder<ToyBin>,
 }
 
 impl Unit for ToyModel {
@@ -47,7 +49,7 @@ impl Unit for ToyModel {
             p::q_o.set_elem(out, i, *q as u64);
         }
         if p::rst_ni.bit(inp) && p::en_i.bit(inp) {
-            self.cov.hit(0);
+            self.rec.hit(ToyBin::Enabled, &mut self.cov);
             let mut s = self.sum;
             for i in 0..4 {
                 self.q[i] = p::d_i.elem(inp, i) as u32;
@@ -122,7 +124,12 @@ impl Driver<ToyTxn> for ToyDriver {
 /// The toy testbench.
 pub struct ToyTestbench;
 
-const TOY_BINS: &[&str] = &["enabled"];
+gpucosim_model::bins! {
+    /// Coverage bins of the toy unit.
+    pub enum ToyBin {
+        Enabled = "enabled",
+    }
+}
 
 impl Testbench for ToyTestbench {
     type Txn = ToyTxn;
@@ -137,7 +144,8 @@ impl Testbench for ToyTestbench {
             profile,
             sum: 0,
             q: [0; 4],
-            cov: Coverage::new(TOY_BINS),
+            cov: coverage::<ToyBin>(profile),
+            rec: Recorder::new(profile),
         })
     }
     fn generate(_: Profile, k: &ToyKnobs, rng: &mut ChaCha8Rng) -> ToyTxn {

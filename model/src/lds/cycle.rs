@@ -2,11 +2,11 @@
 //! state machine of [`super::tlm`] from the packed port words for the
 //! lock-step engine.
 
-use super::cover::{bin, BINS_GFX9, COVERAGE_BINS};
+use super::cover::Bin;
 use super::isa::{self, Kind};
-use super::params::LdsParams;
 use super::ports::lds_ports as P;
 use super::tlm::{Lds, Request, LANES, SLOTS};
+use crate::cover::{coverage, Recorder};
 use crate::ports::PortTable;
 use crate::{Coverage, Profile, Unit};
 
@@ -16,21 +16,18 @@ pub struct LdsModel {
     req: Box<Request>,
     done: bool,
     cov: Coverage,
+    rec: Recorder<Bin>,
 }
 
 impl LdsModel {
     /// A model in its reset state with all-zero RAM.
     pub fn new(profile: Profile) -> Self {
-        let names = if LdsParams::of(profile).cu_mode.is_some() {
-            COVERAGE_BINS
-        } else {
-            &COVERAGE_BINS[..BINS_GFX9]
-        };
         LdsModel {
             lds: Lds::new(profile),
             req: Box::default(),
             done: false,
-            cov: Coverage::new(names),
+            cov: coverage::<Bin>(profile),
+            rec: Recorder::new(profile),
         }
     }
 
@@ -87,34 +84,34 @@ impl LdsModel {
 
     fn cover_accept(&mut self) {
         let info = self.lds.info();
-        let c = &mut self.cov;
+        let (c, rec) = (&mut self.cov, &self.rec);
         let r = &self.req;
         let b = match info.kind {
-            Kind::Load if info.signed => bin::LOAD_SIGNED,
-            Kind::Load if info.two => bin::LOAD_TWO,
-            Kind::Load if info.addtid => bin::LOAD_ADDTID,
-            Kind::Load => bin::LOAD,
-            Kind::Store if info.width < 4 => bin::STORE_SUB,
-            Kind::Store if info.two => bin::STORE_TWO,
-            Kind::Store if info.addtid => bin::STORE_ADDTID,
-            Kind::Store => bin::STORE,
-            Kind::Atomic if info.rtn => bin::ATOMIC_RTN,
-            Kind::Atomic => bin::ATOMIC,
-            Kind::Permute => bin::PERMUTE,
-            Kind::Bpermute => bin::BPERMUTE,
-            Kind::Invalid => bin::INVALID,
+            Kind::Load if info.signed => Bin::LoadSigned,
+            Kind::Load if info.two => Bin::LoadTwo,
+            Kind::Load if info.addtid => Bin::LoadAddtid,
+            Kind::Load => Bin::Load,
+            Kind::Store if info.width < 4 => Bin::StoreSub,
+            Kind::Store if info.two => Bin::StoreTwo,
+            Kind::Store if info.addtid => Bin::StoreAddtid,
+            Kind::Store => Bin::Store,
+            Kind::Atomic if info.rtn => Bin::AtomicRtn,
+            Kind::Atomic => Bin::Atomic,
+            Kind::Permute => Bin::Permute,
+            Kind::Bpermute => Bin::Bpermute,
+            Kind::Invalid => Bin::Invalid,
         };
-        c.hit(b);
+        rec.hit(b, c);
         let active = self.lds.active();
         if active == 0 {
-            c.hit(bin::EXEC_ZERO);
+            rec.hit(Bin::ExecZero, c);
         } else if active as u32 == 0 {
-            c.hit(bin::PASS_SKIPPED);
+            rec.hit(Bin::PassSkipped, c);
         } else if active >> 32 != 0 {
-            c.hit(bin::TWO_PASSES);
+            rec.hit(Bin::TwoPasses, c);
         }
         if self.done {
-            c.hit(bin::BACK_TO_BACK);
+            rec.hit(Bin::BackToBack, c);
         }
         // From the per-lane slot masks: a straddle is element 0 spilling
         // into a second dword (slot 1) without filling its first one.
@@ -129,44 +126,47 @@ impl LdsModel {
             partial |= n_oor != 0 && n_oor != n;
         }
         if straddle {
-            c.hit(bin::STRADDLE);
+            rec.hit(Bin::Straddle, c);
         }
         if oor {
-            c.hit(bin::OOR);
+            rec.hit(Bin::Oor, c);
         }
         if self.lds.memviol_lanes() != 0 {
-            c.hit(bin::MEMVIOL);
+            rec.hit(Bin::Memviol, c);
         }
         if partial {
-            c.hit(bin::OOR_PARTIAL);
+            rec.hit(Bin::OorPartial, c);
         }
-        if c.hits.len() > BINS_GFX9 {
-            if !r.wave64 {
-                c.hit(bin::WAVE32);
-            }
-            c.hit(if r.wgp { bin::MODE_WGP } else { bin::MODE_CU });
+        // Bins of profiles with wave32 and a CU mode only (the recorder
+        // counts no bin a profile lacks).
+        if !r.wave64 {
+            rec.hit(Bin::Wave32, c);
         }
+        rec.hit(if r.wgp { Bin::ModeWgp } else { Bin::ModeCu }, c);
     }
 
     fn cover_cycle(&mut self) {
         let e = self.lds.events;
-        let c = &mut self.cov;
+        let (c, rec) = (&mut self.cov, &self.rec);
         if e.broadcast {
-            c.hit(bin::BROADCAST);
+            rec.hit(Bin::Broadcast, c);
         }
         if e.write_merge {
-            c.hit(bin::WRITE_MERGE);
+            rec.hit(Bin::WriteMerge, c);
         }
         if e.atomic_serialised {
-            c.hit(bin::ATOMIC_SERIAL);
+            rec.hit(Bin::AtomicSerial, c);
         }
         if let Some(n) = e.pass_end {
-            c.hit(match n {
-                0 | 1 => bin::PASS_LEN,
-                2 => bin::PASS_LEN + 1,
-                3..=8 => bin::PASS_LEN + 2,
-                _ => bin::PASS_LEN + 3,
-            });
+            rec.hit(
+                match n {
+                    0 | 1 => Bin::Pass1Cycle,
+                    2 => Bin::Pass2Cycles,
+                    3..=8 => Bin::Pass3To8Cycles,
+                    _ => Bin::Pass9PlusCycles,
+                },
+                c,
+            );
         }
     }
 }

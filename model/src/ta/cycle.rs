@@ -2,11 +2,12 @@
 //! per-lane results in the first ACTIVE cycle and the coalescer's line
 //! requests under backpressure, around the transaction level of [`super::tlm`].
 
-use super::cover::{self, Bin, Events, Recorder};
+use super::cover::{Bin, Events};
 use super::isa::{Instr, Kind, Op};
 use super::params::TaParams;
 use super::ports::ta_ports as p;
 use super::tlm::{compute, for_each_piece, LaneResults, Piece, MAX_PIECES};
+use crate::cover::{coverage, Recorder};
 use crate::ports::PortTable;
 use crate::profile::Profile;
 use crate::unit::{Coverage, Unit};
@@ -224,7 +225,7 @@ pub struct TaModel {
     accepted: u64,
     prev_active: bool,
     cov: Coverage,
-    rec: Recorder,
+    rec: Recorder<Bin>,
 }
 
 impl TaModel {
@@ -241,7 +242,7 @@ impl TaModel {
             reqs: Requests::new(),
             accepted: 0,
             prev_active: false,
-            cov: cover::coverage(profile),
+            cov: coverage::<Bin>(profile),
             rec: Recorder::new(profile),
         }
     }
@@ -270,7 +271,7 @@ impl TaModel {
         if self.prev_active {
             ev.set(Bin::BackToBack);
         }
-        self.rec.record(ev, &mut self.cov);
+        self.rec.hit_set(ev.0, &mut self.cov);
         self.accepted += 1;
         self.state = State::Active;
         self.first = true;

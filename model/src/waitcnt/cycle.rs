@@ -3,11 +3,12 @@
 // does; iterator chains would hide that correspondence.
 #![allow(clippy::needless_range_loop)]
 
-use super::cover::*;
+use super::cover::Bin;
 use super::isa::{decode, decode_vscnt, Class, Counter, Thresholds, COUNTERS};
 use super::params::WaitcntParams;
 use super::ports::waitcnt_ports as P;
 use super::tlm::Incr;
+use crate::cover::{coverage, Recorder};
 use crate::ports::{Port, PortTable};
 use crate::profile::Profile;
 use crate::unit::{Coverage, Unit};
@@ -95,8 +96,8 @@ pub struct WaitcntModel {
     waiting: u16,
     /// Thresholds of the pending waits.
     thr: [[u8; 4]; WAVES],
-    /// Map from a BINS_GFX11 index to the profile's bin index.
-    bin_map: [u8; NBINS],
+    /// Counts the profile's bins into `coverage`.
+    rec: Recorder<Bin>,
     coverage: Coverage,
     /// LGKM classes per wave in issue order (coverage of out-of-order returns).
     order: [[u8; ORDER_CAP]; WAVES],
@@ -152,16 +153,6 @@ impl WaitcntModel {
                 incr[c.code() as usize] = c.incr(profile);
             }
         }
-        let names = match profile {
-            Profile::Gfx9 => BINS_GFX9,
-            Profile::Gfx11 => BINS_GFX11,
-        };
-        let mut bin_map = [NO_BIN; NBINS];
-        for (i, n) in BINS_GFX11.iter().enumerate() {
-            if let Some(j) = names.iter().position(|m| m == n) {
-                bin_map[i] = j as u8;
-            }
-        }
         let max = COUNTERS.map(|c| c.max(profile) as u8);
         WaitcntModel {
             profile,
@@ -172,8 +163,8 @@ impl WaitcntModel {
             cnt: [[0; 4]; WAVES],
             waiting: 0,
             thr: [max; WAVES],
-            bin_map,
-            coverage: Coverage::new(names),
+            rec: Recorder::new(profile),
+            coverage: coverage::<Bin>(profile),
             order: [[0; ORDER_CAP]; WAVES],
             order_len: [0; WAVES],
             exp_order: [[0; EXP_ORDER_CAP]; WAVES],
@@ -193,11 +184,15 @@ impl WaitcntModel {
     }
 
     #[inline]
-    fn hit(&mut self, bin: usize) {
-        let i = self.bin_map[bin];
-        if i != NO_BIN {
-            self.coverage.hit(i as usize);
-        }
+    fn hit(&mut self, b: Bin) {
+        self.rec.hit(b, &mut self.coverage);
+    }
+
+    /// Counts the bin declared `k` places after `first`: the bin of class
+    /// code or counter `k` in a run of per-class or per-counter bins.
+    #[inline]
+    fn hit_nth(&mut self, first: Bin, k: usize) {
+        self.rec.hit_nth(first, k, &mut self.coverage);
     }
 
     fn reset(&mut self) {
@@ -237,9 +232,9 @@ impl WaitcntModel {
             let head = self.order[w][0];
             let smem = |x: u8| x == Class::Smem1 as u8 || x == Class::Smem2 as u8;
             if smem(head) && smem(code) {
-                self.hit(B_SMEM_OOO);
+                self.hit(Bin::SmemOoo);
             } else {
-                self.hit(B_LGKM_OOO);
+                self.hit(Bin::LgkmOoo);
             }
         }
         self.order[w].copy_within(i + 1..n, i);
@@ -264,7 +259,7 @@ impl WaitcntModel {
         };
         let gds = Class::Gds as u8;
         if i > 0 && (code == gds || self.exp_order[w][..i].contains(&gds)) {
-            self.hit(B_GDS_EXP_OOO);
+            self.hit(Bin::GdsExpOoo);
         }
         self.exp_order[w].copy_within(i + 1..n, i);
         self.exp_order_len[w] -= 1;
@@ -330,11 +325,11 @@ impl Unit for WaitcntModel {
                 for c in 0..4 {
                     if self.cnt[iw][c] + inc[c] > self.max[c] {
                         sat |= 1 << c;
-                        self.hit(B_SAT + c);
+                        self.hit_nth(Bin::SatVm, c);
                     }
                 }
                 if icode == Class::Gds as usize && sat >> (Counter::Exp as usize) & 1 != 0 {
-                    self.hit(B_SAT_EXP_GDS);
+                    self.hit(Bin::SatExpGds);
                 }
                 ack = sat == 0;
             }
@@ -358,7 +353,7 @@ impl Unit for WaitcntModel {
             if legal && !busy && !dual {
                 accepted = true;
                 let t = if vscnt {
-                    self.hit(B_WAIT_VSCNT);
+                    self.hit(Bin::WaitVscnt);
                     decode_vscnt(self.profile, imm).unwrap_or_else(|| decode(self.profile, imm))
                 } else {
                     decode(self.profile, imm)
@@ -388,12 +383,12 @@ impl Unit for WaitcntModel {
                 let inc = self.incr[code];
                 for c in 0..4 {
                     if inc[c] != 0 && dec[w][c] != 0 {
-                        self.hit(B_RET_MULTI);
+                        self.hit(Bin::RetMulti);
                     }
                     dec[w][c] += inc[c];
                 }
                 ret_waves |= 1 << w;
-                self.hit(B_RET + code);
+                self.hit_nth(Bin::RetVmemLoad, code);
                 if inc[Counter::Lgkm as usize] != 0 {
                     self.order_pop(w, code as u8);
                 }
@@ -426,14 +421,14 @@ impl Unit for WaitcntModel {
                 if Self::satisfied(&self.cnt[w], &thr) {
                     release |= 1 << w;
                     self.hit(if was_waiting {
-                        B_WAIT_RELEASE_AFTER_STALL
+                        Bin::WaitReleaseAfterStall
                     } else {
-                        B_WAIT_IMMEDIATE
+                        Bin::WaitImmediate
                     });
                 } else {
                     stall |= 1 << w;
                     if arriving {
-                        self.hit(B_WAIT_STALL);
+                        self.hit(Bin::WaitStall);
                     }
                 }
             }
@@ -450,7 +445,7 @@ impl Unit for WaitcntModel {
             e &= e - 1;
             errs |= (err[w] as u64) << (ERR_W * w);
             for e in ErrCode::from_mask(err[w] as u32) {
-                self.hit(B_ERR + e as usize - 1);
+                self.hit_nth(Bin::ErrIllegal, e as usize - 1);
             }
         }
         put_wide(&P::err_o, outputs, errs as u128);
@@ -470,16 +465,16 @@ impl Unit for WaitcntModel {
             self.repack(w);
         }
         if ack {
-            self.hit(B_ISSUE + icode);
+            self.hit_nth(Bin::IssueVmemLoad, icode);
             let inc = self.incr[icode];
             for c in 0..4 {
                 if inc[c] != 0 {
                     if dec[iw][c] != 0 {
-                        self.hit(B_ISSUE_AND_RET);
+                        self.hit(Bin::IssueAndRet);
                     }
                     self.cnt[iw][c] += inc[c];
                     if self.cnt[iw][c] == self.max[c] {
-                        self.hit(B_MAX + c);
+                        self.hit_nth(Bin::CntMaxVm, c);
                     }
                 }
             }
@@ -820,24 +815,39 @@ mod tests {
     }
 
     #[test]
-    fn coverage_bin_lists_agree() {
+    fn per_class_and_per_counter_bins_run_in_code_order() {
+        use crate::cover::Bins;
+        let decl = |first: Bin, k: usize| Bin::DECL[first.index() + k].name;
+        for c in Class::ALL {
+            let k = c.code() as usize;
+            assert_eq!(decl(Bin::IssueVmemLoad, k), format!("issue_{}", c.name()));
+            assert_eq!(decl(Bin::RetVmemLoad, k), format!("ret_{}", c.name()));
+        }
+        for c in COUNTERS {
+            assert_eq!(decl(Bin::SatVm, c as usize), format!("sat_{}", c.name()));
+            assert_eq!(
+                decl(Bin::CntMaxVm, c as usize),
+                format!("cnt_max_{}", c.name())
+            );
+        }
+        for e in ErrCode::ALL {
+            assert_eq!(
+                decl(Bin::ErrIllegal, e as usize - 1),
+                format!("err_{}", e.name())
+            );
+        }
+    }
+
+    #[test]
+    fn gfx9_lacks_the_vs_and_lds_parameter_bins() {
         let gfx11_only = ["lds_param", "lds_direct", "_vs", "vscnt"];
-        let want: Vec<&str> = BINS_GFX11
+        let want: Vec<&str> = crate::cover::names::<Bin>(Profile::Gfx11)
             .iter()
             .copied()
             .filter(|n| !gfx11_only.iter().any(|s| n.contains(s)))
             .collect();
-        assert_eq!(BINS_GFX9, want.as_slice());
-        assert_eq!(BINS_GFX11[B_RET], "ret_vmem_load");
-        assert_eq!(BINS_GFX11[B_SAT], "sat_vm");
-        assert_eq!(BINS_GFX11[B_MAX], "cnt_max_vm");
-        assert_eq!(BINS_GFX11[B_WAIT_VSCNT], "wait_vscnt");
-        assert_eq!(BINS_GFX11[B_SMEM_OOO], "smem_out_of_order");
-        assert_eq!(BINS_GFX11[B_GDS_EXP_OOO], "gds_exp_out_of_order");
-        assert_eq!(BINS_GFX11[B_SAT_EXP_GDS], "sat_exp_gds");
-        assert_eq!(BINS_GFX11[B_ERR], "err_illegal");
-        assert_eq!(BINS_GFX11[B_ERR + 3], "err_underflow");
-        assert_eq!(BINS_GFX11.len(), 46);
+        assert_eq!(crate::cover::names::<Bin>(Profile::Gfx9), want.as_slice());
+        assert_eq!(crate::cover::names::<Bin>(Profile::Gfx11).len(), 46);
     }
 
     #[test]
