@@ -14,7 +14,8 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use gpucosim::benchmark::record_inputs;
 use gpucosim::testbench::Testbench;
-use gpucosim::units::{lds::LdsTestbench, ta::TaTestbench, waitcnt::WaitcntTestbench};
+use gpucosim::units::UNITS;
+use gpucosim::with_testbench;
 use gpucosim_model::Profile;
 use std::time::Duration;
 
@@ -51,9 +52,13 @@ fn unit<B: Testbench>(c: &mut Criterion) {
 }
 
 fn benches(c: &mut Criterion) {
-    unit::<TaTestbench>(c);
-    unit::<LdsTestbench>(c);
-    unit::<WaitcntTestbench>(c);
+    for u in UNITS {
+        with_testbench!(*u, B => {
+            unit::<B>(c);
+            Ok(())
+        })
+        .expect("a registered unit");
+    }
 }
 
 criterion_group!(models, benches);

@@ -504,6 +504,29 @@ impl<'a, B: Testbench> ModelRun<'a, B> {
         status
     }
 
+    /// Runs a fresh run from cycle 0 until the driver reports its stimulus
+    /// done (a [`Stimulus::Replay`] or [`Stimulus::Prefix`] consumed and the
+    /// unit idle), for at most `limit` cycles, calling `each(cycle, inputs,
+    /// outputs)` after every cycle. Returns the cycles run, `None` when the
+    /// limit came first.
+    pub fn run_until_done(
+        &mut self,
+        limit: u64,
+        mut each: impl FnMut(u64, &[u32], &[u32]),
+    ) -> Option<u64> {
+        let table = B::table();
+        let mut inp = vec![0u32; table.in_words()];
+        let mut out = vec![0u32; table.out_words()];
+        for cycle in 0..limit {
+            let status = self.cycle(cycle, &mut inp, &mut out);
+            each(cycle, &inp, &out);
+            if status == Drive::Done {
+                return Some(cycle + 1);
+            }
+        }
+        None
+    }
+
     /// Transactions consumed so far.
     pub fn txn_count(&self) -> usize {
         self.src.count
@@ -512,6 +535,11 @@ impl<'a, B: Testbench> ModelRun<'a, B> {
     /// The model's coverage so far.
     pub fn coverage(&self) -> &Coverage {
         self.model.coverage()
+    }
+
+    /// The model.
+    pub fn model(&self) -> &dyn Unit {
+        self.model.as_ref()
     }
 
     /// What the report says is in flight: the driver's oldest transaction

@@ -25,10 +25,14 @@ struct Cli {
     cmd: Cmd,
 }
 
+/// Help of `--unit`, from the registry of units.
+fn unit_help() -> String {
+    format!("Unit: {}", units::UNIT_CHOICES)
+}
+
 #[derive(clap::Args, Clone)]
 struct Target {
-    /// Unit: ta, lds or waitcnt.
-    #[arg(long)]
+    #[arg(long, help = unit_help())]
     unit: String,
     /// Profile: gfx9 or gfx11.
     #[arg(long)]
@@ -355,7 +359,8 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             rss: _,
         } => bench(units, profiles, cycles, seed, repeats, rtl, write),
         Cmd::DecodeWaitcnt { profile, word } => {
-            let text = units::waitcnt::decode_waitcnt_text(profile, &word).map_err(Error::Input)?;
+            let text =
+                units::waitcnt::eval::decode_waitcnt_text(profile, &word).map_err(Error::Input)?;
             println!("{text}");
             Ok(ExitCode::SUCCESS)
         }
@@ -364,7 +369,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             let cache = rtlbuild::cache_root();
             let v = gpucosim::verilator::Verilator::locate(&cache)?;
             let mut findings = 0;
-            for t in gpucosim_model::TABLES {
+            for t in units::port_tables() {
                 if unit.as_deref().is_some_and(|u| u != t.unit) {
                     continue;
                 }
@@ -380,7 +385,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
                 }
             }
             if let Some(u) = unit {
-                if !gpucosim_model::TABLES.iter().any(|t| t.unit == u) {
+                if !units::is_registered(&u) {
                     return Err(Error::Input(format!(
                         "unknown unit `{u}` (expected one of: {})",
                         units::UNITS.join(", ")

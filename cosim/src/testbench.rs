@@ -53,7 +53,14 @@ pub trait Driver<T>: Send {
     fn in_flight(&self) -> Option<usize>;
 }
 
-/// A unit's testbench.
+/// An `eval` calculator: one request in, its result (or a one-line error)
+/// out. A calculator may keep state between the requests of one input (the
+/// LDS keeps its memory).
+pub type Evaluator = Box<dyn FnMut(&serde_json::Value) -> Result<serde_json::Value, String>>;
+
+/// A unit's testbench: what `gpucosim` needs of a unit besides its model
+/// (the stimulus, the driver, the `eval` front end). Units are registered
+/// in `units::units!`.
 pub trait Testbench: 'static {
     /// One transaction of stimulus.
     type Txn: Serialize + DeserializeOwned + Clone + Debug + Send + 'static;
@@ -80,4 +87,7 @@ pub trait Testbench: 'static {
     /// (fewer active lanes, zeroed fields, smaller values). Empty when it is
     /// already as simple as it gets.
     fn simplify(txn: &Self::Txn) -> Vec<Self::Txn>;
+    /// The `gpucosim eval` calculator of the unit on `profile` (request and
+    /// result formats in the unit's doc).
+    fn evaluator(profile: Profile) -> Evaluator;
 }

@@ -22,12 +22,3 @@ pub use unit::{Coverage, Unit};
 pub mod lds;
 pub mod ta;
 pub mod waitcnt;
-
-use ports::PortTable;
-
-/// The port tables of every unit, in command-line order.
-pub const TABLES: &[&PortTable] = &[
-    &ta::ports::ta_ports::TABLE,
-    &lds::ports::lds_ports::TABLE,
-    &waitcnt::ports::waitcnt_ports::TABLE,
-];

@@ -1,6 +1,7 @@
 //! The SystemVerilog port lists in `rtl/<unit>/<unit>_ports.svh` are generated
-//! from the port tables. This test fails when one is stale; run it with
-//! `GPUCOSIM_BLESS=1` to regenerate them.
+//! from the port tables of the registered units (`gpucosim::units`). This
+//! test fails when one is stale; run it with `GPUCOSIM_BLESS=1` to
+//! regenerate them.
 
 use std::path::PathBuf;
 
@@ -11,7 +12,7 @@ fn rtl_port_lists_match_the_tables() {
         .join("rtl");
     let bless = std::env::var_os("GPUCOSIM_BLESS").is_some();
     let mut stale = Vec::new();
-    for t in gpucosim_model::TABLES {
+    for t in gpucosim::units::port_tables() {
         let path = root.join(t.unit).join(format!("{}_ports.svh", t.unit));
         let want = t.sv_port_list();
         let have = std::fs::read_to_string(&path).unwrap_or_default();

@@ -1,7 +1,7 @@
 //! Shared helpers for the end-to-end tests: a toy unit for testing the
 //! engine on its own, and RTL tree manipulation for broken-RTL fixtures.
 
-use gpucosim::testbench::{Drive, Driver, Testbench, TxnSource};
+use gpucosim::testbench::{Drive, Driver, Evaluator, Testbench, TxnSource};
 use gpucosim_model::cover::{coverage, Recorder};
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::{Coverage, Profile, Unit};
@@ -135,7 +135,7 @@ impl Testbench for ToyTestbench {
     type Txn = ToyTxn;
     type Knobs = ToyKnobs;
     type Driver = ToyDriver;
-    const UNIT: &'static str = "toy";
+    const UNIT: &'static str = p::TABLE.unit;
     fn table() -> &'static PortTable {
         &p::TABLE
     }
@@ -172,6 +172,34 @@ impl Testbench for ToyTestbench {
                 d: [0; 4],
             }]
         }
+    }
+    /// One request `{"d": [4 numbers]}` is one enabled cycle; the result
+    /// is `{"sum": sum_o}` after it. The sum carries over between requests.
+    fn evaluator(profile: Profile) -> Evaluator {
+        let mut m = Self::model(profile);
+        let mut inp = vec![0u32; p::TABLE.in_words()];
+        let mut out = vec![0u32; p::TABLE.out_words()];
+        Box::new(move |req| {
+            let d = req
+                .get("d")
+                .and_then(|d| d.as_array())
+                .filter(|d| d.len() == 4)
+                .ok_or("`d` must be an array of 4 numbers")?;
+            inp.fill(0);
+            p::rst_ni.set(&mut inp, 1);
+            p::en_i.set(&mut inp, 1);
+            for (i, x) in d.iter().enumerate() {
+                let x = x
+                    .as_u64()
+                    .filter(|x| *x <= u64::from(u32::MAX))
+                    .ok_or_else(|| format!("`d[{i}]` must be a 32-bit number"))?;
+                p::d_i.set_elem(&mut inp, i, x);
+            }
+            m.step(&inp, &mut out);
+            p::en_i.set(&mut inp, 0);
+            m.step(&inp, &mut out);
+            Ok(serde_json::json!({ "sum": p::sum_o.get(&out) }))
+        })
     }
 }
 

@@ -1,34 +1,107 @@
-//! Per-unit testbenches (stimulus, drivers, `eval` front ends), and the
-//! dispatch from a unit name to its testbench type.
+//! The units: one folder per unit, `units/<unit>/`, laid out alike —
+//! `mod.rs` (the [`Testbench`] implementation), `txn.rs` (the transaction
+//! and its simplification), `stimulus.rs` (knobs, random and directed
+//! stimulus), `driver.rs` (the driver) and `eval.rs` (the `gpucosim eval`
+//! front end), each with its tests — and the registry, [`units!`](crate::units),
+//! from which the unit list, the dispatch from a unit name to its testbench
+//! and everything else that lists units come.
 
-pub mod lds;
-pub mod ta;
-pub mod waitcnt;
+use crate::error::Error;
+pub use crate::testbench::Evaluator;
+use crate::testbench::Testbench;
+use gpucosim_model::ports::PortTable;
+use gpucosim_model::Profile;
 
-/// Unit names, in command-line order.
-pub const UNITS: &[&str] = &["ta", "lds", "waitcnt"];
+/// The registry of units: one line per unit, `module => testbench type`,
+/// in command-line order. Adding a unit is adding its line (and its
+/// folders). It hands the list to the macro named first, with the tokens
+/// in brackets, which is how the unit list, the modules and
+/// [`with_testbench!`](crate::with_testbench) are generated from it.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! units {
+    ($then:ident [$($args:tt)*]) => {
+        $crate::$then! { [$($args)*]
+            ta => TaTestbench,
+            lds => LdsTestbench,
+            waitcnt => WaitcntTestbench,
+        }
+    };
+}
 
-/// Runs `$body` with `$B` bound to the testbench type of unit `$unit`; an unknown
-/// or not yet available unit is an input error.
+/// Declares the units' modules, [`UNITS`] and [`port_tables`] (from
+/// [`units!`](crate::units)).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __declare_units {
+    ([] $($unit:ident => $Tb:ident),* $(,)?) => {
+        $(pub mod $unit;)*
+
+        /// Unit names, in command-line order.
+        pub const UNITS: &[&str] = &[$(stringify!($unit)),*];
+
+        /// The unit names as a sentence lists them: `a, b or c`.
+        pub const UNIT_CHOICES: &str = $crate::__unit_choices!($($unit),*);
+
+        /// The port table of every unit, in [`UNITS`] order.
+        pub fn port_tables() -> impl Iterator<Item = &'static PortTable> {
+            const TABLES: &[fn() -> &'static PortTable] =
+                &[$(<$unit::$Tb as Testbench>::table),*];
+            TABLES.iter().map(|t| t())
+        }
+
+        #[cfg(test)]
+        mod registry_tests {
+            use super::*;
+
+            /// A unit's module name, its testbench's name and its port
+            /// table's name are one name.
+            #[test]
+            fn each_unit_is_named_once() {
+                $(
+                    assert_eq!(<$unit::$Tb as Testbench>::UNIT, stringify!($unit));
+                    assert_eq!(<$unit::$Tb as Testbench>::table().unit, stringify!($unit));
+                )*
+            }
+        }
+    };
+}
+
+crate::units!(__declare_units []);
+
+/// `a, b or c` from `a, b, c` (for [`UNIT_CHOICES`]).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __unit_choices {
+    ($a:ident) => { stringify!($a) };
+    ($a:ident, $b:ident) => { concat!(stringify!($a), " or ", stringify!($b)) };
+    ($a:ident, $($rest:ident),+) => { concat!(stringify!($a), ", ", $crate::__unit_choices!($($rest),+)) };
+}
+
+/// Runs `$body` with `$B` bound to the testbench type of unit `$unit` (a
+/// `&str`); an unknown unit is an input error. `$body` is an expression of
+/// type `Result<_>`.
 #[macro_export]
 macro_rules! with_testbench {
-    ($unit:expr, $B:ident => $body:expr) => {{
-        match $unit {
-            "ta" => {
-                #[allow(dead_code)]
-                type $B = $crate::units::ta::TaTestbench;
-                $body
-            }
-            "lds" => {
-                #[allow(dead_code)]
-                type $B = $crate::units::lds::LdsTestbench;
-                $body
-            }
-            "waitcnt" => {
-                #[allow(dead_code)]
-                type $B = $crate::units::waitcnt::WaitcntTestbench;
-                $body
-            }
+    ($unit:expr, $B:ident => $body:expr) => {
+        $crate::units!(__with_testbench [($unit) $B ($body)])
+    };
+}
+
+/// The expansion of [`with_testbench!`](crate::with_testbench) over the
+/// registry.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __with_testbench {
+    ([($name:expr) $B:ident ($body:expr)] $($unit:ident => $Tb:ident),* $(,)?) => {{
+        match $name {
+            $(
+                stringify!($unit) => {
+                    #[allow(dead_code)]
+                    type $B = $crate::units::$unit::$Tb;
+                    $body
+                }
+            )*
             other => Err($crate::error::Error::Input(format!(
                 "unknown unit `{other}` (expected one of: {})",
                 $crate::units::UNITS.join(", ")
@@ -37,27 +110,9 @@ macro_rules! with_testbench {
     }};
 }
 
-/// An `eval` calculator: one request in, its result (or a one-line error)
-/// out. A calculator may keep state between the requests of one input (the
-/// LDS keeps its memory).
-pub type Evaluator = Box<dyn FnMut(&serde_json::Value) -> Result<serde_json::Value, String>>;
-
 /// The `eval` calculator of a unit.
-pub fn evaluator(unit: &str, profile: gpucosim_model::Profile) -> crate::error::Result<Evaluator> {
-    Ok(match unit {
-        "ta" => Box::new(move |r| ta::eval_one(profile, r)),
-        "lds" => {
-            let mut lds = gpucosim_model::lds::tlm::Lds::new(profile);
-            Box::new(move |r| lds::run_one(&mut lds, profile, r))
-        }
-        "waitcnt" => Box::new(move |r| waitcnt::eval_one(profile, r)),
-        other => {
-            return Err(crate::error::Error::Input(format!(
-                "unknown unit `{other}` (expected one of: {})",
-                UNITS.join(", ")
-            )))
-        }
-    })
+pub fn evaluator(unit: &str, profile: Profile) -> crate::error::Result<Evaluator> {
+    crate::with_testbench!(unit, B => Ok(B::evaluator(profile)))
 }
 
 /// Applies `one` to a request, or to each request of an array (in order,
@@ -77,20 +132,19 @@ pub(crate) fn each_request(
     }
 }
 
-/// Whether `unit` has a registered testbench.
+/// Whether `unit` is registered.
 pub fn is_registered(unit: &str) -> bool {
-    let r: crate::error::Result<()> = crate::with_testbench!(unit, B => Ok(()));
-    r.is_ok()
+    UNITS.contains(&unit)
 }
 
 /// The `eval` calculator of a unit over a whole input held in memory.
 pub fn eval_json(
     unit: &str,
-    profile: gpucosim_model::Profile,
+    profile: Profile,
     input: &serde_json::Value,
 ) -> crate::error::Result<serde_json::Value> {
     let mut e = evaluator(unit, profile)?;
-    each_request(input, &mut e).map_err(crate::error::Error::Input)
+    each_request(input, &mut e).map_err(Error::Input)
 }
 
 /// Characters of a quoted value kept in an error message.

@@ -18,7 +18,7 @@ pub mod params;
 pub mod ports;
 pub mod tlm;
 
-pub use cycle::{ErrCode, WaitcntModel, WAVES};
+pub use cycle::{ErrCode, WaitcntModel, RET_CHANNELS, WAVES};
 pub use isa::{
     decode, decode_vscnt, decode_wait_word, decode_word, encode, Class, Counter, Thresholds, Wait,
     COUNTERS,

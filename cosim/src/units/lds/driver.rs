@@ -1,0 +1,110 @@
+//! The `lds` driver: the `req_valid_i` / `req_ready_o` handshake.
+
+use super::txn::LdsTxn;
+use crate::testbench::{Drive, Driver, TxnSource};
+use gpucosim_model::lds::ports::lds_ports as P;
+use gpucosim_model::lds::tlm::LANES;
+
+/// Offers each transaction after its idle gap and holds the offer
+/// (`req_valid_i` and the payload) until the unit takes it, so an offer
+/// made while BUSY is taken in the done cycle (back to back).
+pub struct LdsDriver {
+    pending: Option<LdsTxn>,
+    offering: Option<LdsTxn>,
+    packed: Vec<u32>,
+    gap: u8,
+    taken: usize,
+    in_flight: Option<usize>,
+}
+
+impl LdsDriver {
+    /// A driver with nothing offered yet.
+    pub fn new() -> Self {
+        LdsDriver {
+            pending: None,
+            offering: None,
+            packed: vec![0; P::TABLE.in_words()],
+            gap: 0,
+            taken: 0,
+            in_flight: None,
+        }
+    }
+
+    fn apply(t: &LdsTxn, inp: &mut [u32]) {
+        P::req_valid_i.set(inp, 1);
+        P::op_i.set(inp, u64::from(t.op));
+        P::wave64_i.set(inp, u64::from(t.wave64));
+        P::wgp_i.set(inp, u64::from(t.wgp));
+        P::unaligned_i.set(inp, u64::from(t.unaligned));
+        P::exec_i.set(inp, t.exec);
+        P::offset0_i.set(inp, u64::from(t.offset0));
+        P::offset1_i.set(inp, u64::from(t.offset1));
+        P::m0_i.set(inp, u64::from(t.m0));
+        P::lds_base_i.set(inp, u64::from(t.lds_base));
+        P::lds_size_i.set(inp, u64::from(t.lds_size));
+        for l in 0..LANES {
+            P::addr_i.set_elem(inp, l, u64::from(t.addr.get(l).copied().unwrap_or(0)));
+            P::data0_i.set_elem(inp, l, t.data0.get(l).copied().unwrap_or(0));
+            P::data1_i.set_elem(inp, l, t.data1.get(l).copied().unwrap_or(0));
+        }
+    }
+}
+
+impl Driver<LdsTxn> for LdsDriver {
+    fn drive(&mut self, prev: &[u32], inp: &mut [u32], src: &mut dyn TxnSource<LdsTxn>) -> Drive {
+        // `prev` shows the cycle before this one: if we offered then and the
+        // unit was ready, it took the instruction at that cycle's edge.
+        let ready_prev = P::req_ready_o.bit(prev);
+        let mut just_taken = false;
+        if self.offering.is_some() {
+            if ready_prev {
+                self.offering = None;
+                self.in_flight = Some(self.taken - 1);
+                just_taken = true;
+            } else {
+                // Hold the offer (valid and payload, packed once) until it is taken.
+                inp.copy_from_slice(&self.packed);
+                return Drive::Busy;
+            }
+        }
+        if self.pending.is_none() {
+            self.pending = src.next_txn();
+            if let Some(t) = &self.pending {
+                self.gap = t.gap;
+                self.taken += 1;
+            }
+        }
+        match &self.pending {
+            None => {
+                if ready_prev && !just_taken {
+                    self.in_flight = None;
+                    Drive::Done
+                } else {
+                    Drive::Busy
+                }
+            }
+            Some(_) if self.gap > 0 => {
+                self.gap -= 1;
+                Drive::Busy
+            }
+            Some(t) => {
+                // `inp` is zeroed with `rst_ni` high: apply the offer there
+                // and keep a copy to hold it.
+                Self::apply(t, inp);
+                self.packed.copy_from_slice(inp);
+                self.offering = self.pending.take();
+                Drive::Busy
+            }
+        }
+    }
+
+    fn in_flight(&self) -> Option<usize> {
+        self.in_flight
+    }
+}
+
+impl Default for LdsDriver {
+    fn default() -> Self {
+        Self::new()
+    }
+}

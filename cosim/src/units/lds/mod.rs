@@ -1,0 +1,57 @@
+//! Testbench of the `lds` unit: seeded stimulus mixing stores, loads and
+//! atomics over a small shared address window (so loads see earlier stores),
+//! a driver for the `req_valid_i` / `req_ready_o` handshake, and `eval`.
+//! The cycle contract is `docs/lds.md`.
+//!
+//! - [`txn`]: the transaction, [`LdsTxn`], and its simplification;
+//! - [`stimulus`]: the knobs, [`LdsKnobs`], random and directed stimulus;
+//! - [`driver`]: the driver, [`LdsDriver`];
+//! - [`eval`]: the `gpucosim eval` front end.
+
+pub mod driver;
+pub mod eval;
+pub mod stimulus;
+pub mod txn;
+
+pub use driver::LdsDriver;
+pub use stimulus::LdsKnobs;
+pub use txn::LdsTxn;
+
+use crate::testbench::{Evaluator, Testbench};
+use gpucosim_model::lds::ports::lds_ports as P;
+use gpucosim_model::lds::LdsModel;
+use gpucosim_model::ports::PortTable;
+use gpucosim_model::{Profile, Unit};
+use rand_chacha::ChaCha8Rng;
+
+/// The `lds` testbench.
+pub struct LdsTestbench;
+
+impl Testbench for LdsTestbench {
+    type Txn = LdsTxn;
+    type Knobs = LdsKnobs;
+    type Driver = LdsDriver;
+    const UNIT: &'static str = P::TABLE.unit;
+
+    fn table() -> &'static PortTable {
+        &P::TABLE
+    }
+    fn model(profile: Profile) -> Box<dyn Unit> {
+        Box::new(LdsModel::new(profile))
+    }
+    fn generate(profile: Profile, knobs: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn {
+        stimulus::generate(profile, knobs, rng)
+    }
+    fn directed(profile: Profile) -> Vec<LdsTxn> {
+        stimulus::directed(profile)
+    }
+    fn driver(_profile: Profile, _knobs: &LdsKnobs) -> LdsDriver {
+        LdsDriver::new()
+    }
+    fn simplify(txn: &LdsTxn) -> Vec<LdsTxn> {
+        txn::simplify(txn)
+    }
+    fn evaluator(profile: Profile) -> Evaluator {
+        eval::evaluator(profile)
+    }
+}

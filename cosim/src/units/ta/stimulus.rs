@@ -1,0 +1,537 @@
+//! The `ta` stimulus: seeded random buffer instructions biased to the
+//! corners of SPEC §1 by knobs, and directed examples from the seeds.
+
+use super::txn::TaTxn;
+use gpucosim_model::ta::isa::LANES;
+use gpucosim_model::ta::{FormatEncoding, Instr, Kind, Op, TaParams, VsharpFields};
+use gpucosim_model::Profile;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+/// Knobs of the random stimulus (percentages are per instruction).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TaKnobs {
+    /// MUBUF `*_FORMAT_*` instructions.
+    pub format_pct: u32,
+    /// MTBUF instructions.
+    pub mtbuf_pct: u32,
+    /// Atomics.
+    pub atomic_pct: u32,
+    /// Stores among non-atomic instructions.
+    pub store_pct: u32,
+    /// Swizzled V#s.
+    pub swizzle_pct: u32,
+    /// Indices and offsets placed at range edges (num_records - 1 / num_records,
+    /// stride - size / stride) instead of spread.
+    pub edge_pct: u32,
+    /// Bases and offsets near 2^48 / 2^32, so that addresses wrap.
+    pub wrap_pct: u32,
+    /// Misaligned offsets.
+    pub misalign_pct: u32,
+    /// Invalid or reserved formats on format instructions.
+    pub invalid_format_pct: u32,
+    /// V#s with type != 0.
+    pub mismatch_pct: u32,
+    /// All-zero V#s.
+    pub all_zero_pct: u32,
+    /// Exec = 0.
+    pub exec_zero_pct: u32,
+    /// Wave32 (profiles with wave32 only).
+    pub wave32_pct: u32,
+    /// Instructions run under backpressure on `line_ready_i`.
+    pub stall_pct: u32,
+    /// Most idle cycles before an instruction is offered.
+    pub gap_max: u8,
+    /// Encodings no real instruction has but the contract defines (docs/ta.md):
+    /// `kind_i = 3`, a format kind with an atomic `op_i`, `size_i` outside
+    /// 1/2/4/8/12/16 (and atomic sizes other than 4/8).
+    pub odd_encoding_pct: u32,
+}
+
+impl Default for TaKnobs {
+    fn default() -> Self {
+        TaKnobs {
+            format_pct: 15,
+            mtbuf_pct: 15,
+            atomic_pct: 12,
+            store_pct: 30,
+            swizzle_pct: 30,
+            edge_pct: 40,
+            wrap_pct: 8,
+            misalign_pct: 20,
+            invalid_format_pct: 8,
+            mismatch_pct: 3,
+            all_zero_pct: 3,
+            exec_zero_pct: 3,
+            wave32_pct: 30,
+            stall_pct: 30,
+            gap_max: 2,
+            odd_encoding_pct: 3,
+        }
+    }
+}
+
+fn pct(rng: &mut ChaCha8Rng, p: u32) -> bool {
+    rng.gen_range(0..100) < p
+}
+
+fn pick<T: Copy>(rng: &mut ChaCha8Rng, xs: &[T]) -> T {
+    xs[rng.gen_range(0..xs.len())]
+}
+
+/// Draws a random transaction.
+pub fn generate(profile: Profile, k: &TaKnobs, rng: &mut ChaCha8Rng) -> TaTxn {
+    let gfx9 = TaParams::of(profile).format == FormatEncoding::DfmtNfmt;
+    let mut i = Instr::default();
+
+    // Class and size.
+    let r = rng.gen_range(0..100u32);
+    let (kind, op, size) = if r < k.atomic_pct {
+        (
+            Kind::Mubuf,
+            pick(rng, &[Op::Atomic, Op::AtomicRet]),
+            pick(rng, &[4, 8]),
+        )
+    } else {
+        let op = if pct(rng, k.store_pct) {
+            Op::Store
+        } else {
+            Op::Load
+        };
+        let r = rng.gen_range(0..100u32);
+        let kind = if r < k.format_pct {
+            Kind::MubufFormat
+        } else if r < k.format_pct + k.mtbuf_pct {
+            Kind::Mtbuf
+        } else {
+            Kind::Mubuf
+        };
+        (kind, op, pick(rng, &[1, 2, 4, 4, 8, 12, 16]))
+    };
+    i.kind = kind;
+    i.op = op;
+    i.size = size;
+    let invalid = kind != Kind::Mubuf && pct(rng, k.invalid_format_pct);
+    let fmt = match (gfx9, invalid) {
+        (true, false) => rng.gen_range(1..15) | rng.gen_range(0..8) << 4,
+        (true, true) => pick(rng, &[0, 15]) | rng.gen_range(0..8) << 4,
+        (false, false) => rng.gen_range(1..64),
+        (false, true) => pick(rng, &[0, 64, 65, 100, 127]),
+    };
+    i.fmt = if kind == Kind::Mtbuf {
+        fmt
+    } else {
+        rng.gen_range(0..128)
+    };
+    let elem = match kind {
+        Kind::Mubuf => size.min(4),
+        _ => 4,
+    };
+
+    // V#.
+    let wrap = pct(rng, k.wrap_pct);
+    let base = if wrap {
+        (1u64 << 48) - rng.gen_range(1..0x400)
+    } else {
+        match rng.gen_range(0..4) {
+            0 => 0,
+            1 => rng.gen_range(0..64) * 0x1000,
+            2 => rng.gen_range(0..1u64 << 48) & !0xFF,
+            _ => rng.gen_range(0..1u64 << 48),
+        }
+    };
+    let stride = pick(
+        rng,
+        &[0, 0, 1, 2, 4, 8, 12, 16, 16, 32, 48, 64, 100, 256, 16383],
+    );
+    let swizzle = pct(rng, k.swizzle_pct);
+    let mut vs = VsharpFields {
+        base,
+        stride,
+        swizzle: match (swizzle, gfx9) {
+            (false, _) => 0,
+            (true, true) => 1,
+            (true, false) => pick(rng, &[1, 1, 3, 3, 2]),
+        },
+        cache_swizzle: rng.gen_range(0..2),
+        elem_size: rng.gen_range(0..4),
+        index_stride: rng.gen_range(0..4),
+        add_tid: pct(rng, 15),
+        format: if kind == Kind::MubufFormat {
+            fmt & if gfx9 { 15 } else { 63 }
+        } else {
+            rng.gen_range(0..64)
+        },
+        nfmt: rng.gen_range(0..8),
+        dst_sel: rng.gen_range(0..1 << 12),
+        oob_select: rng.gen_range(0..4),
+        rtype: if pct(rng, k.mismatch_pct) {
+            rng.gen_range(1..4)
+        } else {
+            0
+        },
+        num_records: 0,
+    };
+    if kind == Kind::MubufFormat && gfx9 {
+        vs.nfmt = fmt >> 4;
+    }
+
+    // Lanes: index and offset patterns.
+    i.idxen = pct(rng, 50);
+    i.offen = pct(rng, 70);
+    let nr_base = rng.gen_range(1..80u32);
+    let edge = pct(rng, k.edge_pct);
+    let pattern = rng.gen_range(0..4);
+    for l in 0..LANES {
+        let lu = l as u32;
+        let (vi, vo) = match pattern {
+            0 => (lu, lu * elem),
+            1 => (nr_base / 2, 4 * (nr_base / 3)),
+            2 => (rng.gen_range(0..100), rng.gen_range(0..300)),
+            _ => (lu / 4, (lu % 4) * elem),
+        };
+        let (vi, vo) = if edge {
+            let vi = pick(rng, &[nr_base.wrapping_sub(1), nr_base, nr_base + 1, vi]);
+            let vo = if stride > 0 {
+                pick(
+                    rng,
+                    &[
+                        stride.saturating_sub(size),
+                        stride - 1,
+                        stride,
+                        stride.saturating_sub(4),
+                        vo,
+                    ],
+                )
+            } else {
+                pick(
+                    rng,
+                    &[
+                        nr_base.saturating_sub(size),
+                        nr_base.saturating_sub(1),
+                        nr_base,
+                        vo,
+                    ],
+                )
+            };
+            (vi, vo)
+        } else {
+            (vi, vo)
+        };
+        let vo = if wrap && pct(rng, 50) {
+            vo.wrapping_sub(rng.gen_range(1..32))
+        } else {
+            vo
+        };
+        let vo = if pct(rng, k.misalign_pct) {
+            vo.wrapping_add(rng.gen_range(1..4))
+        } else {
+            vo
+        };
+        i.vindex[l] = vi;
+        i.voffset[l] = vo;
+    }
+    i.inst_offset = if edge && stride > 0 {
+        pick(
+            rng,
+            &[0, stride.min(4095), stride.saturating_sub(4).min(4095)],
+        )
+    } else {
+        {
+            let r = rng.gen_range(0..4096);
+            pick(rng, &[0, 0, 4, 16, 64, r, 4095])
+        }
+    };
+    i.soffset = if wrap {
+        u32::MAX - rng.gen_range(0..0x100)
+    } else {
+        let (a, b) = (rng.gen_range(0..0x1000), rng.gen::<u32>());
+        pick(rng, &[0, 0, 4, 64, a, b])
+    };
+    vs.num_records = match rng.gen_range(0..8) {
+        0 => 0,
+        1 => u32::MAX,
+        2 => rng.gen::<u32>(),
+        3 => nr_base * stride.max(1),
+        _ => nr_base,
+    };
+    i.vsharp = if pct(rng, k.all_zero_pct) {
+        0
+    } else {
+        vs.encode(profile)
+    };
+
+    i.align_mode = rng.gen_range(0..4);
+    i.wave64 = !(profile.wave32() && pct(rng, k.wave32_pct));
+    i.exec = if pct(rng, k.exec_zero_pct) {
+        0
+    } else {
+        match rng.gen_range(0..5) {
+            0 | 1 => u64::MAX,
+            2 => rng.gen::<u64>(),
+            3 => 1 << rng.gen_range(0..64),
+            _ => 0xFFFF_FFFF,
+        }
+    };
+    let mut t = TaTxn::from_instr(&i);
+    if pct(rng, k.odd_encoding_pct) {
+        match rng.gen_range(0..3) {
+            0 if t.kind == Kind::Mtbuf as u8 => t.kind = 3,
+            1 if t.kind != Kind::Mubuf as u8 => t.op = rng.gen_range(2..4),
+            _ => t.size = pick(rng, &[0, 3, 5, 6, 20, 31]),
+        }
+    }
+    t.gap = rng.gen_range(0..=k.gap_max);
+    if pct(rng, k.stall_pct) {
+        t.ready = rng.gen::<u64>() | 1;
+        t.ready_len = rng.gen_range(2..40);
+    }
+    t
+}
+
+/// Directed transactions: the seeds' worked examples and the SPEC's corners.
+pub fn directed(profile: Profile) -> Vec<TaTxn> {
+    let gfx9 = TaParams::of(profile).format == FormatEncoding::DfmtNfmt;
+    let mut out = Vec::new();
+    let mut add = |vs: VsharpFields, f: &dyn Fn(&mut Instr)| {
+        let mut i = Instr {
+            vsharp: vs.encode(profile),
+            exec: u64::MAX,
+            offen: true,
+            ..Instr::default()
+        };
+        for l in 0..LANES {
+            i.vindex[l] = l as u32;
+            i.voffset[l] = 4 * l as u32;
+        }
+        f(&mut i);
+        out.push(TaTxn::from_instr(&i));
+    };
+    // Seed 001: swizzle with index stride 8 and element size 4, stride 16:
+    // lane l reads dword (l % 4) of record l / 4... here every lane reads
+    // record l at offset 4 * (l % 4).
+    let swz = VsharpFields {
+        base: 0x10_0000,
+        stride: 16,
+        num_records: 64,
+        swizzle: 1,
+        elem_size: 1,
+        index_stride: 0,
+        oob_select: 3,
+        ..Default::default()
+    };
+    add(swz, &|i| {
+        i.idxen = true;
+        for l in 0..LANES {
+            i.voffset[l] = 4 * (l as u32 % 4);
+        }
+    });
+    // Linear stride-4 dword loads: full lines.
+    let lin = VsharpFields {
+        base: 0x2000,
+        num_records: 256,
+        oob_select: 3,
+        ..Default::default()
+    };
+    add(lin, &|_| {});
+    // Stride 0 range edge: dwordx4 across num_records (per-dword partial).
+    add(
+        VsharpFields {
+            num_records: 250,
+            ..lin
+        },
+        &|i| i.size = 16,
+    );
+    // Stride != 0: index at num_records - 1 and num_records, offsets at the stride edge.
+    let rec = VsharpFields {
+        base: 0x8000,
+        stride: 16,
+        num_records: 32,
+        ..Default::default()
+    };
+    for oob in 0..4 {
+        add(
+            VsharpFields {
+                oob_select: oob,
+                ..rec
+            },
+            &|i| {
+                i.idxen = true;
+                i.size = 8;
+                for l in 0..LANES {
+                    i.vindex[l] = 31 + (l as u32 % 2);
+                    i.voffset[l] = [0, 8, 12, 16][l / 2 % 4];
+                }
+            },
+        );
+    }
+    // Every alignment mode with misaligned dwordx2 loads.
+    for mode in 0..4 {
+        add(lin, &|i| {
+            i.size = 8;
+            i.align_mode = mode;
+            for l in 0..LANES {
+                i.voffset[l] = 8 * l as u32 + (l as u32 % 4);
+            }
+        });
+    }
+    // Format load xyzw from the V# format (32_32_32_32) and MTBUF store of 32_32_32.
+    let fmt = VsharpFields {
+        format: if gfx9 { 14 } else { 63 },
+        num_records: 1024,
+        oob_select: 3,
+        base: 0x4000,
+        ..Default::default()
+    };
+    add(fmt, &|i| {
+        i.kind = Kind::MubufFormat;
+        for l in 0..LANES {
+            i.voffset[l] = 16 * l as u32;
+        }
+    });
+    add(fmt, &|i| {
+        i.kind = Kind::Mtbuf;
+        i.op = Op::Store;
+        i.fmt = if gfx9 { 13 } else { 60 };
+        for l in 0..LANES {
+            i.voffset[l] = 12 * l as u32;
+        }
+    });
+    // Atomic cmpswap_x2 with return, one lane misaligned.
+    add(fmt, &|i| {
+        i.op = Op::AtomicRet;
+        i.size = 8;
+        i.voffset[5] = 44;
+    });
+    // All-zero V#, mismatched type, invalid format.
+    add(VsharpFields::default(), &|_| {});
+    add(VsharpFields { rtype: 2, ..lin }, &|_| {});
+    add(VsharpFields { format: 0, ..fmt }, &|i| {
+        i.kind = Kind::MubufFormat
+    });
+    // Wrap at 2^48 and at 2^32.
+    add(
+        VsharpFields {
+            base: (1 << 48) - 0x80,
+            num_records: u32::MAX,
+            ..lin
+        },
+        &|i| i.size = 16,
+    );
+    add(
+        VsharpFields {
+            num_records: u32::MAX,
+            ..lin
+        },
+        &|i| {
+            for l in 0..LANES {
+                i.voffset[l] = u32::MAX - 4 * l as u32;
+            }
+        },
+    );
+    // Exec 0, wave32 (where it exists), unaligned dwords crossing lines.
+    add(lin, &|i| i.exec = 0);
+    add(lin, &|i| i.wave64 = false);
+    add(lin, &|i| {
+        i.align_mode = 3;
+        for l in 0..LANES {
+            i.voffset[l] = 62 * l as u32;
+        }
+    });
+    // Backpressure on the last one.
+    if let Some(t) = out.last_mut() {
+        t.ready = 0b1_0100_1101;
+        t.ready_len = 9;
+    }
+    out
+}
+
+/// `n` random transactions of seed `seed` (tests).
+#[cfg(test)]
+pub(crate) fn draw(profile: Profile, seed: u64, n: usize, k: &TaKnobs) -> Vec<TaTxn> {
+    use rand::SeedableRng;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..n).map(|_| generate(profile, k, &mut rng)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{ModelRun, Stimulus};
+    use crate::testbench::Testbench;
+    use crate::units::ta::TaTestbench;
+    use serde_json::json;
+
+    /// Runs `txns` through the driver and the model alone, to the end;
+    /// returns the run and the cycles taken.
+    fn run_model(profile: Profile, k: &TaKnobs, txns: Vec<TaTxn>) -> (ModelRun<'_, TaTestbench>, u64) {
+        let mut run = ModelRun::<TaTestbench>::new(profile, 1, k, Stimulus::Replay(txns));
+        let cycles = run
+            .run_until_done(2_000_000, |_, _, _| {})
+            .expect("the driver finishes");
+        (run, cycles)
+    }
+
+    #[test]
+    fn generation_is_deterministic_per_seed() {
+        let k = TaKnobs::default();
+        assert_eq!(
+            draw(Profile::Gfx11, 7, 50, &k),
+            draw(Profile::Gfx11, 7, 50, &k)
+        );
+        assert_ne!(
+            draw(Profile::Gfx11, 7, 50, &k),
+            draw(Profile::Gfx11, 8, 50, &k)
+        );
+    }
+
+    #[test]
+    fn random_and_directed_stimulus_cover_every_bin() {
+        for profile in Profile::all() {
+            let mut txns = TaTestbench::directed(profile);
+            let k = TaKnobs::default();
+            txns.extend(draw(profile, 1, 3000, &k));
+            let n = txns.len() as u64;
+            let (run, cycles) = run_model(profile, &k, txns);
+            let holes = run.coverage().holes();
+            assert!(holes.is_empty(), "{profile}: bins never hit: {holes:?}");
+            assert!(cycles > n, "every instruction takes at least one cycle");
+        }
+    }
+
+    #[test]
+    fn extreme_knobs_drive_to_completion() {
+        let all = TaKnobs {
+            format_pct: 50,
+            mtbuf_pct: 50,
+            atomic_pct: 100,
+            store_pct: 100,
+            swizzle_pct: 100,
+            edge_pct: 100,
+            wrap_pct: 100,
+            misalign_pct: 100,
+            invalid_format_pct: 100,
+            mismatch_pct: 100,
+            all_zero_pct: 100,
+            exec_zero_pct: 100,
+            wave32_pct: 100,
+            stall_pct: 100,
+            gap_max: 255,
+            odd_encoding_pct: 100,
+        };
+        let none: TaKnobs = serde_json::from_value(json!({
+            "format_pct": 0, "mtbuf_pct": 0, "atomic_pct": 0, "store_pct": 0, "swizzle_pct": 0,
+            "edge_pct": 0, "wrap_pct": 0, "misalign_pct": 0, "invalid_format_pct": 0,
+            "mismatch_pct": 0, "all_zero_pct": 0, "exec_zero_pct": 0, "wave32_pct": 0,
+            "stall_pct": 0, "gap_max": 0, "odd_encoding_pct": 0
+        }))
+        .unwrap();
+        for profile in Profile::all() {
+            for k in [&all, &none] {
+                run_model(profile, k, draw(profile, 11, 300, k));
+            }
+        }
+    }
+}

@@ -1,0 +1,612 @@
+//! The `waitcnt` driver: a 16-wave sequencer (issues and waits, held while
+//! the unit stalls them) and a memory system returning what was issued in
+//! the SPEC's ordering classes.
+
+use super::txn::WaitcntTxn;
+use crate::testbench::{Drive, Driver, TxnSource};
+use gpucosim_model::waitcnt::ports::waitcnt_ports as P;
+use gpucosim_model::waitcnt::{Class, WaitcntParams, RET_CHANNELS, WAVES};
+use gpucosim_model::Profile;
+use std::collections::VecDeque;
+
+/// Ordering domains of the memory system: instructions of one domain and wave
+/// return in issue order, except SMEM.
+const DOMAINS: usize = 8;
+const DOM_VM: usize = 0;
+const DOM_VS: usize = 1;
+const DOM_LDS: usize = 2;
+const DOM_GDS: usize = 3;
+const DOM_SMEM: usize = 4;
+const DOM_MSG: usize = 5;
+const DOM_EXP: usize = 6;
+const DOM_PARAM: usize = 7;
+/// In-flight capacity per wave and domain (counters hold at most 63; more
+/// only after injected returns took counts away).
+const DOM_CAP: usize = 128;
+/// Injected returns waiting for a free channel.
+const BAD_CAP: usize = 16;
+
+fn domain(profile: Profile, class: Class) -> usize {
+    let vs = WaitcntParams::of(profile).has_vs();
+    match class {
+        Class::VmemLoad | Class::FlatLoad => DOM_VM,
+        Class::VmemStore | Class::FlatStore if vs => DOM_VS,
+        Class::VmemStore | Class::FlatStore => DOM_VM,
+        Class::Lds => DOM_LDS,
+        Class::Gds => DOM_GDS,
+        Class::Smem1 | Class::Smem2 => DOM_SMEM,
+        Class::Sendmsg => DOM_MSG,
+        Class::Export => DOM_EXP,
+        Class::LdsParam | Class::LdsDirect => DOM_PARAM,
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct InFlight {
+    due: u64,
+    code: u8,
+    idx: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Empty,
+    Issue {
+        class: Class,
+        latency: u16,
+        left: u8,
+        idx: usize,
+    },
+    Wait {
+        imm: u16,
+        vscnt: bool,
+        idx: usize,
+    },
+    BadIssue {
+        code: u8,
+        since: u64,
+        waited: bool,
+        idx: usize,
+    },
+    BadDual {
+        code: u8,
+        imm: u16,
+        idx: usize,
+    },
+}
+
+/// The sequencer and memory system of one run.
+pub struct WaitcntDriver {
+    profile: Profile,
+    slots: [Slot; WAVES],
+    /// Bit w: `slots[w]` is not `Slot::Empty`.
+    occupied: u16,
+    lookahead: Option<(WaitcntTxn, usize)>,
+    exhausted: bool,
+    consumed: usize,
+    idle_left: u32,
+    bad: VecDeque<(u8, u8, usize)>,
+    mem: Vec<VecDeque<InFlight>>,
+    in_mem: usize,
+    /// Bit q: `mem[q]` is not empty.
+    busy_q: u128,
+    /// No return can be due before this cycle (see `returns`).
+    next_scan: u64,
+    /// Domain per class code.
+    dom: [u8; 16],
+    /// Bit c: class code c is legal on the profile.
+    legal: u16,
+    /// Issue offered last cycle: (wave, slot index).
+    offered_issue: Option<usize>,
+    rr_issue: usize,
+    rr_wait: usize,
+    now: u64,
+}
+
+impl WaitcntDriver {
+    /// A driver for `profile` with no wave started.
+    pub fn new(profile: Profile) -> Self {
+        WaitcntDriver {
+            profile,
+            slots: [Slot::Empty; WAVES],
+            occupied: 0,
+            lookahead: None,
+            exhausted: false,
+            consumed: 0,
+            idle_left: 0,
+            bad: VecDeque::with_capacity(BAD_CAP),
+            mem: (0..WAVES * DOMAINS)
+                .map(|_| VecDeque::with_capacity(DOM_CAP))
+                .collect(),
+            in_mem: 0,
+            busy_q: 0,
+            next_scan: 0,
+            dom: std::array::from_fn(|c| {
+                Class::from_code(c as u32).map_or(0, |class| domain(profile, class) as u8)
+            }),
+            legal: Class::ALL
+                .iter()
+                .filter(|c| c.legal(profile))
+                .fold(0, |m, c| m | 1 << c.code()),
+            offered_issue: None,
+            rr_issue: 0,
+            rr_wait: 0,
+            now: 0,
+        }
+    }
+
+    /// Sets wave `w`'s slot, keeping `occupied` in step.
+    #[inline]
+    fn set_slot(&mut self, w: usize, slot: Slot) {
+        self.slots[w] = slot;
+        if slot == Slot::Empty {
+            self.occupied &= !(1 << w);
+        } else {
+            self.occupied |= 1 << w;
+        }
+    }
+
+    /// Places a transaction; gives it back if its wave's slot (or the
+    /// injected-return queue) is full.
+    fn place(&mut self, txn: WaitcntTxn, idx: usize) -> Result<(), (WaitcntTxn, usize)> {
+        match txn {
+            WaitcntTxn::Issue {
+                wave,
+                class,
+                latency,
+                count,
+            } => {
+                let w = wave as usize % WAVES;
+                if self.slots[w] != Slot::Empty {
+                    return Err((txn, idx));
+                }
+                if count == 0 || self.legal >> class.code() & 1 == 0 {
+                    return Ok(()); // nothing to issue
+                }
+                self.set_slot(
+                    w,
+                    Slot::Issue {
+                        class,
+                        latency: latency.max(1),
+                        left: count,
+                        idx,
+                    },
+                );
+            }
+            WaitcntTxn::Wait { wave, imm, vscnt } => {
+                let w = wave as usize % WAVES;
+                if self.slots[w] != Slot::Empty {
+                    return Err((txn, idx));
+                }
+                self.set_slot(w, Slot::Wait { imm, vscnt, idx });
+            }
+            WaitcntTxn::Idle { cycles } => {
+                if self.idle_left > 0 {
+                    return Err((txn, idx));
+                }
+                self.idle_left = cycles.max(1) as u32;
+            }
+            WaitcntTxn::BadReturn { wave, code } => {
+                if self.bad.len() >= BAD_CAP {
+                    return Err((txn, idx));
+                }
+                self.bad.push_back((wave % WAVES as u8, code & 15, idx));
+            }
+            WaitcntTxn::BadIssue { wave, code } => {
+                let w = wave as usize % WAVES;
+                if self.slots[w] != Slot::Empty {
+                    return Err((txn, idx));
+                }
+                self.set_slot(
+                    w,
+                    Slot::BadIssue {
+                        code: code & 15,
+                        since: self.now,
+                        waited: false,
+                        idx,
+                    },
+                );
+            }
+            WaitcntTxn::BadDual { wave, class, imm } => {
+                let w = wave as usize % WAVES;
+                if self.slots[w] != Slot::Empty {
+                    return Err((txn, idx));
+                }
+                self.set_slot(
+                    w,
+                    Slot::BadDual {
+                        code: class.code() as u8,
+                        imm,
+                        idx,
+                    },
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn fill(&mut self, src: &mut dyn TxnSource<WaitcntTxn>) {
+        // At most a few transactions per cycle, like an instruction fetch.
+        for _ in 0..4 {
+            let (txn, idx) = match self.lookahead.take() {
+                Some(t) => t,
+                None => {
+                    if self.exhausted {
+                        return;
+                    }
+                    match src.next_txn() {
+                        Some(t) => {
+                            self.consumed += 1;
+                            (t, self.consumed - 1)
+                        }
+                        None => {
+                            self.exhausted = true;
+                            return;
+                        }
+                    }
+                }
+            };
+            let is_idle = matches!(txn, WaitcntTxn::Idle { .. });
+            if let Err(back) = self.place(txn, idx) {
+                self.lookahead = Some(back);
+                return;
+            }
+            if is_idle {
+                return;
+            }
+        }
+    }
+
+    fn mem_push(&mut self, w: usize, class: Class, latency: u16, idx: usize) {
+        let qi = w * DOMAINS + self.dom[class.code() as usize] as usize;
+        // `now` is the cycle after the acceptance edge.
+        let due = self.now - 1 + latency.max(1) as u64;
+        self.mem[qi].push_back(InFlight {
+            due,
+            code: class.code() as u8,
+            idx,
+        });
+        self.in_mem += 1;
+        self.busy_q |= 1 << qi;
+        self.next_scan = self.next_scan.min(due);
+    }
+
+    /// Returns up to the free channels' worth of due instructions, oldest due
+    /// first (lower wave and domain first on ties), at most one per wave and
+    /// domain: the head of an ordered domain, any due entry of SMEM. Writes
+    /// them to channels `k..`.
+    fn returns(&mut self, inputs: &mut [u32], k: usize) {
+        // Nothing can be due before `next_scan`: it is the earliest due
+        // cycle among the entries that could return (the heads of ordered
+        // domains, every SMEM entry) when the last scan found none due, and
+        // pushes lower it.
+        if self.in_mem == 0 || k >= RET_CHANNELS || self.now < self.next_scan {
+            return;
+        }
+        let slots = RET_CHANNELS - k;
+        // (due, queue, position), sorted by due; stable on ties.
+        let mut picks = [(0u64, 0usize, 0usize); RET_CHANNELS];
+        let mut n = 0;
+        let mut future = u64::MAX;
+        let mut busy = self.busy_q;
+        while busy != 0 {
+            let q = busy.trailing_zeros() as usize;
+            busy &= busy - 1;
+            let dq = &self.mem[q];
+            let cand = if q % DOMAINS == DOM_SMEM {
+                let mut best: Option<(u64, usize)> = None;
+                for (i, e) in dq.iter().enumerate() {
+                    if e.due > self.now {
+                        future = future.min(e.due);
+                    } else if best.map_or(true, |b| e.due < b.0) {
+                        best = Some((e.due, i));
+                    }
+                }
+                best
+            } else {
+                match dq.front() {
+                    Some(e) if e.due <= self.now => Some((e.due, 0)),
+                    Some(e) => {
+                        future = future.min(e.due);
+                        None
+                    }
+                    None => None,
+                }
+            };
+            let Some((due, pos)) = cand else { continue };
+            if n == slots && due >= picks[n - 1].0 {
+                continue;
+            }
+            let mut at = n.min(slots - 1);
+            while at > 0 && picks[at - 1].0 > due {
+                picks[at] = picks[at - 1];
+                at -= 1;
+            }
+            picks[at] = (due, q, pos);
+            n = (n + 1).min(slots);
+        }
+        for (c, &(_, q, pos)) in picks[..n].iter().enumerate() {
+            let Some(e) = self.mem[q].remove(pos) else {
+                continue;
+            };
+            if self.mem[q].is_empty() {
+                self.busy_q &= !(1 << q);
+            }
+            self.in_mem -= 1;
+            P::ret_valid_i.set_bit(inputs, k + c, true);
+            P::ret_wave_i.set_elem(inputs, k + c, (q / DOMAINS) as u64);
+            P::ret_class_i.set_elem(inputs, k + c, e.code as u64);
+        }
+        // After a return the next entries may be due at once; with none
+        // due, nothing returns before the earliest future due cycle.
+        self.next_scan = if n > 0 { self.now + 1 } else { future };
+    }
+}
+
+impl Driver<WaitcntTxn> for WaitcntDriver {
+    fn drive(
+        &mut self,
+        prev_out: &[u32],
+        inputs: &mut [u32],
+        src: &mut dyn TxnSource<WaitcntTxn>,
+    ) -> Drive {
+        // What happened to last cycle's issue.
+        if let Some(w) = self.offered_issue.take() {
+            let acked = P::issue_ack_o.bit(prev_out);
+            match self.slots[w] {
+                Slot::Issue {
+                    class,
+                    latency,
+                    left,
+                    idx,
+                } if acked => {
+                    self.mem_push(w, class, latency, idx);
+                    self.set_slot(
+                        w,
+                        if left > 1 {
+                            Slot::Issue {
+                                class,
+                                latency,
+                                left: left - 1,
+                                idx,
+                            }
+                        } else {
+                            Slot::Empty
+                        },
+                    );
+                }
+                Slot::BadIssue { code, idx, .. } | Slot::BadDual { code, idx, .. } => {
+                    if acked {
+                        if let Some(class) = Class::from_code(code as u32) {
+                            self.mem_push(w, class, 1, idx);
+                        }
+                    }
+                    self.set_slot(w, Slot::Empty);
+                }
+                _ => {}
+            }
+        }
+        let waiting = P::stall_o.get(prev_out) as u32;
+
+        self.fill(src);
+
+        // Offers of the sequencer.
+        let mut issue_wave = usize::MAX;
+        if self.idle_left > 0 {
+            self.idle_left -= 1;
+        } else {
+            // Only occupied slots can offer, in round-robin order from
+            // `rr_issue`.
+            let mut cand = self.occupied.rotate_right(self.rr_issue as u32);
+            while cand != 0 {
+                let i = cand.trailing_zeros() as usize;
+                cand &= cand - 1;
+                let w = (self.rr_issue + i) % WAVES;
+                let wave_waits = waiting >> w & 1 != 0;
+                let code = match self.slots[w] {
+                    Slot::Issue { class, .. } if !wave_waits => {
+                        let q = &self.mem[w * DOMAINS + self.dom[class.code() as usize] as usize];
+                        if q.len() >= DOM_CAP {
+                            continue;
+                        }
+                        class.code()
+                    }
+                    // Offered while the wave waits (a `busy` error), or at
+                    // once if the code is illegal; after 64 cycles whatever
+                    // the wave's state (then an ordinary issue).
+                    Slot::BadIssue {
+                        code,
+                        since,
+                        waited: true,
+                        ..
+                    } if wave_waits
+                        || Class::from_code(code as u32)
+                            .map_or(true, |c| !c.legal(self.profile))
+                        || self.now >= since + 64 =>
+                    {
+                        code as u32
+                    }
+                    // Offered only while the wave does not wait, so that the
+                    // wait is not itself refused as `busy`.
+                    Slot::BadDual { code, imm, .. } if !wave_waits => {
+                        P::wait_valid_i.set(inputs, 1);
+                        P::wait_wave_i.set(inputs, w as u64);
+                        P::wait_imm_i.set(inputs, imm as u64);
+                        code as u32
+                    }
+                    _ => continue,
+                };
+                P::issue_valid_i.set(inputs, 1);
+                P::issue_wave_i.set(inputs, w as u64);
+                P::issue_class_i.set(inputs, code as u64);
+                self.offered_issue = Some(w);
+                issue_wave = w;
+                self.rr_issue = (w + 1) % WAVES;
+                break;
+            }
+            // Occupied slots of waves that neither wait nor offer an issue,
+            // in round-robin order from `rr_wait`.
+            let mut eligible = self.occupied & !(waiting as u16);
+            if issue_wave < WAVES {
+                eligible &= !(1 << issue_wave);
+            }
+            let mut cand = eligible.rotate_right(self.rr_wait as u32);
+            while cand != 0 {
+                let i = cand.trailing_zeros() as usize;
+                cand &= cand - 1;
+                let w = (self.rr_wait + i) % WAVES;
+                match self.slots[w] {
+                    Slot::Wait { imm, vscnt, .. } => {
+                        P::wait_valid_i.set(inputs, 1);
+                        P::wait_wave_i.set(inputs, w as u64);
+                        P::wait_vscnt_i.set(inputs, vscnt as u64);
+                        P::wait_imm_i.set(inputs, imm as u64);
+                        self.set_slot(w, Slot::Empty);
+                        self.rr_wait = (w + 1) % WAVES;
+                        break;
+                    }
+                    // The wave first waits for all its counters to drain, so
+                    // that the issue that follows meets a waiting wave.
+                    Slot::BadIssue {
+                        code,
+                        since,
+                        waited: false,
+                        idx,
+                    } => {
+                        P::wait_valid_i.set(inputs, 1);
+                        P::wait_wave_i.set(inputs, w as u64);
+                        self.set_slot(
+                            w,
+                            Slot::BadIssue {
+                                code,
+                                since,
+                                waited: true,
+                                idx,
+                            },
+                        );
+                        self.rr_wait = (w + 1) % WAVES;
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+        }
+
+        // The memory system: one injected return, then due returns.
+        let mut k = 0;
+        if let Some((w, code, _)) = self.bad.pop_front() {
+            P::ret_valid_i.set_bit(inputs, 0, true);
+            P::ret_wave_i.set_elem(inputs, 0, w as u64);
+            P::ret_class_i.set_elem(inputs, 0, code as u64);
+            k = 1;
+        }
+        self.returns(inputs, k);
+        self.now += 1;
+
+        let idle = self.exhausted
+            && self.lookahead.is_none()
+            && self.occupied == 0
+            && self.bad.is_empty()
+            && self.in_mem == 0
+            && self.offered_issue.is_none()
+            && waiting == 0
+            && self.idle_left == 0;
+        if idle {
+            Drive::Done
+        } else {
+            Drive::Busy
+        }
+    }
+
+    fn in_flight(&self) -> Option<usize> {
+        let slots = self.slots.iter().filter_map(|s| match *s {
+            Slot::Empty => None,
+            Slot::Issue { idx, .. }
+            | Slot::Wait { idx, .. }
+            | Slot::BadIssue { idx, .. }
+            | Slot::BadDual { idx, .. } => Some(idx),
+        });
+        let mem = self.mem.iter().flat_map(|q| q.iter().map(|e| e.idx));
+        let bad = self.bad.iter().map(|b| b.2);
+        slots
+            .chain(mem)
+            .chain(bad)
+            .chain(self.lookahead.as_ref().map(|l| l.1))
+            .min()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SPEC §3.1 ordering classes, as the testbench's memory system honours
+    /// them: an older instruction with latency 20 and a younger one with
+    /// latency 1 of one wave; the younger overtakes iff the two are not in
+    /// one in-order class. Fails if the memory system returns an in-order
+    /// class out of order (e.g. gfx9 loads and stores apart, gfx11 loads and
+    /// stores together) or never exercises an order the SPEC allows.
+    #[test]
+    fn memory_system_honours_the_spec_ordering_classes() {
+        use Class::*;
+        fn younger_overtakes(p: Profile, older: Class, younger: Class) -> bool {
+            let mut d = WaitcntDriver::new(p);
+            d.now = 1;
+            d.mem_push(0, older, 20, 0);
+            d.mem_push(0, younger, 1, 1);
+            let mut inp = vec![0u32; P::TABLE.in_words()];
+            for _ in 0..100 {
+                inp.fill(0);
+                d.returns(&mut inp, 0);
+                if P::ret_valid_i.get(&inp) != 0 {
+                    // The first return: the younger one alone, before the
+                    // older one is due, or the older one at its due cycle.
+                    return d.now < 20;
+                }
+                d.now += 1;
+            }
+            panic!("{p}: nothing returned");
+        }
+        // (older, younger, gfx9 overtakes, gfx11 overtakes)
+        let cases = [
+            // gfx9: loads, stores and atomics in order together; gfx11:
+            // loads among loads, VS_CNT events among themselves.
+            (VmemLoad, VmemStore, false, true),
+            (VmemStore, VmemLoad, false, true),
+            (VmemLoad, VmemLoad, false, false),
+            (VmemStore, VmemStore, false, false),
+            // FLAT is vector memory: its VM / VS part in order as above.
+            (VmemLoad, FlatLoad, false, false),
+            (FlatStore, VmemStore, false, false),
+            (FlatLoad, VmemStore, false, true),
+            // LDS in order among LDS; exports among exports.
+            (Lds, Lds, false, false),
+            (Export, Export, false, false),
+            // SMEM, s_sendmsg, GDS and FLAT's LGKM part in any order
+            // relative to each other and to LDS; SMEM among itself too.
+            (Smem1, Smem1, true, true),
+            (Smem2, Smem1, true, true),
+            (Lds, Smem1, true, true),
+            (Smem1, Lds, true, true),
+            (Lds, Gds, true, true),
+            (Sendmsg, Lds, true, true),
+            (FlatLoad, Lds, true, true),
+            (Lds, FlatStore, true, true),
+            // GDS's EXP_CNT count in any order with exports.
+            (Export, Gds, true, true),
+            (Gds, Export, true, true),
+        ];
+        for (older, younger, g9, g11) in cases {
+            assert_eq!(
+                younger_overtakes(Profile::Gfx9, older, younger),
+                g9,
+                "gfx9 {older:?} then {younger:?}"
+            );
+            assert_eq!(
+                younger_overtakes(Profile::Gfx11, older, younger),
+                g11,
+                "gfx11 {older:?} then {younger:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,630 @@
+//! `gpucosim eval --unit waitcnt` and `gpucosim decode-waitcnt`: wait
+//! instructions decoded, and cycle-by-cycle traces of the scoreboard
+//! (`docs/waitcnt.md`, "eval").
+
+use crate::testbench::Evaluator;
+use gpucosim_model::waitcnt::ports::waitcnt_ports as P;
+use gpucosim_model::waitcnt::{
+    decode_wait_word, encode, Class, Counter, ErrCode, Thresholds, Wait, WaitcntModel, COUNTERS,
+    RET_CHANNELS, WAVES,
+};
+use gpucosim_model::{Profile, Unit};
+use serde_json::{json, Value};
+
+fn parse_number(s: &str) -> Result<u64, String> {
+    let t = s.trim().replace('_', "");
+    let r = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        u64::from_str_radix(h, 16)
+    } else {
+        t.parse::<u64>()
+    };
+    r.map_err(|_| format!("`{s}` is not a number (expected hex 0x... or decimal)"))
+}
+
+/// Decodes `arg` — a 32-bit `s_waitcnt` instruction word (`0xBF8C0070` on
+/// gfx9), a gfx11 `s_waitcnt_vscnt null, imm` word (`0xBC7C0005`) or a
+/// 16-bit `s_waitcnt` immediate — into its thresholds, e.g.
+/// `s_waitcnt vmcnt(0) lgkmcnt(0)   imm=0x0070 vmcnt=0 expcnt=7 lgkmcnt=0` or
+/// `s_waitcnt_vscnt null, 0x5   imm=0x0005 vscnt=5`. A word of another
+/// opcode, or an `s_waitcnt_vscnt` on gfx9, is an error.
+pub fn decode_waitcnt_text(profile: Profile, arg: &str) -> Result<String, String> {
+    let v = parse_number(arg)?;
+    let w = decode_arg(profile, v)?;
+    let t = wait_thresholds(profile, w)?;
+    let imm = w.imm;
+    Ok(if w.vscnt {
+        format!("{}   imm=0x{imm:04X} vscnt={}", w.text(profile), t.vs)
+    } else {
+        format!(
+            "{}   imm=0x{imm:04X} vmcnt={} expcnt={} lgkmcnt={}",
+            w.text(profile),
+            t.vm,
+            t.exp,
+            t.lgkm
+        )
+    })
+}
+
+/// A number ≤ 0xFFFF is an `s_waitcnt` immediate; a wider one a 32-bit
+/// instruction word ([`decode_wait_word`]).
+fn decode_arg(profile: Profile, v: u64) -> Result<Wait, String> {
+    if v <= 0xFFFF {
+        Ok(Wait {
+            vscnt: false,
+            imm: v as u16,
+        })
+    } else if v <= 0xFFFF_FFFF {
+        decode_wait_word(profile, v as u32)
+    } else {
+        Err(format!("0x{v:X} is wider than a 32-bit instruction word"))
+    }
+}
+
+/// The thresholds of a wait the profile has (an `s_waitcnt_vscnt` on a
+/// profile without VS_CNT is an error).
+fn wait_thresholds(profile: Profile, w: Wait) -> Result<Thresholds, String> {
+    w.thresholds(profile)
+        .ok_or_else(|| format!("s_waitcnt_vscnt: {profile} has no VS_CNT"))
+}
+
+fn as_u64(v: &Value, what: &str) -> Result<u64, String> {
+    match v {
+        Value::Number(n) => n
+            .as_u64()
+            .ok_or_else(|| format!("{what}: `{n}` is not a non-negative integer")),
+        Value::String(s) => parse_number(s).map_err(|e| format!("{what}: {e}")),
+        other => Err(format!("{what}: expected a number, got {other}")),
+    }
+}
+
+fn obj<'a>(
+    v: &'a Value,
+    what: &str,
+    allowed: &[&str],
+) -> Result<&'a serde_json::Map<String, Value>, String> {
+    let o = v
+        .as_object()
+        .ok_or_else(|| format!("{what}: expected an object, got {v}"))?;
+    if let Some(k) = o.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(format!(
+            "{what}: unknown key `{k}` (expected one of: {})",
+            allowed.join(", ")
+        ));
+    }
+    Ok(o)
+}
+
+fn field_u64(
+    o: &serde_json::Map<String, Value>,
+    key: &str,
+    what: &str,
+    max: u64,
+) -> Result<u64, String> {
+    let v = o
+        .get(key)
+        .ok_or_else(|| format!("{what}: missing `{key}`"))?;
+    let n = as_u64(v, &format!("{what}.{key}"))?;
+    if n > max {
+        return Err(format!("{what}.{key}: {n} is out of range (0..={max})"));
+    }
+    Ok(n)
+}
+
+fn class_code(v: Option<&Value>, what: &str) -> Result<u64, String> {
+    match v {
+        None => Err(format!("{what}: missing `class`")),
+        Some(Value::String(s)) if s.starts_with("0x") || s.bytes().all(|b| b.is_ascii_digit()) => {
+            let n = parse_number(s).map_err(|e| format!("{what}.class: {e}"))?;
+            if n > 15 {
+                return Err(format!("{what}.class: code {n} is out of range (0..=15)"));
+            }
+            Ok(n)
+        }
+        Some(Value::String(s)) => Class::from_name(s).map(|c| c.code() as u64).ok_or_else(|| {
+            let names: Vec<&str> = Class::ALL.iter().map(|c| c.name()).collect();
+            format!(
+                "{what}.class: unknown class `{s}` (expected one of: {})",
+                names.join(", ")
+            )
+        }),
+        Some(v) => {
+            let n = as_u64(v, &format!("{what}.class"))?;
+            if n > 15 {
+                return Err(format!("{what}.class: code {n} is out of range (0..=15)"));
+            }
+            Ok(n)
+        }
+    }
+}
+
+/// A decode result: the immediate, the thresholds of the fields the
+/// instruction has (`null` for the others: `s_waitcnt` has no VS field,
+/// `s_waitcnt_vscnt` only it) and LLVM's text.
+fn eval_decode(profile: Profile, v: &Value) -> Result<Value, String> {
+    let n = as_u64(v, "decode")?;
+    let w = decode_arg(profile, n).map_err(|e| format!("decode: {e}"))?;
+    let t = wait_thresholds(profile, w).map_err(|e| format!("decode: {e}"))?;
+    let (vm, exp, lgkm, vs) = if w.vscnt {
+        (Value::Null, Value::Null, Value::Null, json!(t.vs))
+    } else {
+        (json!(t.vm), json!(t.exp), json!(t.lgkm), Value::Null)
+    };
+    Ok(json!({
+        "imm": w.imm,
+        "vmcnt": vm,
+        "expcnt": exp,
+        "lgkmcnt": lgkm,
+        "vscnt": vs,
+        "text": w.text(profile),
+    }))
+}
+
+/// The keys of a trace's `wait`: the wave, then the immediate (with the
+/// `vscnt` flag), a 32-bit instruction word in `imm`, or the field form.
+const WAIT_KEYS: &[&str] = &["wave", "imm", "vscnt", "vmcnt", "expcnt", "lgkmcnt"];
+
+/// A trace's `wait` (`docs/waitcnt.md`, "eval"): `{"imm": I}` with an
+/// optional `"vscnt": true` (I ≤ 0xFFFF, driven onto the ports as given);
+/// `{"imm": W}` with W a 32-bit `s_waitcnt` / `s_waitcnt_vscnt null` word (as
+/// `decode` takes it); or the field form `{"vmcnt": a, "expcnt": b,
+/// "lgkmcnt": c}` (missing fields do not wait) or `{"vscnt": n}`.
+fn eval_wait(
+    profile: Profile,
+    wo: &serde_json::Map<String, Value>,
+    what: &str,
+) -> Result<Wait, String> {
+    const FIELDS: [(&str, Counter); 3] = [
+        ("vmcnt", Counter::Vm),
+        ("expcnt", Counter::Exp),
+        ("lgkmcnt", Counter::Lgkm),
+    ];
+    let fields: Vec<&str> = FIELDS
+        .iter()
+        .map(|f| f.0)
+        .filter(|k| wo.contains_key(*k))
+        .collect();
+    let vscnt = wo.get("vscnt");
+    let vs_field = vscnt.filter(|v| !v.is_boolean());
+    if let Some(imm) = wo.get("imm") {
+        if let Some(f) = fields.first().copied().or(vs_field.map(|_| "vscnt")) {
+            return Err(format!(
+                "{what}: `imm` and the field `{f}` are two forms of a wait; give one"
+            ));
+        }
+        let flag = match vscnt {
+            None => None,
+            Some(Value::Bool(b)) => Some(*b),
+            Some(v) => return Err(format!("{what}.vscnt: expected true or false, got {v}")),
+        };
+        let n = as_u64(imm, &format!("{what}.imm"))?;
+        if n <= 0xFFFF {
+            return Ok(Wait {
+                vscnt: flag.unwrap_or(false),
+                imm: n as u16,
+            });
+        }
+        let w = decode_arg(profile, n).map_err(|e| format!("{what}.imm: {e}"))?;
+        if flag.is_some_and(|f| f != w.vscnt) {
+            let name = if w.vscnt {
+                "s_waitcnt_vscnt"
+            } else {
+                "s_waitcnt"
+            };
+            return Err(format!(
+                "{what}.vscnt: the word 0x{n:08X} is an {name}, which contradicts `vscnt`"
+            ));
+        }
+        return Ok(w);
+    }
+    let has_vs = Counter::Vs.width(profile) > 0;
+    if let Some(v) = vscnt {
+        if v.is_boolean() {
+            return Err(format!("{what}: `vscnt: {v}` needs an `imm`"));
+        }
+        if let Some(f) = fields.first() {
+            return Err(format!(
+                "{what}: `{f}` and `vscnt` in one wait: an s_waitcnt never waits on \
+                 VS_CNT and s_waitcnt_vscnt only on it (SPEC §3.2); use two waits"
+            ));
+        }
+        if !has_vs {
+            return Err(format!("{what}.vscnt: {profile} has no VS_CNT"));
+        }
+        let n = field_u64(wo, "vscnt", what, Counter::Vs.max(profile) as u64)?;
+        return Ok(Wait {
+            vscnt: true,
+            imm: n as u16,
+        });
+    }
+    if fields.is_empty() {
+        return Err(format!(
+            "{what}: expected `imm`, or the fields vmcnt, expcnt, lgkmcnt{}",
+            if has_vs { ", or vscnt" } else { "" }
+        ));
+    }
+    let mut t = Thresholds::none(profile);
+    for (key, c) in FIELDS {
+        if wo.contains_key(key) {
+            let n = field_u64(wo, key, what, c.max(profile) as u64)? as u32;
+            match c {
+                Counter::Vm => t.vm = n,
+                Counter::Exp => t.exp = n,
+                _ => t.lgkm = n,
+            }
+        }
+    }
+    Ok(Wait {
+        vscnt: false,
+        imm: encode(profile, &t),
+    })
+}
+
+fn eval_trace(profile: Profile, cycles: &Value) -> Result<Value, String> {
+    let cycles = cycles
+        .as_array()
+        .ok_or_else(|| "trace: expected an array of cycles".to_string())?;
+    let mut model = WaitcntModel::new(profile);
+    let mut inp = vec![0u32; P::TABLE.in_words()];
+    let mut out = vec![0u32; P::TABLE.out_words()];
+    model.step(&inp, &mut out); // reset cycle
+    let mut results = Vec::with_capacity(cycles.len());
+    for (n, c) in cycles.iter().enumerate() {
+        let what = format!("trace[{n}]");
+        let o = obj(c, &what, &["issue", "wait", "returns"])?;
+        inp.fill(0);
+        P::rst_ni.set(&mut inp, 1);
+        if let Some(i) = o.get("issue") {
+            let w = format!("{what}.issue");
+            let io = obj(i, &w, &["wave", "class"])?;
+            P::issue_valid_i.set(&mut inp, 1);
+            P::issue_wave_i.set(&mut inp, field_u64(io, "wave", &w, 15)?);
+            P::issue_class_i.set(&mut inp, class_code(io.get("class"), &w)?);
+        }
+        if let Some(i) = o.get("wait") {
+            let w = format!("{what}.wait");
+            let wo = obj(i, &w, WAIT_KEYS)?;
+            let wave = field_u64(wo, "wave", &w, 15)?;
+            let wait = eval_wait(profile, wo, &w)?;
+            P::wait_valid_i.set(&mut inp, 1);
+            P::wait_wave_i.set(&mut inp, wave);
+            P::wait_vscnt_i.set(&mut inp, wait.vscnt as u64);
+            P::wait_imm_i.set(&mut inp, wait.imm as u64);
+        }
+        if let Some(r) = o.get("returns") {
+            let rs = r
+                .as_array()
+                .ok_or_else(|| format!("{what}.returns: expected an array"))?;
+            if rs.len() > RET_CHANNELS {
+                return Err(format!(
+                    "{what}.returns: {} returns, at most {RET_CHANNELS} per cycle",
+                    rs.len()
+                ));
+            }
+            for (k, r) in rs.iter().enumerate() {
+                let w = format!("{what}.returns[{k}]");
+                let ro = obj(r, &w, &["wave", "class"])?;
+                P::ret_valid_i.set_bit(&mut inp, k, true);
+                P::ret_wave_i.set_elem(&mut inp, k, field_u64(ro, "wave", &w, 15)?);
+                P::ret_class_i.set_elem(&mut inp, k, class_code(ro.get("class"), &w)?);
+            }
+        }
+        model.step(&inp, &mut out);
+        let bits = |p: gpucosim_model::ports::Port| -> Vec<usize> {
+            let v = p.get(&out);
+            (0..WAVES).filter(|w| v >> w & 1 != 0).collect()
+        };
+        let mut errors = Vec::new();
+        let mut counters = Vec::new();
+        for w in 0..WAVES {
+            for e in ErrCode::from_mask(P::err_o.elem(&out, w) as u32) {
+                errors.push(json!({"wave": w, "code": e as u32, "name": e.name()}));
+            }
+            let c = [
+                P::vm_cnt_o.elem(&out, w),
+                P::lgkm_cnt_o.elem(&out, w),
+                P::exp_cnt_o.elem(&out, w),
+                P::vs_cnt_o.elem(&out, w),
+            ];
+            if c.iter().any(|&x| x != 0) {
+                let mut m = serde_json::Map::new();
+                m.insert("wave".into(), json!(w));
+                for (cnt, x) in COUNTERS.iter().zip(c) {
+                    if cnt.width(profile) > 0 {
+                        m.insert(cnt.name().into(), json!(x));
+                    }
+                }
+                counters.push(Value::Object(m));
+            }
+        }
+        let sat = P::issue_sat_o.get(&out);
+        let sat: Vec<&str> = COUNTERS
+            .iter()
+            .filter(|c| sat >> (**c as usize) & 1 != 0)
+            .map(|c| c.name())
+            .collect();
+        results.push(json!({
+            "cycle": n,
+            "issue_ack": P::issue_ack_o.bit(&out),
+            "issue_sat": sat,
+            "stall": bits(P::stall_o),
+            "release": bits(P::release_o),
+            "errors": errors,
+            "counters": counters,
+        }));
+    }
+    Ok(Value::Array(results))
+}
+
+fn eval_one(profile: Profile, req: &Value) -> Result<Value, String> {
+    let o = obj(req, "request", &["decode", "trace"])?;
+    match (o.get("decode"), o.get("trace")) {
+        (Some(d), None) => eval_decode(profile, d),
+        (None, Some(t)) => eval_trace(profile, t),
+        _ => Err("request: expected exactly one of `decode` or `trace`".to_string()),
+    }
+}
+
+/// `gpucosim eval --unit waitcnt` on `profile`: what the unit does with
+/// one request (`docs/waitcnt.md`, "eval"): a `decode` of an immediate or
+/// instruction word, or a cycle-by-cycle `trace` of issues, returns and
+/// waits.
+pub fn evaluator(profile: Profile) -> Evaluator {
+    Box::new(move |r| eval_one(profile, r))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn eval_json(profile: Profile, input: &Value) -> Result<Value, String> {
+        crate::units::each_request(input, evaluator(profile))
+    }
+
+    fn trace(p: Profile, cycles: Value) -> Vec<Value> {
+        let r = eval_json(p, &json!({ "trace": cycles })).unwrap();
+        r.as_array().unwrap().clone()
+    }
+
+    #[test]
+    fn decode_waitcnt_text_examples() {
+        assert_eq!(
+            decode_waitcnt_text(Profile::Gfx9, "0xBF8C0070").unwrap(),
+            "s_waitcnt vmcnt(0) lgkmcnt(0)   imm=0x0070 vmcnt=0 expcnt=7 lgkmcnt=0"
+        );
+        assert_eq!(
+            decode_waitcnt_text(Profile::Gfx11, "0xBF890007").unwrap(),
+            "s_waitcnt vmcnt(0) lgkmcnt(0)   imm=0x0007 vmcnt=0 expcnt=7 lgkmcnt=0"
+        );
+        assert!(decode_waitcnt_text(Profile::Gfx11, "0xFFF7")
+            .unwrap()
+            .starts_with("s_waitcnt vmcnt(63) expcnt(7) lgkmcnt(63)"));
+        let e = decode_waitcnt_text(Profile::Gfx9, "0xBF890007").unwrap_err();
+        assert!(e.contains("not an s_waitcnt"), "{e}");
+        assert!(decode_waitcnt_text(Profile::Gfx9, "zz").is_err());
+        assert!(decode_waitcnt_text(Profile::Gfx9, "0x1BF8C0070").is_err());
+    }
+
+    /// SPEC §3.2: gfx11 `s_waitcnt_vscnt null, imm` = `0xBC7C0000 | imm`,
+    /// threshold imm[5:0]; gfx9 has no such instruction and says so in one
+    /// line. Fails if the word is rejected on gfx11, accepted on gfx9, or
+    /// bits [15:6] reach the threshold.
+    #[test]
+    fn decode_waitcnt_text_vscnt() {
+        assert_eq!(
+            decode_waitcnt_text(Profile::Gfx11, "0xBC7C0005").unwrap(),
+            "s_waitcnt_vscnt null, 0x5   imm=0x0005 vscnt=5"
+        );
+        // imm 0xFFC5: bits [15:6] ignored, threshold 0b000101.
+        assert_eq!(
+            decode_waitcnt_text(Profile::Gfx11, "0xBC7CFFC5").unwrap(),
+            "s_waitcnt_vscnt null, 0xffc5   imm=0xFFC5 vscnt=5"
+        );
+        let e = decode_waitcnt_text(Profile::Gfx9, "0xBC7C0005").unwrap_err();
+        assert!(
+            e.contains("s_waitcnt_vscnt") && e.contains("gfx9 has no VS_CNT"),
+            "{e}"
+        );
+        assert!(!e.contains('\n'), "one line: {e}");
+    }
+
+    /// The eval's `decode` of the SPEC §3.2 words: `s_waitcnt` fields, or
+    /// gfx11 `s_waitcnt_vscnt` with only `vscnt`; gfx9 rejects the vscnt word.
+    #[test]
+    fn eval_decodes_vscnt_words() {
+        let r = eval_json(
+            Profile::Gfx11,
+            &json!([{"decode": "0xBC7C0005"}, {"decode": "0xBF890007"}]),
+        )
+        .unwrap();
+        assert_eq!(
+            r[0],
+            json!({"imm": 5, "vmcnt": null, "expcnt": null, "lgkmcnt": null,
+                   "vscnt": 5, "text": "s_waitcnt_vscnt null, 0x5"})
+        );
+        assert_eq!(
+            r[1],
+            json!({"imm": 7, "vmcnt": 0, "expcnt": 7, "lgkmcnt": 0,
+                   "vscnt": null, "text": "s_waitcnt vmcnt(0) lgkmcnt(0)"})
+        );
+        let r = eval_json(Profile::Gfx11, &json!({"decode": 0xBC7C_FFC0u32})).unwrap();
+        assert_eq!(r["vscnt"], json!(0), "bits [15:6] are ignored");
+        let e = eval_json(Profile::Gfx9, &json!({"decode": "0xBC7C0005"})).unwrap_err();
+        assert!(
+            e.starts_with("decode: ") && e.contains("gfx9 has no VS_CNT"),
+            "{e}"
+        );
+    }
+
+    /// A trace's `wait` takes the field form and 32-bit words, as `decode`
+    /// does, and they wait as the immediates they stand for.
+    #[test]
+    fn eval_wait_forms() {
+        // gfx9, wave 0 with VM 1 and LGKM 1: lgkmcnt(0) alone stalls,
+        // vmcnt(1) lgkmcnt(1) does not.
+        let setup = |wait: Value| {
+            vec![
+                json!({"issue": {"wave": 0, "class": "lds"}}),
+                json!({"issue": {"wave": 0, "class": "vmem_load"}}),
+                json!({ "wait": wait }),
+            ]
+        };
+        for (wait, stalls) in [
+            (json!({"wave": 0, "lgkmcnt": 0}), true),
+            (json!({"wave": 0, "vmcnt": 1, "lgkmcnt": 1}), false),
+            (json!({"wave": 0, "expcnt": 0}), false),
+            (json!({"wave": 0, "vmcnt": 0}), true),
+            // s_waitcnt lgkmcnt(0) as a word: 0xBF8C0000 | 0xC07F.
+            (json!({"wave": 0, "imm": "0xBF8CC07F"}), true),
+            (json!({"wave": 0, "imm": "0xBF8CCF7F"}), false),
+            (json!({"wave": 0, "imm": "0xC07F"}), true),
+        ] {
+            let r = trace(Profile::Gfx9, Value::Array(setup(wait.clone())));
+            let want = if stalls { json!([0]) } else { json!([]) };
+            assert_eq!(r[2]["stall"], want, "{wait}");
+        }
+        // gfx11, wave 1 with VS 1 (a store) and VM 0.
+        let setup =
+            |wait: Value| json!([{"issue": {"wave": 1, "class": "vmem_store"}}, { "wait": wait }]);
+        for (wait, stalls) in [
+            (json!({"wave": 1, "vscnt": 0}), true),
+            (json!({"wave": 1, "vscnt": 1}), false),
+            (json!({"wave": 1, "imm": "0xBC7C0000"}), true),
+            (json!({"wave": 1, "imm": "0xBC7CFFC1"}), false),
+            (json!({"wave": 1, "imm": 0, "vscnt": true}), true),
+            // A plain s_waitcnt never waits on VS_CNT (SPEC §3.2).
+            (
+                json!({"wave": 1, "vmcnt": 0, "expcnt": 0, "lgkmcnt": 0}),
+                false,
+            ),
+            (json!({"wave": 1, "imm": "0xBF890000"}), false),
+        ] {
+            let r = trace(Profile::Gfx11, setup(wait.clone()));
+            let want = if stalls { json!([1]) } else { json!([]) };
+            assert_eq!(r[1]["stall"], want, "{wait}");
+        }
+        for (p, bad) in [
+            (Profile::Gfx9, json!({"wave": 0, "lgkmcnt": 16})),
+            (Profile::Gfx11, json!({"wave": 0, "vmcnt": 64})),
+            (Profile::Gfx9, json!({"wave": 0, "vscnt": 0})),
+            (Profile::Gfx9, json!({"wave": 0, "imm": "0xBC7C0000"})),
+            (Profile::Gfx11, json!({"wave": 0, "vmcnt": 0, "vscnt": 0})),
+            (Profile::Gfx11, json!({"wave": 0, "imm": 0, "lgkmcnt": 0})),
+            (
+                Profile::Gfx11,
+                json!({"wave": 0, "imm": "0xBF890000", "vscnt": true}),
+            ),
+            (Profile::Gfx11, json!({"wave": 0, "vscnt": true})),
+            (Profile::Gfx11, json!({"wave": 0})),
+            (Profile::Gfx11, json!({"wave": 0, "imm": "0xBF8C0000"})),
+        ] {
+            let e = eval_json(p, &json!({"trace": [{ "wait": bad }]})).unwrap_err();
+            assert!(e.starts_with("trace[0].wait"), "{bad}: {e}");
+            assert!(!e.contains('\n'), "one line: {e}");
+        }
+    }
+
+    /// `issue_sat` names the counters that are full; `errors` lists every
+    /// error raised on a wave in the cycle, not only the lowest code.
+    #[test]
+    fn eval_names_full_counters_and_every_error() {
+        // gfx9 wave 0: 7 exports fill EXP_CNT; a GDS is held back by EXP only.
+        let mut cycles: Vec<Value> = (0..7)
+            .map(|_| json!({"issue": {"wave": 0, "class": "export"}}))
+            .collect();
+        cycles.push(json!({"issue": {"wave": 0, "class": "gds"}}));
+        cycles.push(json!({"issue": {"wave": 0, "class": "lds"}}));
+        let r = trace(Profile::Gfx9, Value::Array(cycles));
+        assert_eq!(r[6]["issue_sat"], json!([]));
+        assert_eq!(r[7]["issue_sat"], json!(["exp"]));
+        assert_eq!(r[7]["issue_ack"], json!(false));
+        assert_eq!(r[8]["issue_sat"], json!([]));
+        // Both full: 15 LDS and 7 exports on gfx9, then a GDS.
+        let mut cycles: Vec<Value> = (0..15)
+            .map(|_| json!({"issue": {"wave": 3, "class": "lds"}}))
+            .collect();
+        cycles.extend((0..7).map(|_| json!({"issue": {"wave": 3, "class": "export"}})));
+        cycles.push(json!({"issue": {"wave": 3, "class": "gds"}}));
+        let r = trace(Profile::Gfx9, Value::Array(cycles));
+        assert_eq!(r[22]["issue_sat"], json!(["lgkm", "exp"]));
+        // Wave 2 waits on a load; in one cycle it is offered an illegal
+        // class (illegal and busy) and underflows LDS: three errors.
+        let r = trace(
+            Profile::Gfx9,
+            json!([
+                {"issue": {"wave": 2, "class": "vmem_load"}},
+                {"wait": {"wave": 2, "vmcnt": 0}},
+                {"issue": {"wave": 2, "class": 12},
+                 "returns": [{"wave": 2, "class": "lds"}, {"wave": 5, "class": 13}]}
+            ]),
+        );
+        assert_eq!(
+            r[2]["errors"],
+            json!([
+                {"wave": 2, "code": 1, "name": "illegal"},
+                {"wave": 2, "code": 2, "name": "busy"},
+                {"wave": 2, "code": 4, "name": "underflow"},
+                {"wave": 5, "code": 1, "name": "illegal"}
+            ])
+        );
+    }
+
+    #[test]
+    fn eval_trace_follows_the_worked_example() {
+        let req: Value = serde_json::from_str(
+            r#"{"trace": [
+              {"issue": {"wave": 0, "class": "lds"}},
+              {"issue": {"wave": 0, "class": "vmem_load"}},
+              {"wait": {"wave": 0, "imm": "0x0070"}},
+              {"returns": [{"wave": 0, "class": "lds"}]},
+              {},
+              {"returns": [{"wave": 0, "class": "vmem_load"}]},
+              {}
+            ]}"#,
+        )
+        .unwrap();
+        let r = eval_json(Profile::Gfx9, &req).unwrap();
+        let r = r.as_array().unwrap();
+        assert_eq!(r.len(), 7);
+        assert_eq!(r[0]["issue_ack"], json!(true));
+        assert_eq!(r[2]["stall"], json!([0]));
+        assert_eq!(
+            r[2]["counters"],
+            json!([{"wave": 0, "vm": 1, "lgkm": 1, "exp": 0}])
+        );
+        assert_eq!(r[5]["stall"], json!([0]));
+        assert_eq!(r[6]["release"], json!([0]));
+        assert_eq!(r[6]["counters"], json!([]));
+    }
+
+    #[test]
+    fn eval_decode_and_errors() {
+        let r = eval_json(
+            Profile::Gfx9,
+            &json!([{"decode": "0xBF8C0070"}, {"decode": 0xCF7F}]),
+        )
+        .unwrap();
+        assert_eq!(r[0]["text"], json!("s_waitcnt vmcnt(0) lgkmcnt(0)"));
+        assert_eq!(r[1]["lgkmcnt"], json!(15));
+        for bad in [
+            json!({"decode": "0xBF890000"}),
+            json!({"trace": [{"issue": {"wave": 16, "class": "lds"}}]}),
+            json!({"trace": [{"issue": {"wave": 0, "class": "nope"}}]}),
+            json!({"trace": [{"bogus": 1}]}),
+            json!({"trace": 3}),
+            json!({"decode": 1, "trace": []}),
+            json!(7),
+        ] {
+            let e = eval_json(Profile::Gfx9, &bad).unwrap_err();
+            assert!(!e.contains('\n'), "one line: {e}");
+        }
+        let r = eval_json(
+            Profile::Gfx9,
+            &json!({"trace": [{"returns": [{"wave": 2, "class": "lds"}]}]}),
+        )
+        .unwrap();
+        assert_eq!(
+            r[0]["errors"],
+            json!([{"wave": 2, "code": 4, "name": "underflow"}])
+        );
+    }
+}

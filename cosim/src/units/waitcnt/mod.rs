@@ -1,0 +1,56 @@
+//! Testbench of the `waitcnt` unit (the s_waitcnt scoreboard,
+//! `docs/waitcnt.md`): closed-loop stimulus from a 16-wave sequencer and a
+//! memory system, the `eval` calculator and the `decode-waitcnt` decoder.
+//!
+//! - [`txn`]: the transaction, [`WaitcntTxn`], and its simplification;
+//! - [`stimulus`]: the knobs, [`WaitcntKnobs`], random and directed stimulus;
+//! - [`driver`]: the driver, [`WaitcntDriver`];
+//! - [`eval`]: the `gpucosim eval` front end and `decode-waitcnt`.
+
+pub mod driver;
+pub mod eval;
+pub mod stimulus;
+pub mod txn;
+
+pub use driver::WaitcntDriver;
+pub use stimulus::WaitcntKnobs;
+pub use txn::WaitcntTxn;
+
+use crate::testbench::{Evaluator, Testbench};
+use gpucosim_model::ports::PortTable;
+use gpucosim_model::waitcnt::ports::waitcnt_ports as P;
+use gpucosim_model::waitcnt::WaitcntModel;
+use gpucosim_model::{Profile, Unit};
+use rand_chacha::ChaCha8Rng;
+
+/// The `waitcnt` testbench.
+pub struct WaitcntTestbench;
+
+impl Testbench for WaitcntTestbench {
+    type Txn = WaitcntTxn;
+    type Knobs = WaitcntKnobs;
+    type Driver = WaitcntDriver;
+    const UNIT: &'static str = P::TABLE.unit;
+
+    fn table() -> &'static PortTable {
+        &P::TABLE
+    }
+    fn model(profile: Profile) -> Box<dyn Unit> {
+        Box::new(WaitcntModel::new(profile))
+    }
+    fn generate(profile: Profile, knobs: &WaitcntKnobs, rng: &mut ChaCha8Rng) -> WaitcntTxn {
+        stimulus::generate(profile, knobs, rng)
+    }
+    fn directed(profile: Profile) -> Vec<WaitcntTxn> {
+        stimulus::directed(profile)
+    }
+    fn driver(profile: Profile, _knobs: &WaitcntKnobs) -> WaitcntDriver {
+        WaitcntDriver::new(profile)
+    }
+    fn simplify(txn: &WaitcntTxn) -> Vec<WaitcntTxn> {
+        txn::simplify(txn)
+    }
+    fn evaluator(profile: Profile) -> Evaluator {
+        eval::evaluator(profile)
+    }
+}

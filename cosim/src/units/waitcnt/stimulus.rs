@@ -1,0 +1,404 @@
+//! The `waitcnt` stimulus: per-wave instructions, waits and pauses biased
+//! by knobs (optionally with injected protocol errors), and directed
+//! corners.
+
+use super::txn::WaitcntTxn;
+use gpucosim_model::waitcnt::{encode, Class, Counter, Thresholds, WaitcntParams, WAVES};
+use gpucosim_model::Profile;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+/// Knobs of the random stimulus (`--knob name=value`). Percentages are of
+/// generated transactions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WaitcntKnobs {
+    /// Waves in use (1..16).
+    pub waves: u8,
+    /// Shortest return latency.
+    pub lat_min: u16,
+    /// Longest ordinary return latency.
+    pub lat_max: u16,
+    /// Percentage of issues with a long latency (up to `lat_long_max`).
+    pub lat_long_pct: u8,
+    /// Longest long latency.
+    pub lat_long_max: u16,
+    /// Percentage of issues that are bursts of 2..`burst_max` instructions.
+    pub burst_pct: u8,
+    /// Largest ordinary burst.
+    pub burst_max: u8,
+    /// Percentage of transactions that are long, slow bursts meant to fill a
+    /// counter (saturation pressure).
+    pub sat_pct: u8,
+    /// Percentage of waits.
+    pub wait_pct: u8,
+    /// Percentage of sequencer pauses.
+    pub idle_pct: u8,
+    /// Percentage of injected protocol errors (default 0).
+    pub err_pct: u8,
+}
+
+impl Default for WaitcntKnobs {
+    fn default() -> Self {
+        WaitcntKnobs {
+            waves: 16,
+            lat_min: 1,
+            lat_max: 40,
+            lat_long_pct: 5,
+            lat_long_max: 400,
+            burst_pct: 15,
+            burst_max: 8,
+            sat_pct: 3,
+            wait_pct: 15,
+            idle_pct: 4,
+            err_pct: 0,
+        }
+    }
+}
+
+fn latency(knobs: &WaitcntKnobs, rng: &mut ChaCha8Rng) -> u16 {
+    let lo = knobs.lat_min.max(1);
+    if rng.gen_range(0..100u8) < knobs.lat_long_pct {
+        let hi = knobs.lat_long_max.max(lo);
+        rng.gen_range(lo..=hi)
+    } else {
+        let hi = knobs.lat_max.max(lo);
+        rng.gen_range(lo..=hi)
+    }
+}
+
+/// A random wait, biased toward the forms compilers emit.
+fn random_wait(profile: Profile, wave: u8, rng: &mut ChaCha8Rng) -> WaitcntTxn {
+    let none = Thresholds::none(profile);
+    let has_vs = WaitcntParams::of(profile).has_vs();
+    let small = |rng: &mut ChaCha8Rng, max: u32| rng.gen_range(0..=max.min(4));
+    let t = match rng.gen_range(0..10u8) {
+        0 => Thresholds { vm: 0, ..none },
+        1 => Thresholds { lgkm: 0, ..none },
+        2 => Thresholds {
+            vm: 0,
+            lgkm: 0,
+            ..none
+        },
+        3 => Thresholds { exp: 0, ..none },
+        4 => Thresholds {
+            vm: small(rng, none.vm),
+            ..none
+        },
+        5 => Thresholds {
+            lgkm: small(rng, none.lgkm),
+            ..none
+        },
+        6 => Thresholds {
+            vm: 0,
+            lgkm: 0,
+            exp: 0,
+            vs: none.vs,
+        },
+        7 if has_vs => {
+            // SPEC §3.2: the threshold is imm[5:0]; bits [15:6], set at
+            // random here, are ignored.
+            return WaitcntTxn::Wait {
+                wave,
+                imm: rng.gen_range(0..=2) | (rng.gen::<u16>() & 0xFFC0),
+                vscnt: true,
+            };
+        }
+        8 => {
+            return WaitcntTxn::Wait {
+                wave,
+                imm: rng.gen(),
+                vscnt: false,
+            }
+        }
+        _ => Thresholds {
+            vm: rng.gen_range(0..=none.vm),
+            lgkm: rng.gen_range(0..=none.lgkm),
+            exp: rng.gen_range(0..=none.exp),
+            vs: none.vs,
+        },
+    };
+    WaitcntTxn::Wait {
+        wave,
+        imm: encode(profile, &t),
+        vscnt: false,
+    }
+}
+
+fn legal_classes(profile: Profile) -> impl Iterator<Item = Class> {
+    Class::ALL.into_iter().filter(move |c| c.legal(profile))
+}
+
+/// Draws a random transaction.
+pub fn generate(profile: Profile, knobs: &WaitcntKnobs, rng: &mut ChaCha8Rng) -> WaitcntTxn {
+    let waves = knobs.waves.clamp(1, WAVES as u8);
+    let wave = rng.gen_range(0..waves);
+    let roll = rng.gen_range(0..100u32);
+    let mut at = knobs.err_pct as u32;
+    if roll < at {
+        let code = if rng.gen_bool(0.25) {
+            rng.gen_range(12..16u8)
+        } else {
+            let n = legal_classes(profile).count();
+            let c = legal_classes(profile).nth(rng.gen_range(0..n));
+            c.map_or(0, |c| c.code() as u8)
+        };
+        return match rng.gen_range(0..5u8) {
+            0 | 1 => WaitcntTxn::BadReturn { wave, code },
+            2 | 3 => WaitcntTxn::BadIssue { wave, code },
+            _ => WaitcntTxn::BadDual {
+                wave,
+                class: Class::from_code(code as u32).unwrap_or(Class::Lds),
+                imm: rng.gen(),
+            },
+        };
+    }
+    at += knobs.idle_pct as u32;
+    if roll < at {
+        return WaitcntTxn::Idle {
+            cycles: rng.gen_range(1..=8),
+        };
+    }
+    at += knobs.wait_pct as u32;
+    if roll < at {
+        return random_wait(profile, wave, rng);
+    }
+    at += knobs.sat_pct as u32;
+    if roll < at {
+        // Fill a counter: a long burst of slow instructions on one counter.
+        let stores = if WaitcntParams::of(profile).has_vs() {
+            Counter::Vs
+        } else {
+            Counter::Vm
+        };
+        let (class, max) = match rng.gen_range(0..6u8) {
+            0 => (Class::Lds, Counter::Lgkm.max(profile)),
+            1 => (Class::Smem2, Counter::Lgkm.max(profile) / 2 + 1),
+            2 => (Class::Export, Counter::Exp.max(profile)),
+            3 => (Class::VmemStore, stores.max(profile)),
+            // GDS fills EXP_CNT (and counts on LGKM_CNT), SPEC §3.1.
+            4 => (Class::Gds, Counter::Exp.max(profile)),
+            _ => (Class::VmemLoad, Counter::Vm.max(profile)),
+        };
+        let lo = knobs.lat_max.max(knobs.lat_min).max(1);
+        let hi = knobs.lat_long_max.max(lo);
+        return WaitcntTxn::Issue {
+            wave,
+            class,
+            latency: rng.gen_range(lo..=hi),
+            count: (max + 1 + rng.gen_range(0..4)).min(255) as u8,
+        };
+    }
+    let n = legal_classes(profile).count();
+    let class = legal_classes(profile)
+        .nth(rng.gen_range(0..n))
+        .unwrap_or(Class::Lds);
+    let count = if rng.gen_range(0..100u8) < knobs.burst_pct {
+        rng.gen_range(2..=knobs.burst_max.max(2))
+    } else {
+        1
+    };
+    WaitcntTxn::Issue {
+        wave,
+        class,
+        latency: latency(knobs, rng),
+        count,
+    }
+}
+
+/// Directed transactions: SPEC §3 corners and the worked examples.
+pub fn directed(profile: Profile) -> Vec<WaitcntTxn> {
+    let none = Thresholds::none(profile);
+    let vm0_lgkm0 = encode(
+        profile,
+        &Thresholds {
+            vm: 0,
+            lgkm: 0,
+            ..none
+        },
+    );
+    let lgkm0 = encode(profile, &Thresholds { lgkm: 0, ..none });
+    let issue = |wave, class, latency, count| WaitcntTxn::Issue {
+        wave,
+        class,
+        latency,
+        count,
+    };
+    let mut v = vec![
+        // docs/waitcnt.md worked example.
+        issue(0, Class::Lds, 2, 1),
+        issue(0, Class::VmemLoad, 4, 1),
+        WaitcntTxn::Wait {
+            wave: 0,
+            imm: vm0_lgkm0,
+            vscnt: false,
+        },
+        // Saturation of LGKM, then a wait for all of it.
+        issue(1, Class::Lds, 150, (Counter::Lgkm.max(profile) + 2) as u8),
+        WaitcntTxn::Wait {
+            wave: 1,
+            imm: lgkm0,
+            vscnt: false,
+        },
+        // SMEM returns out of order, and out of order across LGKM kinds;
+        // only lgkmcnt(0) is safe after SMEM.
+        issue(2, Class::Smem2, 20, 1),
+        issue(2, Class::Lds, 2, 1),
+        issue(2, Class::Smem1, 5, 1),
+        WaitcntTxn::Wait {
+            wave: 2,
+            imm: lgkm0,
+            vscnt: false,
+        },
+        // FLAT counts on VM and LGKM; exports on EXP.
+        issue(3, Class::FlatLoad, 6, 2),
+        issue(3, Class::Export, 3, 8),
+        WaitcntTxn::Wait {
+            wave: 3,
+            imm: encode(profile, &Thresholds { exp: 0, ..none }),
+            vscnt: false,
+        },
+        // GDS counts on EXP_CNT on every profile and returns in any
+        // order with exports (SPEC §3.1): the GDS overtakes the export.
+        issue(6, Class::Export, 30, 1),
+        issue(6, Class::Gds, 3, 1),
+        WaitcntTxn::Wait {
+            wave: 6,
+            imm: encode(profile, &Thresholds { exp: 0, ..none }),
+            vscnt: false,
+        },
+        // One GDS more than EXP_CNT holds: the last is held back by EXP.
+        issue(7, Class::Gds, 150, (Counter::Exp.max(profile) + 1) as u8),
+    ];
+    if WaitcntParams::of(profile).has_vs() {
+        v.push(issue(4, Class::VmemStore, 10, 3));
+        v.push(issue(4, Class::VmemLoad, 30, 1));
+        // `s_waitcnt_vscnt null, 0xffc0`: VS_CNT <= 0, bits [15:6]
+        // ignored (SPEC §3.2).
+        v.push(WaitcntTxn::Wait {
+            wave: 4,
+            imm: 0xFFC0,
+            vscnt: true,
+        });
+        v.push(issue(5, Class::LdsParam, 3, 2));
+    }
+    v
+}
+
+/// `n` random transactions of seed `seed` (tests).
+#[cfg(test)]
+pub(crate) fn draw(profile: Profile, seed: u64, n: usize, k: &WaitcntKnobs) -> Vec<WaitcntTxn> {
+    use rand::SeedableRng;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..n).map(|_| generate(profile, k, &mut rng)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{ModelRun, Stimulus};
+    use crate::units::waitcnt::WaitcntTestbench;
+    use gpucosim_model::waitcnt::ports::waitcnt_ports as P;
+    use gpucosim_model::Coverage;
+    use rand::SeedableRng;
+    use serde_json::json;
+
+    /// Runs `txns` through the driver and the model alone, to the end
+    /// (panics after `limit` cycles); returns the coverage, the cycles taken
+    /// and the protocol errors the model raised.
+    fn run(p: Profile, k: &WaitcntKnobs, txns: Vec<WaitcntTxn>, limit: u64) -> (Coverage, u64, u64) {
+        let mut run = ModelRun::<WaitcntTestbench>::new(p, 1, k, Stimulus::Replay(txns));
+        let mut errors = 0;
+        let cycles = run.run_until_done(limit, |_, _, out| {
+            errors += (0..WAVES).filter(|&w| P::err_o.elem(out, w) != 0).count() as u64;
+        });
+        let cycles =
+            cycles.unwrap_or_else(|| panic!("no Done after {limit} cycles: {}", run.model().in_flight()));
+        (run.coverage().clone(), cycles, errors)
+    }
+
+    #[test]
+    fn directed_stimulus_drains_without_errors_and_hits_saturation() {
+        for p in Profile::all() {
+            let (cov, _, errors) = run(p, &WaitcntKnobs::default(), directed(p), 10_000);
+            assert_eq!(
+                errors, 0,
+                "{p}: the closed-loop driver makes no protocol errors"
+            );
+            for bin in [
+                "sat_lgkm",
+                "lgkm_out_of_order",
+                "smem_out_of_order",
+                "gds_exp_out_of_order",
+                "sat_exp_gds",
+                "wait_stall",
+                "wait_release_after_stall",
+            ] {
+                let i = cov.names.iter().position(|n| *n == bin).unwrap();
+                assert!(
+                    cov.hits[i] > 0,
+                    "{p}: bin {bin} not hit by the directed stimulus"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn random_stimulus_is_clean_without_injected_errors_and_covers() {
+        for p in Profile::all() {
+            let knobs = WaitcntKnobs::default();
+            let (cov, cycles, errors) = run(p, &knobs, draw(p, 7, 3000, &knobs), 200_000);
+            assert_eq!(errors, 0, "{p}: no protocol error unless injected");
+            assert!(cycles > 1000);
+            let holes: Vec<_> = cov
+                .holes()
+                .into_iter()
+                .filter(|h| !h.starts_with("err_"))
+                .collect();
+            assert!(holes.is_empty(), "{p}: coverage holes {holes:?}");
+        }
+    }
+
+    #[test]
+    fn injected_errors_are_reported() {
+        for p in Profile::all() {
+            let knobs = WaitcntKnobs {
+                err_pct: 10,
+                ..WaitcntKnobs::default()
+            };
+            let (cov, _, errors) = run(p, &knobs, draw(p, 3, 2000, &knobs), 200_000);
+            assert!(errors > 0);
+            for bin in ["err_illegal", "err_busy", "err_dual", "err_underflow"] {
+                let i = cov.names.iter().position(|n| *n == bin).unwrap();
+                assert!(cov.hits[i] > 0, "{p}: {bin} not hit");
+            }
+        }
+    }
+
+    #[test]
+    fn generation_is_deterministic() {
+        let k = WaitcntKnobs::default();
+        let a: Vec<_> = {
+            let mut r = ChaCha8Rng::seed_from_u64(11);
+            (0..200)
+                .map(|_| generate(Profile::Gfx11, &k, &mut r))
+                .collect()
+        };
+        let mut r = ChaCha8Rng::seed_from_u64(11);
+        let b: Vec<_> = (0..200)
+            .map(|_| generate(Profile::Gfx11, &k, &mut r))
+            .collect();
+        assert_eq!(a, b);
+        let j = serde_json::to_string(&a).unwrap();
+        assert_eq!(serde_json::from_str::<Vec<WaitcntTxn>>(&j).unwrap(), a);
+    }
+
+    #[test]
+    fn knobs_deserialise_partially() {
+        let k: WaitcntKnobs = serde_json::from_value(json!({"err_pct": 5})).unwrap();
+        assert_eq!(k.err_pct, 5);
+        assert_eq!(k.waves, 16);
+        assert!(serde_json::from_value::<WaitcntKnobs>(json!({"nope": 1})).is_err());
+    }
+}
