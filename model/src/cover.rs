@@ -44,17 +44,24 @@ pub struct BinDecl {
     pub on: Option<fn(Profile) -> bool>,
 }
 
+/// Most bins a unit may declare (a `u128` set holds any of them).
+pub const MAX_BINS: usize = 128;
+
 /// Index of a bin that a profile does not declare.
-const ABSENT: usize = usize::MAX;
+const ABSENT: u16 = u16::MAX;
+
+/// Where each declared bin counts on one profile: its index among the
+/// profile's bins, or [`ABSENT`]; padded to [`MAX_BINS`] so that a bin's
+/// entry is found without a bounds check.
+type BinMap = [u16; MAX_BINS];
 
 /// A unit's bins per profile: the names declared, and where each bin of the
 /// declaration counts.
 #[derive(Debug)]
 pub struct BinTable {
     /// Per profile, in [`PROFILES`] order: the names of the profile's bins,
-    /// and for every declared bin its index among them (`usize::MAX` when
-    /// the profile does not have it).
-    rows: Vec<(Vec<&'static str>, Vec<usize>)>,
+    /// and where each declared bin counts.
+    rows: Vec<(Vec<&'static str>, Box<BinMap>)>,
 }
 
 impl BinTable {
@@ -63,14 +70,13 @@ impl BinTable {
         let rows = PROFILES
             .iter()
             .map(|&(p, _)| {
+                assert!(decl.len() <= MAX_BINS, "at most {MAX_BINS} bins per unit");
                 let mut names = Vec::new();
-                let mut map = Vec::with_capacity(decl.len());
-                for d in decl {
+                let mut map = Box::new([ABSENT; MAX_BINS]);
+                for (b, d) in decl.iter().enumerate() {
                     if d.on.map_or(true, |on| on(p)) {
-                        map.push(names.len());
+                        map[b] = names.len() as u16;
                         names.push(d.name);
-                    } else {
-                        map.push(ABSENT);
                     }
                 }
                 (names, map)
@@ -79,7 +85,7 @@ impl BinTable {
         BinTable { rows }
     }
 
-    fn row(&self, profile: Profile) -> &(Vec<&'static str>, Vec<usize>) {
+    fn row(&self, profile: Profile) -> &(Vec<&'static str>, Box<BinMap>) {
         let i = PROFILES
             .iter()
             .position(|(p, _)| *p == profile)
@@ -118,7 +124,7 @@ pub fn names<B: Bins>(profile: Profile) -> &'static [&'static str] {
 /// not counted.
 #[derive(Debug, Clone, Copy)]
 pub struct Recorder<B> {
-    map: &'static [usize],
+    map: &'static BinMap,
     bins: PhantomData<B>,
 }
 
@@ -155,18 +161,14 @@ impl<B: Bins> Recorder<B> {
         while bits != 0 {
             let b = bits.trailing_zeros() as usize;
             bits &= bits - 1;
-            if let Some(&i) = self.map.get(b) {
-                if i != ABSENT {
-                    cov.hits[i] += 1;
-                }
-            }
+            self.add_at(b, 1, cov);
         }
     }
     #[inline]
     fn add_at(&self, b: usize, n: u64, cov: &mut Coverage) {
-        let i = self.map[b];
+        let i = self.map[b % MAX_BINS];
         if i != ABSENT {
-            cov.hits[i] += n;
+            cov.hits[usize::from(i)] += n;
         }
     }
 }
@@ -175,8 +177,8 @@ impl<B: Bins> Recorder<B> {
 /// order, each `Variant = "name"`, optionally followed by `if f` where
 /// `f: fn(Profile) -> bool` says on which profiles the bin exists (without
 /// it, on every profile). The enum implements [`Bins`]; count its hits
-/// with a [`Recorder`] into a [`coverage`] of the same profile. At most 128
-/// bins (a `u128` set can hold any of them).
+/// with a [`Recorder`] into a [`coverage`] of the same profile. At most
+/// [`MAX_BINS`] bins.
 #[macro_export]
 macro_rules! bins {
     (
@@ -210,8 +212,8 @@ macro_rules! bins {
         }
 
         const _: () = assert!(
-            <$Bin as $crate::cover::Bins>::DECL.len() <= 128,
-            "at most 128 bins per unit"
+            <$Bin as $crate::cover::Bins>::DECL.len() <= $crate::cover::MAX_BINS,
+            "too many bins for one unit"
         );
     };
     (@on) => { None };
