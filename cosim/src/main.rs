@@ -25,6 +25,11 @@ struct Cli {
     cmd: Cmd,
 }
 
+/// Help of `--profile`, from the profile table.
+fn profile_help() -> String {
+    format!("Profile: {}", Profile::names(", ", " or "))
+}
+
 /// Help of `--unit`, from the registry of units.
 fn unit_help() -> String {
     format!("Unit: {}", units::UNIT_CHOICES)
@@ -34,8 +39,7 @@ fn unit_help() -> String {
 struct Target {
     #[arg(long, help = unit_help())]
     unit: String,
-    /// Profile: gfx9 or gfx11.
-    #[arg(long)]
+    #[arg(long, help = profile_help())]
     profile: Profile,
 }
 
@@ -130,8 +134,7 @@ enum Cmd {
     /// `s_waitcnt_vscnt null, imm` word (e.g. 0xBC7C0005) or an `s_waitcnt`
     /// 16-bit immediate into the counter thresholds.
     DecodeWaitcnt {
-        /// Profile: gfx9 or gfx11.
-        #[arg(long)]
+        #[arg(long, help = profile_help())]
         profile: Profile,
         /// The instruction word or immediate (hex with 0x, or decimal).
         word: String,

@@ -112,6 +112,19 @@ impl Profile {
     pub fn wave32(self) -> bool {
         self.info().wave32
     }
+    /// Every profile's name, in table order, separated by `sep` and the
+    /// last two by `last` (`names(", ", " or ")`: `gfx9 or gfx11`).
+    pub fn names(sep: &str, last: &str) -> String {
+        let n = PROFILES.len();
+        let mut s = String::new();
+        for (i, (_, p)) in PROFILES.iter().enumerate() {
+            if i > 0 {
+                s.push_str(if i + 1 == n { last } else { sep });
+            }
+            s.push_str(p.name);
+        }
+        s
+    }
 }
 
 impl fmt::Display for Profile {
@@ -122,7 +135,7 @@ impl fmt::Display for Profile {
 
 /// Error for an unknown profile name.
 #[derive(Debug, Clone, thiserror::Error)]
-#[error("unknown profile `{0}` (expected one of: gfx9, gfx11)")]
+#[error("unknown profile `{0}` (expected one of: {known})", known = Profile::names(", ", ", "))]
 pub struct UnknownProfile(pub String);
 
 impl FromStr for Profile {
@@ -145,6 +158,15 @@ mod tests {
         assert!(one_row_each(&[(Profile::Gfx11, ()), (Profile::Gfx9, ())]));
         assert!(!one_row_each(&[(Profile::Gfx9, ())]));
         assert!(!one_row_each(&[(Profile::Gfx9, ()), (Profile::Gfx9, ())]));
+    }
+
+    #[test]
+    fn names_are_listed_in_table_order() {
+        assert_eq!(Profile::names(", ", " or "), "gfx9 or gfx11");
+        assert_eq!(
+            "gfx10".parse::<Profile>().unwrap_err().to_string(),
+            "unknown profile `gfx10` (expected one of: gfx9, gfx11)"
+        );
     }
 
     #[test]
