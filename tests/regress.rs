@@ -5,7 +5,7 @@
 
 use gpucosim::regress::{self, Job, JobList, Plan, RegressConfig, Repro, Results, Seeds, Shard};
 use gpucosim_model::Profile;
-use gpucosim_tests::{toy_rtl, ToyBench};
+use gpucosim_tests::{toy_rtl, ToyBench, Vcd};
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -432,10 +432,12 @@ fn failures_get_bundles_that_replay_exactly_and_shrink() {
         report.contains(&bundle.join("toy.gfx9.7.vcd").display().to_string()),
         "{report}"
     );
-    let vcd = std::fs::read_to_string(bundle.join("toy.gfx9.7.vcd")).unwrap();
+    let vcd = Vcd::read(&bundle.join("toy.gfx9.7.vcd"));
+    let replay = format!("reproduce: gpucosim replay {}", bundle.display());
     assert!(
-        vcd.contains(&format!("reproduce: gpucosim replay {}", bundle.display())),
-        "VCD header does not name the bundle"
+        vcd.comments().iter().any(|c| c.contains(&replay)),
+        "VCD header does not name the bundle: {:?}",
+        vcd.comments()
     );
     let junit = r.junit();
     let doc = roxmltree::Document::parse(&junit).unwrap();
@@ -484,16 +486,21 @@ fn failures_get_bundles_that_replay_exactly_and_shrink() {
         )),
         "{sreport}"
     );
-    let svcd = std::fs::read_to_string(shrunk_dir.join("toy.gfx9.7.vcd")).unwrap();
+    let svcd = Vcd::read(&shrunk_dir.join("toy.gfx9.7.vcd"));
+    let replay = format!("reproduce: gpucosim replay {}", shrunk_dir.display());
     assert!(
-        svcd.contains(&format!(
-            "reproduce: gpucosim replay {}",
-            shrunk_dir.display()
-        )),
-        "the shrunk VCD names another bundle or a temporary directory"
+        svcd.comments().iter().any(|c| c.contains(&replay)),
+        "the shrunk VCD names another bundle or a temporary directory: {:?}",
+        svcd.comments()
     );
-    let header = &svcd[..svcd.find("$timescale").unwrap()];
     let root = std::env::temp_dir().display().to_string();
+    let header = [&svcd.header.date, &svcd.header.version]
+        .into_iter()
+        .flatten()
+        .map(String::as_str)
+        .chain(svcd.comments())
+        .collect::<Vec<_>>()
+        .join("\n");
     for (i, _) in header.match_indices(&root) {
         assert!(
             header[i..].starts_with(&shrunk_dir.display().to_string()),
