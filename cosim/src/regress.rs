@@ -1140,6 +1140,7 @@ pub fn run_job_in_child(exe: &Path, spec: &JobSpec, stop: &AtomicBool) -> JobRes
         Ok(c) => c,
         Err(e) => return JobResult::error(job, format!("cannot start {}: {e}", exe.display())),
     };
+    tracing::debug!("{}: job process {} started", job.name(), child.id());
     let input = serde_json::to_vec(spec).expect("job specs serialise");
     let mut stdin = child.stdin.take().expect("piped stdin");
     let feeder = std::thread::spawn(move || {
@@ -1190,6 +1191,11 @@ pub fn run_job_in_child(exe: &Path, spec: &JobSpec, stop: &AtomicBool) -> JobRes
         }
         std::thread::sleep(Duration::from_millis(20));
     };
+    tracing::debug!(
+        "{}: job process ended: {}",
+        job.name(),
+        status.map_or("not waited for".into(), |s| s.to_string())
+    );
     let _ = feeder.join();
     let stdout = reader.join().unwrap_or_default();
     let stderr = err_reader.join().unwrap_or_default();
