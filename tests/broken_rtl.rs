@@ -3,7 +3,7 @@
 //! divergence and writes a VCD whose mismatch bit rises at that cycle. And
 //! the same seeds on the unpatched RTL pass, so the catch is the bug's.
 
-use gpucosim_tests::{gpucosim_bin, quick, BrokenFixture};
+use gpucosim_tests::{gpucosim_bin, quick, BrokenFixture, Vcd};
 use std::process::Command;
 
 fn check(name: &str, f: &BrokenFixture) {
@@ -42,23 +42,14 @@ fn check(name: &str, f: &BrokenFixture) {
         stdout.contains("reproduce: gpucosim run"),
         "{name}: {stdout}"
     );
-    let vcd_path = waves.join(format!("{}.{}.{}.vcd", f.unit, f.profile, f.seed));
-    let vcd = std::fs::read_to_string(&vcd_path)
-        .unwrap_or_else(|e| panic!("{name}: {}: {e}", vcd_path.display()));
-    let any = vcd
-        .lines()
-        .find(|l| l.starts_with("$var") && l.ends_with(" any $end"))
-        .and_then(|l| l.split_whitespace().nth(3))
-        .unwrap()
-        .to_string();
-    let stamp = format!("#{}\n", cycle * 10);
-    let at = vcd
-        .find(&stamp)
-        .unwrap_or_else(|| panic!("{name}: cycle {cycle} not in VCD"));
-    let body = &vcd[at + stamp.len()..];
-    let end = body.find("\n#").map_or(body.len(), |i| i + 1);
+    let vcd = Vcd::read(&waves.join(format!("{}.{}.{}.vcd", f.unit, f.profile, f.seed)));
     assert!(
-        body[..end].lines().any(|l| l == format!("1{any}")),
+        vcd.stamps().contains(&(cycle * 10)),
+        "{name}: cycle {cycle} not in the VCD"
+    );
+    assert_eq!(
+        vcd.change_at("tb.mismatch.any", cycle * 10),
+        Some("1"),
         "{name}: mismatch.any does not rise at cycle {cycle}"
     );
 }

@@ -233,10 +233,9 @@ fn eval_errors_name_the_request_and_quote_little() {
     assert_eq!(err.trim_end().lines().count(), 1);
 }
 
-#[test]
-fn merge_of_some_shards_fails_unless_partial_merges_are_allowed() {
+/// The results file of shard 1 of 2 of a small regression, every job passed.
+fn one_of_two_shards(dir: &std::path::Path) -> std::path::PathBuf {
     use gpucosim::regress::{JobList, JobResult, Plan, Results, Shard, Status};
-    let dir = tempfile::tempdir().unwrap();
     let plan = Plan {
         units: vec!["ta".into()],
         profiles: vec![gpucosim_model::Profile::Gfx9],
@@ -251,8 +250,15 @@ fn merge_of_some_shards_fails_unless_partial_merges_are_allowed() {
         jr.status = Status::Passed;
         r.add(jr);
     }
-    let path = dir.path().join("shard1.json");
+    let path = dir.join("shard1.json");
     std::fs::write(&path, serde_json::to_string(&r).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn merge_of_some_shards_fails_unless_partial_merges_are_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = one_of_two_shards(dir.path());
     let junit = dir.path().join("junit.xml");
     let p = path.to_str().unwrap();
     let j = junit.to_str().unwrap();
@@ -266,6 +272,74 @@ fn merge_of_some_shards_fails_unless_partial_merges_are_allowed() {
     assert_eq!(code, 0, "{err}");
     assert!(
         err.contains("warning: partial merge: shard 2/2 is missing"),
+        "{err}"
+    );
+}
+
+/// Diagnostics on stderr follow `-v`, `--quiet` (before or after the
+/// command) and GPUCOSIM_LOG; results, outputs and exit codes do not, and
+/// `error:` lines are printed whatever the filter.
+#[test]
+fn diagnostics_follow_verbose_quiet_and_gpucosim_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = one_of_two_shards(dir.path());
+    let junit = dir.path().join("junit.xml");
+    let (p, j) = (path.to_str().unwrap(), junit.to_str().unwrap());
+    let warning = "warning: partial merge: shard 2/2 is missing\n";
+    let wrote = format!("debug: gpucosim::outputs: wrote {j} (");
+    let merge = |flags: &[&str], log: Option<&str>| {
+        let mut c = Command::new(gpucosim_bin());
+        c.args(flags)
+            .args(["merge", p, "--junit", j, "--allow-partial"])
+            .env_remove("GPUCOSIM_LOG");
+        if let Some(l) = log {
+            c.env("GPUCOSIM_LOG", l);
+        }
+        let o = c.output().unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        assert_eq!(o.status.code(), Some(0), "{flags:?} {log:?}");
+        (text(&o.stdout), text(&o.stderr))
+    };
+    let (results, err) = merge(&[], None);
+    assert!(
+        results.contains("2 jobs from 1 shard(s), 0 failed"),
+        "{results}"
+    );
+    assert_eq!(err, warning, "notes, warnings and errors by default");
+    for (flags, log, expect) in [
+        (&["-v"][..], None, "warning and debug"),
+        (&["--verbose"], Some("error"), "warning and debug"),
+        (&[], Some("debug"), "warning and debug"),
+        (&[], Some("warn"), "warning"),
+        (&[], Some("error"), "nothing"),
+        (&["--quiet"], None, "nothing"),
+        (&["-q"], Some("debug"), "nothing"),
+        (&[], Some("nonsense[filter"), "invalid filter and warning"),
+    ] {
+        let (out, err) = merge(flags, log);
+        assert_eq!(out, results, "{flags:?} {log:?}: the results changed");
+        let what = match (err.contains(warning), err.contains(&wrote)) {
+            (true, true) => "warning and debug",
+            (true, false) if err.contains("warning: GPUCOSIM_LOG is not a valid filter") => {
+                "invalid filter and warning"
+            }
+            (true, false) if err == warning => "warning",
+            (false, false) if err.is_empty() => "nothing",
+            _ => "something else",
+        };
+        assert_eq!(what, expect, "{flags:?} {log:?}:\n{err}");
+    }
+    // The flags are global: after the command too.
+    let o = Command::new(gpucosim_bin())
+        .args(["merge", p, "--allow-partial", "--quiet"])
+        .output()
+        .unwrap();
+    assert_eq!((o.status.code(), o.stderr.len()), (Some(0), 0));
+    // An error is printed under --quiet, as always.
+    let (code, _, err) = run(&["--quiet", "merge", p], &[]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("error: incomplete merge: shard 2/2 is missing"),
         "{err}"
     );
 }

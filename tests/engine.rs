@@ -6,7 +6,7 @@
 use gpucosim::engine::{report, RunSpec, Stimulus};
 use gpucosim::error::Error;
 use gpucosim_model::Profile;
-use gpucosim_tests::{toy_ports, toy_rtl, ToyTestbench};
+use gpucosim_tests::{toy_ports, toy_rtl, vcd_value, ToyTestbench, Vcd};
 use std::path::Path;
 
 fn spec(rtl: &Path, waves: Option<&Path>, profile: Profile, cycles: u64) -> RunSpec {
@@ -54,41 +54,37 @@ fn a_broken_rtl_diverges_with_report_and_waveforms() {
         "{text}"
     );
     assert!(text.contains("transaction #0 in flight"), "{text}");
-    // The VCD holds the divergence: mismatch.any rises at 10 * cycle.
-    let vcd = std::fs::read_to_string(out.vcd.as_ref().unwrap()).unwrap();
-    let any_id = vcd
-        .lines()
-        .find(|l| l.starts_with("$var") && l.ends_with(" any $end"))
-        .and_then(|l| l.split_whitespace().nth(3))
-        .unwrap()
-        .to_string();
-    let at = vcd.find("#30\n").expect("cycle 3 in the waveform");
-    let next = vcd[at + 4..].find("\n#").map(|i| at + 4 + i + 1).unwrap();
-    assert!(
-        vcd[at..next].lines().any(|l| l == format!("1{any_id}")),
+    // The VCD holds the divergence: mismatch.any rises at 10 * cycle, with
+    // both sides' values.
+    let vcd = Vcd::read(out.vcd.as_ref().unwrap());
+    assert_eq!(
+        vcd.change_at("tb.mismatch.any", 30),
+        Some("1"),
         "mismatch.any rises at cycle 3"
     );
+    assert_eq!(vcd.change_at("tb.mismatch.sum_o", 30), Some("1"));
+    assert_eq!(vcd.value_at("tb.mismatch.q_o", 30), Some("0"));
+    let sum = |side: &str| {
+        vcd.value_at(&format!("tb.{side}.sum_o"), 30)
+            .and_then(vcd_value)
+    };
+    assert_eq!(sum("model"), Some(0x3_ffff_fffc));
+    assert_eq!(sum("rtl"), Some(0x2_ffff_fffd));
     // Stopped `post` cycles after the divergence.
     assert_eq!(out.cycles, 3 + 4 + 1);
     // The RTL's own trace of the same window holds its internal registers,
     // on the same time scale: both files line up in one viewer.
-    let rv = std::fs::read_to_string(rtl_vcd.unwrap()).unwrap();
-    assert!(rv.contains("sum_q"));
+    let rv = Vcd::read(&rtl_vcd.unwrap());
     assert!(
-        vcd.contains("$timescale 1 ns $end") || vcd.contains("$timescale\n   1 ns"),
-        "{}",
-        &vcd[..400]
+        rv.vars.keys().any(|k| k.ends_with(".sum_q")),
+        "{:?}",
+        rv.vars.keys()
     );
-    assert!(rv.contains("$timescale 1ns $end"), "{}", &rv[..200]);
+    assert_eq!(vcd.header.timescale, Some((1, vcd::TimescaleUnit::NS)));
+    assert_eq!(rv.header.timescale, vcd.header.timescale);
     let (from, until) = out.window.unwrap();
-    let stamps = |v: &str| -> Vec<u64> {
-        v.lines()
-            .filter_map(|l| l.strip_prefix('#'))
-            .filter_map(|t| t.parse().ok())
-            .collect()
-    };
-    let ours = stamps(&vcd);
-    let theirs = stamps(&rv);
+    let ours = vcd.stamps();
+    let theirs = rv.stamps();
     assert_eq!(ours.first(), Some(&(10 * from)));
     assert_eq!(ours.last(), Some(&(10 * until + 5)));
     assert_eq!(
@@ -339,9 +335,9 @@ fn an_rtl_that_ends_the_simulation_ends_the_run_with_its_cycle_and_message() {
         }
         // The waveform ends at that cycle.
         assert_eq!(out.window.map(|w| w.1), Some(at), "{name}");
-        let vcd = std::fs::read_to_string(out.vcd.as_ref().unwrap()).unwrap();
-        assert!(vcd.contains(&format!("#{}\n", 10 * at)), "{name}");
-        assert!(!vcd.contains(&format!("#{}\n", 10 * (at + 1))), "{name}");
+        let stamps = Vcd::read(out.vcd.as_ref().unwrap()).stamps();
+        assert!(stamps.contains(&(10 * at)), "{name}");
+        assert_eq!(stamps.last(), Some(&(10 * at + 5)), "{name}");
     }
 }
 

@@ -4,7 +4,7 @@
 //! a full disk does), the umask, and SIGTERM. None of them may lose a
 //! result or end green.
 
-use gpucosim_tests::{gpucosim_bin, quick, vcd_stamps, waitcnt_fatal_or_hang, BrokenFixture};
+use gpucosim_tests::{gpucosim_bin, quick, waitcnt_fatal_or_hang, BrokenFixture, Vcd};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -103,8 +103,8 @@ fn an_rtl_fatal_is_its_own_kind_of_failure_with_cycle_message_and_waveform() {
     assert!(out.contains("transaction #"), "{out}");
     assert!(out.contains("reproduce: gpucosim run"), "{out}");
     assert!(!out.contains("PASS"), "{out}");
-    let vcd = std::fs::read_to_string(waves.join("waitcnt.gfx9.1.vcd")).unwrap();
-    assert_eq!(vcd_stamps(&vcd).last(), Some(&(10 * at + 5)));
+    let vcd = Vcd::read(&waves.join("waitcnt.gfx9.1.vcd"));
+    assert_eq!(vcd.stamps().last(), Some(&(10 * at + 5)));
     let j: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(j["verdict"], "rtl_error");
@@ -143,8 +143,8 @@ fn a_hang_is_aborted_and_a_regression_with_rtl_errors_and_hangs_goes_on() {
         "{out}"
     );
     let at = cycle_in(&out);
-    let vcd = std::fs::read_to_string(waves.join("waitcnt.gfx11.1.vcd")).unwrap();
-    assert_eq!(vcd_stamps(&vcd).last(), Some(&(10 * at + 5)));
+    let vcd = Vcd::read(&waves.join("waitcnt.gfx11.1.vcd"));
+    assert_eq!(vcd.stamps().last(), Some(&(10 * at + 5)));
 
     // A regression: ta passes, waitcnt stops on gfx9 and hangs on gfx11;
     // every job is reported and every output written.

@@ -5,7 +5,7 @@
 
 use gpucosim::regress::{self, Job, JobList, Plan, RegressConfig, Repro, Results, Seeds, Shard};
 use gpucosim_model::Profile;
-use gpucosim_tests::{toy_rtl, ToyTestbench};
+use gpucosim_tests::{toy_rtl, ToyTestbench, Vcd};
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -181,6 +181,137 @@ fn merged_shards_equal_the_whole_run_and_junit_is_well_formed() {
     assert_eq!(doc.root_element().attribute("skipped"), Some("0"));
 }
 
+/// One job of each status in one group, three passes in another, and two
+/// jobs that never started: the JUnit report as docs/regress.md lays it out.
+#[test]
+fn junit_reports_every_status_with_its_counts_type_message_and_text() {
+    let plan = Plan {
+        profiles: vec![Profile::Gfx9, Profile::Gfx11],
+        ..toy_plan("1..8")
+    };
+    let job = |profile, seed| Job {
+        unit: "toy".into(),
+        profile,
+        seed,
+    };
+    let mut r = Results::new(&plan, None);
+    let mut add = |profile, seed, status, seconds: f64, message: &str| {
+        let mut jr = regress::JobResult::new(&job(profile, seed));
+        jr.status = status;
+        jr.seconds = seconds;
+        jr.message = message.into();
+        if status != regress::Status::Passed && status != regress::Status::Interrupted {
+            jr.report = format!("report of {seed} <&>\n\tRTL says\n");
+            if status != regress::Status::Error {
+                jr.reproduce = format!("gpucosim replay b/{seed}");
+                jr.bundle = Some(format!("b/{seed}").into());
+            }
+        }
+        r.add(jr)
+    };
+    use regress::Status::*;
+    add(Profile::Gfx9, 1, Passed, 0.1234, "");
+    add(
+        Profile::Gfx9,
+        2,
+        Diverged,
+        1.5,
+        "diverged at cycle 3 on \"sum_o\" & <q_o>",
+    );
+    add(Profile::Gfx9, 3, RtlError, 0.75, "RTL ERROR at cycle 9");
+    add(Profile::Gfx9, 4, Timeout, 1.0, "HANG at cycle 10");
+    add(Profile::Gfx9, 5, Error, 1.25, "cannot load");
+    add(
+        Profile::Gfx9,
+        6,
+        Interrupted,
+        0.3,
+        "INTERRUPTED before cycle 12",
+    );
+    for seed in 1..=3 {
+        add(Profile::Gfx11, seed, Passed, 0.001 * seed as f64, "");
+    }
+    r.jobs[4].lost = vec!["bundle b/5: disk full".into()];
+    r.interrupted = true;
+    let x = r.junit();
+    let doc = roxmltree::Document::parse(&x).unwrap();
+    fn counts<'a>(n: roxmltree::Node<'a, '_>) -> [&'a str; 5] {
+        ["tests", "failures", "errors", "skipped", "time"].map(|a| n.attribute(a).unwrap())
+    }
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "testsuites");
+    assert_eq!(root.attribute("name"), Some("gpucosim"));
+    assert_eq!(counts(root), ["16", "1", "3", "8", "4.929"], "{x}");
+    let suites: Vec<_> = root.children().filter(|n| n.is_element()).collect();
+    let names: Vec<_> = suites
+        .iter()
+        .map(|s| s.attribute("name").unwrap())
+        .collect();
+    assert_eq!(names, ["toy.gfx11", "toy.gfx9"]);
+    assert_eq!(counts(suites[0]), ["8", "0", "0", "5", "0.006"]);
+    assert_eq!(counts(suites[1]), ["8", "1", "3", "3", "4.923"]);
+    let cases: Vec<_> = suites[1].children().filter(|n| n.is_element()).collect();
+    let case = |seed: usize| {
+        let c = cases[seed - 1];
+        assert_eq!(c.attribute("classname"), Some("toy.gfx9"));
+        assert_eq!(
+            c.attribute("name"),
+            Some(format!("toy.gfx9.{seed}").as_str())
+        );
+        let kids: Vec<_> = c.children().filter(|n| n.is_element()).collect();
+        (c.attribute("time").unwrap(), kids.first().copied())
+    };
+    assert_eq!(case(1), ("0.123", None));
+    for (seed, tag, ty, time) in [
+        (2, "failure", "divergence", "1.500"),
+        (3, "error", "rtl_error", "0.750"),
+        (4, "error", "timeout", "1.000"),
+        (5, "error", "error", "1.250"),
+    ] {
+        let (t, e) = case(seed);
+        let e = e.unwrap();
+        assert_eq!(
+            (t, e.tag_name().name(), e.attribute("type")),
+            (time, tag, Some(ty))
+        );
+        assert_eq!(
+            e.attribute("message"),
+            Some(r.jobs[seed - 1].message.as_str())
+        );
+        let text = e.text().unwrap();
+        // The report (a tab kept as spaces), then bundle and reproduce.
+        assert!(
+            text.starts_with(&format!("report of {seed} <&>\n        RTL says\n")),
+            "{text:?}"
+        );
+        if seed == 5 {
+            assert!(
+                text.ends_with("NOT WRITTEN: bundle b/5: disk full\n"),
+                "{text:?}"
+            );
+        } else {
+            assert!(
+                text.ends_with(&format!(
+                    "bundle: b/{seed}\nreproduce: gpucosim replay b/{seed}\n"
+                )),
+                "{text:?}"
+            );
+        }
+    }
+    for (seed, message, time) in [
+        (6, "INTERRUPTED before cycle 12", "0.300"),
+        (7, "not run: the regression was interrupted", "0.000"),
+        (8, "not run: the regression was interrupted", "0.000"),
+    ] {
+        let (t, e) = case(seed);
+        let e = e.unwrap();
+        assert_eq!(
+            (t, e.tag_name().name(), e.attribute("message")),
+            (time, "skipped", Some(message))
+        );
+    }
+}
+
 #[test]
 fn merge_refuses_missing_shards_interrupted_inputs_and_other_regressions() {
     let plan = toy_plan("1..6");
@@ -301,10 +432,12 @@ fn failures_get_bundles_that_replay_exactly_and_shrink() {
         report.contains(&bundle.join("toy.gfx9.7.vcd").display().to_string()),
         "{report}"
     );
-    let vcd = std::fs::read_to_string(bundle.join("toy.gfx9.7.vcd")).unwrap();
+    let vcd = Vcd::read(&bundle.join("toy.gfx9.7.vcd"));
+    let replay = format!("reproduce: gpucosim replay {}", bundle.display());
     assert!(
-        vcd.contains(&format!("reproduce: gpucosim replay {}", bundle.display())),
-        "VCD header does not name the bundle"
+        vcd.comments().iter().any(|c| c.contains(&replay)),
+        "VCD header does not name the bundle: {:?}",
+        vcd.comments()
     );
     let junit = r.junit();
     let doc = roxmltree::Document::parse(&junit).unwrap();
@@ -361,16 +494,21 @@ fn failures_get_bundles_that_replay_exactly_and_shrink() {
         )),
         "{sreport}"
     );
-    let svcd = std::fs::read_to_string(shrunk_dir.join("toy.gfx9.7.vcd")).unwrap();
+    let svcd = Vcd::read(&shrunk_dir.join("toy.gfx9.7.vcd"));
+    let replay = format!("reproduce: gpucosim replay {}", shrunk_dir.display());
     assert!(
-        svcd.contains(&format!(
-            "reproduce: gpucosim replay {}",
-            shrunk_dir.display()
-        )),
-        "the shrunk VCD names another bundle or a temporary directory"
+        svcd.comments().iter().any(|c| c.contains(&replay)),
+        "the shrunk VCD names another bundle or a temporary directory: {:?}",
+        svcd.comments()
     );
-    let header = &svcd[..svcd.find("$timescale").unwrap()];
     let root = std::env::temp_dir().display().to_string();
+    let header = [&svcd.header.date, &svcd.header.version]
+        .into_iter()
+        .flatten()
+        .map(String::as_str)
+        .chain(svcd.comments())
+        .collect::<Vec<_>>()
+        .join("\n");
     for (i, _) in header.match_indices(&root) {
         assert!(
             header[i..].starts_with(&shrunk_dir.display().to_string()),

@@ -240,6 +240,7 @@ pub fn commit_bundle<T: Serialize>(
         let _ = std::fs::remove_dir_all(&kept);
         Error::io(dir, e)
     })?;
+    tracing::debug!("bundle written: {}", dir.display());
     Ok(())
 }
 
@@ -363,6 +364,11 @@ pub fn shrink<B: Testbench>(repro: &Repro, lib: &Path, out_dir: &Path) -> Result
                     cur = cand;
                     cur_cycle = c;
                     changed = true;
+                    tracing::debug!(
+                        "shrink {}: {} transactions still fail (at cycle {c})",
+                        repro.name(),
+                        cur.len()
+                    );
                     continue;
                 }
             }

@@ -18,9 +18,14 @@ use std::process::ExitCode;
                   (for regress and merge also: an output not written, an incomplete merge); \
                   3 the RTL ended the simulation ($finish, $stop, $error, $fatal, a Verilator \
                   runtime error); 4 time limit or no progress; 130/143 stopped by SIGINT/SIGTERM \
-                  after writing what was done."
+                  after writing what was done.\n\nResults go to stdout; diagnostics (notes, \
+                  warnings, errors) to stderr, filtered by -v, -vv or --quiet, else by \
+                  GPUCOSIM_LOG (e.g. `warn`, `debug`, `info,gpucosim::rtlbuild=trace`), else at \
+                  `info`."
 )]
 struct Cli {
+    #[command(flatten)]
+    log: LogArgs,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -33,6 +38,84 @@ fn profile_help() -> String {
 /// Help of `--unit`, from the registry of units.
 fn unit_help() -> String {
     format!("Unit: {}", units::UNIT_CHOICES)
+}
+
+/// What goes to stderr besides results and errors (every command).
+#[derive(clap::Args, Clone, Copy)]
+struct LogArgs {
+    /// More diagnostics on stderr: -v debug, -vv trace. Takes precedence
+    /// over GPUCOSIM_LOG.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
+    /// No diagnostics but errors, and no progress (regress's bar and lines
+    /// per job). Results and `error:` lines are printed as always. Takes
+    /// precedence over GPUCOSIM_LOG.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    quiet: bool,
+}
+
+/// The environment variable holding a diagnostics filter
+/// (`tracing_subscriber::EnvFilter` syntax, e.g. `debug` or
+/// `info,gpucosim::rtlbuild=trace`); without it, and without `-v` or
+/// `--quiet`, notes, warnings and errors are shown.
+const LOG_ENV: &str = "GPUCOSIM_LOG";
+
+/// Diagnostics on stderr, one line each: `error: …`, `warning: …`, notes
+/// as they are, `debug: TARGET: …` and `trace: TARGET: …`.
+struct LogLine;
+
+impl<S, N> tracing_subscriber::fmt::FormatEvent<S, N> for LogLine
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+    N: for<'a> tracing_subscriber::fmt::FormatFields<'a> + 'static,
+{
+    fn format_event(
+        &self,
+        ctx: &tracing_subscriber::fmt::FmtContext<'_, S, N>,
+        mut w: tracing_subscriber::fmt::format::Writer<'_>,
+        event: &tracing::Event<'_>,
+    ) -> std::fmt::Result {
+        let meta = event.metadata();
+        match *meta.level() {
+            tracing::Level::ERROR => write!(w, "error: ")?,
+            tracing::Level::WARN => write!(w, "warning: ")?,
+            tracing::Level::INFO => {}
+            tracing::Level::DEBUG => write!(w, "debug: {}: ", meta.target())?,
+            tracing::Level::TRACE => write!(w, "trace: {}: ", meta.target())?,
+        }
+        tracing_subscriber::fmt::FormatFields::format_fields(ctx, w.by_ref(), event)?;
+        writeln!(w)
+    }
+}
+
+/// Sends diagnostics to stderr, filtered by `-v`/`--quiet`, else by
+/// `GPUCOSIM_LOG`, else at `info`.
+fn init_logging(log: LogArgs) {
+    use tracing_subscriber::EnvFilter;
+    let from_env = std::env::var(LOG_ENV).ok().filter(|v| !v.trim().is_empty());
+    let mut bad_env = None;
+    let filter = match (log.quiet, log.verbose) {
+        (true, _) => EnvFilter::new("error"),
+        (false, 1) => EnvFilter::new("info,gpucosim=debug"),
+        (false, 2..) => EnvFilter::new("info,gpucosim=trace"),
+        (false, 0) => match from_env.as_deref().map(EnvFilter::try_new) {
+            Some(Ok(f)) => f,
+            Some(Err(e)) => {
+                bad_env = Some(e);
+                EnvFilter::new("info")
+            }
+            None => EnvFilter::new("info"),
+        },
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(false)
+        .event_format(LogLine)
+        .with_writer(std::io::stderr)
+        .init();
+    if let Some(e) = bad_env {
+        tracing::warn!("{LOG_ENV} is not a valid filter ({e}); showing notes, warnings and errors");
+    }
 }
 
 #[derive(clap::Args, Clone)]
@@ -259,18 +342,9 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("GPUCOSIM_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .without_time()
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_target(false)
-        .with_writer(std::io::stderr)
-        .init();
     let cli = Cli::parse();
-    match dispatch(cli.cmd) {
+    init_logging(cli.log);
+    match dispatch(cli.cmd, cli.log) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e}");
@@ -279,7 +353,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn dispatch(cmd: Cmd) -> Result<ExitCode> {
+fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
     match cmd {
         Cmd::Run {
             target,
@@ -401,7 +475,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
                 ExitCode::from(1)
             })
         }
-        Cmd::Regress(a) => cmd_regress(a),
+        Cmd::Regress(a) => cmd_regress(a, log.quiet),
         Cmd::Merge {
             files,
             junit,
@@ -440,7 +514,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             );
             for p in &problems {
                 if allow_partial {
-                    eprintln!("warning: partial merge: {p}");
+                    tracing::warn!("partial merge: {p}");
                 } else {
                     eprintln!(
                         "error: incomplete merge: {p} (--allow-partial accepts a partial merge)"
@@ -553,7 +627,7 @@ fn bench(
     }
     let release = !cfg!(debug_assertions);
     if !release {
-        eprintln!("warning: this gpucosim was built without optimisations; the figures mean little (use `cargo run --release -- bench`)");
+        tracing::warn!("this gpucosim was built without optimisations; the figures mean little (use `cargo run --release -- bench`)");
     }
     let machine = Machine::describe();
     let work = tempfile::Builder::new()
@@ -574,10 +648,10 @@ fn bench(
     let mut starts = Vec::new();
     for u in &units {
         for &p in &profiles {
-            eprintln!("bench {u} {p}: building and measuring…");
+            tracing::info!("bench {u} {p}: building and measuring…");
             let fig: benchmark::UnitFigures =
                 with_testbench!(u.as_str(), B => benchmark::bench_unit::<B>(&spec, p))?;
-            eprintln!(
+            tracing::info!(
                 "bench {u} {p}: bare {:.0}, shim {:.0}, model {:.0}, lock-step {:.0} (pipelined {:.0}) cycles/s; 4/1 = {:.2}, 5/1 = {:.2}",
                 fig.bare, fig.shim, fig.model, fig.lockstep, fig.pipelined, fig.ratio(), fig.pipelined_ratio()
             );
@@ -589,7 +663,7 @@ fn bench(
             ));
         }
     }
-    eprintln!("bench: regress --jobs 1 vs --jobs 2…");
+    tracing::info!("bench: regress --jobs 1 vs --jobs 2…");
     let regress = benchmark::regress_scaling(
         &exe,
         &units,
@@ -756,12 +830,9 @@ struct RegressArgs {
     /// Print the jobs (of the shard) one per line, without running them.
     #[arg(long)]
     list: bool,
-    /// No progress bar and no line per job.
-    #[arg(long)]
-    quiet: bool,
 }
 
-fn cmd_regress(a: RegressArgs) -> Result<ExitCode> {
+fn cmd_regress(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     use std::sync::atomic::{AtomicBool, Ordering};
     let (units, profiles) = or_all(a.units, a.profiles);
     let threads = a.jobs.unwrap_or_else(|| {
@@ -865,7 +936,7 @@ fn cmd_regress(a: RegressArgs) -> Result<ExitCode> {
                 if let (Some(sig), false) = (watchdog::signalled(), told) {
                     told = true;
                     STOP.store(true, Ordering::SeqCst);
-                    eprintln!(
+                    tracing::info!(
                         "{}: no new jobs; running jobs stop at their next cycle; writing the results (again to abort)",
                         engine::signal_name(sig)
                     );
@@ -875,7 +946,7 @@ fn cmd_regress(a: RegressArgs) -> Result<ExitCode> {
         })
     };
     let interactive = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let bar = if a.quiet || !interactive {
+    let bar = if quiet || !interactive {
         indicatif::ProgressBar::hidden()
     } else {
         let b = indicatif::ProgressBar::new(total);
@@ -920,10 +991,10 @@ fn cmd_regress(a: RegressArgs) -> Result<ExitCode> {
             ),
         };
         if interactive {
-            if !r.passed() && !a.quiet {
+            if !r.passed() && !quiet {
                 bar.suspend(|| eprintln!("{line}"));
             }
-        } else if !a.quiet {
+        } else if !quiet {
             eprintln!("[{done}/{total}] {line}");
         }
         bar.set_message(format!("{failed} failed"));

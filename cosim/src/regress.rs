@@ -731,40 +731,26 @@ impl Results {
         serde_json::Value::Object(m)
     }
 
-    /// The JUnit XML report: one testcase per `UNIT.PROFILE.SEED`, a
-    /// divergence a `<failure>`, an RTL error, a hang or a job that could
-    /// not run an `<error>`, an interrupted or unrun job `<skipped>` (at
-    /// most [`SKIPPED_LISTED`] listed one by one).
+    /// The JUnit XML report: one testcase per `UNIT.PROFILE.SEED` in a
+    /// testsuite per `UNIT.PROFILE`; a divergence a `<failure>`, an RTL
+    /// error, a hang or a job that could not run an `<error>`, an
+    /// interrupted or unrun job `<skipped>` (at most [`SKIPPED_LISTED`]
+    /// listed one by one, the rest counted in one entry). Failures and
+    /// errors carry the job's message and its report, bundle, unwritten
+    /// outputs and reproduce command as their text.
     pub fn junit(&self) -> String {
-        struct Case {
-            name: String,
-            time: f64,
-            body: String,
-            kind: Status,
-        }
-        let mut groups: BTreeMap<String, Vec<Case>> = BTreeMap::new();
+        use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+        let secs = |s: f64| Duration::try_from_secs_f64(s).unwrap_or_default();
+        let skipped = |message: &str| {
+            let mut st = TestCaseStatus::skipped();
+            st.set_message(message);
+            st
+        };
+        let mut groups: BTreeMap<String, Vec<TestCase>> = BTreeMap::new();
         for j in &self.jobs {
-            let body = match j.status {
-                Status::Passed => String::new(),
-                Status::Interrupted => format!(
-                    ">\n      <skipped message=\"{}\"/>\n    </testcase>\n",
-                    xml(&j.message)
-                ),
-                Status::Diverged => {
-                    let mut text = j.report.clone();
-                    if let Some(b) = &j.bundle {
-                        text.push_str(&format!("bundle: {}\n", b.display()));
-                    }
-                    for l in &j.lost {
-                        text.push_str(&format!("NOT WRITTEN: {l}\n"));
-                    }
-                    text.push_str(&format!("reproduce: {}\n", j.reproduce));
-                    format!(
-                        ">\n      <failure message=\"{}\" type=\"divergence\">{}</failure>\n    </testcase>\n",
-                        xml(&j.message),
-                        xml(&text)
-                    )
-                }
+            let status = match j.status {
+                Status::Passed => TestCaseStatus::success(),
+                Status::Interrupted => skipped(&expand_tabs(&j.message)),
                 st => {
                     let mut text = j.report.clone();
                     if let Some(b) = &j.bundle {
@@ -773,96 +759,85 @@ impl Results {
                     for l in &j.lost {
                         text.push_str(&format!("NOT WRITTEN: {l}\n"));
                     }
-                    if !j.reproduce.is_empty() {
+                    if st == Status::Diverged || !j.reproduce.is_empty() {
                         text.push_str(&format!("reproduce: {}\n", j.reproduce));
                     }
-                    let ty = match st {
-                        Status::RtlError => "rtl_error",
-                        Status::Timeout => "timeout",
-                        _ => "error",
+                    let (kind, ty) = match st {
+                        Status::Diverged => (NonSuccessKind::Failure, "divergence"),
+                        Status::RtlError => (NonSuccessKind::Error, "rtl_error"),
+                        Status::Timeout => (NonSuccessKind::Error, "timeout"),
+                        _ => (NonSuccessKind::Error, "error"),
                     };
-                    format!(
-                        ">\n      <error message=\"{}\" type=\"{ty}\">{}</error>\n    </testcase>\n",
-                        xml(&j.message),
-                        xml(&text)
-                    )
+                    let mut s = TestCaseStatus::non_success(kind);
+                    s.set_message(expand_tabs(&j.message))
+                        .set_type(ty)
+                        .set_description(expand_tabs(&text));
+                    s
                 }
             };
-            groups.entry(j.job.group()).or_default().push(Case {
-                name: j.job.name(),
-                time: j.seconds,
-                body,
-                kind: j.status,
-            });
+            let mut case = TestCase::new(j.job.name(), status);
+            case.set_time(secs(j.seconds));
+            groups.entry(j.job.group()).or_default().push(case);
         }
-        let (skipped, total_skipped) = self.not_run_listed(SKIPPED_LISTED);
-        for (job, why) in &skipped {
-            groups.entry(job.group()).or_default().push(Case {
-                name: job.name(),
-                time: 0.0,
-                body: format!(
-                    ">\n      <skipped message=\"{}\"/>\n    </testcase>\n",
-                    xml(why)
-                ),
-                kind: Status::Interrupted,
-            });
+        let (listed, total_skipped) = self.not_run_listed(SKIPPED_LISTED);
+        for (job, why) in &listed {
+            let mut case = TestCase::new(job.name(), skipped(why));
+            case.set_time(Duration::ZERO);
+            groups.entry(job.group()).or_default().push(case);
         }
-        if total_skipped > skipped.len() as u64 {
-            groups.entry("gpucosim".into()).or_default().push(Case {
-                name: format!("{} more jobs not run", total_skipped - skipped.len() as u64),
-                time: 0.0,
-                body: format!(
-                    ">\n      <skipped message=\"{} more jobs of the plan did not run\"/>\n    </testcase>\n",
-                    total_skipped - skipped.len() as u64
-                ),
-                kind: Status::Interrupted,
-            });
+        let more = total_skipped - listed.len() as u64;
+        if more > 0 {
+            let mut case = TestCase::new(
+                format!("{more} more jobs not run"),
+                skipped(&format!("{more} more jobs of the plan did not run")),
+            );
+            case.set_time(Duration::ZERO);
+            groups.entry("gpucosim".into()).or_default().push(case);
         }
-        let count =
-            |cs: &[&Case], f: &dyn Fn(Status) -> bool| cs.iter().filter(|c| f(c.kind)).count();
-        let is_fail = |s: Status| s == Status::Diverged;
-        let is_err = |s: Status| matches!(s, Status::RtlError | Status::Timeout | Status::Error);
-        let is_skip = |s: Status| s == Status::Interrupted;
-        let all: Vec<&Case> = groups.values().flatten().collect();
-        let time: f64 = all.iter().map(|c| c.time).sum();
-        let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        s.push_str(&format!(
-            "<testsuites name=\"gpucosim\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{time:.3}\">\n",
-            all.len(),
-            count(&all, &is_fail),
-            count(&all, &is_err),
-            count(&all, &is_skip),
-        ));
-        for (g, cases) in &mut groups {
+        let mut report = Report::new("gpucosim");
+        let mut total = Duration::ZERO;
+        for (g, mut cases) in groups {
             cases.sort_by(|a, b| a.name.cmp(&b.name));
-            let cs: Vec<&Case> = cases.iter().collect();
-            let t: f64 = cs.iter().map(|c| c.time).sum();
-            s.push_str(&format!(
-                "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{t:.3}\">\n",
-                xml(g),
-                cs.len(),
-                count(&cs, &is_fail),
-                count(&cs, &is_err),
-                count(&cs, &is_skip),
-            ));
-            for c in cases.iter() {
-                s.push_str(&format!(
-                    "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\"",
-                    xml(g),
-                    xml(&c.name),
-                    c.time
-                ));
-                if c.body.is_empty() {
-                    s.push_str("/>\n");
-                } else {
-                    s.push_str(&c.body);
-                }
+            let mut suite = TestSuite::new(g.as_str());
+            let mut time = Duration::ZERO;
+            for mut c in cases {
+                time += c.time.unwrap_or_default();
+                c.set_classname(g.as_str());
+                suite.add_test_case(c);
             }
-            s.push_str("  </testsuite>\n");
+            suite.set_time(time);
+            total += time;
+            report.add_test_suite(suite);
         }
-        s.push_str("</testsuites>\n");
-        s
+        report.set_time(total);
+        report.to_string().expect("a JUnit report serialises")
     }
+}
+
+/// `s` with its tabs expanded to spaces (stops every 8 columns): the JUnit
+/// writer removes control characters, tabs included, and an RTL's
+/// `$display` text in a report may hold some.
+fn expand_tabs(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    let mut col = 0;
+    for c in s.chars() {
+        match c {
+            '\t' => {
+                let n = 8 - col % 8;
+                o.extend(std::iter::repeat(' ').take(n));
+                col += n;
+            }
+            '\n' => {
+                o.push(c);
+                col = 0;
+            }
+            c => {
+                o.push(c);
+                col += 1;
+            }
+        }
+    }
+    o
 }
 
 /// How many jobs of `list` are among `jobs`.
@@ -887,22 +862,6 @@ fn plan_index(plan: &Plan, job: &Job) -> Option<u64> {
     }
     let seeds = plan.seeds.count() as u64;
     Some((u * plan.profiles.len() as u64 + p) * seeds + (job.seed - plan.seeds.first))
-}
-
-fn xml(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&apos;"),
-            c if (c as u32) < 0x20 && c != '\n' && c != '\t' && c != '\r' => {}
-            c => o.push(c),
-        }
-    }
-    o
 }
 
 /// Settings shared by every job of a regression.
@@ -1181,6 +1140,7 @@ pub fn run_job_in_child(exe: &Path, spec: &JobSpec, stop: &AtomicBool) -> JobRes
         Ok(c) => c,
         Err(e) => return JobResult::error(job, format!("cannot start {}: {e}", exe.display())),
     };
+    tracing::debug!("{}: job process {} started", job.name(), child.id());
     let input = serde_json::to_vec(spec).expect("job specs serialise");
     let mut stdin = child.stdin.take().expect("piped stdin");
     let feeder = std::thread::spawn(move || {
@@ -1231,6 +1191,11 @@ pub fn run_job_in_child(exe: &Path, spec: &JobSpec, stop: &AtomicBool) -> JobRes
         }
         std::thread::sleep(Duration::from_millis(20));
     };
+    tracing::debug!(
+        "{}: job process ended: {}",
+        job.name(),
+        status.map_or("not waited for".into(), |s| s.to_string())
+    );
     let _ = feeder.join();
     let stdout = reader.join().unwrap_or_default();
     let stderr = err_reader.join().unwrap_or_default();

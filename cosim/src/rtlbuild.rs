@@ -521,7 +521,14 @@ fn build_artifact(
         &key[..16]
     ));
     let lib = entry.join(out_name);
+    tracing::trace!("build key of {} {}: {key}", req.table.unit, req.profile);
     if lib.is_file() {
+        tracing::debug!(
+            "{} RTL for {}: cached library {}",
+            req.table.unit,
+            req.profile,
+            lib.display()
+        );
         return Ok(Built {
             lib,
             key,
@@ -588,6 +595,15 @@ fn build_artifact(
     std::fs::copy(&hooks, obj.join("gc_hooks.h")).map_err(|e| Error::io(&obj, e))?;
     let runtime = cache.join("runtime").join(&runtime_key[..16]);
     let reused = reuse_runtime(&runtime, &obj);
+    tracing::debug!(
+        "Verilator's runtime objects: {} {}",
+        if reused {
+            "reused from"
+        } else {
+            "compiled, then kept in"
+        },
+        runtime.display()
+    );
 
     let jobs = std::thread::available_parallelism()
         .map(|n| n.get())
@@ -845,11 +861,18 @@ fn check_ports(req: &BuildRequest<'_>, header: &Path) -> Result<()> {
 }
 
 fn run_tool(mut cmd: Command, req: &BuildRequest<'_>, what: &str) -> Result<()> {
+    tracing::debug!("running {what}: {cmd:?}");
+    let started = std::time::Instant::now();
     let out = cmd.output().map_err(|e| {
         Error::Env(format!(
             "cannot run {what} ({e}); a C++ toolchain, make and Verilator are required"
         ))
     })?;
+    tracing::debug!(
+        "{what} ended ({}) after {:.1} s",
+        out.status,
+        started.elapsed().as_secs_f64()
+    );
     if out.status.success() {
         return Ok(());
     }

@@ -50,6 +50,12 @@ impl Verilator {
             return Ok(Self::from_exe(p, "PATH"));
         }
         if let Some(v) = Memo::read(cache) {
+            tracing::debug!(
+                "Verilator {} ({}), remembered in {}",
+                v.exe.display(),
+                v.origin,
+                cache.join(Memo::FILE).display()
+            );
             return Ok(v);
         }
         if let Some(p) = python_package() {
@@ -104,6 +110,8 @@ impl Verilator {
                 identity.push_str(&format!(";{}:{}:{}", f.display(), m.len(), mtime));
             }
         }
+        tracing::debug!("Verilator {} (found through {origin})", exe.display());
+        tracing::trace!("Verilator identity for the build key: {identity}");
         Verilator {
             exe,
             origin,
@@ -190,6 +198,7 @@ fn which(name: &str) -> Option<PathBuf> {
 }
 
 fn python_package() -> Option<PathBuf> {
+    tracing::debug!("asking python3 for the `verilator` package");
     let out = Command::new("python3")
         .args([
             "-c",

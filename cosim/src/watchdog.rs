@@ -287,6 +287,10 @@ fn watch(sh: &Shared, limits: Limits, rtl: AbortHandle, target: libc::pthread_t,
         let stuck = stalled
             || (sh.stop.load(Ordering::Relaxed) != 0 && now - since >= Duration::from_secs(1));
         if stuck && aborted_at.is_none() && rtl.in_step() {
+            tracing::debug!(
+                "{}: the RTL's step of cycle {p} does not return; aborting it",
+                last.name
+            );
             aborted_at = Some(now);
             // SAFETY: signals a live thread of this process; its handler
             // only acts inside a step of `rtl`.

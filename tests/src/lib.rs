@@ -8,6 +8,7 @@ use gpucosim_model::{Coverage, Profile, Unit};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 gpucosim_model::ports! {
@@ -379,10 +380,143 @@ pub fn waitcnt_fatal_or_hang(dir: &Path) -> PathBuf {
     root
 }
 
-/// The timestamps (`#t`) of a VCD, in order.
-pub fn vcd_stamps(vcd: &str) -> Vec<u64> {
-    vcd.lines()
-        .filter_map(|l| l.strip_prefix('#'))
-        .filter_map(|t| t.parse().ok())
-        .collect()
+/// A VCD read back with `vcd::Parser`: its header, its variables by scope
+/// path and its value changes per timestamp.
+#[derive(Debug)]
+pub struct Vcd {
+    /// The header: `$date`, `$version`, `$timescale`, comments and scopes.
+    pub header: vcd::Header,
+    /// Every variable by its dotted scope path (`tb.mismatch.any`,
+    /// `tb.rtl.q_o.3`; a bit range is not part of the path), with its
+    /// identifier code and width.
+    pub vars: BTreeMap<String, (vcd::IdCode, u32)>,
+    /// Changes before the first timestamp.
+    pub initial: Vec<(vcd::IdCode, String)>,
+    /// The timestamps in file order, each with the changes made at it.
+    /// A value is its bits, most significant first (`0`, `1`, `x`, `z`),
+    /// as written: leading zeros may be left out.
+    pub times: Vec<(u64, Vec<(vcd::IdCode, String)>)>,
+}
+
+impl Vcd {
+    /// Reads and parses the VCD at `path` (panics, naming it, if it cannot).
+    pub fn read(path: &Path) -> Vcd {
+        let bytes =
+            std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        Vcd::parse(&bytes).unwrap_or_else(|e| panic!("{} is not a valid VCD: {e}", path.display()))
+    }
+
+    /// Parses a whole VCD.
+    pub fn parse(bytes: &[u8]) -> std::io::Result<Vcd> {
+        let mut parser = vcd::Parser::new(bytes);
+        let header = parser.parse_header()?;
+        let mut vars = BTreeMap::new();
+        fn walk(
+            items: &[vcd::ScopeItem],
+            prefix: &str,
+            vars: &mut BTreeMap<String, (vcd::IdCode, u32)>,
+        ) {
+            for item in items {
+                match item {
+                    vcd::ScopeItem::Scope(s) => {
+                        walk(&s.items, &format!("{prefix}{}.", s.identifier), vars)
+                    }
+                    vcd::ScopeItem::Var(v) => {
+                        vars.insert(format!("{prefix}{}", v.reference), (v.code, v.size));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        walk(&header.items, "", &mut vars);
+        let mut initial = Vec::new();
+        let mut times: Vec<(u64, Vec<(vcd::IdCode, String)>)> = Vec::new();
+        for command in parser {
+            let change = match command? {
+                vcd::Command::Timestamp(t) => {
+                    times.push((t, Vec::new()));
+                    continue;
+                }
+                vcd::Command::ChangeScalar(id, v) => (id, v.to_string()),
+                vcd::Command::ChangeVector(id, v) => {
+                    (id, v.iter().map(|b| b.to_string()).collect())
+                }
+                vcd::Command::ChangeReal(id, v) => (id, v.to_string()),
+                vcd::Command::ChangeString(id, v) => (id, v),
+                _ => continue,
+            };
+            match times.last_mut() {
+                Some((_, changes)) => changes.push(change),
+                None => initial.push(change),
+            }
+        }
+        Ok(Vcd {
+            header,
+            vars,
+            initial,
+            times,
+        })
+    }
+
+    /// The identifier code of the variable at `path` (panics, listing the
+    /// variables, if there is none).
+    pub fn id(&self, path: &str) -> vcd::IdCode {
+        match self.vars.get(path) {
+            Some((id, _)) => *id,
+            None => panic!(
+                "no variable {path} in the VCD; it has {:?}",
+                self.vars.keys().collect::<Vec<_>>()
+            ),
+        }
+    }
+
+    /// The timestamps, in order.
+    pub fn stamps(&self) -> Vec<u64> {
+        self.times.iter().map(|(t, _)| *t).collect()
+    }
+
+    /// The value the variable at `path` changes to at time `t`, if it
+    /// changes then (`None` also when `t` is not a timestamp of the file).
+    pub fn change_at(&self, path: &str, t: u64) -> Option<&str> {
+        let id = self.id(path);
+        let (_, changes) = self.times.iter().find(|(s, _)| *s == t)?;
+        changes
+            .iter()
+            .rev()
+            .find(|(i, _)| *i == id)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The value of the variable at `path` at time `t`: its last change at
+    /// or before `t`.
+    pub fn value_at(&self, path: &str, t: u64) -> Option<&str> {
+        let id = self.id(path);
+        let in_order = self.initial.iter().chain(
+            self.times
+                .iter()
+                .take_while(|(s, _)| *s <= t)
+                .flat_map(|(_, c)| c),
+        );
+        in_order
+            .filter(|(i, _)| *i == id)
+            .last()
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The header's comments (`$comment` outside the scopes), in order.
+    pub fn comments(&self) -> Vec<&str> {
+        self.header
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                vcd::ScopeItem::Comment(c) => Some(c.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// `bits` (as in [`Vcd::times`]) as a number, if it has neither `x` nor `z`.
+pub fn vcd_value(bits: &str) -> Option<u64> {
+    u64::from_str_radix(bits, 2).ok()
 }
