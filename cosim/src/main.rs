@@ -182,6 +182,10 @@ enum Cmd {
         target: Target,
         /// Input file; `-` or absent for stdin.
         file: Option<PathBuf>,
+        /// One compact JSON result per line, whatever the input's shape
+        /// (for scripts).
+        #[arg(long)]
+        compact: bool,
     },
     /// Measure co-simulation speed against a bare Verilator loop (see
     /// docs/benchmarks.md). Run it from a release build.
@@ -395,26 +399,20 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
             watchdog::catch_stop_signals();
             with_testbench!(target.unit.as_str(), B => run_one::<B>(&spec, trace_rtl, json.as_deref()))
         }
-        Cmd::Eval { target, file } => {
+        Cmd::Eval {
+            target,
+            file,
+            compact,
+        } => {
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
+            let (unit, profile) = (&target.unit, target.profile);
             match file.as_deref() {
-                None => units::eval_stream(
-                    &target.unit,
-                    target.profile,
-                    std::io::stdin().lock(),
-                    &mut out,
-                )?,
-                Some(p) if p.as_os_str() == "-" => units::eval_stream(
-                    &target.unit,
-                    target.profile,
-                    std::io::stdin().lock(),
-                    &mut out,
-                )?,
-                Some(p) => {
+                Some(p) if p.as_os_str() != "-" => {
                     let f = std::fs::File::open(p).map_err(|e| Error::io(p, e))?;
-                    units::eval_stream(&target.unit, target.profile, f, &mut out)?
+                    units::eval_stream(unit, profile, f, &mut out, compact)?
                 }
+                _ => units::eval_stream(unit, profile, std::io::stdin().lock(), &mut out, compact)?,
             }
             Ok(ExitCode::SUCCESS)
         }
