@@ -356,9 +356,18 @@ pub fn eval_stream(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
+
+    /// `eval` of a unit on an input held in memory, the error as its text.
+    pub(crate) fn eval_str(
+        unit: &str,
+        profile: Profile,
+        input: &serde_json::Value,
+    ) -> Result<serde_json::Value, String> {
+        eval_json(unit, profile, input).map_err(|e| e.to_string())
+    }
 
     /// A number field of each unit, as a request with the value `v`.
     fn requests(v: serde_json::Value) -> [(&'static str, serde_json::Value, &'static str); 3] {

@@ -280,21 +280,18 @@ pub fn evaluator(profile: Profile) -> Evaluator {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn eval_json(profile: Profile, input: &Value) -> Result<Value, String> {
-        crate::units::each_request(input, evaluator(profile))
-    }
+    use crate::units::tests::eval_str;
 
     #[test]
     fn eval_reports_spec_cycle_counts_and_atomics() {
-        let v = eval_json(
+        let v = eval_str("lds", 
             Profile::Gfx9,
             &json!({"op": "ds_read_b32", "addr": (0..64).map(|l| 8 * l).collect::<Vec<_>>()}),
         )
         .unwrap();
         assert_eq!(v["cycles"], 4, "stride 2 on 32 banks");
         assert_eq!(v["schedule"].as_array().unwrap().len(), 4);
-        let v = eval_json(
+        let v = eval_str("lds", 
             Profile::Gfx11,
             &json!([
                 {"op": "ds_write_b32", "addr": 16, "exec": 1, "data0": 7},
@@ -314,7 +311,7 @@ mod tests {
     #[test]
     fn eval_schedule_lists_only_the_cycles_grants() {
         let stride4: Vec<u32> = (0..64).map(|l| 16 * l).collect();
-        let v = eval_json(
+        let v = eval_str("lds", 
             Profile::Gfx9,
             &json!([
                 {"op": "ds_read_b32", "addr": stride4},
@@ -346,7 +343,7 @@ mod tests {
     /// of the dword; per-lane fields take `{"lane": value}` maps.
     #[test]
     fn grants_are_objects_and_lanes_may_be_named() {
-        let v = eval_json(
+        let v = eval_str("lds", 
             Profile::Gfx9,
             &json!({"op": "ds_read_b64", "exec": "0x10000000000", "addr": {"40": 8}}),
         )
@@ -378,10 +375,10 @@ mod tests {
         ] {
             let mut req = bad.clone();
             req["op"] = json!("ds_read_b32");
-            let e = eval_json(p, &req).expect_err(&bad.to_string());
+            let e = eval_str("lds", p, &req).expect_err(&bad.to_string());
             assert!(e.contains(msg), "{bad}: {e}");
         }
-        let v = eval_json(
+        let v = eval_str("lds", 
             Profile::Gfx11,
             &json!([
                 {"op": "ds_write_b32", "exec": 3, "addr": [0, 4], "data0": [5, 6], "lds_base": "0x300"},
@@ -405,10 +402,10 @@ mod tests {
             json!({"op": "ds_read_b32", "memory": {"3": 1}}),
             json!(5),
         ] {
-            let e = eval_json(Profile::Gfx9, &bad).unwrap_err();
+            let e = eval_str("lds", Profile::Gfx9, &bad).unwrap_err();
             assert!(!e.is_empty() && !e.contains('\n'), "{e}");
         }
-        assert!(eval_json(
+        assert!(eval_str("lds", 
             Profile::Gfx9,
             &json!({"op": "ds_read_b32", "wave64": false})
         )

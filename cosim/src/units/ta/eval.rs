@@ -463,10 +463,7 @@ pub fn evaluator(profile: Profile) -> Evaluator {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn eval_json(profile: Profile, input: &Value) -> Result<Value, String> {
-        crate::units::each_request(input, evaluator(profile))
-    }
+    use crate::units::tests::eval_str;
 
     #[test]
     fn eval_seed001_swizzle_example() {
@@ -477,7 +474,7 @@ mod tests {
             "idxen": true, "offen": true, "soffset": "0x20",
             "vindex": [10], "voffset": [8], "exec": "0x1"
         });
-        let r = eval_json(Profile::Gfx9, &req).unwrap();
+        let r = eval_str("ta", Profile::Gfx9, &req).unwrap();
         // (10/8*16 + 8/4*4)*8 + 10%8*4 + 8%4 = 200; + base + soffset.
         assert_eq!(r["lanes"][0]["addr"][0], "0x10e8");
         assert_eq!(r["lanes"][0]["in_range"][0], true);
@@ -501,7 +498,7 @@ mod tests {
             {"instr": "buffer_atomic_cmpswap_x2", "return": true, "vsharp": hexv, "exec": 1},
             {"instr": "buffer_load_short_d16", "vsharp": hexv, "wave64": false}
         ]);
-        let r = eval_json(Profile::Gfx11, &req).unwrap();
+        let r = eval_str("ta", Profile::Gfx11, &req).unwrap();
         // dwordx2 at 60: dword 0 (60+4 <= 64) in, dword 1 (64+4 > 64) out.
         assert_eq!(r[0]["lanes"][3]["in_range"], json!([true, false]));
         assert_eq!(r[0]["lines"].as_array().unwrap().len(), 1);
@@ -542,11 +539,11 @@ mod tests {
             (Profile::Gfx9, json!({"instr": "tbuffer_load_format_x", "vsharp": "0x0", "format": {"dfmt": 16}}), "`format.dfmt`: 16 is out of range"),
             (Profile::Gfx9, json!({"instr": "tbuffer_load_format_x", "vsharp": "0x0", "format": "BUF_FMT_NOPE"}), "`format`: unknown format"),
         ] {
-            let e = eval_json(p, &req).expect_err(&req.to_string());
+            let e = eval_str("ta", p, &req).expect_err(&req.to_string());
             assert!(e.contains(msg), "{req}: {e}");
         }
         // add_tid as a number, offen as a flag, lane 40 by name.
-        let r = eval_json(
+        let r = eval_str("ta", 
             Profile::Gfx9,
             &load(json!({"vsharp": {"num_records": 64, "add_tid": "1"}, "offen": true,
                          "exec": "0x100_0000_0000", "voffset": {"40": 8}})),
@@ -554,7 +551,7 @@ mod tests {
         .unwrap();
         assert_eq!(r["lanes"][0]["lane"], 40);
         // An invalid format: no slot in addr, in_range or access.
-        let r = eval_json(
+        let r = eval_str("ta", 
             Profile::Gfx9,
             &json!({"instr": "buffer_load_format_x", "vsharp": {"format": 0, "num_records": 8}, "exec": 1}),
         )
@@ -581,7 +578,7 @@ mod tests {
             json!([{"instr": "buffer_load_dword", "vsharp": "0x0", "typo": 1}]),
         ];
         for c in cases {
-            let e = eval_json(Profile::Gfx9, &c).expect_err(&c.to_string());
+            let e = eval_str("ta", Profile::Gfx9, &c).expect_err(&c.to_string());
             assert!(!e.is_empty() && !e.contains('\n'), "{e}");
         }
     }

@@ -331,13 +331,10 @@ pub fn evaluator(profile: Profile) -> Evaluator {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn eval_json(profile: Profile, input: &Value) -> Result<Value, String> {
-        crate::units::each_request(input, evaluator(profile))
-    }
+    use crate::units::tests::eval_str;
 
     fn trace(p: Profile, cycles: Value) -> Vec<Value> {
-        let r = eval_json(p, &json!({ "trace": cycles })).unwrap();
+        let r = eval_str("waitcnt", p, &json!({ "trace": cycles })).unwrap();
         r["trace"].as_array().unwrap().clone()
     }
 
@@ -387,7 +384,7 @@ mod tests {
     /// gfx11 `s_waitcnt_vscnt` with only `vscnt`; gfx9 rejects the vscnt word.
     #[test]
     fn eval_decodes_vscnt_words() {
-        let r = eval_json(
+        let r = eval_str("waitcnt", 
             Profile::Gfx11,
             &json!([{"decode": "0xBC7C0005"}, {"decode": "0xBF890007"}]),
         )
@@ -402,9 +399,9 @@ mod tests {
             json!({"imm": 7, "vmcnt": 0, "expcnt": 7, "lgkmcnt": 0,
                    "vscnt": null, "text": "s_waitcnt vmcnt(0) lgkmcnt(0)", "request": 1})
         );
-        let r = eval_json(Profile::Gfx11, &json!({"decode": 0xBC7C_FFC0u32})).unwrap();
+        let r = eval_str("waitcnt", Profile::Gfx11, &json!({"decode": 0xBC7C_FFC0u32})).unwrap();
         assert_eq!(r["vscnt"], json!(0), "bits [15:6] are ignored");
-        let e = eval_json(Profile::Gfx9, &json!({"decode": "0xBC7C0005"})).unwrap_err();
+        let e = eval_str("waitcnt", Profile::Gfx9, &json!({"decode": "0xBC7C0005"})).unwrap_err();
         assert!(
             e.starts_with("`decode`: ") && e.contains("gfx9 has no VS_CNT"),
             "{e}"
@@ -473,7 +470,7 @@ mod tests {
             (Profile::Gfx11, json!({"wave": 0})),
             (Profile::Gfx11, json!({"wave": 0, "imm": "0xBF8C0000"})),
         ] {
-            let e = eval_json(p, &json!({"trace": [{ "wait": bad }]})).unwrap_err();
+            let e = eval_str("waitcnt", p, &json!({"trace": [{ "wait": bad }]})).unwrap_err();
             assert!(e.starts_with("`trace[0].wait"), "{bad}: {e}");
             assert!(!e.contains('\n'), "one line: {e}");
         }
@@ -538,7 +535,7 @@ mod tests {
             ]}"#,
         )
         .unwrap();
-        let r = eval_json(Profile::Gfx9, &req).unwrap();
+        let r = eval_str("waitcnt", Profile::Gfx9, &req).unwrap();
         let r = r["trace"].as_array().unwrap();
         assert_eq!(r.len(), 7);
         assert_eq!(r[0]["issue_ack"], json!(true));
@@ -554,7 +551,7 @@ mod tests {
 
     #[test]
     fn eval_decode_and_errors() {
-        let r = eval_json(
+        let r = eval_str("waitcnt", 
             Profile::Gfx9,
             &json!([{"decode": "0xBF8C0070"}, {"decode": 0xCF7F}]),
         )
@@ -570,10 +567,10 @@ mod tests {
             json!({"decode": 1, "trace": []}),
             json!(7),
         ] {
-            let e = eval_json(Profile::Gfx9, &bad).unwrap_err();
+            let e = eval_str("waitcnt", Profile::Gfx9, &bad).unwrap_err();
             assert!(!e.contains('\n'), "one line: {e}");
         }
-        let r = eval_json(
+        let r = eval_str("waitcnt", 
             Profile::Gfx9,
             &json!({"trace": [{"returns": [{"wave": 2, "class": "lds"}]}]}),
         )
