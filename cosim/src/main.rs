@@ -226,6 +226,9 @@ enum Cmd {
         /// The instruction word or immediate (hex with 0x, or decimal).
         word: String,
     },
+    /// Compiled kernels through the waitcnt rules (docs/kernels.md).
+    #[command(subcommand)]
+    Kernel(KernelCmd),
     /// Lint the RTL of every unit (or one) for every profile with
     /// `verilator --lint-only -Wall`. Exit 1 on any finding.
     Lint {
@@ -319,6 +322,25 @@ impl LimitArgs {
             stall: (self.stall_timeout > 0.0).then(|| d(self.stall_timeout)),
         }
     }
+}
+
+#[derive(Subcommand, Debug)]
+enum KernelCmd {
+    /// Prove that each kernel's waits are enough (SPEC §3.3): every RAW and
+    /// WAW hazard on any path, under every return order SPEC §3.1 allows,
+    /// and the waits that could wait less. Exit 1 on a hazard.
+    Check {
+        /// Assembly (`clang -S` or `llvm-objdump -d` output) or a code
+        /// object (read through llvm-objdump).
+        file: PathBuf,
+        /// The profile; default: the one the file's target names.
+        #[arg(long, help = profile_help())]
+        profile: Option<Profile>,
+        /// Also write the report as JSON to this file (`-` for stdout
+        /// instead of the text).
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
 }
 
 fn parse_seconds(s: &str) -> std::result::Result<f64, String> {
@@ -433,6 +455,33 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
             write,
             rss: _,
         } => bench(units, profiles, cycles, seed, repeats, rtl, write),
+        Cmd::Kernel(KernelCmd::Check {
+            file,
+            profile,
+            json,
+        }) => {
+            let json_file = json.as_deref().filter(|j| j.as_os_str() != "-");
+            if let Some(j) = json_file {
+                outputs::probe_file(j, "--json")?;
+            }
+            let (prog, profile) = gpucosim::kernel::read(&file, profile)?;
+            let report =
+                gpucosim::kernel::check_program(&file.display().to_string(), &prog, profile)?;
+            let text = serde_json::to_string_pretty(&report).expect("reports serialise");
+            if json.is_some() && json_file.is_none() {
+                println!("{text}");
+            } else {
+                print!("{}", gpucosim::kernel::report_text(&report));
+            }
+            if let Some(j) = json_file {
+                outputs::write_atomic(j, format!("{text}\n").as_bytes())?;
+            }
+            Ok(if report.safe() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
         Cmd::DecodeWaitcnt { profile, word } => {
             let text =
                 units::waitcnt::eval::decode_waitcnt_text(profile, &word).map_err(Error::Input)?;

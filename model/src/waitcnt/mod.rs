@@ -24,4 +24,4 @@ pub use isa::{
     COUNTERS,
 };
 pub use params::WaitcntParams;
-pub use tlm::Incr;
+pub use tlm::{Incr, Order};
