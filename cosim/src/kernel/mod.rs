@@ -16,8 +16,9 @@ use gpucosim_model::Profile;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
-/// `llvm-objdump`: `$GPUCOSIM_LLVM_OBJDUMP`, else `llvm-objdump` or
-/// `llvm-objdump-19` on PATH, else Debian's `/usr/lib/llvm-19/bin`.
+/// `llvm-objdump`: `$GPUCOSIM_LLVM_OBJDUMP`, else `llvm-objdump-19` on
+/// PATH, else Debian's `/usr/lib/llvm-19/bin/llvm-objdump`, else
+/// `llvm-objdump` on PATH (an older one may not know gfx11).
 pub fn locate_objdump() -> Result<PathBuf> {
     if let Some(p) = std::env::var_os("GPUCOSIM_LLVM_OBJDUMP") {
         let p = PathBuf::from(p);
@@ -31,21 +32,33 @@ pub fn locate_objdump() -> Result<PathBuf> {
         };
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
-    for dir in std::env::split_paths(&path) {
-        for name in ["llvm-objdump", "llvm-objdump-19"] {
-            let p = dir.join(name);
-            if p.is_file() {
-                return Ok(p);
-            }
-        }
-    }
+    let on_path = |name: &str| {
+        std::env::split_paths(&path)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    };
     let debian = PathBuf::from("/usr/lib/llvm-19/bin/llvm-objdump");
-    if debian.is_file() {
-        return Ok(debian);
+    on_path("llvm-objdump-19")
+        .or_else(|| debian.is_file().then_some(debian))
+        .or_else(|| on_path("llvm-objdump"))
+        .ok_or_else(|| {
+            Error::Env(
+                "reading a code object needs llvm-objdump: install it (Debian: apt-get install llvm-19) or set GPUCOSIM_LLVM_OBJDUMP, or pass assembly (clang -S, llvm-objdump -d output)".into(),
+            )
+        })
+}
+
+/// The processor an AMDGPU code object is for, from its ELF header's
+/// `EF_AMDGPU_MACH` (the low byte of `e_flags`), when it is one of the
+/// profiles' reference processors.
+fn elf_target(bytes: &[u8]) -> Option<&'static str> {
+    // ELF64: e_flags at 0x30, little-endian.
+    let flags = u32::from_le_bytes(bytes.get(0x30..0x34)?.try_into().ok()?);
+    match flags & 0xff {
+        0x2c => Some("gfx900"),
+        0x41 => Some("gfx1100"),
+        _ => None,
     }
-    Err(Error::Env(
-        "reading a code object needs llvm-objdump: install it (Debian: apt-get install llvm-19) or set GPUCOSIM_LLVM_OBJDUMP, or pass assembly (clang -S, llvm-objdump -d output)".into(),
-    ))
 }
 
 /// The processor `llvm-objdump --mcpu` takes for a profile.
@@ -77,9 +90,16 @@ pub fn profile_of_target(cpu: &str) -> Option<Profile> {
 pub fn read(path: &Path, profile: Option<Profile>) -> Result<(asm::Program, Profile)> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let shown = path.display();
+    let mut target = None;
     let text = if bytes.starts_with(b"\x7fELF") {
+        target = elf_target(&bytes);
         let p = profile
-            .ok_or_else(|| Error::Input(format!("{shown} is a code object: say its --profile")))?;
+            .or_else(|| target.and_then(profile_of_target))
+            .ok_or_else(|| {
+                Error::Input(format!(
+                    "{shown} is a code object for a processor that is no profile's reference (gfx900, gfx1100): give --profile"
+                ))
+            })?;
         let tool = locate_objdump()?;
         let out = std::process::Command::new(&tool)
             .arg("-d")
@@ -88,10 +108,11 @@ pub fn read(path: &Path, profile: Option<Profile>) -> Result<(asm::Program, Prof
             .output()
             .map_err(|e| Error::Env(format!("cannot run {}: {e}", tool.display())))?;
         if !out.status.success() {
+            let err = String::from_utf8_lossy(&out.stderr);
             return Err(Error::Input(format!(
                 "{} -d {shown} failed: {}",
                 tool.display(),
-                String::from_utf8_lossy(&out.stderr).trim()
+                err.lines().next().unwrap_or("").trim()
             )));
         }
         String::from_utf8_lossy(&out.stdout).into_owned()
@@ -102,7 +123,10 @@ pub fn read(path: &Path, profile: Option<Profile>) -> Result<(asm::Program, Prof
             ))
         })?
     };
-    let prog = asm::parse(&text).map_err(|e| Error::Input(format!("{shown}: {e}")))?;
+    let mut prog = asm::parse(&text).map_err(|e| Error::Input(format!("{shown}: {e}")))?;
+    if prog.target.is_none() {
+        prog.target = target.map(str::to_string);
+    }
     let named = prog.target.as_deref().map(|t| (t, profile_of_target(t)));
     let profile = match (profile, named) {
         (Some(p), Some((t, Some(q)))) if p != q => {
