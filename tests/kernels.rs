@@ -9,7 +9,7 @@ use gpucosim::kernel::check::{wait_text, Program};
 use gpucosim::kernel::{check_program, profile_of_target};
 use gpucosim_model::waitcnt::{Counter, Thresholds, COUNTERS};
 use gpucosim_model::Profile;
-use gpucosim_tests::gpucosim_bin;
+use gpucosim_tests::{gpucosim_bin, quick, BrokenFixture};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -40,6 +40,36 @@ fn compiled() -> Vec<(PathBuf, Profile)> {
     out
 }
 
+/// The hand-written kernels (`hand/NAME.CPU.s`), with their profile.
+fn hand_written() -> Vec<(PathBuf, Profile)> {
+    let mut out: Vec<(PathBuf, Profile)> = std::fs::read_dir(fixtures().join("hand"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "s"))
+        .map(|p| {
+            let cpu = p
+                .file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .split('.')
+                .nth(1)
+                .unwrap()
+                .to_string();
+            (p, profile_of_target(&cpu).unwrap())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Every kernel of the corpus.
+fn all_kernels() -> Vec<(PathBuf, Profile)> {
+    let mut v = compiled();
+    v.extend(hand_written());
+    v
+}
+
 #[test]
 fn the_corpus_covers_both_profiles_and_every_level() {
     let files = compiled();
@@ -50,9 +80,9 @@ fn the_corpus_covers_both_profiles_and_every_level() {
 }
 
 #[test]
-fn every_compiled_kernel_is_proven_safe() {
+fn every_kernel_is_proven_safe() {
     let mut waits = 0;
-    for (path, profile) in compiled() {
+    for (path, profile) in all_kernels() {
         let text = std::fs::read_to_string(&path).unwrap();
         let prog = parse(&text).unwrap();
         let r = check_program(&path.display().to_string(), &prog, profile).unwrap();
@@ -85,7 +115,7 @@ fn wait_line(profile: Profile, vscnt: bool, t: &Thresholds) -> String {
 #[test]
 fn every_needed_wait_weakened_or_deleted_is_a_hazard() {
     let mut mutants = 0;
-    for (path, profile) in compiled() {
+    for (path, profile) in all_kernels() {
         let text = std::fs::read_to_string(&path).unwrap();
         let prog = parse(&text).unwrap();
         for k in &prog.kernels {
@@ -288,4 +318,92 @@ fn cli_bad_input_is_one_line_naming_it() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr)
         .contains("GPUCOSIM_LLVM_OBJDUMP=/nonexistent/llvm-objdump is not a file"));
+}
+
+/// `kernel run`: every kernel of the corpus replays in lock-step on the
+/// built-in RTL of its profile.
+#[test]
+fn every_kernel_replays_in_lock_step() {
+    for (path, _) in all_kernels() {
+        let out = quick(Command::new(gpucosim_bin()))
+            .args(["kernel", "run", path.to_str().unwrap(), "--seed", "5"])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}: {stdout}{}",
+            path.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(stdout.starts_with("PASS waitcnt.gfx"), "{stdout}");
+    }
+}
+
+/// `kernel run` of the hand-written kernels catches every broken waitcnt
+/// RTL fixture, writes a bundle listing the kernel's transactions, and
+/// `gpucosim replay` of the bundle fails the same way.
+#[test]
+fn kernel_replay_catches_every_broken_waitcnt_fixture() {
+    let mut caught = 0;
+    for (name, f) in BrokenFixture::all()
+        .into_iter()
+        .filter(|(_, f)| f.unit == "waitcnt")
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let rtl = f.apply(dir.path());
+        let cpu = if f.profile == "gfx9" {
+            "gfx900"
+        } else {
+            "gfx1100"
+        };
+        let kernel = fixtures().join(format!("hand/counters.{cpu}.s"));
+        let bundles = dir.path().join("bundles");
+        let out = quick(Command::new(gpucosim_bin()))
+            .args(["kernel", "run", kernel.to_str().unwrap(), "--seed", "1"])
+            .arg("--rtl")
+            .arg(&rtl)
+            .arg("--bundles")
+            .arg(&bundles)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{name} ({}) not caught:\n{stdout}",
+            f.description
+        );
+        let run = format!("waitcnt.{}.counters.1", f.profile);
+        assert!(
+            stdout.contains(&format!("FAIL {run}: diverged at cycle")),
+            "{name}: {stdout}"
+        );
+        assert!(
+            stdout.contains("reproduce: gpucosim kernel run"),
+            "{name}: {stdout}"
+        );
+        let bundle = bundles.join(&run);
+        let repro: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(bundle.join("repro.json")).unwrap())
+                .unwrap();
+        assert_eq!(repro["label"], "counters");
+        assert!(repro["transactions"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()));
+        let again = quick(Command::new(gpucosim_bin()))
+            .arg("replay")
+            .arg(&bundle)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&again.stdout);
+        assert_eq!(again.status.code(), Some(1), "{name}: {text}");
+        assert!(
+            text.contains("reproduced exactly as recorded"),
+            "{name}: {text}"
+        );
+        caught += 1;
+    }
+    assert!(caught >= 5, "{caught} waitcnt fixtures");
 }

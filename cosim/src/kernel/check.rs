@@ -149,6 +149,11 @@ impl<'k> Program<'k> {
         })
     }
 
+    /// The instructions that may follow instruction `i`.
+    pub fn successors(&self, i: usize) -> &[usize] {
+        &self.succ[i]
+    }
+
     /// The wait instructions (indices).
     pub fn waits(&self) -> Vec<usize> {
         (0..self.cls.len())
