@@ -52,6 +52,12 @@ macro_rules! __declare_units {
             TABLES.iter().map(|t| t())
         }
 
+        /// Every unit's generated RTL include, `rtl/<unit>/<unit>_enc.svh`:
+        /// (unit, text), in [`UNITS`] order.
+        pub fn enc_svh_files() -> Vec<(&'static str, String)> {
+            vec![$((stringify!($unit), gpucosim_model::$unit::sv::enc_svh())),*]
+        }
+
         #[cfg(test)]
         mod registry_tests {
             use super::*;

@@ -4,7 +4,7 @@
 use crate::testbench::Evaluator;
 use crate::units::input::{at, from_value, Lanes, NumOrName, U};
 use gpucosim_model::ta::cover::Events;
-use gpucosim_model::ta::isa::{gfx11_format_by_name, gfx9_dfmt_by_name};
+use gpucosim_model::ta::isa::{gfx11_format_by_name, gfx9_dfmt_by_name, ALIGN_MODES};
 use gpucosim_model::ta::tlm::{coalesce, compute, get_bit, pieces, Pieces};
 use gpucosim_model::ta::{
     Class, FormatEncoding, Instr, Kind, LaneResults, Op, TaParams, VsharpFields,
@@ -341,15 +341,12 @@ fn eval_one(profile: Profile, req: &Value) -> Result<Value, String> {
     let align_mode = match &q.align_mode {
         None => 0,
         Some(NumOrName::Num(n)) => n.u32(),
-        Some(NumOrName::Name(s)) => match s.as_str() {
-            "dword" => 0,
-            "dword_strict" => 1,
-            "strict" => 2,
-            "unaligned" => 3,
-            _ => {
+        Some(NumOrName::Name(s)) => match ALIGN_MODES.iter().position(|m| m == s) {
+            Some(m) => m as u32,
+            None => {
                 return Err(at(
                     "align_mode",
-                    format!("`{s}` is not 0–3, dword, dword_strict, strict or unaligned"),
+                    format!("`{s}` is not 0–3 or one of {}", ALIGN_MODES.join(", ")),
                 ))
             }
         },
