@@ -545,7 +545,7 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
             let kernels: Vec<&gpucosim::kernel::asm::Kernel> = prog
                 .kernels
                 .iter()
-                .filter(|k| kernel.as_deref().is_none_or(|n| n == k.name))
+                .filter(|k| kernel.as_deref().map_or(true, |n| n == k.name))
                 .collect();
             if kernels.is_empty() {
                 let names: Vec<&str> = prog.kernels.iter().map(|k| k.name.as_str()).collect();

@@ -399,7 +399,7 @@ pub fn classify(profile: Profile, inst: &Inst) -> Result<Classified, String> {
     let m = inst.mnemonic.as_str();
     let rule = rules()
         .iter()
-        .find(|r| r.profiles.is_none_or(|p| p == profile) && glob(&r.pattern, m))
+        .find(|r| r.profiles.map_or(true, |p| p == profile) && glob(&r.pattern, m))
         .ok_or_else(|| {
             format!("`{m}` is not in the instruction table (cosim/src/kernel/instructions.txt) for {profile}")
         })?;

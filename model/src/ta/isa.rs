@@ -14,6 +14,7 @@
 
 use super::params::{FormatEncoding, SwizzleEncoding, TaParams};
 use crate::profile::Profile;
+use serde::{Deserialize, Serialize};
 
 /// Lanes of a wave64.
 pub const LANES: usize = 64;
@@ -46,6 +47,19 @@ impl Kind {
     }
 }
 
+/// Serialised as its `kind_i` code.
+impl Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u8(*self as u8)
+    }
+}
+
+impl<'de> Deserialize<'de> for Kind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Kind, D::Error> {
+        u8::deserialize(d).map(|b| Kind::from_bits(b.into()))
+    }
+}
+
 /// Operation (`op_i`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
@@ -75,10 +89,26 @@ impl Op {
     }
 }
 
-/// One buffer instruction, as presented on the request ports.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Serialised as its `op_i` code.
+impl Serialize for Op {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u8(*self as u8)
+    }
+}
+
+impl<'de> Deserialize<'de> for Op {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Op, D::Error> {
+        u8::deserialize(d).map(|b| Op::from_bits(b.into()))
+    }
+}
+
+/// One buffer instruction, as presented on the request ports (serialised
+/// as the `ta` transactions of repro bundles carry it: `kind` and `op` by
+/// their port codes, the V# as hex).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Instr {
     /// The 128-bit V#.
+    #[serde(with = "crate::serde_fmt::hex128")]
     pub vsharp: u128,
     /// Kind.
     pub kind: Kind,
@@ -103,8 +133,10 @@ pub struct Instr {
     /// Exec mask.
     pub exec: u64,
     /// Per-lane index VGPR.
+    #[serde(with = "crate::serde_fmt::lanes")]
     pub vindex: [u32; LANES],
     /// Per-lane offset VGPR.
+    #[serde(with = "crate::serde_fmt::lanes")]
     pub voffset: [u32; LANES],
 }
 

@@ -278,9 +278,12 @@ pub fn generate(profile: Profile, k: &TaKnobs, rng: &mut ChaCha8Rng) -> TaTxn {
     let mut t = TaTxn::from_instr(&i);
     if pct(rng, k.odd_encoding_pct) {
         match rng.gen_range(0..3) {
-            0 if t.kind == Kind::Mtbuf as u8 => t.kind = 3,
-            1 if t.kind != Kind::Mubuf as u8 => t.op = rng.gen_range(2..4),
-            _ => t.size = pick(rng, &[0, 3, 5, 6, 20, 31]),
+            // kind_i 3 decodes as MTBUF (`Kind::from_bits`).
+            0 if t.instr.kind == Kind::Mtbuf => t.instr.kind = Kind::from_bits(3),
+            1 if t.instr.kind != Kind::Mubuf => {
+                t.instr.op = Op::from_bits(rng.gen_range(2..4u8).into())
+            }
+            _ => t.instr.size = pick(rng, &[0, 3, 5, 6, 20, 31]),
         }
     }
     t.gap = rng.gen_range(0..=k.gap_max);
