@@ -17,56 +17,33 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/kernels")
 }
 
-/// Every compiled kernel (`NAME.CPU.ON.s`), with its profile.
+/// The kernels (`NAME.CPU[.ON].s`) of a folder of the corpus, with their
+/// profile.
+fn kernels_in(dir: &Path) -> Vec<(PathBuf, Profile)> {
+    let mut out: Vec<(PathBuf, Profile)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "s"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_str().unwrap().to_string();
+            let cpu = name.split('.').nth(1).unwrap();
+            (p.clone(), profile_of_target(cpu).unwrap())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Every compiled kernel.
 fn compiled() -> Vec<(PathBuf, Profile)> {
-    let mut out: Vec<(PathBuf, Profile)> = std::fs::read_dir(fixtures())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "s"))
-        .map(|p| {
-            let cpu = p
-                .file_name()
-                .unwrap()
-                .to_str()
-                .unwrap()
-                .split('.')
-                .nth(1)
-                .unwrap()
-                .to_string();
-            (p, profile_of_target(&cpu).unwrap())
-        })
-        .collect();
-    out.sort();
-    out
+    kernels_in(&fixtures())
 }
 
-/// The hand-written kernels (`hand/NAME.CPU.s`), with their profile.
-fn hand_written() -> Vec<(PathBuf, Profile)> {
-    let mut out: Vec<(PathBuf, Profile)> = std::fs::read_dir(fixtures().join("hand"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "s"))
-        .map(|p| {
-            let cpu = p
-                .file_name()
-                .unwrap()
-                .to_str()
-                .unwrap()
-                .split('.')
-                .nth(1)
-                .unwrap()
-                .to_string();
-            (p, profile_of_target(&cpu).unwrap())
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-/// Every kernel of the corpus.
+/// Every kernel of the corpus: the compiled ones and the hand-written ones
+/// (`hand/`).
 fn all_kernels() -> Vec<(PathBuf, Profile)> {
     let mut v = compiled();
-    v.extend(hand_written());
+    v.extend(kernels_in(&fixtures().join("hand")));
     v
 }
 

@@ -31,6 +31,31 @@ fn grouped(width: u32, codes: impl Iterator<Item = (u32, u32)>, var: &str) -> Ve
     out
 }
 
+/// A function `signature` returning the element size in bytes of each
+/// code of `arg` (`width` bits), from `(code, bytes)` pairs.
+fn byte_table(
+    s: &mut Svh,
+    comment: &str,
+    signature: &str,
+    arg: &str,
+    width: u32,
+    codes: impl Iterator<Item = (u32, u32)>,
+) {
+    s.comment(comment);
+    s.line(format!("function automatic logic [4:0] {signature};"));
+    s.line("  logic [4:0] b;");
+    s.line(format!("  unique case ({arg})"));
+    for r in grouped(width, codes, "b") {
+        for l in r.lines() {
+            s.line(format!("    {l}"));
+        }
+    }
+    s.line("    default: b = 5'd0;");
+    s.line("  endcase");
+    s.line("  return b;");
+    s.line("endfunction");
+}
+
 /// The text of `rtl/ta/ta_enc.svh`.
 pub fn enc_svh() -> String {
     let mut s = Svh::new(
@@ -118,36 +143,24 @@ pub fn enc_svh() -> String {
             },
         );
     }
-    s.comment("gfx9 data format (dfmt): element size in bytes, 0 = invalid or reserved.");
-    s.line("function automatic logic [4:0] gfx9_dfmt_bytes(logic [3:0] dfmt);");
-    s.line("  logic [4:0] b;");
-    s.line("  unique case (dfmt)");
-    let rows = grouped(
+    byte_table(
+        &mut s,
+        "gfx9 data format (dfmt): element size in bytes, 0 = invalid or reserved.",
+        "gfx9_dfmt_bytes(logic [3:0] dfmt)",
+        "dfmt",
         4,
         GFX9_DFMT
             .iter()
             .enumerate()
             .map(|(c, d)| (c as u32, d.elem_bytes().unwrap_or(0))),
-        "b",
     );
-    for r in rows {
-        for l in r.lines() {
-            s.line(format!("    {l}"));
-        }
-    }
-    s.line("    default: b = 5'd0;");
-    s.line("  endcase");
-    s.line("  return b;");
-    s.line("endfunction");
     s.line("");
-    s.comment(
+    byte_table(
+        &mut s,
         "gfx11 unified FORMAT: element size in bytes, 0 = invalid (0, and 64..127,\n\
          which have no symbolic name).",
-    );
-    s.line("function automatic logic [4:0] gfx11_fmt_bytes(logic [6:0] fmt);");
-    s.line("  logic [4:0] b;");
-    s.line("  unique case (fmt)");
-    let rows = grouped(
+        "gfx11_fmt_bytes(logic [6:0] fmt)",
+        "fmt",
         7,
         (0..128u32).map(|c| {
             (
@@ -157,17 +170,7 @@ pub fn enc_svh() -> String {
                     .unwrap_or(0),
             )
         }),
-        "b",
     );
-    for r in rows {
-        for l in r.lines() {
-            s.line(format!("    {l}"));
-        }
-    }
-    s.line("    default: b = 5'd0;");
-    s.line("  endcase");
-    s.line("  return b;");
-    s.line("endfunction");
     s.finish()
 }
 
