@@ -147,9 +147,14 @@ fn decode_waitcnt_reads_vscnt_words_on_gfx11_only() {
 }
 
 fn eval(unit: &str, input: &str) -> (i32, String, String) {
+    eval_with(&["--unit", unit, "--profile", "gfx9"], input)
+}
+
+fn eval_with(args: &[&str], input: &str) -> (i32, String, String) {
     use std::io::Write;
     let mut c = Command::new(gpucosim_bin())
-        .args(["eval", "--unit", unit, "--profile", "gfx9"])
+        .arg("eval")
+        .args(args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -193,6 +198,36 @@ fn eval_takes_one_request_an_array_or_json_lines() {
     }
 }
 
+/// `--compact`: one compact result per line whatever the input's shape,
+/// each with its request's index.
+#[test]
+fn eval_compact_prints_one_result_per_line() {
+    let req = r#"{"decode": "0xBF8C0070"}"#;
+    for input in [
+        format!("[{req}, {req}, {req}]"),
+        format!("{req}\n{req}\n{req}"),
+    ] {
+        let (code, out, err) = eval_with(
+            &["--unit", "waitcnt", "--profile", "gfx9", "--compact"],
+            &input,
+        );
+        assert_eq!(code, 0, "{err}");
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 3, "{out}");
+        for (i, l) in lines.iter().enumerate() {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            assert_eq!(v["request"], i, "{l}");
+            assert_eq!(v["lgkmcnt"], 0, "{l}");
+        }
+    }
+    let (code, out, _) = eval_with(
+        &["--unit", "waitcnt", "--profile", "gfx9", "--compact"],
+        req,
+    );
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().count(), 1, "{out}");
+}
+
 #[test]
 fn eval_errors_name_the_request_and_quote_little() {
     // A bad request stops the stream, naming its index; the results
@@ -204,7 +239,7 @@ fn eval_errors_name_the_request_and_quote_little() {
     );
     assert_eq!(code, 2, "{out}");
     assert!(err.contains("request 1: `exec`"), "{err}");
-    assert!(err.contains("non-negative"), "{err}");
+    assert!(err.contains("is negative"), "{err}");
     assert!(
         out.starts_with("[\n{"),
         "the first result was not written: {out}"

@@ -27,6 +27,10 @@ pub struct Repro {
     pub profile: Profile,
     /// Seed the stimulus came from.
     pub seed: u64,
+    /// What the run was of, when not the unit's random stimulus (a kernel's
+    /// name: `waitcnt.gfx9.KERNEL.7`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// Cycle budget of the run.
     pub cycles: u64,
     /// Knobs.
@@ -93,9 +97,9 @@ impl Repro {
         Ok(r)
     }
 
-    /// `UNIT.PROFILE.SEED`.
+    /// `UNIT.PROFILE.SEED`, or `UNIT.PROFILE.LABEL.SEED`.
     pub fn name(&self) -> String {
-        format!("{}.{}.{}", self.unit, self.profile, self.seed)
+        self.spec(None).name()
     }
 
     /// The command that replays this bundle.
@@ -112,6 +116,7 @@ impl Repro {
     /// The run this bundle replays, writing waveforms to `waves`.
     pub fn spec(&self, waves: Option<&Path>) -> RunSpec {
         let mut s = RunSpec::new(&self.unit, self.profile, self.seed, self.cycles);
+        s.label = self.label.clone();
         s.rtl_arg = Some(self.rtl_dir.clone());
         s.waves = waves.map(Path::to_path_buf);
         s.knobs = self.knobs.clone();
@@ -208,6 +213,7 @@ pub fn commit_bundle<T: Serialize>(
         unit: spec.unit.clone(),
         profile: spec.profile,
         seed: spec.seed,
+        label: spec.label.clone(),
         cycles: spec.cycles,
         knobs: spec.knobs.clone(),
         rtl_dir: rtl_dir

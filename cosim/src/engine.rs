@@ -45,6 +45,9 @@ pub struct RunSpec {
     pub profile: Profile,
     /// Seed of the random stimulus.
     pub seed: u64,
+    /// What the run is of, when not the unit's random stimulus (a kernel's
+    /// name), in its name: `UNIT.PROFILE.LABEL.SEED`.
+    pub label: Option<String>,
     /// Cycle budget (reset included).
     pub cycles: u64,
     /// `--rtl` as given, for the repro command.
@@ -78,6 +81,7 @@ impl RunSpec {
             unit: unit.to_string(),
             profile,
             seed,
+            label: None,
             cycles,
             rtl_arg: None,
             waves: None,
@@ -92,9 +96,13 @@ impl RunSpec {
         }
     }
 
-    /// `UNIT.PROFILE.SEED`, the name of this run everywhere.
+    /// `UNIT.PROFILE.SEED` (`UNIT.PROFILE.LABEL.SEED` with a label), the
+    /// name of this run everywhere.
     pub fn name(&self) -> String {
-        format!("{}.{}.{}", self.unit, self.profile, self.seed)
+        match &self.label {
+            Some(l) => format!("{}.{}.{l}.{}", self.unit, self.profile, self.seed),
+            None => format!("{}.{}.{}", self.unit, self.profile, self.seed),
+        }
     }
 
     /// The command that reproduces this run.

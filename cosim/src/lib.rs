@@ -13,6 +13,7 @@ pub mod benchmark;
 pub mod bundle;
 pub mod engine;
 pub mod error;
+pub mod kernel;
 pub mod outputs;
 pub mod regress;
 pub mod rtl;

@@ -182,6 +182,10 @@ enum Cmd {
         target: Target,
         /// Input file; `-` or absent for stdin.
         file: Option<PathBuf>,
+        /// One compact JSON result per line, whatever the input's shape
+        /// (for scripts).
+        #[arg(long)]
+        compact: bool,
     },
     /// Measure co-simulation speed against a bare Verilator loop (see
     /// docs/benchmarks.md). Run it from a release build.
@@ -222,6 +226,9 @@ enum Cmd {
         /// The instruction word or immediate (hex with 0x, or decimal).
         word: String,
     },
+    /// Compiled kernels through the waitcnt rules (docs/kernels.md).
+    #[command(subcommand)]
+    Kernel(KernelCmd),
     /// Lint the RTL of every unit (or one) for every profile with
     /// `verilator --lint-only -Wall`. Exit 1 on any finding.
     Lint {
@@ -317,6 +324,61 @@ impl LimitArgs {
     }
 }
 
+#[derive(Subcommand)]
+enum KernelCmd {
+    /// Prove that each kernel's waits are enough (SPEC §3.3): every RAW and
+    /// WAW hazard on any path, under every return order SPEC §3.1 allows,
+    /// and the waits that could wait less. Exit 1 on a hazard.
+    Check {
+        /// Assembly (`clang -S` or `llvm-objdump -d` output) or a code
+        /// object (read through llvm-objdump).
+        file: PathBuf,
+        /// The profile; default: the one the file's target names.
+        #[arg(long, help = profile_help())]
+        profile: Option<Profile>,
+        /// Also write the report as JSON to this file (`-` for stdout
+        /// instead of the text).
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
+    /// Replay each kernel through the waitcnt unit, model and RTL in
+    /// lock-step: several waves run it at once along seeded paths, with
+    /// seeded latencies and every legal return order. Exit codes as `run`.
+    Run {
+        /// Assembly or a code object, as for `kernel check`.
+        file: PathBuf,
+        /// The profile; default: the one the file's target names.
+        #[arg(long, help = profile_help())]
+        profile: Option<Profile>,
+        /// Seed of the paths, latencies and interleaving.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Only the kernel of this name (default: every kernel).
+        #[arg(long)]
+        kernel: Option<String>,
+        /// Waves running the kernel at once (1-16).
+        #[arg(long = "wave-count", default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=16))]
+        wave_count: u8,
+        /// The most times a backward branch is taken on one path.
+        #[arg(long, default_value_t = 4)]
+        iterations: u32,
+        /// Cycle budget per kernel (reset included).
+        #[arg(long, default_value_t = 1_000_000)]
+        cycles: u64,
+        /// RTL directory. Default: $GPUCOSIM_RTL, else the built-in rtl/.
+        #[arg(long)]
+        rtl: Option<PathBuf>,
+        /// Write waveforms here (on a divergence, the window around it).
+        #[arg(long)]
+        waves: Option<PathBuf>,
+        /// Directory for failure bundles (replay them with `gpucosim replay`).
+        #[arg(long, default_value = "gpucosim-failures")]
+        bundles: PathBuf,
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
+}
+
 fn parse_seconds(s: &str) -> std::result::Result<f64, String> {
     match s.parse::<f64>() {
         Ok(x) if (0.0..1e9).contains(&x) => Ok(x),
@@ -395,26 +457,20 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
             watchdog::catch_stop_signals();
             with_testbench!(target.unit.as_str(), B => run_one::<B>(&spec, trace_rtl, json.as_deref()))
         }
-        Cmd::Eval { target, file } => {
+        Cmd::Eval {
+            target,
+            file,
+            compact,
+        } => {
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
+            let (unit, profile) = (&target.unit, target.profile);
             match file.as_deref() {
-                None => units::eval_stream(
-                    &target.unit,
-                    target.profile,
-                    std::io::stdin().lock(),
-                    &mut out,
-                )?,
-                Some(p) if p.as_os_str() == "-" => units::eval_stream(
-                    &target.unit,
-                    target.profile,
-                    std::io::stdin().lock(),
-                    &mut out,
-                )?,
-                Some(p) => {
+                Some(p) if p.as_os_str() != "-" => {
                     let f = std::fs::File::open(p).map_err(|e| Error::io(p, e))?;
-                    units::eval_stream(&target.unit, target.profile, f, &mut out)?
+                    units::eval_stream(unit, profile, f, &mut out, compact)?
                 }
+                _ => units::eval_stream(unit, profile, std::io::stdin().lock(), &mut out, compact)?,
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -435,6 +491,83 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
             write,
             rss: _,
         } => bench(units, profiles, cycles, seed, repeats, rtl, write),
+        Cmd::Kernel(KernelCmd::Check {
+            file,
+            profile,
+            json,
+        }) => {
+            let json_file = json.as_deref().filter(|j| j.as_os_str() != "-");
+            if let Some(j) = json_file {
+                outputs::probe_file(j, "--json")?;
+            }
+            let (prog, profile) = gpucosim::kernel::read(&file, profile)?;
+            let report =
+                gpucosim::kernel::check_program(&file.display().to_string(), &prog, profile)?;
+            let text = serde_json::to_string_pretty(&report).expect("reports serialise");
+            if json.is_some() && json_file.is_none() {
+                println!("{text}");
+            } else {
+                print!("{}", gpucosim::kernel::report_text(&report));
+            }
+            if let Some(j) = json_file {
+                outputs::write_atomic(j, format!("{text}\n").as_bytes())?;
+            }
+            Ok(if report.safe() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+        Cmd::Kernel(KernelCmd::Run {
+            file,
+            profile,
+            seed,
+            kernel,
+            wave_count,
+            iterations,
+            cycles,
+            rtl,
+            waves,
+            bundles,
+            limits,
+        }) => {
+            if cycles == 0 {
+                return Err(Error::Input("--cycles must be at least 1".into()));
+            }
+            if let Some(w) = &waves {
+                outputs::probe_dir(w, "--waves")?;
+            }
+            let (prog, profile) = gpucosim::kernel::read(&file, profile)?;
+            let opts = gpucosim::kernel::replay::ReplayOpts {
+                waves: wave_count,
+                max_iterations: iterations,
+            };
+            let kernels: Vec<&gpucosim::kernel::asm::Kernel> = prog
+                .kernels
+                .iter()
+                .filter(|k| kernel.as_deref().map_or(true, |n| n == k.name))
+                .collect();
+            if kernels.is_empty() {
+                let names: Vec<&str> = prog.kernels.iter().map(|k| k.name.as_str()).collect();
+                return Err(Error::Input(format!(
+                    "{}: no kernel `{}` (kernels: {})",
+                    file.display(),
+                    kernel.unwrap_or_default(),
+                    names.join(", ")
+                )));
+            }
+            watchdog::catch_stop_signals();
+            let mut worst = ExitCode::SUCCESS;
+            for k in kernels {
+                let code = kernel_run(
+                    &file, k, profile, seed, &opts, cycles, &rtl, &waves, &bundles, limits,
+                )?;
+                if code != ExitCode::SUCCESS {
+                    worst = code;
+                }
+            }
+            Ok(worst)
+        }
         Cmd::DecodeWaitcnt { profile, word } => {
             let text =
                 units::waitcnt::eval::decode_waitcnt_text(profile, &word).map_err(Error::Input)?;
@@ -779,6 +912,101 @@ fn run_one<B: gpucosim::testbench::Testbench>(
         Verdict::Passed if lost => EXIT_INPUT,
         _ => out.exit_code(),
     }))
+}
+
+/// `kernel run` of one kernel: its stimulus through the waitcnt unit in
+/// lock-step, a failure bundled (transactions listed) for `replay` and
+/// `shrink`.
+#[allow(clippy::too_many_arguments)]
+fn kernel_run(
+    file: &std::path::Path,
+    k: &gpucosim::kernel::asm::Kernel,
+    profile: Profile,
+    seed: u64,
+    opts: &gpucosim::kernel::replay::ReplayOpts,
+    cycles: u64,
+    rtl: &Option<PathBuf>,
+    waves: &Option<PathBuf>,
+    bundles: &std::path::Path,
+    limits: LimitArgs,
+) -> Result<ExitCode> {
+    use gpucosim::testbench::Testbench as _;
+    use gpucosim::units::waitcnt::WaitcntTestbench as B;
+    let pr = gpucosim::kernel::check::Program::new(k, profile)
+        .map_err(|e| Error::Input(format!("{}: kernel {}: {e}", file.display(), k.name)))?;
+    let txns = gpucosim::kernel::replay::stimulus(&pr, seed, opts);
+    let mut spec = RunSpec::new("waitcnt", profile, seed, cycles);
+    spec.label = Some(k.name.clone());
+    spec.rtl_arg = rtl.clone();
+    spec.waves = waves.clone();
+    spec.limits = limits.limits();
+    let mut cmd = format!(
+        "gpucosim kernel run {} --profile {profile} --seed {seed} --kernel {} --wave-count {} --iterations {} --cycles {cycles}",
+        engine::shell_quote(&file.display().to_string()),
+        engine::shell_quote(&k.name),
+        opts.waves,
+        opts.max_iterations
+    );
+    if let Some(r) = rtl {
+        cmd.push_str(&format!(
+            " --rtl {}",
+            engine::shell_quote(&r.display().to_string())
+        ));
+    }
+    spec.reproduce = Some(cmd);
+    let (out, _) = gpucosim::simulate::<B>(&spec, Stimulus::Replay(txns.clone()), false)?;
+    let name = spec.name();
+    if out.passed() {
+        if out.txn_count < txns.len() {
+            println!(
+                "INCOMPLETE {name}: the cycle budget ended after {} of {} transactions",
+                out.txn_count,
+                txns.len()
+            );
+            return Ok(ExitCode::from(EXIT_INPUT));
+        }
+        println!(
+            "PASS {name}: {} waves, {} transactions, {} cycles, {:.0} cycles/s, coverage {}/{} bins",
+            opts.waves,
+            out.txn_count,
+            out.cycles,
+            out.rate(),
+            out.coverage.covered(),
+            out.coverage.names.len()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    print!("{}", engine::report(&spec, &out, B::table()));
+    if matches!(out.verdict(), Verdict::Interrupted) {
+        return Ok(ExitCode::from(out.exit_code()));
+    }
+    let dir = bundles.join(&name);
+    let root = rtlbuild::rtl_root(rtl.as_deref());
+    let hash = rtlbuild::sources_hash(&rtlbuild::RtlSources::collect(&root, "waitcnt")?)?;
+    let listed = &txns[..out.txn_count.min(txns.len())];
+    let report = engine::report(&spec, &out, B::table());
+    match gpucosim::bundle::write_bundle(
+        &dir,
+        &spec,
+        &root,
+        &hash,
+        &out,
+        Some(listed),
+        &report,
+        out.vcd.as_deref(),
+    ) {
+        Ok(()) => println!(
+            "  bundle: {} (gpucosim replay, gpucosim shrink)",
+            dir.display()
+        ),
+        Err(e) => eprintln!("error: the failure bundle was not written: {e}"),
+    }
+    let what = match out.mismatches.first() {
+        Some(m) => format!("diverged at cycle {}", m.cycle),
+        None => regress::job_message(&out),
+    };
+    println!("FAIL {name}: {what}, after {} transactions", out.txn_count);
+    Ok(ExitCode::from(out.exit_code()))
 }
 
 #[derive(clap::Args)]

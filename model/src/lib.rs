@@ -14,6 +14,8 @@
 pub mod cover;
 pub mod ports;
 pub mod profile;
+pub mod serde_fmt;
+pub mod sv;
 pub mod unit;
 
 pub use profile::Profile;

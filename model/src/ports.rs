@@ -274,7 +274,7 @@ impl PortTable {
         let mut s = String::new();
         s.push_str(&format!(
             "// Generated from the `{}` port table in model/src by\n\
-             // `GPUCOSIM_BLESS=1 cargo test -p gpucosim-model --test ports_svh`.\n\
+             // `GPUCOSIM_BLESS=1 cargo test -p gpucosim --test rtl_generated`.\n\
              // Do not edit: change the table and regenerate.\n",
             self.unit
         ));

@@ -21,6 +21,18 @@ module ta_decode #(
 
   localparam profile_t Prof = profile_of(GFX);
 
+  // Where this profile's V# keeps each field (ta_enc.svh, from the model's table).
+  localparam int unsigned BaseLo   = vs_lo(GFX, VsBase);
+  localparam int unsigned StrideLo = vs_lo(GFX, VsStride);
+  localparam int unsigned RecLo    = vs_lo(GFX, VsNumRecords);
+  localparam int unsigned IsLo     = vs_lo(GFX, VsIndexStride);
+  localparam int unsigned TidLo    = vs_lo(GFX, VsAddTid);
+  localparam int unsigned TypeLo   = vs_lo(GFX, VsType);
+  localparam int unsigned SwzLo    = vs_lo(GFX, VsSwizzle);
+  localparam int unsigned EsLo     = vs_lo(GFX, VsElemSize);
+  localparam int unsigned OobLo    = vs_lo(GFX, VsOobSelect);
+  localparam int unsigned FmtLo    = vs_lo(GFX, VsFormat);
+
   logic       atomic, format;
   logic [4:0] fmt_bytes;   // element size of the format, 0 = invalid
   logic [4:0] acc_bytes;   // bytes of the whole access
@@ -30,21 +42,21 @@ module ta_decode #(
   // --- V# fields --------------------------------------------------------------
   always_comb begin
     inst_o = '0;
-    inst_o.base        = vsharp_i[47:0];
-    inst_o.stride      = vsharp_i[61:48];
-    inst_o.num_records = vsharp_i[95:64];
-    inst_o.is_lg       = 3'd3 + {1'b0, vsharp_i[118:117]};
-    inst_o.add_tid     = vsharp_i[119];
-    inst_o.type_ok     = (vsharp_i[127:126] == 2'd0);
+    inst_o.base        = vsharp_i[BaseLo +: 48];
+    inst_o.stride      = vsharp_i[StrideLo +: 14];
+    inst_o.num_records = vsharp_i[RecLo +: 32];
+    inst_o.is_lg       = 3'd3 + {1'b0, vsharp_i[IsLo +: 2]};
+    inst_o.add_tid     = vsharp_i[TidLo];
+    inst_o.type_ok     = (vsharp_i[TypeLo +: 2] == 2'd0);
     if (Prof.vsharp == VsGfx11) begin
-      // swizzle_enable [63:62]: 1 = 4-byte, 3 = 16-byte elements; 0 off, 2 reserved (off).
-      inst_o.swizzle    = vsharp_i[62];
-      inst_o.es_lg      = vsharp_i[63] ? 3'd4 : 3'd2;
-      inst_o.oob_select = vsharp_i[125:124];
+      // swizzle_enable (2 bits): 1 = 4-byte, 3 = 16-byte elements; 0 off, 2 reserved (off).
+      inst_o.swizzle    = vsharp_i[SwzLo];
+      inst_o.es_lg      = vsharp_i[SwzLo + 1] ? 3'd4 : 3'd2;
+      inst_o.oob_select = vsharp_i[OobLo +: 2];
     end else begin
-      // swizzle_en [63]; ES = 2 << elem_size [116:115].
-      inst_o.swizzle    = vsharp_i[63];
-      inst_o.es_lg      = 3'd1 + {1'b0, vsharp_i[116:115]};
+      // swizzle_en (1 bit); ES = 2 << elem_size.
+      inst_o.swizzle    = vsharp_i[SwzLo];
+      inst_o.es_lg      = 3'd1 + {1'b0, vsharp_i[EsLo +: 2]};
       inst_o.oob_select = 2'd0;
     end
 
@@ -85,9 +97,9 @@ module ta_decode #(
     atomic = !format && op_i[1];
     // Format source: MTBUF (kind_i[1]) from the instruction, MUBUF format from the V#.
     if (Prof.fmt == FmtGfx11) begin
-      fmt_bytes = gfx11_fmt_bytes(kind_i[1] ? fmt_i : {1'b0, vsharp_i[113:108]});
+      fmt_bytes = gfx11_fmt_bytes(kind_i[1] ? fmt_i : {1'b0, vsharp_i[FmtLo +: 6]});
     end else begin
-      fmt_bytes = gfx9_dfmt_bytes(kind_i[1] ? fmt_i[3:0] : vsharp_i[114:111]);
+      fmt_bytes = gfx9_dfmt_bytes(kind_i[1] ? fmt_i[3:0] : vsharp_i[FmtLo +: 4]);
     end
 
     if (atomic) begin

@@ -41,91 +41,10 @@ package ta_pkg;
     fmt_table_e     fmt;
   } profile_t;
 
-  // The profile table. A new generation is a new row.
-  function automatic profile_t profile_of(int unsigned gfx);
-    profile_t p;
-    case (gfx)
-      11:      p = '{line_lg: 4'd7, wave32: 1'b1, vsharp: VsGfx11, range: RangeGfx11,
-                     fmt: FmtGfx11};
-      default: p = '{line_lg: 4'd6, wave32: 1'b0, vsharp: VsGfx9, range: RangeGfx9,
-                     fmt: FmtGfx9};
-    endcase
-    return p;
-  endfunction
-
-  // ---------------------------------------------------------------------------
-  // Instruction encodings (ports kind_i, op_i)
-  // ---------------------------------------------------------------------------
-
-  typedef enum logic [1:0] {
-    KindMubuf    = 2'd0,  // MUBUF non-format (size from the opcode, size_i)
-    KindMubufFmt = 2'd1,  // MUBUF *_FORMAT_* (format from the V#)
-    KindMtbuf    = 2'd2   // MTBUF (format from the instruction, fmt_i)
-  } kind_e;
-
-  typedef enum logic [1:0] {
-    OpLoad      = 2'd0,
-    OpStore     = 2'd1,
-    OpAtomic    = 2'd2,  // atomic without return
-    OpAtomicRet = 2'd3   // atomic with return
-  } op_e;
-
-  typedef enum logic [1:0] {
-    AlignDword       = 2'd0,  // low bits cleared to min(size, 4)
-    AlignDwordStrict = 2'd1,  // must be aligned to min(size, 4)
-    AlignStrict      = 2'd2,  // must be aligned to the access size
-    AlignUnaligned   = 2'd3   // anything goes
-  } align_mode_e;
-
-  // ---------------------------------------------------------------------------
-  // Format tables: element size in bytes, 0 = invalid (the access is dropped)
-  // ---------------------------------------------------------------------------
-
-  // gfx9 data format (dfmt), CLRX / SPEC §1.2.
-  function automatic logic [4:0] gfx9_dfmt_bytes(logic [3:0] dfmt);
-    logic [4:0] b;
-    case (dfmt)
-      4'd1:                          b = 5'd1;   // 8
-      4'd2, 4'd3:                    b = 5'd2;   // 16, 8_8
-      4'd4, 4'd5, 4'd6, 4'd7, 4'd8,
-      4'd9, 4'd10:                   b = 5'd4;   // 32, 16_16, 10_11_11, 11_11_10,
-                                                 // 10_10_10_2, 2_10_10_10, 8_8_8_8
-      4'd11, 4'd12:                  b = 5'd8;   // 32_32, 16_16_16_16
-      4'd13:                         b = 5'd12;  // 32_32_32
-      4'd14:                         b = 5'd16;  // 32_32_32_32
-      default:                       b = 5'd0;   // 0 invalid, 15 reserved
-    endcase
-    return b;
-  endfunction
-
-  // gfx11 unified FORMAT, from `llvm-mc -arch=amdgcn -mcpu=gfx1100` disassembling
-  // `tbuffer_load_format_x v1, off, s[0:3], 0 format:N` for N = 0..127:
-  //   0 BUF_FMT_INVALID; 1..6 8_{UNORM,SNORM,USCALED,SSCALED,UINT,SINT};
-  //   7..13 16_{UNORM,SNORM,USCALED,SSCALED,UINT,SINT,FLOAT}; 14..19 8_8_*;
-  //   20..22 32_{UINT,SINT,FLOAT}; 23..29 16_16_*; 30 10_11_11_FLOAT;
-  //   31 11_11_10_FLOAT; 32..35 10_10_10_2_{UNORM,SNORM,UINT,SINT};
-  //   36..41 2_10_10_10_*; 42..47 8_8_8_8_*; 48..50 32_32_*;
-  //   51..57 16_16_16_16_*; 58..60 32_32_32_*; 61..63 32_32_32_32_*;
-  //   64..127 no symbolic name (no table entry: invalid).
-  function automatic logic [4:0] gfx11_fmt_bytes(logic [6:0] fmt);
-    logic [4:0] b;
-    if (fmt == 7'd0 || fmt >= 7'd64) begin
-      b = 5'd0;
-    end else if (fmt <= 7'd6) begin
-      b = 5'd1;   // 8
-    end else if (fmt <= 7'd19) begin
-      b = 5'd2;   // 16, 8_8
-    end else if (fmt <= 7'd47) begin
-      b = 5'd4;   // 32, 16_16, 10_11_11, 11_11_10, 10_10_10_2, 2_10_10_10, 8_8_8_8
-    end else if (fmt <= 7'd57) begin
-      b = 5'd8;   // 32_32, 16_16_16_16
-    end else if (fmt <= 7'd60) begin
-      b = 5'd12;  // 32_32_32
-    end else begin
-      b = 5'd16;  // 32_32_32_32
-    end
-    return b;
-  endfunction
+  // The request encodings, the profile table (a new generation is a new row
+  // of model/src/ta/params.rs PARAMS), the V# field positions and the format
+  // tables, generated from the model's tables (model/src/ta/sv.rs).
+`include "ta_enc.svh"
 
   // ---------------------------------------------------------------------------
   // Decoded instruction: everything the per-lane datapath needs, common to all

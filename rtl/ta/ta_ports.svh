@@ -1,5 +1,5 @@
 // Generated from the `ta` port table in model/src by
-// `GPUCOSIM_BLESS=1 cargo test -p gpucosim-model --test ports_svh`.
+// `GPUCOSIM_BLESS=1 cargo test -p gpucosim --test rtl_generated`.
 // Do not edit: change the table and regenerate.
 input  logic clk_i,
 input  logic rst_ni,

@@ -8,6 +8,8 @@
 
 use crate::error::Error;
 pub use crate::testbench::Evaluator;
+
+pub mod input;
 use crate::testbench::Testbench;
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::Profile;
@@ -48,6 +50,12 @@ macro_rules! __declare_units {
             const TABLES: &[fn() -> &'static PortTable] =
                 &[$(<$unit::$Tb as Testbench>::table),*];
             TABLES.iter().map(|t| t())
+        }
+
+        /// Every unit's generated RTL include, `rtl/<unit>/<unit>_enc.svh`:
+        /// (unit, text), in [`UNITS`] order.
+        pub fn enc_svh_files() -> Vec<(&'static str, String)> {
+            vec![$((stringify!($unit), gpucosim_model::$unit::sv::enc_svh())),*]
         }
 
         #[cfg(test)]
@@ -115,8 +123,21 @@ pub fn evaluator(unit: &str, profile: Profile) -> crate::error::Result<Evaluator
     crate::with_testbench!(unit, B => Ok(B::evaluator(profile)))
 }
 
+/// A result with the index of its request (`"request": n`, the request's
+/// position in a batch or a stream, 0 for a lone request).
+fn indexed(v: serde_json::Value, n: usize) -> serde_json::Value {
+    match v {
+        serde_json::Value::Object(mut m) => {
+            m.insert("request".into(), n.into());
+            serde_json::Value::Object(m)
+        }
+        other => serde_json::json!({"request": n, "result": other}),
+    }
+}
+
 /// Applies `one` to a request, or to each request of an array (in order,
-/// naming the failing request's index in the error).
+/// naming the failing request's index in the error); each result carries
+/// its request's index.
 pub(crate) fn each_request(
     input: &serde_json::Value,
     mut one: impl FnMut(&serde_json::Value) -> Result<serde_json::Value, String>,
@@ -125,10 +146,14 @@ pub(crate) fn each_request(
         serde_json::Value::Array(reqs) => reqs
             .iter()
             .enumerate()
-            .map(|(i, r)| one(r).map_err(|e| format!("request {i}: {}", clip(&e))))
+            .map(|(i, r)| {
+                one(r)
+                    .map(|v| indexed(v, i))
+                    .map_err(|e| format!("request {i}: {}", clip(&e)))
+            })
             .collect::<Result<Vec<_>, _>>()
             .map(serde_json::Value::Array),
-        other => one(other).map_err(|e| clip(&e)),
+        other => one(other).map(|v| indexed(v, 0)).map_err(|e| clip(&e)),
     }
 }
 
@@ -185,13 +210,19 @@ pub fn clip(msg: &str) -> String {
 /// `gpucosim eval`: reads requests from `input` one at a time — one JSON
 /// value, a JSON array of them, or a sequence of them (JSON lines) — and
 /// writes each result to `out` as soon as it is computed, so neither side
-/// is ever held in memory whole. A bad request stops the stream with an
-/// error naming its index (the results before it are written).
+/// is ever held in memory whole. Each result carries its request's index
+/// (`"request"`). A bad request stops the stream with an error naming its
+/// index (the results before it are written).
+///
+/// Output: one request's result is printed indented, an array's results
+/// as an indented array, JSON lines as one compact result per line; with
+/// `compact`, every result is one compact line whatever the input's shape.
 pub fn eval_stream(
     unit: &str,
     profile: gpucosim_model::Profile,
     input: impl std::io::Read,
     out: &mut dyn std::io::Write,
+    compact: bool,
 ) -> crate::error::Result<()> {
     use crate::error::Error;
     use serde::de::{Deserializer as _, Error as _, SeqAccess, Visitor};
@@ -229,6 +260,7 @@ pub fn eval_stream(
             e: &'a mut Evaluator,
             out: &'a mut dyn std::io::Write,
             n: usize,
+            compact: bool,
             failed: Option<Error>,
         }
         impl<'de> Visitor<'de> for &mut Each<'_> {
@@ -241,10 +273,17 @@ pub fn eval_stream(
                     let r = (self.e)(&req)
                         .map_err(|m| Error::Input(format!("request {}: {}", self.n, clip(&m))));
                     let w = r.and_then(|v| {
-                        let sep = if self.n == 0 { "[\n" } else { ",\n" };
-                        let text = serde_json::to_string_pretty(&v).expect("JSON values serialise");
-                        write!(self.out, "{sep}{text}")
-                            .map_err(|err| Error::Env(format!("eval output: {err}")))
+                        let v = indexed(v, self.n);
+                        let written = if self.compact {
+                            let text = serde_json::to_string(&v).expect("JSON values serialise");
+                            writeln!(self.out, "{text}").and_then(|()| self.out.flush())
+                        } else {
+                            let sep = if self.n == 0 { "[\n" } else { ",\n" };
+                            let text =
+                                serde_json::to_string_pretty(&v).expect("JSON values serialise");
+                            write!(self.out, "{sep}{text}")
+                        };
+                        written.map_err(|err| Error::Env(format!("eval output: {err}")))
                     });
                     if let Err(err) = w {
                         self.failed = Some(err);
@@ -259,6 +298,7 @@ pub fn eval_stream(
             e: &mut e,
             out,
             n: 0,
+            compact,
             failed: None,
         };
         let mut de = serde_json::Deserializer::from_reader(input);
@@ -268,14 +308,18 @@ pub fn eval_stream(
             return Err(err);
         }
         r.and_then(|()| de.end()).map_err(bad_json)?;
-        let close = if each.n == 0 { "[]\n" } else { "\n]\n" };
+        let close = match (compact, each.n) {
+            (true, _) => "",
+            (false, 0) => "[]\n",
+            (false, _) => "\n]\n",
+        };
         each.out.write_all(close.as_bytes()).map_err(io)?;
         return each.out.flush().map_err(io);
     }
     let mut values = serde_json::Deserializer::from_reader(input).into_iter::<serde_json::Value>();
     // One value in: its result pretty-printed. Several (JSON lines): one
     // compact result per line, each written when computed.
-    let mut lines = false;
+    let mut lines = compact;
     let mut pending: Option<serde_json::Value> = None;
     let mut n = 0usize;
     loop {
@@ -298,7 +342,12 @@ pub fn eval_stream(
             }
         });
         match r {
-            Ok(v) => pending = Some(v),
+            // Compact output needs no look-ahead: the result goes out now.
+            Ok(v) if compact => {
+                let text = serde_json::to_string(&indexed(v, n)).expect("JSON values serialise");
+                writeln!(out, "{text}").map_err(io)?;
+            }
+            Ok(v) => pending = Some(indexed(v, n)),
             Err(err) => {
                 let _ = out.flush();
                 return Err(err);
@@ -310,4 +359,88 @@ pub fn eval_stream(
         }
     }
     out.flush().map_err(io)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// `eval` of a unit on an input held in memory, the error as its text.
+    pub(crate) fn eval_str(
+        unit: &str,
+        profile: Profile,
+        input: &serde_json::Value,
+    ) -> Result<serde_json::Value, String> {
+        eval_json(unit, profile, input).map_err(|e| e.to_string())
+    }
+
+    /// A number field of each unit, as a request with the value `v`.
+    fn requests(v: serde_json::Value) -> [(&'static str, serde_json::Value, &'static str); 3] {
+        [
+            (
+                "ta",
+                json!({"instr": "buffer_load_dword", "vsharp": "0x0", "soffset": v}),
+                "`soffset`: ",
+            ),
+            ("lds", json!({"op": "ds_read_b32", "m0": v}), "`m0`: "),
+            ("waitcnt", json!({"decode": v}), "`decode`: "),
+        ]
+    }
+
+    /// Every unit reads numbers by the one rule, with the same messages:
+    /// decimal and `0x` strings and JSON numbers are numbers; negative
+    /// numbers, fractions, booleans, `null` and malformed strings are
+    /// refused alike.
+    #[test]
+    fn every_unit_reads_numbers_alike() {
+        for good in [json!(7), json!("7"), json!("0x7"), json!("0X0_7")] {
+            for (unit, req, _) in requests(good.clone()) {
+                for &(p, _) in gpucosim_model::profile::PROFILES {
+                    eval_json(unit, p, &req).unwrap_or_else(|e| panic!("{unit} {good}: {e}"));
+                }
+            }
+        }
+        for bad in [
+            json!(-1),
+            json!("-1"),
+            json!(1.5),
+            json!(true),
+            json!(null),
+            json!("0xzz"),
+            json!("1_"),
+            json!(""),
+            json!([1]),
+            json!("0x1_0000_0000"),
+        ] {
+            let mut msgs = Vec::new();
+            for (unit, req, prefix) in requests(bad.clone()) {
+                let e = eval_json(unit, Profile::Gfx9, &req)
+                    .unwrap_err()
+                    .to_string();
+                let rest = e.split_once(prefix).map(|x| x.1.to_string());
+                msgs.push(rest.unwrap_or_else(|| panic!("{unit} {bad}: {e}")));
+            }
+            assert!(msgs.iter().all(|m| *m == msgs[0]), "{bad}: {msgs:?}");
+        }
+    }
+
+    /// Results carry their request's index.
+    #[test]
+    fn results_carry_their_index() {
+        let r = eval_json(
+            "waitcnt",
+            Profile::Gfx9,
+            &json!([{"decode": 1}, {"decode": 2}]),
+        )
+        .unwrap();
+        assert_eq!((&r[0]["request"], &r[1]["request"]), (&json!(0), &json!(1)));
+        let e = eval_json(
+            "waitcnt",
+            Profile::Gfx9,
+            &json!([{"decode": 1}, {"decode": -2}]),
+        )
+        .unwrap_err();
+        assert!(e.to_string().starts_with("request 1: "), "{e}");
+    }
 }

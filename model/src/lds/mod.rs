@@ -8,13 +8,15 @@
 //!   instruction, then arbitrate and commit per BUSY cycle), also what
 //!   `eval` runs;
 //! - [`cycle`]: [`LdsModel`], the cycle model run against the RTL;
-//! - [`cover`]: the functional-coverage bins.
+//! - [`cover`]: the functional-coverage bins;
+//! - [`sv`]: the RTL package's generated encodings (`rtl/lds/lds_enc.svh`).
 
 pub mod cover;
 pub mod cycle;
 pub mod isa;
 pub mod params;
 pub mod ports;
+pub mod sv;
 pub mod tlm;
 
 pub use self::cycle::LdsModel;

@@ -15,8 +15,9 @@ pub const NSLOTS: usize = LANES * SLOTS;
 /// Dwords of the largest RAM (128 KiB).
 pub const RAM_DWORDS: usize = 32 * 1024;
 
-/// One instruction with the wave state it is issued with.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One instruction with the wave state it is issued with (serialised as
+/// the `lds` transactions of repro bundles carry it).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Request {
     /// `op_i` code (`super::isa`).
     pub op: u8,
@@ -39,10 +40,13 @@ pub struct Request {
     /// Allocation size in bytes (18 bits).
     pub lds_size: u32,
     /// Per-lane address VGPR.
+    #[serde(with = "crate::serde_fmt::lanes")]
     pub addr: [u32; LANES],
     /// Per-lane DATA0.
+    #[serde(with = "crate::serde_fmt::lanes")]
     pub data0: [u64; LANES],
     /// Per-lane DATA1.
+    #[serde(with = "crate::serde_fmt::lanes")]
     pub data1: [u64; LANES],
 }
 

@@ -12,13 +12,17 @@
 //! A code without an entry (gfx11 codes 64 and up, which the 7-bit MTBUF field
 //! can carry) is an invalid format.
 
-use super::params::{FormatEncoding, RangeRule, SwizzleEncoding, TaParams};
+use super::params::{FormatEncoding, SwizzleEncoding, TaParams};
 use crate::profile::Profile;
+use serde::{Deserialize, Serialize};
 
 /// Lanes of a wave64.
 pub const LANES: usize = 64;
 /// Byte addresses are 48 bits.
 pub const ADDR_MASK: u64 = (1 << 48) - 1;
+
+/// `SH_MEM_CONFIG.alignment_mode` values (`align_mode_i`), by code.
+pub const ALIGN_MODES: [&str; 4] = ["dword", "dword_strict", "strict", "unaligned"];
 
 /// Instruction kind (`kind_i`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +44,19 @@ impl Kind {
             1 => Kind::MubufFormat,
             _ => Kind::Mtbuf,
         }
+    }
+}
+
+/// Serialised as its `kind_i` code.
+impl Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u8(*self as u8)
+    }
+}
+
+impl<'de> Deserialize<'de> for Kind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Kind, D::Error> {
+        u8::deserialize(d).map(|b| Kind::from_bits(b.into()))
     }
 }
 
@@ -72,10 +89,26 @@ impl Op {
     }
 }
 
-/// One buffer instruction, as presented on the request ports.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Serialised as its `op_i` code.
+impl Serialize for Op {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u8(*self as u8)
+    }
+}
+
+impl<'de> Deserialize<'de> for Op {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Op, D::Error> {
+        u8::deserialize(d).map(|b| Op::from_bits(b.into()))
+    }
+}
+
+/// One buffer instruction, as presented on the request ports (serialised
+/// as the `ta` transactions of repro bundles carry it: `kind` and `op` by
+/// their port codes, the V# as hex).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Instr {
     /// The 128-bit V#.
+    #[serde(with = "crate::serde_fmt::hex128")]
     pub vsharp: u128,
     /// Kind.
     pub kind: Kind,
@@ -100,8 +133,10 @@ pub struct Instr {
     /// Exec mask.
     pub exec: u64,
     /// Per-lane index VGPR.
+    #[serde(with = "crate::serde_fmt::lanes")]
     pub vindex: [u32; LANES],
     /// Per-lane offset VGPR.
+    #[serde(with = "crate::serde_fmt::lanes")]
     pub voffset: [u32; LANES],
 }
 
@@ -149,44 +184,136 @@ pub struct Vsharp {
     pub rtype: u32,
 }
 
-#[inline]
-const fn bits(v: u128, lo: u32, width: u32) -> u32 {
-    ((v >> lo) & ((1u128 << width) - 1)) as u32
+/// A field of the V# (SPEC §1.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VsField {
+    /// base.
+    Base,
+    /// stride.
+    Stride,
+    /// gfx9 cache_swizzle.
+    CacheSwizzle,
+    /// gfx9 swizzle_en; gfx11 swizzle_enable.
+    Swizzle,
+    /// num_records.
+    NumRecords,
+    /// dst_sel_x/y/z/w (3 bits each, x lowest).
+    DstSel,
+    /// gfx9 nfmt.
+    Nfmt,
+    /// gfx9 dfmt; gfx11 FORMAT.
+    Format,
+    /// gfx9 elem_size.
+    ElemSize,
+    /// index_stride.
+    IndexStride,
+    /// add_tid.
+    AddTid,
+    /// gfx11 oob_select.
+    OobSelect,
+    /// type.
+    Type,
+}
+
+impl VsField {
+    /// Every field, in [`VsLayout`] order.
+    pub const ALL: [VsField; 13] = [
+        VsField::Base,
+        VsField::Stride,
+        VsField::CacheSwizzle,
+        VsField::Swizzle,
+        VsField::NumRecords,
+        VsField::DstSel,
+        VsField::Nfmt,
+        VsField::Format,
+        VsField::ElemSize,
+        VsField::IndexStride,
+        VsField::AddTid,
+        VsField::OobSelect,
+        VsField::Type,
+    ];
+}
+
+/// Where a profile's V# keeps each field: its lowest bit and width, width
+/// 0 for a field the profile does not have. One table per profile
+/// (`TaParams::vsharp`), read by [`Vsharp::decode`], [`VsharpFields::encode`]
+/// and the RTL (`rtl/ta/ta_enc.svh`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VsLayout {
+    /// (lowest bit, width) per field, in [`VsField::ALL`] order.
+    at: [(u8, u8); 13],
+}
+
+impl VsLayout {
+    /// The layout of the listed fields (the others absent).
+    pub const fn new(fields: &[(VsField, u32, u32)]) -> VsLayout {
+        let mut at = [(0u8, 0u8); 13];
+        let mut i = 0;
+        while i < fields.len() {
+            let (f, lo, w) = fields[i];
+            assert!(lo + w <= 128);
+            at[f as usize] = (lo as u8, w as u8);
+            i += 1;
+        }
+        VsLayout { at }
+    }
+    /// Lowest bit of `f` (0 when absent).
+    #[inline]
+    pub const fn lo(&self, f: VsField) -> u32 {
+        self.at[f as usize].0 as u32
+    }
+    /// Width of `f` in bits (0 when absent).
+    #[inline]
+    pub const fn width(&self, f: VsField) -> u32 {
+        self.at[f as usize].1 as u32
+    }
+    /// Field `f` of V# `v` (0 when absent).
+    #[inline]
+    pub const fn get(&self, v: u128, f: VsField) -> u64 {
+        let (lo, w) = self.at[f as usize];
+        ((v >> lo) & ((1u128 << w) - 1)) as u64
+    }
+    /// `x` (truncated to the width) placed in field `f` (0 when absent).
+    #[inline]
+    pub const fn put(&self, f: VsField, x: u64) -> u128 {
+        let (lo, w) = self.at[f as usize];
+        ((x as u128) & ((1u128 << w) - 1)) << lo
+    }
 }
 
 impl Vsharp {
     /// Decodes `v` for `profile`.
     pub fn decode(profile: Profile, v: u128) -> Vsharp {
+        use VsField as F;
         let p = TaParams::of(profile);
+        let l = &p.vsharp;
+        let get = |f| l.get(v, f) as u32;
         let swizzle_es = match p.swizzle {
             SwizzleEncoding::EnableBitElemSize => {
-                (bits(v, 63, 1) == 1).then(|| 2u32 << bits(v, 115, 2))
+                (get(F::Swizzle) == 1).then(|| 2u32 << get(F::ElemSize))
             }
-            SwizzleEncoding::EnableEs => match bits(v, 62, 2) {
+            SwizzleEncoding::EnableEs => match get(F::Swizzle) {
                 1 => Some(4),
                 3 => Some(16),
                 _ => None,
             },
         };
         let format_es = match p.format {
-            FormatEncoding::DfmtNfmt => GFX9_DFMT[bits(v, 111, 4) as usize].elem_bytes(),
+            FormatEncoding::DfmtNfmt => GFX9_DFMT[get(F::Format) as usize].elem_bytes(),
             FormatEncoding::Unified => {
-                gfx11_format(bits(v, 108, 6)).and_then(|(d, _)| d.elem_bytes())
+                gfx11_format(get(F::Format)).and_then(|(d, _)| d.elem_bytes())
             }
         };
         Vsharp {
-            base: (v as u64) & ADDR_MASK,
-            stride: bits(v, 48, 14),
-            num_records: bits(v, 64, 32),
+            base: l.get(v, F::Base) & ADDR_MASK,
+            stride: get(F::Stride),
+            num_records: get(F::NumRecords),
             swizzle_es,
-            index_stride: 8 << bits(v, 117, 2),
-            add_tid: bits(v, 119, 1) == 1,
+            index_stride: 8 << get(F::IndexStride),
+            add_tid: get(F::AddTid) == 1,
             format_es,
-            oob_select: match p.range {
-                RangeRule::OobSelect => bits(v, 124, 2),
-                RangeRule::Gfx9 => 0,
-            },
-            rtype: bits(v, 126, 2),
+            oob_select: get(F::OobSelect),
+            rtype: get(F::Type),
         }
     }
 }
@@ -232,35 +359,33 @@ pub struct VsharpFields {
 }
 
 impl VsharpFields {
-    /// Encodes the fields as a 128-bit V# for `profile`.
+    /// Encodes the fields as a 128-bit V# for `profile` (a field the
+    /// profile does not have is dropped).
     pub fn encode(&self, profile: Profile) -> u128 {
-        let put = |x: u64, lo: u32, w: u32| ((x as u128) & ((1u128 << w) - 1)) << lo;
-        let p = TaParams::of(profile);
-        let mut v = put(self.base, 0, 48)
-            | put(self.stride as u64, 48, 14)
-            | put(self.num_records as u64, 64, 32)
-            | put(self.dst_sel as u64, 96, 12)
-            | put(self.index_stride as u64, 117, 2)
-            | put(self.add_tid as u64, 119, 1)
-            | put(self.rtype as u64, 126, 2);
-        v |= match p.swizzle {
-            SwizzleEncoding::EnableBitElemSize => {
-                put(self.swizzle as u64, 63, 1)
-                    | put(self.cache_swizzle as u64, 62, 1)
-                    | put(self.elem_size as u64, 115, 2)
-            }
-            SwizzleEncoding::EnableEs => put(self.swizzle as u64, 62, 2),
-        };
-        v |= match p.format {
-            FormatEncoding::DfmtNfmt => {
-                put(self.format as u64, 111, 4) | put(self.nfmt as u64, 108, 3)
-            }
-            FormatEncoding::Unified => put(self.format as u64, 108, 6),
-        };
-        if p.range == RangeRule::OobSelect {
-            v |= put(self.oob_select as u64, 124, 2);
+        let l = &TaParams::of(profile).vsharp;
+        VsField::ALL
+            .iter()
+            .map(|&f| l.put(f, self.get(f)))
+            .fold(0, |v, x| v | x)
+    }
+
+    /// The value of field `f`.
+    pub fn get(&self, f: VsField) -> u64 {
+        match f {
+            VsField::Base => self.base,
+            VsField::Stride => self.stride.into(),
+            VsField::CacheSwizzle => self.cache_swizzle.into(),
+            VsField::Swizzle => self.swizzle.into(),
+            VsField::NumRecords => self.num_records.into(),
+            VsField::DstSel => self.dst_sel.into(),
+            VsField::Nfmt => self.nfmt.into(),
+            VsField::Format => self.format.into(),
+            VsField::ElemSize => self.elem_size.into(),
+            VsField::IndexStride => self.index_stride.into(),
+            VsField::AddTid => self.add_tid.into(),
+            VsField::OobSelect => self.oob_select.into(),
+            VsField::Type => self.rtype.into(),
         }
-        v
     }
 }
 

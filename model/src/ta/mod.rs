@@ -8,13 +8,15 @@
 //! - [`tlm`]: the transaction level (per-lane addresses, range checks,
 //!   alignment, pieces and the coalescer), pure functions, also behind `eval`;
 //! - [`cycle`]: [`TaModel`], the cycle model run against the RTL;
-//! - [`cover`]: the functional-coverage bins.
+//! - [`cover`]: the functional-coverage bins;
+//! - [`sv`]: the RTL package's generated encodings (`rtl/ta/ta_enc.svh`).
 
 pub mod cover;
 pub mod cycle;
 pub mod isa;
 pub mod params;
 pub mod ports;
+pub mod sv;
 pub mod tlm;
 
 pub use self::cycle::{read_instr, write_instr, write_lanes, TaModel};

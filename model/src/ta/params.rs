@@ -1,7 +1,38 @@
 //! The `ta` unit's parameters per profile: V# encoding, range rule and
 //! cache line (SPEC §1, `docs/ta.md`).
 
+use super::isa::{VsField as F, VsLayout};
 use crate::profile::{one_row_each, Profile};
+
+/// gfx9's V# (seed `002`, SPEC §1.1).
+pub const GFX9_VSHARP: VsLayout = VsLayout::new(&[
+    (F::Base, 0, 48),
+    (F::Stride, 48, 14),
+    (F::CacheSwizzle, 62, 1),
+    (F::Swizzle, 63, 1),
+    (F::NumRecords, 64, 32),
+    (F::DstSel, 96, 12),
+    (F::Nfmt, 108, 3),
+    (F::Format, 111, 4),
+    (F::ElemSize, 115, 2),
+    (F::IndexStride, 117, 2),
+    (F::AddTid, 119, 1),
+    (F::Type, 126, 2),
+]);
+
+/// gfx11's V# (SPEC §1.1).
+pub const GFX11_VSHARP: VsLayout = VsLayout::new(&[
+    (F::Base, 0, 48),
+    (F::Stride, 48, 14),
+    (F::Swizzle, 62, 2),
+    (F::NumRecords, 64, 32),
+    (F::DstSel, 96, 12),
+    (F::Format, 108, 6),
+    (F::IndexStride, 117, 2),
+    (F::AddTid, 119, 1),
+    (F::OobSelect, 124, 2),
+    (F::Type, 126, 2),
+]);
 
 /// The parameter table: one row per profile.
 pub const PARAMS: &[(Profile, TaParams)] = &[
@@ -9,6 +40,7 @@ pub const PARAMS: &[(Profile, TaParams)] = &[
         Profile::Gfx9,
         TaParams {
             line_bytes: 64,
+            vsharp: GFX9_VSHARP,
             swizzle: SwizzleEncoding::EnableBitElemSize,
             format: FormatEncoding::DfmtNfmt,
             range: RangeRule::Gfx9,
@@ -18,6 +50,7 @@ pub const PARAMS: &[(Profile, TaParams)] = &[
         Profile::Gfx11,
         TaParams {
             line_bytes: 128,
+            vsharp: GFX11_VSHARP,
             swizzle: SwizzleEncoding::EnableEs,
             format: FormatEncoding::Unified,
             range: RangeRule::OobSelect,
@@ -39,6 +72,8 @@ impl TaParams {
 pub struct TaParams {
     /// Texture-cache line size in bytes.
     pub line_bytes: u32,
+    /// Where the V# keeps each field.
+    pub vsharp: VsLayout,
     /// Swizzle fields of the V#.
     pub swizzle: SwizzleEncoding,
     /// Format field of the V# (used by MUBUF `*_FORMAT_*`) and of MTBUF.

@@ -9,13 +9,15 @@
 //!   `s_waitcnt_vscnt`);
 //! - [`tlm`]: what one instruction of each class counts on;
 //! - [`cycle`]: [`WaitcntModel`], the cycle-level scoreboard of 16 waves;
-//! - [`cover`]: the functional-coverage bins.
+//! - [`cover`]: the functional-coverage bins;
+//! - [`sv`]: the RTL package's generated encodings (`rtl/waitcnt/waitcnt_enc.svh`).
 
 pub mod cover;
 pub mod cycle;
 pub mod isa;
 pub mod params;
 pub mod ports;
+pub mod sv;
 pub mod tlm;
 
 pub use cycle::{ErrCode, WaitcntModel, RET_CHANNELS, WAVES};
@@ -24,4 +26,4 @@ pub use isa::{
     COUNTERS,
 };
 pub use params::WaitcntParams;
-pub use tlm::Incr;
+pub use tlm::{Incr, Order};

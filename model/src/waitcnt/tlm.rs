@@ -58,6 +58,45 @@ impl Class {
     }
 }
 
+/// A group of instructions that return in issue order among themselves on
+/// one counter (SPEC §3.1's ordering classes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Order {
+    /// Vector memory on VM_CNT: gfx9 loads, stores and atomics together;
+    /// gfx11 loads and atomics with return.
+    Vm,
+    /// gfx11 VS_CNT: stores and atomics without return.
+    Vs,
+    /// LDS on LGKM_CNT.
+    Lds,
+    /// Exports on EXP_CNT.
+    Exp,
+}
+
+impl Class {
+    /// The group this class returns in order with on `counter`, or `None`
+    /// when its returns on that counter may come in any order relative to
+    /// every other instruction (SMEM, `s_sendmsg`, GDS, FLAT's LGKM part,
+    /// and, as the SPEC does not order them, gfx11's LDS parameter loads),
+    /// or when it does not count on `counter`.
+    pub fn order(self, counter: super::isa::Counter, profile: Profile) -> Option<Order> {
+        use super::isa::Counter;
+        if self.incr(profile)[counter as usize] == 0 {
+            return None;
+        }
+        match (self, counter) {
+            (
+                Class::VmemLoad | Class::VmemStore | Class::FlatLoad | Class::FlatStore,
+                Counter::Vm,
+            ) => Some(Order::Vm),
+            (Class::VmemStore | Class::FlatStore, Counter::Vs) => Some(Order::Vs),
+            (Class::Lds, Counter::Lgkm) => Some(Order::Lds),
+            (Class::Export, Counter::Exp) => Some(Order::Exp),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,5 +121,30 @@ mod tests {
         assert_eq!(Class::LdsParam.incr(Gfx11), [0, 0, 1, 0]);
         assert!(!Class::LdsDirect.legal(Gfx9));
         assert_eq!(Class::LdsDirect.incr(Gfx9), [0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn spec_3_1_ordering_classes() {
+        use super::super::isa::Counter::*;
+        use Profile::*;
+        // gfx9: vector memory in one order on VM; gfx11: stores apart on VS.
+        assert_eq!(Class::VmemStore.order(Vm, Gfx9), Some(Order::Vm));
+        assert_eq!(Class::FlatLoad.order(Vm, Gfx11), Some(Order::Vm));
+        assert_eq!(Class::VmemStore.order(Vm, Gfx11), None);
+        assert_eq!(Class::FlatStore.order(Vs, Gfx11), Some(Order::Vs));
+        // LGKM: LDS in order among LDS; SMEM, messages, GDS and FLAT any order.
+        assert_eq!(Class::Lds.order(Lgkm, Gfx9), Some(Order::Lds));
+        for c in [
+            Class::Smem1,
+            Class::Smem2,
+            Class::Sendmsg,
+            Class::Gds,
+            Class::FlatLoad,
+        ] {
+            assert_eq!(c.order(Lgkm, Gfx11), None, "{c:?}");
+        }
+        // EXP: exports in order; GDS in any order with them.
+        assert_eq!(Class::Export.order(Exp, Gfx9), Some(Order::Exp));
+        assert_eq!(Class::Gds.order(Exp, Gfx9), None);
     }
 }

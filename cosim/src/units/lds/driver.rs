@@ -31,21 +31,22 @@ impl LdsDriver {
     }
 
     fn apply(t: &LdsTxn, inp: &mut [u32]) {
+        let r = &t.req;
         P::req_valid_i.set(inp, 1);
-        P::op_i.set(inp, u64::from(t.op));
-        P::wave64_i.set(inp, u64::from(t.wave64));
-        P::wgp_i.set(inp, u64::from(t.wgp));
-        P::unaligned_i.set(inp, u64::from(t.unaligned));
-        P::exec_i.set(inp, t.exec);
-        P::offset0_i.set(inp, u64::from(t.offset0));
-        P::offset1_i.set(inp, u64::from(t.offset1));
-        P::m0_i.set(inp, u64::from(t.m0));
-        P::lds_base_i.set(inp, u64::from(t.lds_base));
-        P::lds_size_i.set(inp, u64::from(t.lds_size));
+        P::op_i.set(inp, u64::from(r.op));
+        P::wave64_i.set(inp, u64::from(r.wave64));
+        P::wgp_i.set(inp, u64::from(r.wgp));
+        P::unaligned_i.set(inp, u64::from(r.unaligned));
+        P::exec_i.set(inp, r.exec);
+        P::offset0_i.set(inp, u64::from(r.offset0));
+        P::offset1_i.set(inp, u64::from(r.offset1));
+        P::m0_i.set(inp, u64::from(r.m0));
+        P::lds_base_i.set(inp, u64::from(r.lds_base));
+        P::lds_size_i.set(inp, u64::from(r.lds_size));
         for l in 0..LANES {
-            P::addr_i.set_elem(inp, l, u64::from(t.addr.get(l).copied().unwrap_or(0)));
-            P::data0_i.set_elem(inp, l, t.data0.get(l).copied().unwrap_or(0));
-            P::data1_i.set_elem(inp, l, t.data1.get(l).copied().unwrap_or(0));
+            P::addr_i.set_elem(inp, l, u64::from(r.addr[l]));
+            P::data0_i.set_elem(inp, l, r.data0[l]);
+            P::data1_i.set_elem(inp, l, r.data1[l]);
         }
     }
 }

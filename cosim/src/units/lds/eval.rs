@@ -2,203 +2,210 @@
 //! (`docs/lds.md`, section "`gpucosim eval --unit lds`").
 
 use crate::testbench::Evaluator;
+use crate::units::input::{at, from_value, Lanes, U};
 use gpucosim_model::lds::isa::{self, PLAIN_NAMES};
 use gpucosim_model::lds::tlm::{geometry, Lds, Request, LANES, SLOTS};
 use gpucosim_model::Profile;
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
 
-const FIELDS: &[&str] = &[
-    "op",
-    "wave64",
-    "mode",
-    "unaligned",
-    "exec",
-    "addr",
-    "data0",
-    "data1",
-    "offset",
-    "offset0",
-    "offset1",
-    "m0",
-    "lds_size",
-    "lds_base",
-    "memory",
-];
-
-fn num(v: &Value, what: &str) -> Result<u64, String> {
-    match v {
-        Value::Number(n) => n
-            .as_u64()
-            .ok_or_else(|| format!("`{what}`: expected a non-negative integer, got {n}")),
-        Value::String(s) => {
-            let t = s.trim().replace('_', "");
-            let r = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-                Some(h) => u64::from_str_radix(h, 16),
-                None => t.parse::<u64>(),
-            };
-            r.map_err(|_| {
-                format!("`{what}`: `{s}` is not a non-negative number (decimal or 0x hex)")
-            })
-        }
-        _ => Err(format!(
-            "`{what}` must be a number or a numeric string, got {v}"
-        )),
-    }
+/// A request (`docs/lds.md`): typed by serde, numbers by the one number
+/// rule ([`U`]), flags `true`/`false`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Req {
+    op: Option<String>,
+    #[serde(default = "yes")]
+    wave64: bool,
+    #[serde(default)]
+    mode: Mode,
+    #[serde(default)]
+    unaligned: bool,
+    exec: Option<U<64>>,
+    addr: Option<Lanes<32>>,
+    data0: Option<Lanes<64>>,
+    data1: Option<Lanes<64>>,
+    offset: Option<U<16>>,
+    offset0: Option<U<8>>,
+    offset1: Option<U<8>>,
+    m0: Option<U<32>>,
+    lds_size: Option<U<32>>,
+    lds_base: Option<U<32>>,
+    memory: Option<BTreeMap<String, U<32>>>,
+    #[serde(default)]
+    dump: bool,
 }
 
-fn bounded(v: &Value, what: &str, max: u64) -> Result<u64, String> {
-    let n = num(v, what)?;
-    if n > max {
-        return Err(format!("`{what}` = {n} is out of range (at most {max})"));
-    }
-    Ok(n)
+fn yes() -> bool {
+    true
 }
 
-fn per_lane(v: Option<&Value>, what: &str, max: u64) -> Result<[u64; LANES], String> {
-    let mut out = [0u64; LANES];
-    match v {
-        None => {}
-        Some(Value::Array(a)) => {
-            if a.len() > LANES {
-                return Err(format!("`{what}` has {} entries, at most {LANES}", a.len()));
-            }
-            for (l, x) in a.iter().enumerate() {
-                out[l] = bounded(x, &format!("{what}[{l}]"), max)?;
-            }
-        }
-        Some(x) => out = [bounded(x, what, max)?; LANES],
-    }
-    Ok(out)
+/// gfx11's LDS mode.
+#[derive(Deserialize, Default, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum Mode {
+    #[default]
+    Wgp,
+    Cu,
 }
+
+/// The allocation granularity of `lds_base`, in bytes.
+const BASE_BYTES: u32 = 256;
 
 fn hex(v: u128) -> String {
     format!("{v:#x}")
 }
 
-fn parse_request(profile: Profile, v: &Value) -> Result<(Request, Vec<(u32, u32)>), String> {
-    let o = v.as_object().ok_or("each request must be a JSON object")?;
-    if let Some(k) = o.keys().find(|k| !FIELDS.contains(&k.as_str())) {
-        return Err(format!(
-            "unknown field `{k}` (expected: {})",
-            FIELDS.join(", ")
-        ));
-    }
-    let name = o
-        .get("op")
-        .and_then(Value::as_str)
+/// A parsed request: the model's request, the dwords to preload
+/// (relative dword address, value) and whether to dump the RAM.
+struct Parsed {
+    req: Request,
+    memory: Vec<(u32, u32)>,
+    dump: bool,
+}
+
+fn parse_request(profile: Profile, v: &Value) -> Result<Parsed, String> {
+    let q: Req = from_value(v, "")?;
+    let name = q
+        .op
+        .as_deref()
         .ok_or("missing `op` (an op name such as \"ds_read_b32\")")?;
     let code = isa::code_of(name).ok_or_else(|| {
         let plain: Vec<&str> = PLAIN_NAMES.iter().map(|(n, _)| *n).collect();
-        format!(
-            "unknown op `{name}` (expected one of {} or an atomic such as ds_add_rtn_u32, ds_cmpst_b32)",
-            plain.join(", ")
+        at(
+            "op",
+            format!(
+                "unknown op `{name}` (expected one of {} or an atomic such as ds_add_rtn_u32, ds_cmpst_b32)",
+                plain.join(", ")
+            ),
         )
     })?;
     let gfx11 = profile.wave32();
-    let flag = |k: &str, d: bool| -> Result<bool, String> {
-        match o.get(k) {
-            None => Ok(d),
-            Some(Value::Bool(b)) => Ok(*b),
-            Some(x) => Err(format!("`{k}` must be true or false, got {x}")),
-        }
-    };
-    let wave64 = flag("wave64", true)?;
-    if !gfx11 && !wave64 {
-        return Err("gfx9 has no wave32 (`wave64` must be true)".into());
+    if !gfx11 && !q.wave64 {
+        return Err(at("wave64", "gfx9 has no wave32"));
     }
-    let wgp = match o.get("mode").map(|m| m.as_str()) {
-        None => true,
-        Some(Some("wgp")) => true,
-        Some(Some("cu")) if gfx11 => false,
-        Some(Some("cu")) => return Err("gfx9 has no CU/WGP mode (omit `mode`)".into()),
-        Some(_) => return Err("`mode` must be \"wgp\" or \"cu\"".into()),
-    };
+    if !gfx11 && q.mode == Mode::Cu {
+        return Err(at("mode", "gfx9 has no CU/WGP mode (omit `mode`)"));
+    }
+    let wgp = q.mode == Mode::Wgp;
     let (_, ram_dw) = geometry(profile, wgp);
+    let ram_bytes = ram_dw * 4;
+    let mode = if !gfx11 {
+        String::new()
+    } else if wgp {
+        " in WGP mode".into()
+    } else {
+        " in CU mode".into()
+    };
+    let nlanes = if q.wave64 { 64 } else { 32 };
+    let wave_mask = if q.wave64 { u64::MAX } else { 0xFFFF_FFFF };
     let mut r = Request {
         op: code,
-        wave64,
+        wave64: q.wave64,
         wgp,
-        unaligned: flag("unaligned", false)?,
-        exec: match o.get("exec") {
-            Some(x) => num(x, "exec")?,
-            None if wave64 => u64::MAX,
-            None => 0xFFFF_FFFF,
+        unaligned: q.unaligned,
+        exec: match q.exec {
+            Some(e) => e.at_most(wave_mask.into(), "exec", &format!(" for a wave{nlanes}"))? as u64,
+            None => wave_mask,
         },
         ..Request::default()
     };
-    if let Some(x) = o.get("offset") {
-        if o.contains_key("offset0") || o.contains_key("offset1") {
+    if let Some(off) = q.offset {
+        if q.offset0.is_some() || q.offset1.is_some() {
             return Err("give either `offset` or `offset0`/`offset1`, not both".into());
         }
-        let off = bounded(x, "offset", 0xFFFF)?;
-        r.offset0 = off as u8;
-        r.offset1 = (off >> 8) as u8;
+        r.offset0 = off.get() as u8;
+        r.offset1 = (off.get() >> 8) as u8;
     }
-    if let Some(x) = o.get("offset0") {
-        r.offset0 = bounded(x, "offset0", 255)? as u8;
+    if let Some(o) = q.offset0 {
+        r.offset0 = o.get() as u8;
     }
-    if let Some(x) = o.get("offset1") {
-        r.offset1 = bounded(x, "offset1", 255)? as u8;
+    if let Some(o) = q.offset1 {
+        r.offset1 = o.get() as u8;
     }
-    if let Some(x) = o.get("m0") {
-        r.m0 = bounded(x, "m0", u32::MAX.into())? as u32;
-    }
-    r.lds_size = match o.get("lds_size") {
-        Some(x) => bounded(x, "lds_size", 0x3FFFF)? as u32,
-        None => ram_dw * 4,
+    r.m0 = q.m0.map_or(0, U::u32);
+    r.lds_size = match q.lds_size {
+        Some(s) => s.at_most(ram_bytes.into(), "lds_size", &format!(" bytes, the LDS of {profile}{mode}"))? as u32,
+        None => ram_bytes,
     };
-    if let Some(x) = o.get("lds_base") {
-        r.lds_base = bounded(x, "lds_base (256-byte blocks)", 511)? as u16;
-    }
-    let addr = per_lane(o.get("addr"), "addr", u32::MAX.into())?;
-    for (dst, a) in r.addr.iter_mut().zip(addr) {
-        *dst = a as u32;
-    }
-    r.data0 = per_lane(o.get("data0"), "data0", u64::MAX)?;
-    r.data1 = per_lane(o.get("data1"), "data1", u64::MAX)?;
-    let mut mem = Vec::new();
-    match o.get("memory") {
-        None => {}
-        Some(Value::Object(m)) => {
-            for (k, x) in m {
-                let a = num(&Value::String(k.clone()), "memory address")?;
-                if a % 4 != 0 || a >= u64::from(ram_dw) * 4 {
-                    return Err(format!(
-                        "memory address {k} must be a dword-aligned byte address below {:#x}",
-                        ram_dw * 4
-                    ));
-                }
-                mem.push((
-                    a as u32,
-                    bounded(x, &format!("memory[{k}]"), u32::MAX.into())? as u32,
-                ));
-            }
+    if let Some(b) = q.lds_base {
+        let b = b.at_most(
+            (ram_bytes - BASE_BYTES).into(),
+            "lds_base",
+            &format!(", the last block of the LDS of {profile}{mode}"),
+        )? as u32;
+        if b % BASE_BYTES != 0 {
+            return Err(at(
+                "lds_base",
+                format!("{b:#x} is not a multiple of {BASE_BYTES} bytes (the allocation granularity)"),
+            ));
         }
-        Some(_) => return Err("`memory` must be an object of byte address → dword value".into()),
+        r.lds_base = (b / BASE_BYTES) as u16;
     }
-    Ok((r, mem))
+    if let Some(a) = &q.addr {
+        for (dst, v) in r.addr.iter_mut().zip(a.resolve(nlanes, "addr")?) {
+            *dst = v as u32;
+        }
+    }
+    if let Some(d) = &q.data0 {
+        for (dst, v) in r.data0.iter_mut().zip(d.resolve(nlanes, "data0")?) {
+            *dst = v as u64;
+        }
+    }
+    if let Some(d) = &q.data1 {
+        for (dst, v) in r.data1.iter_mut().zip(d.resolve(nlanes, "data1")?) {
+            *dst = v as u64;
+        }
+    }
+    let mut memory: Vec<(u32, u32)> = Vec::new();
+    for (k, x) in q.memory.iter().flatten() {
+        let path = format!("memory[{k}]");
+        let a = U::<32>::parse(k).map_err(|e| at(&path, format!("{e} (a byte address)")))?;
+        let a = a.at_most(
+            u128::from(r.lds_size.max(1) - 1),
+            &path,
+            ", the allocation's last byte (addresses are relative to `lds_base`)",
+        )? as u32;
+        if a % 4 != 0 {
+            return Err(at(&path, "not a dword-aligned byte address"));
+        }
+        if memory.iter().any(|&(d, _)| d == a / 4) {
+            return Err(at(&path, format!("address {a:#x} is given twice")));
+        }
+        memory.push((a / 4, x.u32()));
+    }
+    if r.lds_size == 0 {
+        if let Some(k) = q.memory.iter().flatten().next().map(|(k, _)| k) {
+            return Err(at(&format!("memory[{k}]"), "the allocation is empty (`lds_size` 0)"));
+        }
+    }
+    Ok(Parsed {
+        req: r,
+        memory,
+        dump: q.dump,
+    })
 }
 
 fn run_one(lds: &mut Lds, profile: Profile, v: &Value) -> Result<Value, String> {
-    let (r, mem) = parse_request(profile, v)?;
+    let Parsed { req: r, memory: mem, dump } = parse_request(profile, v)?;
     let (_, ram_dw) = geometry(profile, r.wgp);
     let phys =
         |dword: u32| ((u32::from(r.lds_base) * 64).wrapping_add(dword) & (ram_dw - 1)) as usize;
-    for &(a, x) in &mem {
-        lds.ram[phys(a / 4)] = x;
+    for &(d, x) in &mem {
+        lds.ram[phys(d)] = x;
     }
     let mut schedule = Vec::new();
     let cycles = lds.run(&r, |s| {
         let mut grants = Vec::new();
         for i in s.served() {
             let sl = s.slot(i);
-            grants.push(json!(format!(
-                "lane{}.k{} bank{} {:#x}",
-                i / SLOTS,
-                i % SLOTS,
-                sl.bank,
-                u64::from(sl.dword) * 4
-            )));
+            grants.push(json!({
+                "lane": i / SLOTS,
+                "slot": i % SLOTS,
+                "bank": sl.bank,
+                "addr": hex(u128::from(sl.dword) * 4),
+            }));
         }
         schedule.push(json!({
             "cycle": schedule.len() + 1,
@@ -240,14 +247,25 @@ fn run_one(lds: &mut Lds, profile: Profile, v: &Value) -> Result<Value, String> 
         .into_iter()
         .map(|(d, x)| (hex(u128::from(d) * 4), json!(hex(x.into()))))
         .collect();
-    Ok(json!({
+    let mut out = json!({
         "op": isa::name_of(info.code, profile).unwrap_or_else(|| "invalid".into()),
         "cycles": cycles,
         "memviol": hex(lds.out.memviol.into()),
         "lanes": lanes,
         "schedule": schedule,
         "memory": memory,
-    }))
+    });
+    if dump {
+        // Every non-zero dword of the mode's RAM, by physical byte address.
+        let ram: Map<String, Value> = lds.ram[..ram_dw as usize]
+            .iter()
+            .enumerate()
+            .filter(|(_, &x)| x != 0)
+            .map(|(p, &x)| (hex(p as u128 * 4), json!(hex(x.into()))))
+            .collect();
+        out["ram"] = Value::Object(ram);
+    }
+    Ok(out)
 }
 
 /// `gpucosim eval --unit lds` on `profile`: runs requests in order on one
@@ -262,21 +280,18 @@ pub fn evaluator(profile: Profile) -> Evaluator {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn eval_json(profile: Profile, input: &Value) -> Result<Value, String> {
-        crate::units::each_request(input, evaluator(profile))
-    }
+    use crate::units::tests::eval_str;
 
     #[test]
     fn eval_reports_spec_cycle_counts_and_atomics() {
-        let v = eval_json(
+        let v = eval_str("lds", 
             Profile::Gfx9,
             &json!({"op": "ds_read_b32", "addr": (0..64).map(|l| 8 * l).collect::<Vec<_>>()}),
         )
         .unwrap();
         assert_eq!(v["cycles"], 4, "stride 2 on 32 banks");
         assert_eq!(v["schedule"].as_array().unwrap().len(), 4);
-        let v = eval_json(
+        let v = eval_str("lds", 
             Profile::Gfx11,
             &json!([
                 {"op": "ds_write_b32", "addr": 16, "exec": 1, "data0": 7},
@@ -296,7 +311,7 @@ mod tests {
     #[test]
     fn eval_schedule_lists_only_the_cycles_grants() {
         let stride4: Vec<u32> = (0..64).map(|l| 16 * l).collect();
-        let v = eval_json(
+        let v = eval_str("lds", 
             Profile::Gfx9,
             &json!([
                 {"op": "ds_read_b32", "addr": stride4},
@@ -313,9 +328,7 @@ mod tests {
                 let grants = c["grants"].as_array().unwrap();
                 let mut seen = 0u64;
                 for g in grants {
-                    let g = g.as_str().unwrap();
-                    let lane: u32 = g[4..g.find('.').unwrap()].parse().unwrap();
-                    seen |= 1 << lane;
+                    seen |= 1 << g["lane"].as_u64().unwrap();
                 }
                 assert_eq!(seen, lanes, "cycle {}: {grants:?}", c["cycle"]);
                 total += grants.len();
@@ -324,6 +337,59 @@ mod tests {
             assert_eq!(total, 64, "{}: every slot granted once", r["op"]);
         }
         assert_eq!(v[0]["cycles"], 8, "stride 4 dwords on 32 banks");
+    }
+
+    /// A grant is an object: lane, slot, bank and the relative byte address
+    /// of the dword; per-lane fields take `{"lane": value}` maps.
+    #[test]
+    fn grants_are_objects_and_lanes_may_be_named() {
+        let v = eval_str("lds", 
+            Profile::Gfx9,
+            &json!({"op": "ds_read_b64", "exec": "0x10000000000", "addr": {"40": 8}}),
+        )
+        .unwrap();
+        assert_eq!(
+            v["schedule"][0]["grants"],
+            json!([
+                {"lane": 40, "slot": 0, "bank": 2, "addr": "0x8"},
+                {"lane": 40, "slot": 1, "bank": 3, "addr": "0xc"}
+            ])
+        );
+        assert_eq!(v["request"], 0);
+    }
+
+    /// `memory` lies within the allocation, `lds_size` within the RAM of
+    /// the mode, `lds_base` is in bytes (a multiple of 256) below the RAM's
+    /// end; `dump` shows every non-zero dword of the RAM by physical
+    /// address.
+    #[test]
+    fn allocation_bounds_and_the_ram_dump() {
+        for (p, bad, msg) in [
+            (Profile::Gfx9, json!({"lds_size": "0x10004"}), "`lds_size`: 0x10004 is out of range (at most 0x10000 bytes, the LDS of gfx9)"),
+            (Profile::Gfx11, json!({"lds_size": "0x10004", "mode": "cu"}), "CU mode"),
+            (Profile::Gfx9, json!({"lds_size": 64, "memory": {"0x40": 1}}), "`memory[0x40]`"),
+            (Profile::Gfx9, json!({"lds_base": 100}), "not a multiple of 256"),
+            (Profile::Gfx9, json!({"lds_base": "0x10000"}), "`lds_base`: 0x10000 is out of range"),
+            (Profile::Gfx11, json!({"wave64": false, "addr": {"32": 0}}), "`addr`: a value for lane 32"),
+            (Profile::Gfx11, json!({"wave64": false, "exec": "0x1_0000_0000"}), "`exec`"),
+        ] {
+            let mut req = bad.clone();
+            req["op"] = json!("ds_read_b32");
+            let e = eval_str("lds", p, &req).expect_err(&bad.to_string());
+            assert!(e.contains(msg), "{bad}: {e}");
+        }
+        let v = eval_str("lds", 
+            Profile::Gfx11,
+            &json!([
+                {"op": "ds_write_b32", "exec": 3, "addr": [0, 4], "data0": [5, 6], "lds_base": "0x300"},
+                {"op": "ds_read_b32", "exec": 1, "lds_base": "0x300", "dump": true}
+            ]),
+        )
+        .unwrap();
+        assert!(v[0].get("ram").is_none());
+        assert_eq!(v[1]["ram"], json!({"0x300": "0x5", "0x304": "0x6"}));
+        assert_eq!(v[1]["lanes"][0]["data"], "0x5");
+        assert_eq!(v[1]["request"], 1);
     }
 
     #[test]
@@ -336,10 +402,10 @@ mod tests {
             json!({"op": "ds_read_b32", "memory": {"3": 1}}),
             json!(5),
         ] {
-            let e = eval_json(Profile::Gfx9, &bad).unwrap_err();
+            let e = eval_str("lds", Profile::Gfx9, &bad).unwrap_err();
             assert!(!e.is_empty() && !e.contains('\n'), "{e}");
         }
-        assert!(eval_json(
+        assert!(eval_str("lds", 
             Profile::Gfx9,
             &json!({"op": "ds_read_b32", "wave64": false})
         )

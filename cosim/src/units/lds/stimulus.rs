@@ -4,7 +4,7 @@
 
 use super::txn::LdsTxn;
 use gpucosim_model::lds::isa::{self, Kind, OpInfo};
-use gpucosim_model::lds::tlm::{geometry, LANES};
+use gpucosim_model::lds::tlm::{geometry, Request, LANES};
 use gpucosim_model::lds::LdsParams;
 use gpucosim_model::Profile;
 use rand::Rng;
@@ -84,40 +84,25 @@ fn pct(rng: &mut ChaCha8Rng, p: u32) -> bool {
 /// default-mode RAM allocated.
 fn base_txn(profile: Profile) -> LdsTxn {
     LdsTxn {
-        addr: vec![0; LANES],
-        data0: vec![0; LANES],
-        data1: vec![0; LANES],
-        ..base_txn_scalars(profile)
-    }
-}
-
-/// `base_txn` without lanes (empty per-lane vectors).
-fn base_txn_scalars(profile: Profile) -> LdsTxn {
-    LdsTxn {
-        op: 4,
-        wave64: true,
-        wgp: true,
-        unaligned: false,
-        exec: u64::MAX,
-        offset0: 0,
-        offset1: 0,
-        m0: 0,
-        lds_base: 0,
-        lds_size: geometry(profile, true).1 * 4,
-        addr: Vec::new(),
-        data0: Vec::new(),
-        data1: Vec::new(),
+        req: Request {
+            op: 4,
+            wave64: true,
+            wgp: true,
+            exec: u64::MAX,
+            lds_size: geometry(profile, true).1 * 4,
+            ..Request::default()
+        },
         gap: 0,
     }
 }
 
 fn strided(profile: Profile, op: u8, stride: u32) -> LdsTxn {
     let mut t = base_txn(profile);
-    t.op = op;
+    t.req.op = op;
     for l in 0..LANES {
-        t.addr[l] = 4 * stride * l as u32;
-        t.data0[l] = 0x1000 + l as u64 * 0x1_0001;
-        t.data1[l] = 1;
+        t.req.addr[l] = 4 * stride * l as u32;
+        t.req.data0[l] = 0x1000 + l as u64 * 0x1_0001;
+        t.req.data1[l] = 1;
     }
     t
 }
@@ -125,12 +110,12 @@ fn strided(profile: Profile, op: u8, stride: u32) -> LdsTxn {
 /// Draws a random transaction.
 pub fn generate(profile: Profile, k: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn {
     let gfx11 = profile.wave32();
-    let mut t = base_txn_scalars(profile);
+    let mut t = base_txn(profile);
     let window = k.window.clamp(1, 1 << 15);
     let pow2 = window.is_power_of_two();
     let total = k.w_load + k.w_store + k.w_atomic + k.w_permute;
     let pick = rng.gen_range(0..total.max(1));
-    t.op = if pick < k.w_load {
+    t.req.op = if pick < k.w_load {
         LOADS[rng.gen_range(0..LOADS.len())]
     } else if pick < k.w_load + k.w_store {
         STORES[rng.gen_range(0..STORES.len())]
@@ -140,17 +125,17 @@ pub fn generate(profile: Profile, k: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn 
         28 + rng.gen_range(0..2u8)
     };
     if pct(rng, k.invalid) {
-        t.op = INVALID[rng.gen_range(0..INVALID.len())];
+        t.req.op = INVALID[rng.gen_range(0..INVALID.len())];
     }
-    let info = OpInfo::decode(t.op);
+    let info = OpInfo::decode(t.req.op);
     if gfx11 {
-        t.wave64 = !pct(rng, k.wave32);
-        t.wgp = !pct(rng, k.cu_mode);
+        t.req.wave64 = !pct(rng, k.wave32);
+        t.req.wgp = !pct(rng, k.cu_mode);
     }
-    let ram_bytes = geometry(profile, t.wgp).1 * 4;
-    t.lds_size = ram_bytes;
-    t.unaligned = pct(rng, k.unaligned);
-    t.exec = match k.exec.as_str() {
+    let ram_bytes = geometry(profile, t.req.wgp).1 * 4;
+    t.req.lds_size = ram_bytes;
+    t.req.unaligned = pct(rng, k.unaligned);
+    t.req.exec = match k.exec.as_str() {
         "full" => u64::MAX,
         "random" => rng.gen(),
         "sparse" => rng.gen::<u64>() & rng.gen::<u64>() & rng.gen::<u64>(),
@@ -179,9 +164,7 @@ pub fn generate(profile: Profile, k: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn 
     let start = rng.gen_range(0..window);
     let misalign = info.kind == Kind::Atomic && pct(rng, k.misalign);
     let small = rng.gen_range(0..3) == 0;
-    // Filled lane by lane (the draws in the same order as ever) into
-    // arrays, which become the vectors at the end: cheaper than zeroed
-    // vectors or pushes.
+    // Filled lane by lane (the draws in the same order as ever).
     let mut addr = [0u32; LANES];
     let mut data0 = [0u64; LANES];
     let mut data1 = [0u64; LANES];
@@ -193,7 +176,7 @@ pub fn generate(profile: Profile, k: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn 
             None => rng.gen_range(0..window),
         };
         let mut a = dw * 4;
-        if (t.unaligned && rng.gen_range(0..3) == 0) || (misalign && rng.gen_range(0..4) == 0) {
+        if (t.req.unaligned && rng.gen_range(0..3) == 0) || (misalign && rng.gen_range(0..4) == 0) {
             a += rng.gen_range(1..4);
         }
         addr[l] = a;
@@ -213,27 +196,27 @@ pub fn generate(profile: Profile, k: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn 
             *a = rng.gen_range(0..256);
         }
     }
-    t.addr = addr.to_vec();
-    t.data0 = data0.to_vec();
-    t.data1 = data1.to_vec();
+    t.req.addr = addr;
+    t.req.data0 = data0;
+    t.req.data1 = data1;
     if info.two {
-        t.offset0 = rng.gen_range(0..8);
-        t.offset1 = rng.gen_range(0..8);
+        t.req.offset0 = rng.gen_range(0..8);
+        t.req.offset1 = rng.gen_range(0..8);
     } else if rng.gen_range(0..4) == 0 {
-        t.offset0 = rng.gen_range(0..16) * 4;
+        t.req.offset0 = rng.gen_range(0..16) * 4;
     }
     if info.addtid {
-        t.m0 = rng.gen_range(0..window) * 4 + rng.gen_range(0..4);
+        t.req.m0 = rng.gen_range(0..window) * 4 + rng.gen_range(0..4);
     }
     if pct(rng, k.range_edge) {
         let edge = (window * 4).min(ram_bytes);
-        t.lds_size = edge.saturating_sub(rng.gen_range(0..64) * 4);
+        t.req.lds_size = edge.saturating_sub(rng.gen_range(0..64) * 4);
         if rng.gen_range(0..8) == 0 {
-            t.lds_size = rng.gen_range(0..0x40000);
+            t.req.lds_size = rng.gen_range(0..0x40000);
         }
     }
     if pct(rng, k.base) {
-        t.lds_base = rng.gen_range(0..512);
+        t.req.lds_base = rng.gen_range(0..512);
     }
     t.gap = rng.gen_range(0..=k.max_gap);
     t
@@ -249,8 +232,8 @@ pub fn directed(profile: Profile) -> Vec<LdsTxn> {
     };
     for &wgp in modes {
         let mut add = |mut t: LdsTxn| {
-            t.wgp = wgp;
-            t.lds_size = geometry(profile, wgp).1 * 4;
+            t.req.wgp = wgp;
+            t.req.lds_size = geometry(profile, wgp).1 * 4;
             v.push(t);
         };
         // SPEC 2.2's conflict examples, written then read back.
@@ -263,18 +246,18 @@ pub fn directed(profile: Profile) -> Vec<LdsTxn> {
         // cmpst with return, then exec = 0.
         add(strided(profile, 48 + 13, 1));
         let mut z = strided(profile, 4, 1);
-        z.exec = 0;
+        z.req.exec = 0;
         add(z);
         // Sub-dword stores merging in one dword, then a signed read.
         let mut b = strided(profile, 16, 0);
         for l in 0..LANES {
-            b.addr[l] = l as u32 % 4;
+            b.req.addr[l] = l as u32 % 4;
         }
         add(b);
         add(strided(profile, 1, 0));
         // read2st64 and a permute.
         let mut r2 = strided(profile, 9, 1);
-        r2.offset1 = 1;
+        r2.req.offset1 = 1;
         add(r2);
         add(strided(profile, 29, 1));
     }

@@ -4,7 +4,7 @@
 use super::txn::TaTxn;
 use crate::testbench::{Drive, Driver, TxnSource};
 use gpucosim_model::ta::ports::ta_ports as p;
-use gpucosim_model::ta::{write_instr, Instr};
+use gpucosim_model::ta::write_instr;
 
 /// The input words of the request ports, `vsharp_i` through `voffset_i`
 /// (consecutive in the port table), which [`write_instr`] writes.
@@ -23,7 +23,6 @@ struct Held {
 /// until it sees it accepted (`req_ready_o` in the cycle it was offered),
 /// and drives `line_ready_i` from the running instruction's pattern.
 pub struct TaDriver {
-    instr: Box<Instr>,
     /// Input words with the offered instruction on the request ports
     /// (`REQUEST_PORTS`), written once per transaction and copied into the
     /// inputs in every cycle it is offered.
@@ -42,7 +41,6 @@ impl TaDriver {
     /// A driver with nothing offered yet.
     pub fn new() -> Self {
         TaDriver {
-            instr: Box::default(),
             image: vec![0; p::TABLE.in_words()],
             offer: None,
             active: None,
@@ -74,8 +72,7 @@ impl Driver<TaTxn> for TaDriver {
         if self.offer.is_none() && !self.exhausted {
             match src.next_txn() {
                 Some(t) => {
-                    t.to_instr(&mut self.instr);
-                    write_instr(&self.instr, &mut self.image);
+                    write_instr(&t.instr, &mut self.image);
                     self.offer = Some(Held {
                         idx: self.taken,
                         gap: t.gap,
@@ -134,6 +131,7 @@ mod tests {
     use crate::units::ta::stimulus::{draw, TaKnobs};
     use crate::units::ta::TaTestbench;
     use gpucosim_model::ta::isa::LANES;
+    use gpucosim_model::ta::Instr;
     use gpucosim_model::Profile;
 
     #[test]
@@ -145,7 +143,10 @@ mod tests {
         let mut want = Vec::new();
         for t in &txns {
             let mut i = Instr::default();
-            t.to_instr(&mut i);
+            // As the ports carry it.
+            let mut inp = vec![0u32; p::TABLE.in_words()];
+            write_instr(&t.instr, &mut inp);
+            gpucosim_model::ta::read_instr(&inp, &mut i);
             want.push(i);
         }
         let mut run = ModelRun::<TaTestbench>::new(profile, 3, &k, Stimulus::Replay(txns));

@@ -2,47 +2,16 @@
 //! instruction given by name and fields (`docs/ta.md`, section "eval").
 
 use crate::testbench::Evaluator;
+use crate::units::input::{at, from_value, Lanes, NumOrName, U};
 use gpucosim_model::ta::cover::Events;
-use gpucosim_model::ta::isa::{gfx11_format_by_name, gfx9_dfmt_by_name, LANES};
+use gpucosim_model::ta::isa::{gfx11_format_by_name, gfx9_dfmt_by_name, ALIGN_MODES};
 use gpucosim_model::ta::tlm::{coalesce, compute, get_bit, pieces, Pieces};
-use gpucosim_model::ta::{Class, FormatEncoding, Instr, Kind, LaneResults, Op, TaParams, VsharpFields};
+use gpucosim_model::ta::{
+    Class, FormatEncoding, Instr, Kind, LaneResults, Op, TaParams, VsharpFields,
+};
 use gpucosim_model::Profile;
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
-
-fn num(v: &Value, what: &str, max: u128) -> Result<u128, String> {
-    let x = match v {
-        Value::Number(n) => n
-            .as_u64()
-            .map(|x| x as u128)
-            .ok_or_else(|| format!("`{what}`: expected a non-negative integer, got {n}"))?,
-        Value::String(s) => {
-            let t = s.trim().replace('_', "");
-            let r = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-                Some(h) => u128::from_str_radix(h, 16),
-                None => t.parse::<u128>(),
-            };
-            r.map_err(|_| format!("`{what}`: `{s}` is not a number (decimal or 0x hex)"))?
-        }
-        Value::Bool(b) => *b as u128,
-        _ => {
-            return Err(format!(
-                "`{what}`: expected a number or a hex string, got {v}"
-            ))
-        }
-    };
-    if x > max {
-        return Err(format!("`{what}`: {x:#x} does not fit (max {max:#x})"));
-    }
-    Ok(x)
-}
-
-fn flag(v: &Value, what: &str) -> Result<bool, String> {
-    match v {
-        Value::Bool(b) => Ok(*b),
-        Value::Number(_) => Ok(num(v, what, 1)? == 1),
-        _ => Err(format!("`{what}`: expected true/false, got {v}")),
-    }
-}
 
 /// (kind, op, size) of an instruction name; atomics get `Op::Atomic` here.
 fn parse_name(name: &str) -> Result<(Kind, Op, u32), String> {
@@ -115,110 +84,218 @@ fn parse_name(name: &str) -> Result<(Kind, Op, u32), String> {
     Ok((kind, op, size))
 }
 
-fn vsharp_of(profile: Profile, v: &Value) -> Result<u128, String> {
-    match v {
-        Value::String(_) | Value::Number(_) => num(v, "vsharp", u128::MAX),
-        Value::Object(m) => {
-            let mut f = VsharpFields::default();
-            for (k, x) in m {
-                let w = |bits: u32| -> Result<u32, String> {
-                    Ok(num(x, &format!("vsharp.{k}"), (1u128 << bits) - 1)? as u32)
-                };
-                match k.as_str() {
-                    "base" => f.base = num(x, "vsharp.base", (1 << 48) - 1)? as u64,
-                    "stride" => f.stride = w(14)?,
-                    "num_records" => f.num_records = w(32)?,
-                    "swizzle_en" | "swizzle_enable" | "swizzle" => {
-                        f.swizzle = w(if TaParams::of(profile).format == FormatEncoding::DfmtNfmt { 1 } else { 2 })?
-                    }
-                    "cache_swizzle" => f.cache_swizzle = w(1)?,
-                    "elem_size" => f.elem_size = w(2)?,
-                    "index_stride" => f.index_stride = w(2)?,
-                    "add_tid" => f.add_tid = flag(x, "vsharp.add_tid")?,
-                    "dfmt" | "format" => f.format = format_code(profile, x, true)?,
-                    "nfmt" => f.nfmt = w(3)?,
-                    "dst_sel" => f.dst_sel = w(12)?,
-                    "oob_select" => f.oob_select = w(2)?,
-                    "type" => f.rtype = w(2)?,
-                    "hash_en" | "heap" => {
-                        w(1)?;
-                    }
-                    _ => return Err(format!("vsharp: unknown field `{k}` (base, stride, num_records, swizzle, cache_swizzle, elem_size, index_stride, add_tid, format/dfmt, nfmt, dst_sel, oob_select, type)")),
-                }
+/// A request (`docs/ta.md`, "eval"): typed by serde, numbers by the one
+/// number rule ([`U`]), flags `true`/`false`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Request {
+    instr: Option<String>,
+    vsharp: Option<Value>,
+    format: Option<Value>,
+    #[serde(default)]
+    offen: bool,
+    #[serde(default)]
+    idxen: bool,
+    #[serde(alias = "inst_offset")]
+    offset: Option<U<12>>,
+    soffset: Option<U<32>>,
+    vindex: Option<Lanes<32>>,
+    voffset: Option<Lanes<32>>,
+    exec: Option<U<64>>,
+    #[serde(default = "yes")]
+    wave64: bool,
+    align_mode: Option<NumOrName<2>>,
+    #[serde(alias = "glc")]
+    r#return: Option<bool>,
+    #[serde(default)]
+    lanes: ListLanes,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Which lanes the result lists.
+#[derive(Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum ListLanes {
+    /// The active lanes.
+    #[default]
+    Active,
+    /// Every lane of the wave.
+    All,
+}
+
+/// The V# as named fields (SPEC §1.1), each the field's raw value. A
+/// field the profile lacks is an error ([`VsharpIn::check`]).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VsharpIn {
+    base: Option<U<48>>,
+    stride: Option<U<14>>,
+    num_records: Option<U<32>>,
+    #[serde(alias = "swizzle_en", alias = "swizzle_enable")]
+    swizzle: Option<U<2>>,
+    cache_swizzle: Option<U<1>>,
+    elem_size: Option<U<2>>,
+    index_stride: Option<U<2>>,
+    add_tid: Option<U<1>>,
+    #[serde(alias = "dfmt")]
+    format: Option<NumOrName<6>>,
+    nfmt: Option<U<3>>,
+    dst_sel: Option<U<12>>,
+    oob_select: Option<U<2>>,
+    #[serde(rename = "type")]
+    rtype: Option<U<2>>,
+    hash_en: Option<U<1>>,
+    heap: Option<U<1>>,
+}
+
+impl VsharpIn {
+    /// The fields present that `profile`'s V# does not have.
+    fn check(&self, profile: Profile) -> Result<(), String> {
+        let gfx9 = is_gfx9(profile);
+        let only = |present: bool, name: &str, on_gfx9: bool| -> Result<(), String> {
+            if present && on_gfx9 != gfx9 {
+                return Err(at(
+                    &format!("vsharp.{name}"),
+                    format!("{profile}'s V# has no {name} (SPEC §1.1)"),
+                ));
             }
-            let gfx9 = TaParams::of(profile).format == FormatEncoding::DfmtNfmt;
-            if gfx9 && m.contains_key("oob_select") {
-                return Err("vsharp.oob_select: gfx9 has no OOB_SELECT".into());
-            }
-            if !gfx9 && (m.contains_key("elem_size") || m.contains_key("nfmt")) {
-                return Err("vsharp: gfx11 has no elem_size/nfmt (swizzle 1 = 4-byte, 3 = 16-byte elements; format is the unified code)".into());
-            }
-            Ok(f.encode(profile))
-        }
-        _ => Err("`vsharp`: expected a 128-bit hex string or an object of named fields".into()),
+            Ok(())
+        };
+        only(self.cache_swizzle.is_some(), "cache_swizzle", true)?;
+        only(self.elem_size.is_some(), "elem_size", true)?;
+        only(self.nfmt.is_some(), "nfmt", true)?;
+        only(self.hash_en.is_some(), "hash_en", true)?;
+        only(self.heap.is_some(), "heap", true)?;
+        only(self.oob_select.is_some(), "oob_select", false)?;
+        Ok(())
+    }
+
+    fn fields(&self, profile: Profile) -> Result<VsharpFields, String> {
+        self.check(profile)?;
+        let swizzle = match self.swizzle {
+            None => 0,
+            Some(s) if is_gfx9(profile) => s.at_most(1, "vsharp.swizzle", " on gfx9")? as u32,
+            Some(s) => s.u32(),
+        };
+        Ok(VsharpFields {
+            base: self.base.map_or(0, U::u64),
+            stride: self.stride.map_or(0, U::u32),
+            num_records: self.num_records.map_or(0, U::u32),
+            swizzle,
+            cache_swizzle: self.cache_swizzle.map_or(0, U::u32),
+            elem_size: self.elem_size.map_or(0, U::u32),
+            index_stride: self.index_stride.map_or(0, U::u32),
+            add_tid: self.add_tid.is_some_and(|v| v.get() == 1),
+            format: match &self.format {
+                None => 0,
+                Some(f) => format_code(profile, f, Place::Vsharp)?,
+            },
+            nfmt: self.nfmt.map_or(0, U::u32),
+            dst_sel: self.dst_sel.map_or(0, U::u32),
+            oob_select: self.oob_select.map_or(0, U::u32),
+            rtype: self.rtype.map_or(0, U::u32),
+        })
     }
 }
 
-/// A format code: gfx9 the dfmt (V#) or `{nfmt, dfmt}` (MTBUF), gfx11 the
-/// unified code; by number or LLVM name.
-fn format_code(profile: Profile, v: &Value, vsharp: bool) -> Result<u32, String> {
-    let gfx9 = TaParams::of(profile).format == FormatEncoding::DfmtNfmt;
-    let what = if vsharp { "vsharp.format" } else { "format" };
+fn is_gfx9(profile: Profile) -> bool {
+    TaParams::of(profile).format == FormatEncoding::DfmtNfmt
+}
+
+/// The 128-bit V# of a request: a number (a hex string) or named fields.
+fn vsharp_of(profile: Profile, v: &Value) -> Result<u128, String> {
     match v {
-        Value::String(s) if !s.trim_start().starts_with(|c: char| c.is_ascii_digit()) => {
+        Value::Object(_) => Ok(from_value::<VsharpIn>(v, "vsharp")?
+            .fields(profile)?
+            .encode(profile)),
+        _ => from_value::<U<128>>(v, "vsharp")
+            .map(U::get)
+            .map_err(|e| format!("{e} (the V# is a 128-bit number or an object of named fields)")),
+    }
+}
+
+/// Where a format code is given: the V#'s `format` field, or a tbuffer
+/// instruction's `format` (gfx9 `{nfmt, dfmt}` or dfmt; gfx11 the code).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Vsharp,
+    Instr,
+    /// The `dfmt` of an instruction's `{"dfmt", "nfmt"}`.
+    InstrDfmt,
+}
+
+impl Place {
+    fn path(self) -> &'static str {
+        match self {
+            Place::Vsharp => "vsharp.format",
+            Place::Instr => "format",
+            Place::InstrDfmt => "format.dfmt",
+        }
+    }
+}
+
+/// A format code by number or LLVM name: gfx9 a dfmt (or `{nfmt, dfmt}`
+/// for a tbuffer's 7-bit format), gfx11 the unified code.
+fn format_code<const B: u32>(
+    profile: Profile,
+    v: &NumOrName<B>,
+    place: Place,
+) -> Result<u32, String> {
+    let gfx9 = is_gfx9(profile);
+    match v {
+        NumOrName::Name(s) => {
             let found = if gfx9 {
                 gfx9_dfmt_by_name(s)
             } else {
                 gfx11_format_by_name(s)
             };
             found.ok_or_else(|| {
-                format!(
-                    "`{what}`: unknown format `{s}` on {profile} (e.g. {})",
-                    if gfx9 {
-                        "BUF_DATA_FORMAT_32"
-                    } else {
-                        "BUF_FMT_32_FLOAT"
-                    }
+                let eg = if gfx9 {
+                    "BUF_DATA_FORMAT_32"
+                } else {
+                    "BUF_FMT_32_FLOAT"
+                };
+                at(
+                    place.path(),
+                    format!("unknown format `{s}` on {profile} (e.g. {eg})"),
                 )
             })
         }
-        Value::Object(m) if gfx9 && !vsharp => {
-            let mut code = 0;
-            for (k, x) in m {
-                match k.as_str() {
-                    "dfmt" => code |= format_code(profile, x, true)?,
-                    "nfmt" => code |= (num(x, "format.nfmt", 7)? as u32) << 4,
-                    _ => return Err(format!("`format`: unknown field `{k}` (dfmt, nfmt)")),
-                }
-            }
-            Ok(code)
-        }
-        _ => {
-            let max = match (gfx9, vsharp) {
-                (true, true) => 15,
-                (false, true) => 63,
-                _ => 127,
+        NumOrName::Num(n) => {
+            let (max, why) = match (gfx9, place) {
+                (true, Place::Instr) => (127, " on gfx9: {nfmt, dfmt}"),
+                (true, _) => (15, " on gfx9: a dfmt"),
+                (false, Place::Vsharp) => (63, " on gfx11"),
+                (false, _) => (127, " on gfx11"),
             };
-            Ok(num(v, what, max)? as u32)
+            Ok(n.at_most(max, place.path(), why)? as u32)
         }
     }
 }
 
-fn lane_values(v: Option<&Value>, what: &str) -> Result<[u32; LANES], String> {
-    let mut out = [0u32; LANES];
-    match v {
-        None => {}
-        Some(Value::Array(a)) => {
-            if a.len() > LANES {
-                return Err(format!("`{what}`: {} values for at most 64 lanes", a.len()));
-            }
-            for (l, x) in a.iter().enumerate() {
-                out[l] = num(x, &format!("{what}[{l}]"), u32::MAX as u128)? as u32;
-            }
-        }
-        Some(x) => out = [num(x, what, u32::MAX as u128)? as u32; LANES],
+/// gfx9 MTBUF `format` as `{dfmt, nfmt}`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Gfx9Format {
+    dfmt: Option<NumOrName<4>>,
+    nfmt: Option<U<3>>,
+}
+
+/// A tbuffer instruction's `format`.
+fn instr_format(profile: Profile, v: &Value) -> Result<u32, String> {
+    if v.is_object() && is_gfx9(profile) {
+        let f: Gfx9Format = from_value(v, "format")?;
+        let dfmt = match &f.dfmt {
+            Some(d) => format_code(profile, d, Place::InstrDfmt)?,
+            None => 0,
+        };
+        return Ok(dfmt | f.nfmt.map_or(0, U::u32) << 4);
     }
-    Ok(out)
+    let f: NumOrName<7> = from_value(v, "format")?;
+    format_code(profile, &f, Place::Instr)
 }
 
 fn hex(x: u64) -> Value {
@@ -226,50 +303,23 @@ fn hex(x: u64) -> Value {
 }
 
 fn eval_one(profile: Profile, req: &Value) -> Result<Value, String> {
-    let m = req
-        .as_object()
-        .ok_or_else(|| "each request must be a JSON object".to_string())?;
-    const KEYS: &[&str] = &[
-        "instr",
-        "format",
-        "vsharp",
-        "offen",
-        "idxen",
-        "offset",
-        "inst_offset",
-        "soffset",
-        "vindex",
-        "voffset",
-        "exec",
-        "wave64",
-        "align_mode",
-        "return",
-        "glc",
-        "lanes",
-    ];
-    if let Some(k) = m.keys().find(|k| !KEYS.contains(&k.as_str())) {
-        return Err(format!(
-            "unknown request field `{k}` (known: {})",
-            KEYS.join(", ")
-        ));
-    }
-    let name = m.get("instr").and_then(Value::as_str).ok_or_else(|| {
+    let q: Request = from_value(req, "")?;
+    let name = q.instr.as_deref().ok_or_else(|| {
         "missing `instr` (an instruction name, e.g. \"buffer_load_dword\")".to_string()
     })?;
     let (kind, mut op, size) = parse_name(name)?;
-    let ret = m.get("return").or_else(|| m.get("glc"));
-    if let Some(r) = ret {
+    if let Some(r) = q.r#return {
         if !op.is_atomic() {
             return Err(format!(
                 "`return`/`glc` applies to atomics only, not `{name}`"
             ));
         }
-        if flag(r, "return")? {
+        if r {
             op = Op::AtomicRet;
         }
     }
-    let fmt = match (kind, m.get("format")) {
-        (Kind::Mtbuf, Some(f)) => format_code(profile, f, false)?,
+    let fmt = match (kind, &q.format) {
+        (Kind::Mtbuf, Some(f)) => instr_format(profile, f)?,
         (Kind::Mtbuf, None) => {
             return Err(format!(
                 "`{name}` needs `format` (the instruction's format)"
@@ -277,77 +327,66 @@ fn eval_one(profile: Profile, req: &Value) -> Result<Value, String> {
         }
         (_, Some(_)) => {
             return Err(format!(
-            "`format` is for tbuffer (MTBUF) instructions; `{name}` takes its format from the V#"
-        ))
+                "`format` is for tbuffer (MTBUF) instructions; `{name}` takes its format from the V#"
+            ))
         }
         (_, None) => 0,
     };
     let vsharp = vsharp_of(
         profile,
-        m.get("vsharp")
+        q.vsharp
+            .as_ref()
             .ok_or_else(|| "missing `vsharp` (hex string or named fields)".to_string())?,
     )?;
-    let get_flag = |k: &str| {
-        m.get(k)
-            .map(|v| flag(v, k))
-            .transpose()
-            .map(|b| b.unwrap_or(false))
-    };
-    let align_mode = match m.get("align_mode") {
+    let align_mode = match &q.align_mode {
         None => 0,
-        Some(Value::String(s)) if !s.starts_with(|c: char| c.is_ascii_digit()) => {
-            match s.to_ascii_lowercase().as_str() {
-                "dword" => 0,
-                "dword_strict" => 1,
-                "strict" => 2,
-                "unaligned" => 3,
-                _ => {
-                    return Err(format!(
-                        "`align_mode`: `{s}` is not dword, dword_strict, strict or unaligned"
-                    ))
-                }
+        Some(NumOrName::Num(n)) => n.u32(),
+        Some(NumOrName::Name(s)) => match ALIGN_MODES.iter().position(|m| m == s) {
+            Some(m) => m as u32,
+            None => {
+                return Err(at(
+                    "align_mode",
+                    format!("`{s}` is not 0–3 or one of {}", ALIGN_MODES.join(", ")),
+                ))
+            }
+        },
+    };
+    let wave64 = q.wave64;
+    if !wave64 && !profile.wave32() {
+        return Err(at("wave64", format!("{profile} has no wave32")));
+    }
+    let nlanes = if wave64 { 64 } else { 32 };
+    let wave_mask = if wave64 { u64::MAX } else { 0xFFFF_FFFF };
+    let exec = match q.exec {
+        Some(e) => e.at_most(wave_mask.into(), "exec", &format!(" for a wave{nlanes}"))? as u64,
+        None => wave_mask,
+    };
+    let lane_values = |l: &Option<Lanes<32>>, path: &str| -> Result<[u32; 64], String> {
+        let mut out = [0u32; 64];
+        if let Some(l) = l {
+            for (o, v) in out.iter_mut().zip(l.resolve(nlanes, path)?) {
+                *o = v as u32;
             }
         }
-        Some(v) => num(v, "align_mode", 3)? as u32,
+        Ok(out)
     };
-    let wave64 = match m.get("wave64") {
-        None => true,
-        Some(v) => flag(v, "wave64")?,
-    };
-    if !wave64 && !profile.wave32() {
-        return Err(format!("{profile} has no wave32"));
-    }
-    let exec_default = if wave64 { u64::MAX } else { 0xFFFF_FFFF };
     let instr = Instr {
         vsharp,
         kind,
         op,
         size,
         fmt,
-        offen: get_flag("offen")?,
-        idxen: get_flag("idxen")?,
-        inst_offset: match m.get("offset").or_else(|| m.get("inst_offset")) {
-            Some(v) => num(v, "offset", 4095)? as u32,
-            None => 0,
-        },
-        soffset: match m.get("soffset") {
-            Some(v) => num(v, "soffset", u32::MAX as u128)? as u32,
-            None => 0,
-        },
+        offen: q.offen,
+        idxen: q.idxen,
+        inst_offset: q.offset.map_or(0, U::u32),
+        soffset: q.soffset.map_or(0, U::u32),
         align_mode,
         wave64,
-        exec: match m.get("exec") {
-            Some(v) => num(v, "exec", u64::MAX as u128)? as u64,
-            None => exec_default,
-        },
-        vindex: lane_values(m.get("vindex"), "vindex")?,
-        voffset: lane_values(m.get("voffset"), "voffset")?,
+        exec,
+        vindex: lane_values(&q.vindex, "vindex")?,
+        voffset: lane_values(&q.voffset, "voffset")?,
     };
-    let all_lanes = match m.get("lanes").map(|v| v.as_str()) {
-        None | Some(Some("active")) => false,
-        Some(Some("all")) => true,
-        _ => return Err("`lanes`: \"active\" (default) or \"all\"".into()),
-    };
+    let all_lanes = q.lanes == ListLanes::All;
 
     let mut r = LaneResults::default();
     compute(profile, &instr, &mut r, &mut Events::default());
@@ -356,20 +395,20 @@ fn eval_one(profile: Profile, req: &Value) -> Result<Value, String> {
     pieces(&r, lb, &mut pcs);
     let reqs = coalesce(pcs.as_slice(), lb);
 
-    let nlanes = if wave64 { 64 } else { 32 };
     let mut lanes = Vec::new();
     for l in 0..nlanes {
         let active = r.active >> l & 1 != 0;
         if !active && !all_lanes {
             continue;
         }
+        // One entry per slot of the access: none for an invalid format.
         let s = r.shape.slots as usize;
         let mut o = Map::new();
         o.insert("lane".into(), json!(l));
         o.insert("active".into(), json!(active));
         o.insert(
             "addr".into(),
-            Value::Array((0..s.max(1)).map(|d| hex(r.addr[4 * l + d])).collect()),
+            Value::Array((0..s).map(|d| hex(r.addr[4 * l + d])).collect()),
         );
         o.insert(
             "in_range".into(),
@@ -421,10 +460,7 @@ pub fn evaluator(profile: Profile) -> Evaluator {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn eval_json(profile: Profile, input: &Value) -> Result<Value, String> {
-        crate::units::each_request(input, evaluator(profile))
-    }
+    use crate::units::tests::eval_str;
 
     #[test]
     fn eval_seed001_swizzle_example() {
@@ -435,7 +471,7 @@ mod tests {
             "idxen": true, "offen": true, "soffset": "0x20",
             "vindex": [10], "voffset": [8], "exec": "0x1"
         });
-        let r = eval_json(Profile::Gfx9, &req).unwrap();
+        let r = eval_str("ta", Profile::Gfx9, &req).unwrap();
         // (10/8*16 + 8/4*4)*8 + 10%8*4 + 8%4 = 200; + base + soffset.
         assert_eq!(r["lanes"][0]["addr"][0], "0x10e8");
         assert_eq!(r["lanes"][0]["in_range"][0], true);
@@ -459,7 +495,7 @@ mod tests {
             {"instr": "buffer_atomic_cmpswap_x2", "return": true, "vsharp": hexv, "exec": 1},
             {"instr": "buffer_load_short_d16", "vsharp": hexv, "wave64": false}
         ]);
-        let r = eval_json(Profile::Gfx11, &req).unwrap();
+        let r = eval_str("ta", Profile::Gfx11, &req).unwrap();
         // dwordx2 at 60: dword 0 (60+4 <= 64) in, dword 1 (64+4 > 64) out.
         assert_eq!(r[0]["lanes"][3]["in_range"], json!([true, false]));
         assert_eq!(r[0]["lines"].as_array().unwrap().len(), 1);
@@ -468,6 +504,58 @@ mod tests {
         assert_eq!(r[2]["access"]["bytes"], 8);
         assert_eq!(r[3]["lanes"].as_array().unwrap().len(), 32);
         assert_eq!(r[3]["access"]["bytes"], 2);
+    }
+
+    /// The interface follows the profile: a V# field the profile lacks is
+    /// an error, a wave32 takes neither exec bits nor lane values above
+    /// lane 31, a tbuffer format error names `format`, flags are booleans
+    /// and V# fields numbers, and an invalid format has no slot anywhere.
+    #[test]
+    fn eval_follows_the_profile_and_one_rule() {
+        let load = |extra: Value| {
+            let mut r = json!({"instr": "buffer_load_dword", "vsharp": {"num_records": 64}});
+            for (k, v) in extra.as_object().unwrap() {
+                r[k] = v.clone();
+            }
+            r
+        };
+        for (p, req, msg) in [
+            (Profile::Gfx11, load(json!({"vsharp": {"cache_swizzle": 1}})), "`vsharp.cache_swizzle`: gfx11's V# has no cache_swizzle"),
+            (Profile::Gfx11, load(json!({"vsharp": {"elem_size": 1}})), "`vsharp.elem_size`"),
+            (Profile::Gfx11, load(json!({"vsharp": {"hash_en": 0}})), "`vsharp.hash_en`"),
+            (Profile::Gfx9, load(json!({"vsharp": {"oob_select": 1}})), "`vsharp.oob_select`: gfx9's V# has no oob_select"),
+            (Profile::Gfx9, load(json!({"vsharp": {"swizzle": 2}})), "`vsharp.swizzle`: 2 is out of range (at most 1 on gfx9)"),
+            (Profile::Gfx11, load(json!({"wave64": false, "exec": "0x1_0000_0000"})), "`exec`: 0x100000000 is out of range (at most 0xffffffff for a wave32)"),
+            (Profile::Gfx11, load(json!({"wave64": false, "vindex": (0..33).collect::<Vec<_>>()})), "`vindex`: a value for lane 32, but a wave32 has lanes 0–31"),
+            (Profile::Gfx11, load(json!({"wave64": false, "voffset": {"40": 1}})), "`voffset`: a value for lane 40"),
+            (Profile::Gfx9, load(json!({"offen": "1"})), "`offen`: expected a boolean, got the string `1` (a flag is true or false)"),
+            (Profile::Gfx9, load(json!({"offen": 1})), "(a flag is true or false)"),
+            (Profile::Gfx9, load(json!({"vsharp": {"add_tid": true}})), "`vsharp.add_tid`: expected a non-negative integer"),
+            (Profile::Gfx9, load(json!({"soffset": true})), "(a boolean is not a number)"),
+            (Profile::Gfx9, json!({"instr": "tbuffer_load_format_x", "vsharp": "0x0", "format": {"dfmt": "BUF_FMT_NOPE"}}), "`format.dfmt`: unknown format"),
+            (Profile::Gfx9, json!({"instr": "tbuffer_load_format_x", "vsharp": "0x0", "format": {"dfmt": 16}}), "`format.dfmt`: 16 is out of range"),
+            (Profile::Gfx9, json!({"instr": "tbuffer_load_format_x", "vsharp": "0x0", "format": "BUF_FMT_NOPE"}), "`format`: unknown format"),
+        ] {
+            let e = eval_str("ta", p, &req).expect_err(&req.to_string());
+            assert!(e.contains(msg), "{req}: {e}");
+        }
+        // add_tid as a number, offen as a flag, lane 40 by name.
+        let r = eval_str("ta", 
+            Profile::Gfx9,
+            &load(json!({"vsharp": {"num_records": 64, "add_tid": "1"}, "offen": true,
+                         "exec": "0x100_0000_0000", "voffset": {"40": 8}})),
+        )
+        .unwrap();
+        assert_eq!(r["lanes"][0]["lane"], 40);
+        // An invalid format: no slot in addr, in_range or access.
+        let r = eval_str("ta", 
+            Profile::Gfx9,
+            &json!({"instr": "buffer_load_format_x", "vsharp": {"format": 0, "num_records": 8}, "exec": 1}),
+        )
+        .unwrap();
+        assert_eq!(r["access"]["valid_format"], false);
+        let lane = &r["lanes"][0];
+        assert_eq!((&lane["addr"], &lane["in_range"], &lane["access"]), (&json!([]), &json!([]), &json!([])));
     }
 
     #[test]
@@ -487,7 +575,7 @@ mod tests {
             json!([{"instr": "buffer_load_dword", "vsharp": "0x0", "typo": 1}]),
         ];
         for c in cases {
-            let e = eval_json(Profile::Gfx9, &c).expect_err(&c.to_string());
+            let e = eval_str("ta", Profile::Gfx9, &c).expect_err(&c.to_string());
             assert!(!e.is_empty() && !e.contains('\n'), "{e}");
         }
     }

@@ -278,9 +278,12 @@ pub fn generate(profile: Profile, k: &TaKnobs, rng: &mut ChaCha8Rng) -> TaTxn {
     let mut t = TaTxn::from_instr(&i);
     if pct(rng, k.odd_encoding_pct) {
         match rng.gen_range(0..3) {
-            0 if t.kind == Kind::Mtbuf as u8 => t.kind = 3,
-            1 if t.kind != Kind::Mubuf as u8 => t.op = rng.gen_range(2..4),
-            _ => t.size = pick(rng, &[0, 3, 5, 6, 20, 31]),
+            // kind_i 3 decodes as MTBUF (`Kind::from_bits`).
+            0 if t.instr.kind == Kind::Mtbuf => t.instr.kind = Kind::from_bits(3),
+            1 if t.instr.kind != Kind::Mubuf => {
+                t.instr.op = Op::from_bits(rng.gen_range(2..4u8).into())
+            }
+            _ => t.instr.size = pick(rng, &[0, 3, 5, 6, 20, 31]),
         }
     }
     t.gap = rng.gen_range(0..=k.gap_max);
@@ -501,8 +504,87 @@ mod tests {
         }
     }
 
+    fn no_knobs() -> TaKnobs {
+        serde_json::from_value(json!({
+            "format_pct": 0, "mtbuf_pct": 0, "atomic_pct": 0, "store_pct": 0, "swizzle_pct": 0,
+            "edge_pct": 0, "wrap_pct": 0, "misalign_pct": 0, "invalid_format_pct": 0,
+            "mismatch_pct": 0, "all_zero_pct": 0, "exec_zero_pct": 0, "wave32_pct": 0,
+            "stall_pct": 0, "gap_max": 0, "odd_encoding_pct": 0
+        }))
+        .unwrap()
+    }
+
+    /// Bin hits of 300 instructions drawn with `k`.
+    fn bins(profile: Profile, k: &TaKnobs) -> std::collections::HashMap<&'static str, u64> {
+        let (run, _) = run_model(profile, k, draw(profile, 11, 300, k));
+        let c = run.coverage();
+        c.names.iter().copied().zip(c.hits.iter().copied()).collect()
+    }
+
+    /// Each knob at 100 % drives the bins it is for, which stay empty with
+    /// every knob at 0; the knobs without a bin of their own shift what
+    /// they are for (misaligned offsets, out-of-range slots, odd sizes).
     #[test]
-    fn extreme_knobs_drive_to_completion() {
+    fn each_knob_drives_its_bins() {
+        for profile in Profile::all() {
+            let none = no_knobs();
+            let base = bins(profile, &none);
+            let with = |knob: &str| {
+                let mut v = serde_json::to_value(&none).unwrap();
+                v[knob] = json!(100);
+                if knob == "invalid_format_pct" {
+                    v["format_pct"] = json!(100);
+                }
+                serde_json::from_value::<TaKnobs>(v).unwrap()
+            };
+            let mut cases: Vec<(&str, &[&str])> = vec![
+                ("format_pct", &["format.mubuf"]),
+                ("mtbuf_pct", &["format.mtbuf"]),
+                ("atomic_pct", &["op.atomic", "op.atomic_return", "atomic.32bit", "atomic.64bit", "align.atomic.memviol"]),
+                ("store_pct", &["op.store"]),
+                ("swizzle_pct", &["swizzle.es4", "swizzle.es16", "swizzle.is8", "swizzle.is64"]),
+                ("wrap_pct", &["addr.wrap_2^32", "addr.wrap_2^48"]),
+                ("invalid_format_pct", &["format.invalid"]),
+                ("mismatch_pct", &["resource.type_mismatch"]),
+                ("all_zero_pct", &["resource.all_zero"]),
+                ("exec_zero_pct", &["exec.zero"]),
+                ("stall_pct", &["lines.backpressure_stall"]),
+            ];
+            if profile.wave32() {
+                cases.push(("wave32_pct", &["wave.32"]));
+            }
+            for (knob, want) in cases {
+                let on = bins(profile, &with(knob));
+                for b in want {
+                    assert_eq!(base[b], 0, "{profile}: {b} hit with every knob at 0");
+                    assert!(on[b] > 0, "{profile}: {knob} = 100 never hits {b}");
+                }
+            }
+            // Odd encodings: sizes outside 1/2/4/8/12/16 fall back to 4 bytes.
+            let on = bins(profile, &with("odd_encoding_pct"));
+            assert!(on["size.4"] > 2 * base["size.4"], "{profile}: {} vs {}", on["size.4"], base["size.4"]);
+            // Misaligned offsets and range edges, measured on the stimulus.
+            let lanes = |k: &TaKnobs, f: &dyn Fn(&TaTxn, usize) -> bool| -> usize {
+                draw(profile, 11, 300, k)
+                    .iter()
+                    .map(|t| (0..LANES).filter(|&l| f(t, l)).count())
+                    .sum()
+            };
+            let misaligned = |t: &TaTxn, l: usize| t.instr.voffset[l] % 4 != 0;
+            let (m_on, m_off) = (lanes(&with("misalign_pct"), &misaligned), lanes(&none, &misaligned));
+            assert!(m_on > 2 * m_off, "{profile}: misaligned lanes {m_on} vs {m_off}");
+            let (out_on, out_off) = (bins(profile, &with("edge_pct")), base.clone());
+            let out = |h: &std::collections::HashMap<&str, u64>| -> u64 {
+                h.iter().filter(|(n, _)| n.starts_with("range.") && (n.ends_with(".out") || n.ends_with("_out") || n.ends_with("partial"))).map(|(_, v)| v).sum()
+            };
+            assert!(out(&out_on) > out(&out_off), "{profile}: out-of-range slots {} vs {}", out(&out_on), out(&out_off));
+        }
+    }
+
+    /// Every knob at its extreme at once, and every knob at 0: every
+    /// transaction is taken and runs to completion.
+    #[test]
+    fn extreme_knobs_run_to_completion() {
         let all = TaKnobs {
             format_pct: 50,
             mtbuf_pct: 50,
@@ -521,16 +603,12 @@ mod tests {
             gap_max: 255,
             odd_encoding_pct: 100,
         };
-        let none: TaKnobs = serde_json::from_value(json!({
-            "format_pct": 0, "mtbuf_pct": 0, "atomic_pct": 0, "store_pct": 0, "swizzle_pct": 0,
-            "edge_pct": 0, "wrap_pct": 0, "misalign_pct": 0, "invalid_format_pct": 0,
-            "mismatch_pct": 0, "all_zero_pct": 0, "exec_zero_pct": 0, "wave32_pct": 0,
-            "stall_pct": 0, "gap_max": 0, "odd_encoding_pct": 0
-        }))
-        .unwrap();
+        let none = no_knobs();
         for profile in Profile::all() {
             for k in [&all, &none] {
-                run_model(profile, k, draw(profile, 11, 300, k));
+                let (run, cycles) = run_model(profile, k, draw(profile, 11, 300, k));
+                assert_eq!(run.txn_count(), 300, "{profile}");
+                assert!(cycles > 300, "{profile}: every instruction takes a cycle");
             }
         }
     }

@@ -3,23 +3,15 @@
 //! (`docs/waitcnt.md`, "eval").
 
 use crate::testbench::Evaluator;
+use crate::units::input::{at, from_value, NumOrName, U};
 use gpucosim_model::waitcnt::ports::waitcnt_ports as P;
 use gpucosim_model::waitcnt::{
     decode_wait_word, encode, Class, Counter, ErrCode, Thresholds, Wait, WaitcntModel, COUNTERS,
     RET_CHANNELS, WAVES,
 };
 use gpucosim_model::{Profile, Unit};
+use serde::Deserialize;
 use serde_json::{json, Value};
-
-fn parse_number(s: &str) -> Result<u64, String> {
-    let t = s.trim().replace('_', "");
-    let r = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        u64::from_str_radix(h, 16)
-    } else {
-        t.parse::<u64>()
-    };
-    r.map_err(|_| format!("`{s}` is not a number (expected hex 0x... or decimal)"))
-}
 
 /// Decodes `arg` — a 32-bit `s_waitcnt` instruction word (`0xBF8C0070` on
 /// gfx9), a gfx11 `s_waitcnt_vscnt null, imm` word (`0xBC7C0005`) or a
@@ -28,8 +20,8 @@ fn parse_number(s: &str) -> Result<u64, String> {
 /// `s_waitcnt_vscnt null, 0x5   imm=0x0005 vscnt=5`. A word of another
 /// opcode, or an `s_waitcnt_vscnt` on gfx9, is an error.
 pub fn decode_waitcnt_text(profile: Profile, arg: &str) -> Result<String, String> {
-    let v = parse_number(arg)?;
-    let w = decode_arg(profile, v)?;
+    let v = U::<32>::parse(arg)?;
+    let w = decode_arg(profile, v.u64())?;
     let t = wait_thresholds(profile, w)?;
     let imm = w.imm;
     Ok(if w.vscnt {
@@ -67,83 +59,64 @@ fn wait_thresholds(profile: Profile, w: Wait) -> Result<Thresholds, String> {
         .ok_or_else(|| format!("s_waitcnt_vscnt: {profile} has no VS_CNT"))
 }
 
-fn as_u64(v: &Value, what: &str) -> Result<u64, String> {
-    match v {
-        Value::Number(n) => n
-            .as_u64()
-            .ok_or_else(|| format!("{what}: `{n}` is not a non-negative integer")),
-        Value::String(s) => parse_number(s).map_err(|e| format!("{what}: {e}")),
-        other => Err(format!("{what}: expected a number, got {other}")),
-    }
+/// A request (`docs/waitcnt.md`, "eval"): a `decode` or a `trace`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Req {
+    decode: Option<U<32>>,
+    trace: Option<Vec<Cycle>>,
 }
 
-fn obj<'a>(
-    v: &'a Value,
-    what: &str,
-    allowed: &[&str],
-) -> Result<&'a serde_json::Map<String, Value>, String> {
-    let o = v
-        .as_object()
-        .ok_or_else(|| format!("{what}: expected an object, got {v}"))?;
-    if let Some(k) = o.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return Err(format!(
-            "{what}: unknown key `{k}` (expected one of: {})",
-            allowed.join(", ")
-        ));
-    }
-    Ok(o)
+/// One cycle of a trace.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Cycle {
+    issue: Option<Event>,
+    wait: Option<WaitIn>,
+    returns: Option<Vec<Event>>,
 }
 
-fn field_u64(
-    o: &serde_json::Map<String, Value>,
-    key: &str,
-    what: &str,
-    max: u64,
-) -> Result<u64, String> {
-    let v = o
-        .get(key)
-        .ok_or_else(|| format!("{what}: missing `{key}`"))?;
-    let n = as_u64(v, &format!("{what}.{key}"))?;
-    if n > max {
-        return Err(format!("{what}.{key}: {n} is out of range (0..={max})"));
-    }
-    Ok(n)
+/// An issue or a return: a wave and a class (by name or code).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Event {
+    wave: U<4>,
+    class: NumOrName<4>,
 }
 
-fn class_code(v: Option<&Value>, what: &str) -> Result<u64, String> {
-    match v {
-        None => Err(format!("{what}: missing `class`")),
-        Some(Value::String(s)) if s.starts_with("0x") || s.bytes().all(|b| b.is_ascii_digit()) => {
-            let n = parse_number(s).map_err(|e| format!("{what}.class: {e}"))?;
-            if n > 15 {
-                return Err(format!("{what}.class: code {n} is out of range (0..=15)"));
-            }
-            Ok(n)
-        }
-        Some(Value::String(s)) => Class::from_name(s).map(|c| c.code() as u64).ok_or_else(|| {
+/// A trace's `wait`, in one of its forms ([`eval_wait`]).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WaitIn {
+    wave: U<4>,
+    imm: Option<U<32>>,
+    /// A flag with `imm`, a threshold without.
+    vscnt: Option<Value>,
+    vmcnt: Option<U<6>>,
+    expcnt: Option<U<6>>,
+    lgkmcnt: Option<U<6>>,
+}
+
+/// A class code by name or number.
+fn class_code(c: &NumOrName<4>, path: &str) -> Result<u64, String> {
+    match c {
+        NumOrName::Num(n) => Ok(n.get() as u64),
+        NumOrName::Name(s) => Class::from_name(s).map(|c| c.code() as u64).ok_or_else(|| {
             let names: Vec<&str> = Class::ALL.iter().map(|c| c.name()).collect();
-            format!(
-                "{what}.class: unknown class `{s}` (expected one of: {})",
-                names.join(", ")
+            at(
+                path,
+                format!("unknown class `{s}` (expected one of: {}, or a code 0–15)", names.join(", ")),
             )
         }),
-        Some(v) => {
-            let n = as_u64(v, &format!("{what}.class"))?;
-            if n > 15 {
-                return Err(format!("{what}.class: code {n} is out of range (0..=15)"));
-            }
-            Ok(n)
-        }
     }
 }
 
 /// A decode result: the immediate, the thresholds of the fields the
 /// instruction has (`null` for the others: `s_waitcnt` has no VS field,
 /// `s_waitcnt_vscnt` only it) and LLVM's text.
-fn eval_decode(profile: Profile, v: &Value) -> Result<Value, String> {
-    let n = as_u64(v, "decode")?;
-    let w = decode_arg(profile, n).map_err(|e| format!("decode: {e}"))?;
-    let t = wait_thresholds(profile, w).map_err(|e| format!("decode: {e}"))?;
+fn eval_decode(profile: Profile, n: U<32>) -> Result<Value, String> {
+    let w = decode_arg(profile, n.u64()).map_err(|e| at("decode", e))?;
+    let t = wait_thresholds(profile, w).map_err(|e| at("decode", e))?;
     let (vm, exp, lgkm, vs) = if w.vscnt {
         (Value::Null, Value::Null, Value::Null, json!(t.vs))
     } else {
@@ -159,93 +132,89 @@ fn eval_decode(profile: Profile, v: &Value) -> Result<Value, String> {
     }))
 }
 
-/// The keys of a trace's `wait`: the wave, then the immediate (with the
-/// `vscnt` flag), a 32-bit instruction word in `imm`, or the field form.
-const WAIT_KEYS: &[&str] = &["wave", "imm", "vscnt", "vmcnt", "expcnt", "lgkmcnt"];
-
 /// A trace's `wait` (`docs/waitcnt.md`, "eval"): `{"imm": I}` with an
 /// optional `"vscnt": true` (I ≤ 0xFFFF, driven onto the ports as given);
 /// `{"imm": W}` with W a 32-bit `s_waitcnt` / `s_waitcnt_vscnt null` word (as
 /// `decode` takes it); or the field form `{"vmcnt": a, "expcnt": b,
 /// "lgkmcnt": c}` (missing fields do not wait) or `{"vscnt": n}`.
-fn eval_wait(
-    profile: Profile,
-    wo: &serde_json::Map<String, Value>,
-    what: &str,
-) -> Result<Wait, String> {
-    const FIELDS: [(&str, Counter); 3] = [
-        ("vmcnt", Counter::Vm),
-        ("expcnt", Counter::Exp),
-        ("lgkmcnt", Counter::Lgkm),
+fn eval_wait(profile: Profile, wo: &WaitIn, what: &str) -> Result<Wait, String> {
+    let fields = [
+        ("vmcnt", Counter::Vm, wo.vmcnt),
+        ("expcnt", Counter::Exp, wo.expcnt),
+        ("lgkmcnt", Counter::Lgkm, wo.lgkmcnt),
     ];
-    let fields: Vec<&str> = FIELDS
-        .iter()
-        .map(|f| f.0)
-        .filter(|k| wo.contains_key(*k))
-        .collect();
-    let vscnt = wo.get("vscnt");
-    let vs_field = vscnt.filter(|v| !v.is_boolean());
-    if let Some(imm) = wo.get("imm") {
-        if let Some(f) = fields.first().copied().or(vs_field.map(|_| "vscnt")) {
-            return Err(format!(
-                "{what}: `imm` and the field `{f}` are two forms of a wait; give one"
+    let first = fields.iter().find(|f| f.2.is_some()).map(|f| f.0);
+    let path = |k: &str| format!("{what}.{k}");
+    // `vscnt` is a flag beside `imm`, a threshold without it.
+    let (flag, vs_field) = match &wo.vscnt {
+        None => (None, None),
+        Some(Value::Bool(b)) => (Some(*b), None),
+        Some(v) => (None, Some(from_value::<U<6>>(v, &path("vscnt"))?)),
+    };
+    if let Some(imm) = wo.imm {
+        if let Some(f) = first.or(vs_field.map(|_| "vscnt")) {
+            return Err(at(
+                what,
+                format!("`imm` and the field `{f}` are two forms of a wait; give one"),
             ));
         }
-        let flag = match vscnt {
-            None => None,
-            Some(Value::Bool(b)) => Some(*b),
-            Some(v) => return Err(format!("{what}.vscnt: expected true or false, got {v}")),
-        };
-        let n = as_u64(imm, &format!("{what}.imm"))?;
+        let n = imm.u64();
         if n <= 0xFFFF {
             return Ok(Wait {
                 vscnt: flag.unwrap_or(false),
                 imm: n as u16,
             });
         }
-        let w = decode_arg(profile, n).map_err(|e| format!("{what}.imm: {e}"))?;
+        let w = decode_arg(profile, n).map_err(|e| at(&path("imm"), e))?;
         if flag.is_some_and(|f| f != w.vscnt) {
             let name = if w.vscnt {
                 "s_waitcnt_vscnt"
             } else {
                 "s_waitcnt"
             };
-            return Err(format!(
-                "{what}.vscnt: the word 0x{n:08X} is an {name}, which contradicts `vscnt`"
+            return Err(at(
+                &path("vscnt"),
+                format!("the word 0x{n:08X} is an {name}, which contradicts `vscnt`"),
             ));
         }
         return Ok(w);
     }
     let has_vs = Counter::Vs.width(profile) > 0;
-    if let Some(v) = vscnt {
-        if v.is_boolean() {
-            return Err(format!("{what}: `vscnt: {v}` needs an `imm`"));
-        }
-        if let Some(f) = fields.first() {
-            return Err(format!(
-                "{what}: `{f}` and `vscnt` in one wait: an s_waitcnt never waits on \
-                 VS_CNT and s_waitcnt_vscnt only on it (SPEC §3.2); use two waits"
+    if let Some(b) = flag {
+        return Err(at(what, format!("`vscnt: {b}` needs an `imm`")));
+    }
+    if let Some(n) = vs_field {
+        if let Some(f) = first {
+            return Err(at(
+                what,
+                format!(
+                    "`{f}` and `vscnt` in one wait: an s_waitcnt never waits on \
+                     VS_CNT and s_waitcnt_vscnt only on it (SPEC §3.2); use two waits"
+                ),
             ));
         }
         if !has_vs {
-            return Err(format!("{what}.vscnt: {profile} has no VS_CNT"));
+            return Err(at(&path("vscnt"), format!("{profile} has no VS_CNT")));
         }
-        let n = field_u64(wo, "vscnt", what, Counter::Vs.max(profile) as u64)?;
+        let n = n.at_most(Counter::Vs.max(profile).into(), &path("vscnt"), &format!(" on {profile}"))?;
         return Ok(Wait {
             vscnt: true,
             imm: n as u16,
         });
     }
-    if fields.is_empty() {
-        return Err(format!(
-            "{what}: expected `imm`, or the fields vmcnt, expcnt, lgkmcnt{}",
-            if has_vs { ", or vscnt" } else { "" }
+    if first.is_none() {
+        return Err(at(
+            what,
+            format!(
+                "expected `imm`, or the fields vmcnt, expcnt, lgkmcnt{}",
+                if has_vs { ", or vscnt" } else { "" }
+            ),
         ));
     }
     let mut t = Thresholds::none(profile);
-    for (key, c) in FIELDS {
-        if wo.contains_key(key) {
-            let n = field_u64(wo, key, what, c.max(profile) as u64)? as u32;
+    for (key, c, v) in fields {
+        if let Some(v) = v {
+            let n = v.at_most(c.max(profile).into(), &path(key), &format!(" on {profile}"))? as u32;
             match c {
                 Counter::Vm => t.vm = n,
                 Counter::Exp => t.exp = n,
@@ -259,10 +228,7 @@ fn eval_wait(
     })
 }
 
-fn eval_trace(profile: Profile, cycles: &Value) -> Result<Value, String> {
-    let cycles = cycles
-        .as_array()
-        .ok_or_else(|| "trace: expected an array of cycles".to_string())?;
+fn eval_trace(profile: Profile, cycles: &[Cycle]) -> Result<Value, String> {
     let mut model = WaitcntModel::new(profile);
     let mut inp = vec![0u32; P::TABLE.in_words()];
     let mut out = vec![0u32; P::TABLE.out_words()];
@@ -270,42 +236,32 @@ fn eval_trace(profile: Profile, cycles: &Value) -> Result<Value, String> {
     let mut results = Vec::with_capacity(cycles.len());
     for (n, c) in cycles.iter().enumerate() {
         let what = format!("trace[{n}]");
-        let o = obj(c, &what, &["issue", "wait", "returns"])?;
         inp.fill(0);
         P::rst_ni.set(&mut inp, 1);
-        if let Some(i) = o.get("issue") {
-            let w = format!("{what}.issue");
-            let io = obj(i, &w, &["wave", "class"])?;
+        if let Some(i) = &c.issue {
             P::issue_valid_i.set(&mut inp, 1);
-            P::issue_wave_i.set(&mut inp, field_u64(io, "wave", &w, 15)?);
-            P::issue_class_i.set(&mut inp, class_code(io.get("class"), &w)?);
+            P::issue_wave_i.set(&mut inp, i.wave.u64());
+            P::issue_class_i.set(&mut inp, class_code(&i.class, &format!("{what}.issue.class"))?);
         }
-        if let Some(i) = o.get("wait") {
-            let w = format!("{what}.wait");
-            let wo = obj(i, &w, WAIT_KEYS)?;
-            let wave = field_u64(wo, "wave", &w, 15)?;
-            let wait = eval_wait(profile, wo, &w)?;
+        if let Some(wo) = &c.wait {
+            let wait = eval_wait(profile, wo, &format!("{what}.wait"))?;
             P::wait_valid_i.set(&mut inp, 1);
-            P::wait_wave_i.set(&mut inp, wave);
+            P::wait_wave_i.set(&mut inp, wo.wave.u64());
             P::wait_vscnt_i.set(&mut inp, wait.vscnt as u64);
             P::wait_imm_i.set(&mut inp, wait.imm as u64);
         }
-        if let Some(r) = o.get("returns") {
-            let rs = r
-                .as_array()
-                .ok_or_else(|| format!("{what}.returns: expected an array"))?;
+        if let Some(rs) = &c.returns {
             if rs.len() > RET_CHANNELS {
-                return Err(format!(
-                    "{what}.returns: {} returns, at most {RET_CHANNELS} per cycle",
-                    rs.len()
+                return Err(at(
+                    &format!("{what}.returns"),
+                    format!("{} returns, at most {RET_CHANNELS} per cycle", rs.len()),
                 ));
             }
             for (k, r) in rs.iter().enumerate() {
-                let w = format!("{what}.returns[{k}]");
-                let ro = obj(r, &w, &["wave", "class"])?;
+                let path = format!("{what}.returns[{k}].class");
                 P::ret_valid_i.set_bit(&mut inp, k, true);
-                P::ret_wave_i.set_elem(&mut inp, k, field_u64(ro, "wave", &w, 15)?);
-                P::ret_class_i.set_elem(&mut inp, k, class_code(ro.get("class"), &w)?);
+                P::ret_wave_i.set_elem(&mut inp, k, r.wave.u64());
+                P::ret_class_i.set_elem(&mut inp, k, class_code(&r.class, &path)?);
             }
         }
         model.step(&inp, &mut out);
@@ -352,15 +308,15 @@ fn eval_trace(profile: Profile, cycles: &Value) -> Result<Value, String> {
             "counters": counters,
         }));
     }
-    Ok(Value::Array(results))
+    Ok(json!({ "trace": results }))
 }
 
 fn eval_one(profile: Profile, req: &Value) -> Result<Value, String> {
-    let o = obj(req, "request", &["decode", "trace"])?;
-    match (o.get("decode"), o.get("trace")) {
+    let q: Req = from_value(req, "")?;
+    match (q.decode, &q.trace) {
         (Some(d), None) => eval_decode(profile, d),
         (None, Some(t)) => eval_trace(profile, t),
-        _ => Err("request: expected exactly one of `decode` or `trace`".to_string()),
+        _ => Err("expected exactly one of `decode` or `trace`".to_string()),
     }
 }
 
@@ -375,14 +331,11 @@ pub fn evaluator(profile: Profile) -> Evaluator {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn eval_json(profile: Profile, input: &Value) -> Result<Value, String> {
-        crate::units::each_request(input, evaluator(profile))
-    }
+    use crate::units::tests::eval_str;
 
     fn trace(p: Profile, cycles: Value) -> Vec<Value> {
-        let r = eval_json(p, &json!({ "trace": cycles })).unwrap();
-        r.as_array().unwrap().clone()
+        let r = eval_str("waitcnt", p, &json!({ "trace": cycles })).unwrap();
+        r["trace"].as_array().unwrap().clone()
     }
 
     #[test]
@@ -431,7 +384,7 @@ mod tests {
     /// gfx11 `s_waitcnt_vscnt` with only `vscnt`; gfx9 rejects the vscnt word.
     #[test]
     fn eval_decodes_vscnt_words() {
-        let r = eval_json(
+        let r = eval_str("waitcnt", 
             Profile::Gfx11,
             &json!([{"decode": "0xBC7C0005"}, {"decode": "0xBF890007"}]),
         )
@@ -439,18 +392,18 @@ mod tests {
         assert_eq!(
             r[0],
             json!({"imm": 5, "vmcnt": null, "expcnt": null, "lgkmcnt": null,
-                   "vscnt": 5, "text": "s_waitcnt_vscnt null, 0x5"})
+                   "vscnt": 5, "text": "s_waitcnt_vscnt null, 0x5", "request": 0})
         );
         assert_eq!(
             r[1],
             json!({"imm": 7, "vmcnt": 0, "expcnt": 7, "lgkmcnt": 0,
-                   "vscnt": null, "text": "s_waitcnt vmcnt(0) lgkmcnt(0)"})
+                   "vscnt": null, "text": "s_waitcnt vmcnt(0) lgkmcnt(0)", "request": 1})
         );
-        let r = eval_json(Profile::Gfx11, &json!({"decode": 0xBC7C_FFC0u32})).unwrap();
+        let r = eval_str("waitcnt", Profile::Gfx11, &json!({"decode": 0xBC7C_FFC0u32})).unwrap();
         assert_eq!(r["vscnt"], json!(0), "bits [15:6] are ignored");
-        let e = eval_json(Profile::Gfx9, &json!({"decode": "0xBC7C0005"})).unwrap_err();
+        let e = eval_str("waitcnt", Profile::Gfx9, &json!({"decode": "0xBC7C0005"})).unwrap_err();
         assert!(
-            e.starts_with("decode: ") && e.contains("gfx9 has no VS_CNT"),
+            e.starts_with("`decode`: ") && e.contains("gfx9 has no VS_CNT"),
             "{e}"
         );
     }
@@ -517,8 +470,8 @@ mod tests {
             (Profile::Gfx11, json!({"wave": 0})),
             (Profile::Gfx11, json!({"wave": 0, "imm": "0xBF8C0000"})),
         ] {
-            let e = eval_json(p, &json!({"trace": [{ "wait": bad }]})).unwrap_err();
-            assert!(e.starts_with("trace[0].wait"), "{bad}: {e}");
+            let e = eval_str("waitcnt", p, &json!({"trace": [{ "wait": bad }]})).unwrap_err();
+            assert!(e.starts_with("`trace[0].wait"), "{bad}: {e}");
             assert!(!e.contains('\n'), "one line: {e}");
         }
     }
@@ -582,8 +535,8 @@ mod tests {
             ]}"#,
         )
         .unwrap();
-        let r = eval_json(Profile::Gfx9, &req).unwrap();
-        let r = r.as_array().unwrap();
+        let r = eval_str("waitcnt", Profile::Gfx9, &req).unwrap();
+        let r = r["trace"].as_array().unwrap();
         assert_eq!(r.len(), 7);
         assert_eq!(r[0]["issue_ack"], json!(true));
         assert_eq!(r[2]["stall"], json!([0]));
@@ -598,7 +551,7 @@ mod tests {
 
     #[test]
     fn eval_decode_and_errors() {
-        let r = eval_json(
+        let r = eval_str("waitcnt", 
             Profile::Gfx9,
             &json!([{"decode": "0xBF8C0070"}, {"decode": 0xCF7F}]),
         )
@@ -614,16 +567,16 @@ mod tests {
             json!({"decode": 1, "trace": []}),
             json!(7),
         ] {
-            let e = eval_json(Profile::Gfx9, &bad).unwrap_err();
+            let e = eval_str("waitcnt", Profile::Gfx9, &bad).unwrap_err();
             assert!(!e.contains('\n'), "one line: {e}");
         }
-        let r = eval_json(
+        let r = eval_str("waitcnt", 
             Profile::Gfx9,
             &json!({"trace": [{"returns": [{"wave": 2, "class": "lds"}]}]}),
         )
         .unwrap();
         assert_eq!(
-            r[0]["errors"],
+            r["trace"][0]["errors"],
             json!([{"wave": 2, "code": 4, "name": "underflow"}])
         );
     }

@@ -1,0 +1,280 @@
+//! Reading AMDGPU assembly as users have it: `clang -S` output (directives,
+//! labels, `;` comments) and `llvm-objdump -d` output (a `<symbol>:` header
+//! per function, each instruction followed by `// address: encoding`).
+//! A file holds one or more kernels; each is read into its instructions
+//! with their line, address (objdump only), mnemonic and operands, and its
+//! labels.
+
+use std::collections::HashMap;
+
+/// One instruction as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inst {
+    /// 1-based line in the file.
+    pub line: usize,
+    /// Byte address, when the input gives it (objdump).
+    pub addr: Option<u64>,
+    /// The mnemonic, lower case.
+    pub mnemonic: String,
+    /// The operand text after the mnemonic, comments removed.
+    pub operands: String,
+}
+
+impl Inst {
+    /// The instruction as written (mnemonic and operands).
+    pub fn text(&self) -> String {
+        if self.operands.is_empty() {
+            self.mnemonic.clone()
+        } else {
+            format!("{} {}", self.mnemonic, self.operands)
+        }
+    }
+
+    /// The comma-separated operands (commas inside brackets or parentheses
+    /// do not separate), trimmed; modifiers stay with the operand they
+    /// follow (`v1 offset1:2`).
+    pub fn operand_list(&self) -> Vec<&str> {
+        split_top(&self.operands)
+    }
+
+    /// Where the instruction is, for reports: `line 40` or `line 40
+    /// (0x9c)`.
+    pub fn place(&self) -> String {
+        match self.addr {
+            Some(a) => format!("line {} ({a:#x})", self.line),
+            None => format!("line {}", self.line),
+        }
+    }
+}
+
+/// Splits at commas outside brackets and parentheses.
+pub fn split_top(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(s[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    let last = s[start..].trim();
+    if !last.is_empty() || !out.is_empty() {
+        out.push(last);
+    }
+    out
+}
+
+/// A kernel (or other function) of the file.
+#[derive(Debug, Clone, Default)]
+pub struct Kernel {
+    /// Its symbol.
+    pub name: String,
+    /// Its instructions in order.
+    pub insts: Vec<Inst>,
+    /// Label → index of the instruction it precedes (`insts.len()` for a
+    /// label at the end).
+    pub labels: HashMap<String, usize>,
+}
+
+impl Kernel {
+    /// The index of the instruction at byte address `addr` (objdump).
+    pub fn at_addr(&self, addr: u64) -> Option<usize> {
+        self.insts.iter().position(|i| i.addr == Some(addr))
+    }
+}
+
+/// What a file says about its target (`.amdgcn_target`, or objdump's
+/// `file format` line does not say; `None` then).
+#[derive(Debug, Clone, Default)]
+pub struct Program {
+    /// The processor named by `.amdgcn_target` (`gfx900`), if any.
+    pub target: Option<String>,
+    /// The kernels, in file order.
+    pub kernels: Vec<Kernel>,
+}
+
+/// Removes a comment: `;` in assembler output, `//` in objdump output
+/// (where it carries the address, returned too).
+fn strip_comment(line: &str) -> (&str, Option<u64>) {
+    if let Some(i) = line.find("//") {
+        let addr = line[i + 2..]
+            .trim()
+            .split(':')
+            .next()
+            .and_then(|h| u64::from_str_radix(h.trim(), 16).ok());
+        return (&line[..i], addr);
+    }
+    match line.find(';') {
+        Some(i) => (&line[..i], None),
+        None => (line, None),
+    }
+}
+
+/// Reads assembly text. Kernels are the symbols declared
+/// `.type NAME,@function` (assembler output) or the `<NAME>:` headers
+/// (objdump). Errors name the line.
+pub fn parse(text: &str) -> Result<Program, String> {
+    let mut prog = Program::default();
+    let mut functions: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix(".type") {
+            if let Some((name, kind)) = rest.split_once(',') {
+                if kind.trim() == "@function" {
+                    functions.push(name.trim().to_string());
+                }
+            }
+        }
+    }
+    let mut current: Option<Kernel> = None;
+    // Inside `.amdgpu_metadata` … `.end_amdgpu_metadata` (YAML).
+    let mut metadata = false;
+    let finish = |k: Option<Kernel>, prog: &mut Program| {
+        if let Some(k) = k {
+            prog.kernels.push(k);
+        }
+    };
+    for (n, raw) in text.lines().enumerate() {
+        let line_no = n + 1;
+        // objdump: `0000000000000000 <reduce_sum>:`
+        let t = raw.trim();
+        if let Some(name) = objdump_header(t) {
+            finish(current.take(), &mut prog);
+            current = Some(Kernel {
+                name: name.to_string(),
+                ..Kernel::default()
+            });
+            continue;
+        }
+        if metadata {
+            metadata = t != ".end_amdgpu_metadata";
+            continue;
+        }
+        if t == ".amdgpu_metadata" {
+            metadata = true;
+            continue;
+        }
+        let (code, addr) = strip_comment(raw);
+        let code = code.trim();
+        if code.is_empty() {
+            continue;
+        }
+        if let Some(rest) = code.strip_prefix(".amdgcn_target") {
+            let target = rest.trim().trim_matches('"');
+            let cpu = target.rsplit('-').next().unwrap_or("");
+            let cpu = cpu.split(':').next().unwrap_or("");
+            prog.target = Some(cpu.to_string());
+            continue;
+        }
+        // A label: `name:` at the start of the line.
+        if let Some(label) = code.strip_suffix(':') {
+            if !label.contains(char::is_whitespace) {
+                if functions.iter().any(|f| f == label) {
+                    finish(current.take(), &mut prog);
+                    current = Some(Kernel {
+                        name: label.to_string(),
+                        ..Kernel::default()
+                    });
+                } else if label.starts_with(".Lfunc_end") {
+                    finish(current.take(), &mut prog);
+                } else if let Some(k) = current.as_mut() {
+                    k.labels.insert(label.to_string(), k.insts.len());
+                }
+                continue;
+            }
+        }
+        if code.starts_with('.') {
+            continue;
+        }
+        let Some(k) = current.as_mut() else {
+            // Text outside any function: objdump's `file format` and
+            // section lines.
+            if code.starts_with("Disassembly of section") || code.contains("file format") {
+                continue;
+            }
+            return Err(format!(
+                "line {line_no}: `{code}` is outside any function (expected assembler output with `.type NAME,@function`, or llvm-objdump -d output)"
+            ));
+        };
+        let (mnemonic, operands) = match code.split_once(char::is_whitespace) {
+            Some((m, o)) => (m, o.trim()),
+            None => (code, ""),
+        };
+        if !mnemonic
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        {
+            return Err(format!(
+                "line {line_no}: `{code}` is not an instruction, a label or a directive"
+            ));
+        }
+        k.insts.push(Inst {
+            line: line_no,
+            addr,
+            mnemonic: mnemonic.to_ascii_lowercase(),
+            operands: operands.to_string(),
+        });
+    }
+    finish(current.take(), &mut prog);
+    prog.kernels.retain(|k| !k.insts.is_empty());
+    if prog.kernels.is_empty() {
+        return Err("no function found (expected assembler output with `.type NAME,@function`, or llvm-objdump -d output)".into());
+    }
+    Ok(prog)
+}
+
+/// `0000000000000000 <name>:` → `name`.
+fn objdump_header(t: &str) -> Option<&str> {
+    let (addr, rest) = t.split_once(' ')?;
+    if addr.is_empty() || !addr.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    rest.strip_prefix('<')?.strip_suffix(">:")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_assembler_output() {
+        let p = parse(
+            "\t.text\n\t.amdgcn_target \"amdgcn-amd-amdhsa--gfx900\"\n\t.type\tk,@function\nk:  ; @k\n; %bb.0:\n\ts_load_dword s7, s[4:5], 0x10\n\ts_cbranch_execz .LBB0_2\n.LBB0_2:\n\tds_read2st64_b32 v[2:3], v1 offset1:2 ; a comment\n\ts_endpgm\n.Lfunc_end0:\n\t.size k, .Lfunc_end0-k\n",
+        )
+        .unwrap();
+        assert_eq!(p.target.as_deref(), Some("gfx900"));
+        let k = &p.kernels[0];
+        assert_eq!(k.name, "k");
+        assert_eq!(k.insts.len(), 4);
+        assert_eq!(k.labels[".LBB0_2"], 2);
+        assert_eq!(k.insts[2].operand_list(), ["v[2:3]", "v1 offset1:2"]);
+        assert_eq!(k.insts[0].line, 6);
+    }
+
+    #[test]
+    fn reads_objdump_output() {
+        let p = parse(
+            "\n/tmp/r.o:\tfile format elf64-amdgpu\n\nDisassembly of section .text:\n\n0000000000000000 <reduce_sum>:\n\ts_load_b32 s5, s[0:1], 0x10                                // 000000000004: F4000140 F8000010\n\ts_cbranch_execz 10                                         // 000000000034: BFA5000A <reduce_sum+0x60>\n",
+        )
+        .unwrap();
+        let k = &p.kernels[0];
+        assert_eq!(k.name, "reduce_sum");
+        assert_eq!(k.insts[0].addr, Some(4));
+        assert_eq!(k.insts[1].operands, "10");
+        assert_eq!(k.at_addr(0x34), Some(1));
+    }
+
+    #[test]
+    fn split_keeps_brackets_together() {
+        assert_eq!(
+            split_top("v1, off, s[0:3], format:[BUF_FMT_32_FLOAT, x], 0"),
+            ["v1", "off", "s[0:3]", "format:[BUF_FMT_32_FLOAT, x]", "0"]
+        );
+        assert!(split_top("").is_empty());
+    }
+}

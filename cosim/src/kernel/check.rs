@@ -1,0 +1,521 @@
+//! The proof that a kernel's waits are enough (SPEC §3.3): a dataflow
+//! analysis over the kernel's control-flow graph, to a fixed point over
+//! every path (loops included), of which memory instructions may not have
+//! returned at each instruction, under every return order SPEC §3.1
+//! allows, and the waits of §3.2.
+//!
+//! The abstract state holds, for each memory instruction that may still be
+//! outstanding, and for each counter it counts on, a lower bound `behind`
+//! on the number of younger instructions that are surely outstanding if it
+//! is: those of its ordering group ([`Order`](gpucosim_model::waitcnt::Order))
+//! issued after it, which return after it (every instruction of an ordering
+//! group weighs 1). A wait with threshold `N` on a counter proves it
+//! returned when `behind >= N` — it and those behind it would count more
+//! than `N` — and, on any counter it counts on, since a return takes its
+//! weight off every counter at once. An instruction of no ordering group
+//! on a counter (SMEM, `s_sendmsg`, GDS, FLAT's LGKM part) has `behind` 0
+//! there, so only a wait for 0 proves it returned, whatever its weight, as
+//! SPEC §3.1 says. Paths join by union, keeping the smaller `behind`.
+
+use super::asm::{Inst, Kernel};
+use super::table::{classify, Classified, Effect, Regs};
+use gpucosim_model::waitcnt::{Class, Counter, Thresholds, COUNTERS};
+use gpucosim_model::Profile;
+use std::collections::{BTreeMap, VecDeque};
+
+/// `behind` of a counter an instruction does not count on.
+const NONE: u8 = u8::MAX;
+/// `behind` saturates here: above any threshold plus any weight.
+const CAP: u8 = 200;
+
+/// Outstanding instructions: index → `behind` per counter.
+type State = BTreeMap<usize, [u8; 4]>;
+
+/// A kernel read and classified, with its control-flow graph.
+pub struct Program<'k> {
+    /// The kernel.
+    pub kernel: &'k Kernel,
+    /// The profile it runs on.
+    pub profile: Profile,
+    /// Each instruction, classified.
+    pub cls: Vec<Classified>,
+    /// Successors of each instruction.
+    succ: Vec<Vec<usize>>,
+}
+
+/// The kind of a hazard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum HazardKind {
+    /// A register read while the load writing it may not have returned.
+    Raw,
+    /// A register written while an outstanding load may still write it.
+    Waw,
+}
+
+/// A hazard: instruction `at` reads (RAW) or writes (WAW) `regs`, which
+/// the memory instruction `by` may still write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hazard {
+    /// RAW or WAW.
+    pub kind: HazardKind,
+    /// The instruction that reads or writes (index).
+    pub at: usize,
+    /// The outstanding memory instruction (index).
+    pub by: usize,
+    /// The registers concerned.
+    pub regs: Regs,
+    /// The counter whose wait would prove `by` returned, and the largest
+    /// threshold that does.
+    pub counter: Counter,
+    /// That threshold.
+    pub needed: u32,
+}
+
+/// A wait that could wait less with no hazard on any path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Redundant {
+    /// The wait (index).
+    pub at: usize,
+    /// Its thresholds.
+    pub now: Thresholds,
+    /// The weakest thresholds that keep the kernel safe (raised one
+    /// counter after the other, VM, LGKM, EXP, VS).
+    pub weakest: Thresholds,
+}
+
+impl Redundant {
+    /// Whether the wait could go altogether.
+    pub fn removable(&self, profile: Profile) -> bool {
+        self.weakest == Thresholds::none(profile)
+    }
+}
+
+fn get(t: &Thresholds, c: Counter) -> u32 {
+    t.as_array()[c as usize]
+}
+
+fn set(t: &mut Thresholds, c: Counter, v: u32) {
+    match c {
+        Counter::Vm => t.vm = v,
+        Counter::Lgkm => t.lgkm = v,
+        Counter::Exp => t.exp = v,
+        Counter::Vs => t.vs = v,
+    }
+}
+
+impl<'k> Program<'k> {
+    /// Classifies the kernel's instructions and builds its control-flow
+    /// graph. Errors name the instruction's line.
+    pub fn new(kernel: &'k Kernel, profile: Profile) -> Result<Self, String> {
+        let n = kernel.insts.len();
+        let mut cls = Vec::with_capacity(n);
+        for i in &kernel.insts {
+            cls.push(classify(profile, i).map_err(|e| format!("{}: {e}", i.place()))?);
+        }
+        let target = |i: &Inst, t: &str| -> Result<Option<usize>, String> {
+            let idx = match t.strip_prefix('@') {
+                Some(a) => u64::from_str_radix(a.trim_start_matches("0x"), 16)
+                    .ok()
+                    .and_then(|a| kernel.at_addr(a)),
+                None => kernel.labels.get(t).copied(),
+            };
+            let idx = idx.ok_or_else(|| {
+                format!(
+                    "{}: `{}` branches to `{t}`, which is not in kernel `{}`",
+                    i.place(),
+                    i.text(),
+                    kernel.name
+                )
+            })?;
+            Ok((idx < n).then_some(idx))
+        };
+        let mut succ = Vec::with_capacity(n);
+        for (k, (i, c)) in kernel.insts.iter().zip(&cls).enumerate() {
+            let next = (k + 1 < n).then_some(k + 1);
+            let s: Vec<usize> = match &c.effect {
+                Effect::End => vec![],
+                Effect::Branch(t) => target(i, t)?.into_iter().collect(),
+                Effect::CBranch(t) => next.into_iter().chain(target(i, t)?).collect(),
+                _ => next.into_iter().collect(),
+            };
+            succ.push(s);
+        }
+        Ok(Program {
+            kernel,
+            profile,
+            cls,
+            succ,
+        })
+    }
+
+    /// The instructions that may follow instruction `i`.
+    pub fn successors(&self, i: usize) -> &[usize] {
+        &self.succ[i]
+    }
+
+    /// The wait instructions (indices).
+    pub fn waits(&self) -> Vec<usize> {
+        (0..self.cls.len())
+            .filter(|&i| matches!(self.cls[i].effect, Effect::Wait(_)))
+            .collect()
+    }
+
+    fn class(&self, i: usize) -> Class {
+        match self.cls[i].effect {
+            Effect::Mem { class, .. } => class,
+            _ => unreachable!("only memory instructions are outstanding"),
+        }
+    }
+
+    /// The state after instruction `i` given the state before it.
+    fn transfer(&self, i: usize, st: &mut State, wait: Option<&Thresholds>) {
+        let p = self.profile;
+        match &self.cls[i].effect {
+            Effect::Wait(t) => {
+                let t = wait.unwrap_or(t);
+                st.retain(|_, behind| {
+                    !COUNTERS.iter().any(|&c| {
+                        let b = behind[c as usize];
+                        b != NONE && u32::from(b) >= get(t, c)
+                    })
+                });
+            }
+            Effect::Mem { class, .. } => {
+                let incr = class.incr(p);
+                for &c in &COUNTERS {
+                    let Some(order) = class.order(c, p) else {
+                        continue;
+                    };
+                    for (&j, behind) in st.iter_mut() {
+                        let b = &mut behind[c as usize];
+                        if *b != NONE && self.class(j).order(c, p) == Some(order) {
+                            *b = (*b + 1).min(CAP);
+                        }
+                    }
+                }
+                let mine = incr.map(|w| if w == 0 { NONE } else { 0 });
+                st.entry(i)
+                    .and_modify(|b| {
+                        for (x, m) in b.iter_mut().zip(mine) {
+                            *x = (*x).min(m);
+                        }
+                    })
+                    .or_insert(mine);
+            }
+            _ => {}
+        }
+    }
+
+    /// The state before every instruction (`None`: unreachable), with the
+    /// thresholds of wait `over.0` replaced by `over.1`.
+    fn solve(&self, over: Option<(usize, &Thresholds)>) -> Vec<Option<State>> {
+        let n = self.cls.len();
+        let mut before: Vec<Option<State>> = vec![None; n];
+        if n == 0 {
+            return before;
+        }
+        before[0] = Some(State::new());
+        let mut work: VecDeque<usize> = VecDeque::from([0]);
+        let mut queued = vec![false; n];
+        queued[0] = true;
+        while let Some(i) = work.pop_front() {
+            queued[i] = false;
+            let mut st = before[i].clone().expect("queued instructions have a state");
+            let wait = over.filter(|o| o.0 == i).map(|o| o.1);
+            self.transfer(i, &mut st, wait);
+            for &s in &self.succ[i] {
+                let changed = match &mut before[s] {
+                    slot @ None => {
+                        *slot = Some(st.clone());
+                        true
+                    }
+                    Some(old) => join(old, &st),
+                };
+                if changed && !queued[s] {
+                    queued[s] = true;
+                    work.push_back(s);
+                }
+            }
+        }
+        before
+    }
+
+    /// The hazards of the kernel, each (instruction, producer, kind) once,
+    /// in instruction order.
+    pub fn hazards(&self, over: Option<(usize, &Thresholds)>) -> Vec<Hazard> {
+        let before = self.solve(over);
+        let mut out = Vec::new();
+        for (i, st) in before.iter().enumerate() {
+            let Some(st) = st else { continue };
+            let c = &self.cls[i];
+            for (&j, behind) in st {
+                let Effect::Mem {
+                    class: by_class,
+                    dst,
+                } = &self.cls[j].effect
+                else {
+                    continue;
+                };
+                let raw = dst.and(&c.reads);
+                // A write: an ALU destination, or a load's own destination
+                // unless it returns after `j` (same ordering group).
+                let mut written = dst.and(&c.writes);
+                if let Effect::Mem { class, dst: mine } = &c.effect {
+                    let after = COUNTERS.iter().any(|&k| {
+                        class.order(k, self.profile).is_some()
+                            && class.order(k, self.profile) == by_class.order(k, self.profile)
+                    });
+                    if !after {
+                        written = dst.and(mine);
+                    }
+                }
+                let (counter, needed) = self.needed(behind);
+                for (kind, regs) in [(HazardKind::Raw, raw), (HazardKind::Waw, written)] {
+                    if !regs.is_empty() {
+                        out.push(Hazard {
+                            kind,
+                            at: i,
+                            by: j,
+                            regs,
+                            counter,
+                            needed,
+                        });
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The counter and the largest threshold that prove an outstanding
+    /// instruction returned.
+    fn needed(&self, behind: &[u8; 4]) -> (Counter, u32) {
+        COUNTERS
+            .iter()
+            .filter(|&&c| behind[c as usize] != NONE)
+            .map(|&c| (c, u32::from(behind[c as usize]).min(c.max(self.profile))))
+            .max_by_key(|&(c, n)| (n, std::cmp::Reverse(c as u8)))
+            .expect("an outstanding instruction counts on some counter")
+    }
+
+    /// Whether wait `w` is next to a fence (a barrier or a cache
+    /// invalidate), with only waits and instructions without registers
+    /// between: its waits serve the memory model (release before it,
+    /// acquire after it), not registers.
+    pub fn at_fence(&self, w: usize) -> bool {
+        let inert = |c: &Classified| match &c.effect {
+            Effect::Wait(_) => true,
+            Effect::Other => c.reads.is_empty() && c.writes.is_empty(),
+            _ => false,
+        };
+        let fence = |c: &Classified| c.effect == Effect::Fence;
+        let after = self.cls[w + 1..].iter().find(|c| !inert(c));
+        let before = self.cls[..w].iter().rev().find(|c| !inert(c));
+        after.is_some_and(fence) || before.is_some_and(fence)
+    }
+
+    /// The waits that could wait less with no hazard on any path, each
+    /// judged with the others as written, with the weakest safe
+    /// thresholds. Meaningful for a kernel without hazards.
+    pub fn redundant(&self) -> Vec<Redundant> {
+        let p = self.profile;
+        let mut out = Vec::new();
+        for w in self.waits() {
+            let Effect::Wait(now) = self.cls[w].effect else {
+                unreachable!()
+            };
+            let mut t = now;
+            for &c in &COUNTERS {
+                let max = c.max(p);
+                let (mut lo, mut hi) = (get(&t, c), max);
+                if lo >= hi {
+                    continue;
+                }
+                // Largest safe threshold in [lo, hi]: safety only gets
+                // worse as a threshold rises.
+                while lo < hi {
+                    let mid = (lo + hi).div_ceil(2);
+                    let mut trial = t;
+                    set(&mut trial, c, mid);
+                    if self.hazards(Some((w, &trial))).is_empty() {
+                        lo = mid;
+                    } else {
+                        hi = mid - 1;
+                    }
+                }
+                set(&mut t, c, lo);
+            }
+            if t != now {
+                out.push(Redundant {
+                    at: w,
+                    now,
+                    weakest: t,
+                });
+            }
+        }
+        out
+    }
+}
+
+/// `old` joined with `new`; whether `old` changed.
+fn join(old: &mut State, new: &State) -> bool {
+    let mut changed = false;
+    for (&j, b) in new {
+        match old.get_mut(&j) {
+            None => {
+                old.insert(j, *b);
+                changed = true;
+            }
+            Some(o) => {
+                for (x, y) in o.iter_mut().zip(b) {
+                    if *y < *x {
+                        *x = *y;
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+    changed
+}
+
+/// A wait's text: `s_waitcnt vmcnt(0) lgkmcnt(1)`, or for VS_CNT
+/// `s_waitcnt_vscnt null, 0x0`; both when both counters wait.
+pub fn wait_text(profile: Profile, t: &Thresholds) -> String {
+    let none = Thresholds::none(profile);
+    let mut plain = *t;
+    plain.vs = none.vs;
+    let mut parts = Vec::new();
+    if plain != none {
+        parts.push(plain.text(profile));
+    }
+    if t.vs != none.vs {
+        parts.push(format!("s_waitcnt_vscnt null, {:#x}", t.vs));
+    }
+    if parts.is_empty() {
+        "no wait".into()
+    } else {
+        parts.join("; ")
+    }
+}
+
+/// The wait that `needed` stands for on `counter`.
+pub fn needed_text(profile: Profile, counter: Counter, needed: u32) -> String {
+    let mut t = Thresholds::none(profile);
+    set(&mut t, counter, needed);
+    wait_text(profile, &t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::asm::parse;
+
+    fn prog(profile: Profile, body: &str) -> (Kernel, Profile) {
+        let text = format!("\t.type k,@function\nk:\n{body}\n");
+        (parse(&text).unwrap().kernels.remove(0), profile)
+    }
+
+    fn hazards(p: Profile, body: &str) -> Vec<(HazardKind, usize, usize, String, Counter, u32)> {
+        let (k, p) = prog(p, body);
+        let pr = Program::new(&k, p).unwrap();
+        pr.hazards(None)
+            .into_iter()
+            .map(|h| (h.kind, h.at, h.by, h.regs.text(), h.counter, h.needed))
+            .collect()
+    }
+
+    use Counter::*;
+    use HazardKind::*;
+    use Profile::*;
+
+    #[test]
+    fn a_read_before_its_load_returns_is_raw() {
+        let h = hazards(
+            Gfx9,
+            "global_load_dword v2, v[0:1], off\nv_add_f32 v3, v2, v2\ns_endpgm",
+        );
+        assert_eq!(h, [(Raw, 1, 0, "v2".into(), Vm, 0)]);
+        assert!(hazards(
+            Gfx9,
+            "global_load_dword v2, v[0:1], off\ns_waitcnt vmcnt(0)\nv_add_f32 v3, v2, v2"
+        )
+        .is_empty());
+    }
+
+    /// In-order groups: the older of two VM loads has returned at vmcnt(1);
+    /// SMEM is in no order, so only lgkmcnt(0) (or a count below its
+    /// weight) proves it.
+    #[test]
+    fn ordering_groups_and_weights() {
+        let two_loads = "global_load_dword v2, v[0:1], off\nglobal_load_dword v3, v[0:1], off\ns_waitcnt vmcnt(1)\nv_mov_b32 v4, v2\nv_mov_b32 v5, v3";
+        assert_eq!(hazards(Gfx9, two_loads), [(Raw, 4, 1, "v3".into(), Vm, 0)]);
+        // gfx9: a store is in the same group as loads, so it keeps the load
+        // behind it; gfx11: stores count on VS, not VM.
+        let store_after = "global_load_dword v2, v[0:1], off\nglobal_store_dword v[0:1], v3, off\ns_waitcnt vmcnt(1)\nv_mov_b32 v4, v2";
+        assert!(hazards(Gfx9, store_after).is_empty());
+        assert_eq!(
+            hazards(Gfx11, store_after),
+            [(Raw, 3, 0, "v2".into(), Vm, 0)]
+        );
+        // Two SMEM loads: lgkmcnt(1) does not prove either (any order).
+        let smem = "s_load_dword s4, s[0:1], 0x0\ns_load_dword s5, s[0:1], 0x4\ns_waitcnt lgkmcnt(1)\ns_mov_b32 s6, s4";
+        assert_eq!(hazards(Gfx9, smem), [(Raw, 3, 0, "s4".into(), Lgkm, 0)]);
+        // Even a lone wide SMEM load (weight 2) needs lgkmcnt(0) (SPEC §3.1:
+        // after SMEM only lgkmcnt(0) is safe).
+        let wide = "s_load_dwordx2 s[4:5], s[0:1], 0x0\ns_waitcnt lgkmcnt(1)\ns_mov_b32 s6, s4";
+        assert_eq!(hazards(Gfx9, wide), [(Raw, 2, 0, "s4".into(), Lgkm, 0)]);
+        // LDS behind an SMEM: LDS is in order only among LDS.
+        let lds = "ds_read_b32 v1, v0\ns_load_dword s4, s[0:1], 0x0\ns_waitcnt lgkmcnt(1)\nv_mov_b32 v2, v1";
+        assert_eq!(hazards(Gfx9, lds), [(Raw, 3, 0, "v1".into(), Lgkm, 0)]);
+        let lds2 = "ds_read_b32 v1, v0\nds_read_b32 v2, v0\ns_waitcnt lgkmcnt(1)\nv_mov_b32 v3, v1";
+        assert!(hazards(Gfx9, lds2).is_empty());
+    }
+
+    #[test]
+    fn waw_except_behind_a_load_of_the_same_group() {
+        let alu = "global_load_dword v2, v[0:1], off\nv_mov_b32 v2, 0";
+        assert_eq!(hazards(Gfx9, alu), [(Waw, 1, 0, "v2".into(), Vm, 0)]);
+        let vm = "global_load_dword v2, v[0:1], off\nglobal_load_dword v2, v[0:1], off offset:4";
+        assert!(hazards(Gfx9, vm).is_empty());
+        let mixed = "global_load_dword v2, v[0:1], off\nds_read_b32 v2, v0";
+        assert_eq!(hazards(Gfx9, mixed), [(Waw, 1, 0, "v2".into(), Vm, 0)]);
+    }
+
+    /// A loop: the load of one iteration is still outstanding at the top of
+    /// the next; the join keeps it, and the wait after the loop covers it.
+    #[test]
+    fn loops_reach_a_fixed_point() {
+        let body = "s_mov_b32 s2, 4\n.L1:\nglobal_load_dword v2, v[0:1], off\nv_mov_b32 v3, v2\ns_sub_u32 s2, s2, 1\ns_cbranch_scc1 .L1\ns_endpgm";
+        assert_eq!(hazards(Gfx9, body), [(Raw, 2, 1, "v2".into(), Vm, 0)]);
+        let body = "s_mov_b32 s2, 4\n.L1:\nv_mov_b32 v3, v2\nglobal_load_dword v2, v[0:1], off\ns_sub_u32 s2, s2, 1\ns_cbranch_scc1 .L1\ns_endpgm";
+        // On the back edge the load of the previous iteration is pending;
+        // the load itself returns after it (same group): no WAW.
+        assert_eq!(hazards(Gfx9, body), [(Raw, 1, 2, "v2".into(), Vm, 0)]);
+    }
+
+    #[test]
+    fn redundant_waits_get_their_weakest_thresholds() {
+        let (k, p) = prog(
+            Gfx9,
+            "global_load_dword v2, v[0:1], off\nglobal_load_dword v3, v[0:1], off\ns_waitcnt vmcnt(0) lgkmcnt(0)\nv_mov_b32 v4, v2\ns_waitcnt vmcnt(0)\nv_mov_b32 v5, v3\ns_waitcnt lgkmcnt(0)\nv_mov_b32 v6, 0\ns_waitcnt vmcnt(0)\ns_nop 0\ns_barrier\ns_endpgm",
+        );
+        let pr = Program::new(&k, p).unwrap();
+        assert!(pr.hazards(None).is_empty());
+        let r: Vec<Redundant> = pr
+            .redundant()
+            .into_iter()
+            .filter(|r| !pr.at_fence(r.at))
+            .collect();
+        // Each wait is judged with the others as written: the vmcnt(0) at
+        // 4 can go because the one at 2 drains VM, and the one at 2 could
+        // be vmcnt(1) because the one at 4 covers v3 — not both at once.
+        assert_eq!(r.len(), 3, "{r:?}");
+        assert_eq!((r[0].at, r[0].weakest.vm, r[0].weakest.lgkm), (2, 1, 15));
+        assert_eq!((r[1].at, r[2].at), (4, 6));
+        assert!(r[1].removable(p) && r[2].removable(p));
+        // The wait before the barrier serves the memory model: not judged.
+        assert!(pr.at_fence(8) && !pr.at_fence(4) && !pr.at_fence(6));
+    }
+}

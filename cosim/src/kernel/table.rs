@@ -1,0 +1,675 @@
+//! The instruction table (`instructions.txt`, data) and what it makes of
+//! one instruction: its effect on the counters (a class of SPEC §3.1, a
+//! wait, a branch) and the registers it reads and writes.
+
+use super::asm::Inst;
+use gpucosim_model::waitcnt::{decode, Class, Counter, Thresholds};
+use gpucosim_model::Profile;
+use std::sync::OnceLock;
+
+/// The table as shipped.
+const TABLE: &str = include_str!("instructions.txt");
+
+/// A rule's kind (see the table's header).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Class(Class),
+    /// SMEM: 1 dword or wider, by the destination's width.
+    Smem,
+    VmemAtomic,
+    FlatAtomic,
+    Ds,
+    Wait,
+    WaitOne(Counter),
+    Branch,
+    CBranch,
+    End,
+    Fence,
+    None,
+    Alu,
+    Indirect,
+    Unsupported,
+}
+
+#[derive(Debug, Clone)]
+struct Rule {
+    pattern: String,
+    profiles: Option<Profile>,
+    kind: Kind,
+    dst: bool,
+    line: usize,
+}
+
+fn kind_of(word: &str) -> Option<(Kind, bool)> {
+    Some(match word {
+        "smem" => (Kind::Smem, true),
+        "smem2" => (Kind::Class(Class::Smem2), true),
+        "vmem_atomic" => (Kind::VmemAtomic, false),
+        "flat_atomic" => (Kind::FlatAtomic, false),
+        "ds" => (Kind::Ds, false),
+        "wait" => (Kind::Wait, false),
+        "wait_vm" => (Kind::WaitOne(Counter::Vm), false),
+        "wait_exp" => (Kind::WaitOne(Counter::Exp), false),
+        "wait_lgkm" => (Kind::WaitOne(Counter::Lgkm), false),
+        "wait_vs" => (Kind::WaitOne(Counter::Vs), false),
+        "branch" => (Kind::Branch, false),
+        "cbranch" => (Kind::CBranch, false),
+        "end" => (Kind::End, false),
+        "fence" => (Kind::Fence, false),
+        "none" => (Kind::None, false),
+        "alu" => (Kind::Alu, true),
+        "indirect" => (Kind::Indirect, false),
+        "unsupported" => (Kind::Unsupported, false),
+        other => {
+            let c = Class::from_name(other)?;
+            let loads = matches!(
+                c,
+                Class::VmemLoad | Class::FlatLoad | Class::LdsParam | Class::LdsDirect
+            );
+            (Kind::Class(c), loads)
+        }
+    })
+}
+
+fn parse_table(text: &str) -> Result<Vec<Rule>, String> {
+    let mut rules = Vec::new();
+    for (n, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let bad = |why: &str| format!("instructions.txt line {}: {why}: `{line}`", n + 1);
+        if !(3..=4).contains(&w.len()) {
+            return Err(bad("expected PATTERN PROFILES KIND [dst|nodst]"));
+        }
+        let profiles = match w[1] {
+            "all" => None,
+            p => Some(p.parse::<Profile>().map_err(|_| bad("unknown profile"))?),
+        };
+        let (kind, mut dst) = kind_of(w[2]).ok_or_else(|| bad("unknown kind"))?;
+        match w.get(3) {
+            None => {}
+            Some(&"dst") => dst = true,
+            Some(&"nodst") => dst = false,
+            Some(_) => return Err(bad("the last word is dst or nodst")),
+        }
+        rules.push(Rule {
+            pattern: w[0].to_string(),
+            profiles,
+            kind,
+            dst,
+            line: n + 1,
+        });
+    }
+    Ok(rules)
+}
+
+fn rules() -> &'static [Rule] {
+    static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
+    RULES.get_or_init(|| parse_table(TABLE).expect("the shipped instruction table parses"))
+}
+
+/// `*` matches any run of characters.
+fn glob(pattern: &str, s: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == s,
+        Some((head, tail)) => {
+            let Some(rest) = s.strip_prefix(head) else {
+                return false;
+            };
+            (0..=rest.len()).any(|i| rest.is_char_boundary(i) && glob(tail, &rest[i..]))
+        }
+    }
+}
+
+/// A register: an index into [`Regs`].
+pub type Reg = u16;
+
+/// First index of each register file in a [`Regs`] set.
+const V0: Reg = 0;
+const S0: Reg = 256;
+const TTMP0: Reg = 384;
+const A0: Reg = 512;
+/// The named registers, after the files.
+const NAMED: &[&str] = &[
+    "vcc_lo",
+    "vcc_hi",
+    "exec_lo",
+    "exec_hi",
+    "m0",
+    "flat_scratch_lo",
+    "flat_scratch_hi",
+    "xnack_mask_lo",
+    "xnack_mask_hi",
+    "scc",
+];
+const NAMED0: Reg = 768;
+/// Registers a set can hold.
+const NREGS: usize = 1024;
+
+/// A set of registers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct Regs([u64; NREGS / 64]);
+
+impl Regs {
+    fn add(&mut self, r: Reg) {
+        self.0[r as usize / 64] |= 1 << (r % 64);
+    }
+    fn add_range(&mut self, first: Reg, last: Reg) {
+        for r in first..=last {
+            self.add(r);
+        }
+    }
+    /// Whether the sets share a register.
+    pub fn meets(&self, o: &Regs) -> bool {
+        self.0.iter().zip(&o.0).any(|(a, b)| a & b != 0)
+    }
+    /// The registers of both.
+    pub fn and(&self, o: &Regs) -> Regs {
+        let mut r = *self;
+        for (a, b) in r.0.iter_mut().zip(&o.0) {
+            *a &= b;
+        }
+        r
+    }
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|&w| w == 0)
+    }
+    /// The registers, as assembly would write them (`v[4:7]`, `s2`,
+    /// `vcc_lo`), ranges merged.
+    pub fn text(&self) -> String {
+        let has = |r: Reg| self.0[r as usize / 64] >> (r % 64) & 1 != 0;
+        let mut parts = Vec::new();
+        for (name, base, n) in [
+            ("v", V0, 256),
+            ("s", S0, 128),
+            ("ttmp", TTMP0, 128),
+            ("a", A0, 256),
+        ] {
+            let mut i = 0;
+            while i < n {
+                if has(base + i) {
+                    let mut j = i;
+                    while j + 1 < n && has(base + j + 1) {
+                        j += 1;
+                    }
+                    parts.push(if i == j {
+                        format!("{name}{i}")
+                    } else {
+                        format!("{name}[{i}:{j}]")
+                    });
+                    i = j + 1;
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        for (k, name) in NAMED.iter().enumerate() {
+            if has(NAMED0 + k as Reg) {
+                parts.push(name.to_string());
+            }
+        }
+        parts.join(", ")
+    }
+}
+
+/// The registers named in operand text: `v7`, `v[4:7]`, `s[0:3]`,
+/// `ttmp2`, `vcc`, `exec_lo`, `m0`… (modifiers, literals and symbolic
+/// operands such as `offset:16` or `sendmsg(MSG_DEALLOC_VGPRS)` name none).
+pub fn regs_in(text: &str) -> Result<Regs, String> {
+    let mut out = Regs::default();
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_digit() {
+            // A literal (`0x1f`, `1.5`, `4`): skip its characters.
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.') {
+                i += 1;
+            }
+            continue;
+        }
+        if !(c.is_ascii_alphabetic() || c == b'_') {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+            i += 1;
+        }
+        let word = &text[start..i];
+        let file = match word {
+            "v" => Some((V0, 256)),
+            "s" => Some((S0, 106)),
+            "ttmp" => Some((TTMP0, 16)),
+            "a" => Some((A0, 256)),
+            _ => None,
+        };
+        if let (Some((base, n)), Some(b'[')) = (file, b.get(i)) {
+            let close = text[i..]
+                .find(']')
+                .ok_or_else(|| format!("`{text}`: unclosed register range"))?;
+            let inner = &text[i + 1..i + close];
+            let (lo, hi) = inner
+                .split_once(':')
+                .and_then(|(l, h)| {
+                    Some((l.trim().parse::<u16>().ok()?, h.trim().parse::<u16>().ok()?))
+                })
+                .filter(|&(l, h)| l <= h && h < n)
+                .ok_or_else(|| format!("`{word}[{inner}]` is not a register range"))?;
+            out.add_range(base + lo, base + hi);
+            i += close + 1;
+            continue;
+        }
+        let single = |prefix: &str, base: Reg, n: u16| -> Option<Reg> {
+            let d = word.strip_prefix(prefix)?;
+            let k: u16 = d
+                .parse()
+                .ok()
+                .filter(|_| d.bytes().all(|b| b.is_ascii_digit()))?;
+            (k < n).then_some(base + k)
+        };
+        if let Some(r) = single("v", V0, 256)
+            .or_else(|| single("ttmp", TTMP0, 16))
+            .or_else(|| single("s", S0, 106))
+            .or_else(|| single("a", A0, 256))
+        {
+            out.add(r);
+            continue;
+        }
+        let named = |n: &str| {
+            NAMED0
+                + NAMED
+                    .iter()
+                    .position(|x| *x == n)
+                    .expect("a named register") as Reg
+        };
+        match word {
+            "vcc" => {
+                out.add(named("vcc_lo"));
+                out.add(named("vcc_hi"));
+            }
+            "exec" => {
+                out.add(named("exec_lo"));
+                out.add(named("exec_hi"));
+            }
+            "flat_scratch" => {
+                out.add(named("flat_scratch_lo"));
+                out.add(named("flat_scratch_hi"));
+            }
+            "xnack_mask" => {
+                out.add(named("xnack_mask_lo"));
+                out.add(named("xnack_mask_hi"));
+            }
+            w if NAMED.contains(&w) => out.add(named(w)),
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// What an instruction does, for the analysis.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// A memory instruction of a class: counted on issue, writing `dst`
+    /// when it returns.
+    Mem {
+        /// The counter class.
+        class: Class,
+        /// The registers its return writes.
+        dst: Regs,
+    },
+    /// A wait: the wave waits until every counter is at or below its
+    /// threshold (a threshold at the counter's maximum does not wait).
+    Wait(Thresholds),
+    /// An unconditional branch to a label or address.
+    Branch(String),
+    /// A conditional branch (also falls through).
+    CBranch(String),
+    /// The end of the program.
+    End,
+    /// A barrier or a cache invalidate or write-back: no counter effect;
+    /// the waits just before it serve the memory model.
+    Fence,
+    /// Anything else: reads and writes registers only.
+    Other,
+}
+
+/// One instruction, classified.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Classified {
+    /// What it does to the counters and control flow.
+    pub effect: Effect,
+    /// Registers it reads when it issues (explicit and implicit).
+    pub reads: Regs,
+    /// Registers it writes when it issues (a load's destination is written
+    /// when it returns: in [`Effect::Mem`]).
+    pub writes: Regs,
+}
+
+/// The thresholds of an `s_waitcnt` operand: `vmcnt(0) lgkmcnt(0)` (fields
+/// separated by spaces, `&` or `,`; a field not named does not wait), or a
+/// 16-bit immediate.
+fn wait_thresholds(profile: Profile, ops: &str) -> Result<Thresholds, String> {
+    let ops = ops.trim();
+    if ops.starts_with(|c: char| c.is_ascii_digit()) {
+        let v = crate::units::input::U::<16>::parse(ops)?;
+        return Ok(decode(profile, v.get() as u16));
+    }
+    let mut t = Thresholds::none(profile);
+    for field in ops.split(|c: char| c.is_whitespace() || c == '&' || c == ',') {
+        if field.is_empty() {
+            continue;
+        }
+        let (name, arg) = field
+            .strip_suffix(')')
+            .and_then(|f| f.split_once('('))
+            .ok_or_else(|| format!("`{field}` is not a counter field such as vmcnt(0)"))?;
+        let (name, sat) = match name.strip_suffix("_sat") {
+            Some(n) => (n, true),
+            None => (name, false),
+        };
+        let counter = match name {
+            "vmcnt" => Counter::Vm,
+            "expcnt" => Counter::Exp,
+            "lgkmcnt" => Counter::Lgkm,
+            _ => return Err(format!("`{field}`: unknown counter `{name}`")),
+        };
+        let n = crate::units::input::U::<16>::parse(arg)?.get() as u32;
+        let max = counter.max(profile);
+        if n > max && !sat {
+            return Err(format!("`{field}`: at most {max} on {profile}"));
+        }
+        let n = n.min(max);
+        match counter {
+            Counter::Vm => t.vm = n,
+            Counter::Exp => t.exp = n,
+            _ => t.lgkm = n,
+        }
+    }
+    Ok(t)
+}
+
+/// Classifies an instruction on `profile` by the table. Errors (an
+/// instruction no rule knows, an indirect branch, an operand that cannot
+/// be read) are one line naming the instruction; the caller adds its line.
+pub fn classify(profile: Profile, inst: &Inst) -> Result<Classified, String> {
+    let m = inst.mnemonic.as_str();
+    let rule = rules()
+        .iter()
+        .find(|r| r.profiles.map_or(true, |p| p == profile) && glob(&r.pattern, m))
+        .ok_or_else(|| {
+            format!("`{m}` is not in the instruction table (cosim/src/kernel/instructions.txt) for {profile}")
+        })?;
+    let ops = inst.operand_list();
+    let words = |s: &str| -> bool { inst.operands.split_whitespace().any(|w| w == s) };
+    let mut kind = rule.kind;
+    let mut dst = rule.dst;
+    match kind {
+        Kind::VmemAtomic | Kind::FlatAtomic => {
+            let ret = words("glc") || words("sc0");
+            let flat = kind == Kind::FlatAtomic;
+            kind = Kind::Class(match (flat, ret) {
+                (false, true) => Class::VmemLoad,
+                (false, false) => Class::VmemStore,
+                (true, true) => Class::FlatLoad,
+                (true, false) => Class::FlatStore,
+            });
+            dst = ret;
+        }
+        Kind::Ds => kind = Kind::Class(if words("gds") { Class::Gds } else { Class::Lds }),
+        Kind::Class(Class::VmemLoad) if words("lds") => dst = false,
+        _ => {}
+    }
+    let (dst_regs, src_text): (Regs, Vec<&str>) = if dst && !ops.is_empty() {
+        // Operand 0 is written; a modifier after it belongs to no register.
+        (regs_in(ops[0])?, ops[1..].to_vec())
+    } else {
+        (Regs::default(), ops.clone())
+    };
+    let mut reads = Regs::default();
+    for o in &src_text {
+        let r = regs_in(o)?;
+        for (a, b) in reads.0.iter_mut().zip(r.0) {
+            *a |= b;
+        }
+    }
+    // Vector instructions read EXEC; VCC branches read VCC.
+    if m.starts_with("v_")
+        || m.starts_with("ds_")
+        || m.starts_with("buffer_")
+        || m.starts_with("tbuffer_")
+        || m.starts_with("global_")
+        || m.starts_with("scratch_")
+        || m.starts_with("flat_")
+        || m.starts_with("image_")
+    {
+        let e = regs_in("exec")?;
+        for (a, b) in reads.0.iter_mut().zip(e.0) {
+            *a |= b;
+        }
+    }
+    if m.starts_with("s_cbranch_vcc") {
+        let e = regs_in("vcc")?;
+        for (a, b) in reads.0.iter_mut().zip(e.0) {
+            *a |= b;
+        }
+    }
+    let mut writes = Regs::default();
+    let effect = match kind {
+        Kind::Class(class) => Effect::Mem {
+            class,
+            dst: dst_regs,
+        },
+        Kind::Smem => {
+            let dwords = (0..NREGS).filter(|&r| dst_regs.0[r / 64] >> (r % 64) & 1 != 0).count();
+            let class = if dwords <= 1 { Class::Smem1 } else { Class::Smem2 };
+            Effect::Mem {
+                class,
+                dst: dst_regs,
+            }
+        }
+        Kind::Wait => Effect::Wait(wait_thresholds(profile, &inst.operands)?),
+        Kind::WaitOne(counter) => {
+            // `s_waitcnt_vscnt null, imm`: the threshold is imm's low bits
+            // (SPEC §3.2: bits above the counter's width are ignored).
+            if ops.len() != 2 || ops[0] != "null" {
+                return Err(format!(
+                    "`{}`: only the form `{m} null, imm` is supported",
+                    inst.text()
+                ));
+            }
+            let imm = crate::units::input::U::<16>::parse(ops[1])?.get() as u32;
+            let mut t = Thresholds::none(profile);
+            let v = imm & counter.max(profile);
+            match counter {
+                Counter::Vm => t.vm = v,
+                Counter::Exp => t.exp = v,
+                Counter::Lgkm => t.lgkm = v,
+                Counter::Vs => t.vs = v,
+            }
+            Effect::Wait(t)
+        }
+        Kind::Branch => Effect::Branch(branch_target(inst)?),
+        Kind::CBranch => Effect::CBranch(branch_target(inst)?),
+        Kind::End => Effect::End,
+        Kind::Fence => Effect::Fence,
+        Kind::None => Effect::Other,
+        Kind::Alu => {
+            writes = dst_regs;
+            Effect::Other
+        }
+        Kind::Indirect => {
+            return Err(format!(
+                "`{}`: indirect branches and calls are not supported (the control flow cannot be followed)",
+                inst.text()
+            ))
+        }
+        Kind::Unsupported => {
+            return Err(format!(
+                "`{m}` is not supported by the analysis (instructions.txt line {})",
+                rule.line
+            ))
+        }
+        Kind::VmemAtomic | Kind::FlatAtomic | Kind::Ds => unreachable!("resolved above"),
+    };
+    Ok(Classified {
+        effect,
+        reads,
+        writes,
+    })
+}
+
+/// A branch's target: a label, or (objdump) a word offset written as a
+/// number, turned into `@ADDR`.
+fn branch_target(inst: &Inst) -> Result<String, String> {
+    let t = inst
+        .operand_list()
+        .first()
+        .copied()
+        .unwrap_or("")
+        .to_string();
+    if t.is_empty() {
+        return Err(format!("`{}`: a branch without a target", inst.text()));
+    }
+    if let Ok(n) = t.parse::<i64>() {
+        let a = inst.addr.ok_or_else(|| {
+            format!(
+                "`{}`: a numeric branch offset needs addresses (objdump output)",
+                inst.text()
+            )
+        })?;
+        let target = a as i64 + 4 + 4 * n;
+        return Ok(format!("@{target:#x}"));
+    }
+    Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inst(text: &str) -> Inst {
+        let (m, o) = text.split_once(' ').unwrap_or((text, ""));
+        Inst {
+            line: 1,
+            addr: Some(0x10),
+            mnemonic: m.into(),
+            operands: o.into(),
+        }
+    }
+
+    fn c(p: Profile, text: &str) -> Classified {
+        classify(p, &inst(text)).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    #[test]
+    fn the_shipped_table_parses_and_globs_match() {
+        assert!(rules().len() > 50);
+        assert!(glob("ds_*_rtn_*", "ds_add_rtn_u32"));
+        assert!(!glob("ds_*_rtn_*", "ds_add_u32"));
+        assert!(glob("s_*", "s_mov_b32"));
+        assert!(glob("exp", "exp"));
+        assert!(!glob("exp", "export"));
+    }
+
+    #[test]
+    fn registers_and_ranges() {
+        let r = regs_in("v[2:3], v1 offset1:2").unwrap();
+        assert_eq!(r.text(), "v[1:3]");
+        let r = regs_in("s[4:5], vcc, -|v7|, 0x1f, format:[BUF_FMT_32_FLOAT], sendmsg(MSG_GS)")
+            .unwrap();
+        assert_eq!(r.text(), "v7, s[4:5], vcc_lo, vcc_hi");
+        assert_eq!(
+            regs_in("exec_lo, m0, ttmp3").unwrap().text(),
+            "ttmp3, exec_lo, m0"
+        );
+        assert!(regs_in("v[3:2]").is_err());
+        assert!(regs_in("instid0(VALU_DEP_1) | instskip(NEXT)")
+            .unwrap()
+            .is_empty());
+    }
+
+    #[test]
+    fn classes_weights_and_operands() {
+        use Profile::*;
+        let x = c(Gfx9, "s_load_dword s7, s[4:5], 0x10");
+        assert_eq!(
+            x.effect,
+            Effect::Mem {
+                class: Class::Smem1,
+                dst: regs_in("s7").unwrap()
+            }
+        );
+        assert_eq!(x.reads, regs_in("s[4:5]").unwrap());
+        let x = c(Gfx11, "s_load_b128 s[0:3], s[0:1], null");
+        assert!(matches!(
+            x.effect,
+            Effect::Mem {
+                class: Class::Smem2,
+                ..
+            }
+        ));
+        let x = c(Gfx9, "global_atomic_add v0, v1, s[0:1] glc");
+        assert!(
+            matches!(x.effect, Effect::Mem { class: Class::VmemLoad, dst } if dst == regs_in("v0").unwrap())
+        );
+        let x = c(Gfx9, "global_atomic_add v0, v1, s[0:1]");
+        assert!(matches!(x.effect, Effect::Mem { class: Class::VmemStore, dst } if dst.is_empty()));
+        let x = c(Gfx9, "ds_add_rtn_u32 v3, v1, v2 gds");
+        assert!(matches!(
+            x.effect,
+            Effect::Mem {
+                class: Class::Gds,
+                ..
+            }
+        ));
+        let x = c(Gfx9, "ds_write_b32 v1, v2");
+        assert!(matches!(x.effect, Effect::Mem { class: Class::Lds, dst } if dst.is_empty()));
+        assert_eq!(x.reads, regs_in("v1, v2, exec").unwrap());
+        let x = c(Gfx11, "v_cmpx_gt_u32_e32 0x80, v0");
+        assert!(x.writes.is_empty());
+        let x = c(Gfx9, "v_add_co_u32_e32 v1, vcc, s0, v1");
+        assert_eq!(x.writes, regs_in("v1").unwrap());
+        assert_eq!(c(Gfx9, "buffer_wbinvl1_vol").effect, Effect::Fence);
+        let x = c(Gfx9, "buffer_load_dword v1, off, s[0:3], 0 offset:4 lds");
+        assert!(matches!(x.effect, Effect::Mem { dst, .. } if dst.is_empty()));
+    }
+
+    #[test]
+    fn waits_and_branches() {
+        use Profile::*;
+        let w = |p, t| match c(p, t).effect {
+            Effect::Wait(t) => t.as_array(),
+            e => panic!("{e:?}"),
+        };
+        assert_eq!(w(Gfx9, "s_waitcnt vmcnt(0) lgkmcnt(0)"), [0, 0, 7, 0]);
+        assert_eq!(w(Gfx9, "s_waitcnt lgkmcnt(1) & vmcnt(3)")[..2], [3, 1]);
+        assert_eq!(w(Gfx9, "s_waitcnt 0"), [0, 0, 0, 0]);
+        assert_eq!(w(Gfx11, "s_waitcnt_vscnt null, 0x0")[3], 0);
+        assert_eq!(w(Gfx11, "s_waitcnt_vscnt null, 0xffc1")[3], 1);
+        assert_eq!(w(Gfx11, "s_waitcnt_vscnt null, 0x1")[..3], [63, 63, 7]);
+        assert_eq!(
+            c(Gfx9, "s_branch .LBB0_3").effect,
+            Effect::Branch(".LBB0_3".into())
+        );
+        assert_eq!(
+            c(Gfx11, "s_cbranch_execz 10").effect,
+            Effect::CBranch("@0x3c".into())
+        );
+        assert_eq!(
+            c(Gfx11, "s_cbranch_execz -2").effect,
+            Effect::CBranch("@0xc".into())
+        );
+        for bad in [
+            "s_setpc_b64 s[0:1]",
+            "s_dcache_inv",
+            "foo_bar v1",
+            "s_waitcnt vmcnt(64)",
+        ] {
+            assert!(classify(Gfx9, &inst(bad)).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! `rtl/lds/lds_enc.svh`: the operation kinds, the atomic codes, the
+//! decoded-operation record and the `op_i` decode table, rendered from
+//! [`OpInfo::decode`] and [`Atomic`] for the RTL package (`crate::sv`).
+
+use super::isa::{Atomic, Kind, OpInfo, ATOMICS};
+use crate::sv::{bit, lit, Svh};
+
+/// Every kind, in code order (the RTL's `kind_e`).
+const KINDS: [Kind; 6] = [
+    Kind::Invalid,
+    Kind::Load,
+    Kind::Store,
+    Kind::Atomic,
+    Kind::Permute,
+    Kind::Bpermute,
+];
+
+fn kind_name(k: Kind) -> String {
+    format!("Kind{k:?}")
+}
+
+fn kind_code(k: Kind) -> u64 {
+    KINDS
+        .iter()
+        .position(|x| *x == k)
+        .expect("every kind is listed") as u64
+}
+
+/// The text of `rtl/lds/lds_enc.svh`.
+pub fn enc_svh() -> String {
+    let mut s = Svh::new("lds", "model/src/lds/isa.rs (Kind, Atomic, OpInfo::decode)");
+    s.comment("What an operation does with memory.");
+    s.line("typedef enum logic [2:0] {");
+    for (i, k) in KINDS.iter().enumerate() {
+        let comma = if i + 1 < KINDS.len() { "," } else { "" };
+        s.line(format!(
+            "  {} = {}{comma}",
+            kind_name(*k),
+            lit(3, kind_code(*k))
+        ));
+    }
+    s.line("} kind_e;");
+    s.line("");
+    s.comment("32-bit atomic operations: op_i[3:0] of an atomic (op_i[5] set, op_i[4] = return).");
+    for a in 0..ATOMICS {
+        let atom = Atomic::from_index(a).expect("every index below ATOMICS is an atomic");
+        s.line(format!(
+            "localparam logic [3:0] Atom{atom:?} = {};",
+            lit(4, a.into())
+        ));
+    }
+    s.line("");
+    s.comment("Everything the unit needs to know about an op_i code.");
+    s.line("typedef struct packed {");
+    s.line("  kind_e      kind;");
+    s.line("  logic [3:0] width;   // element bytes: 1, 2, 4, 8");
+    s.line("  logic       two;     // read2 / write2");
+    s.line("  logic       st64;");
+    s.line("  logic       addtid;");
+    s.line("  logic       signext; // signed sub-dword load");
+    s.line("  logic       rtn;     // returns data");
+    s.line("  logic [3:0] atom;");
+    s.line("} opinfo_t;");
+    s.line("");
+    s.comment("The op_i decode table: every code (unknown codes are KindInvalid).");
+    s.line("function automatic opinfo_t decode_op(input logic [5:0] op);");
+    s.line("  opinfo_t o;");
+    s.line("  unique case (op)");
+    for code in 0..64u8 {
+        let i = OpInfo::decode(code);
+        s.line(format!(
+            "    {}: o = '{{kind: {}, width: {}, two: {}, st64: {}, addtid: {}, signext: {}, rtn: {}, atom: {}}};",
+            lit(6, code.into()),
+            kind_name(i.kind),
+            lit(4, i.width.into()),
+            bit(i.two),
+            bit(i.st64),
+            bit(i.addtid),
+            bit(i.signed),
+            bit(i.rtn),
+            lit(4, i.atomic.map_or(0, |a| a as u64)),
+        ));
+    }
+    s.line("    default: o = '0;");
+    s.line("  endcase");
+    s.line("  return o;");
+    s.line("endfunction");
+    s.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_has_a_row() {
+        let t = enc_svh();
+        assert_eq!(t.matches(": o = '{kind:").count(), 64);
+        assert!(t.contains("6'd53: o = '{kind: KindAtomic, width: 4'd4, two: 1'b0, st64: 1'b0, addtid: 1'b0, signext: 1'b0, rtn: 1'b1, atom: 4'd5};"));
+        assert_eq!(kind_code(Kind::Bpermute), 5);
+    }
+}

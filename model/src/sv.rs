@@ -1,0 +1,143 @@
+//! Writing SystemVerilog from the models' tables: each unit's `sv.rs`
+//! renders `rtl/<unit>/<unit>_enc.svh`, the encodings and per-profile rows
+//! its RTL package includes, so that a fact written once in Rust reaches
+//! the RTL unchanged. A staleness test (`cosim/tests/rtl_generated.rs`) compares the
+//! files with what the tables render; `GPUCOSIM_BLESS=1` rewrites them.
+
+use crate::profile::{Profile, PROFILES};
+use std::fmt::Write as _;
+
+/// A generated file being written.
+pub struct Svh {
+    out: String,
+}
+
+impl Svh {
+    /// A file of `unit`, generated from `sources` (shown in its header).
+    pub fn new(unit: &str, sources: &str) -> Svh {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "// Generated from {sources} for the {unit} RTL package. Do not edit:\n\
+             // regenerate with `GPUCOSIM_BLESS=1 cargo test -p gpucosim --test rtl_generated`."
+        );
+        Svh { out }
+    }
+
+    /// Appends a line (indented two spaces, as inside a package).
+    pub fn line(&mut self, s: impl AsRef<str>) -> &mut Self {
+        let s = s.as_ref();
+        if s.is_empty() {
+            self.out.push('\n');
+        } else {
+            let _ = writeln!(self.out, "  {s}");
+        }
+        self
+    }
+
+    /// Appends a `// comment` line.
+    pub fn comment(&mut self, s: &str) -> &mut Self {
+        for l in s.lines() {
+            self.line(format!("// {l}"));
+        }
+        self
+    }
+
+    /// A function of the profile (`int unsigned gfx`) returning `ty`,
+    /// declared with `decl` local variable `v`: one `case` arm per profile
+    /// (the first profile's row also the `default`), each the body `row`
+    /// renders for it.
+    pub fn per_profile(
+        &mut self,
+        name: &str,
+        ty: &str,
+        args: &str,
+        v: &str,
+        prelude: &[String],
+        row: impl Fn(Profile) -> Vec<String>,
+    ) -> &mut Self {
+        let args = if args.is_empty() {
+            "int unsigned gfx".to_string()
+        } else {
+            format!("int unsigned gfx, {args}")
+        };
+        self.line(format!("function automatic {ty} {name}({args});"));
+        self.line(format!("  {ty} {v};"));
+        for p in prelude {
+            self.line(format!("  {p}"));
+        }
+        self.line("  case (gfx)");
+        for (i, (p, info)) in PROFILES.iter().enumerate() {
+            let label = if i == 0 {
+                "default".to_string()
+            } else {
+                info.gfx.to_string()
+            };
+            self.line(format!("    {label}: begin  // {}", info.name));
+            for l in row(*p) {
+                self.line(format!("      {l}"));
+            }
+            self.line("    end");
+        }
+        self.line("  endcase");
+        self.line(format!("  return {v};"));
+        self.line("endfunction");
+        self.line("")
+    }
+
+    /// The text.
+    pub fn finish(self) -> String {
+        self.out
+    }
+}
+
+/// `snake_case` → `CamelCase`.
+pub fn camel(name: &str) -> String {
+    name.split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            match c.next() {
+                Some(f) => f.to_ascii_uppercase().to_string() + c.as_str(),
+                None => String::new(),
+            }
+        })
+        .collect()
+}
+
+/// A sized literal: `4'd3`.
+pub fn lit(width: u32, v: u64) -> String {
+    format!("{width}'d{v}")
+}
+
+/// A one-bit literal.
+pub fn bit(b: bool) -> &'static str {
+    if b {
+        "1'b1"
+    } else {
+        "1'b0"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_literals() {
+        assert_eq!(camel("vmem_load"), "VmemLoad");
+        assert_eq!(camel("lds"), "Lds");
+        assert_eq!(lit(6, 63), "6'd63");
+    }
+
+    #[test]
+    fn per_profile_has_a_row_per_profile_and_a_default() {
+        let mut s = Svh::new("x", "y");
+        s.per_profile("f", "logic", "", "r", &[], |p| {
+            vec![format!("r = {};", bit(p.wave32()))]
+        });
+        let t = s.finish();
+        assert!(t.contains("default: begin  // gfx9"), "{t}");
+        assert!(t.contains("11: begin  // gfx11"), "{t}");
+        assert!(t.contains("r = 1'b1;"), "{t}");
+    }
+}
