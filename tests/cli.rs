@@ -272,6 +272,7 @@ fn eval_errors_name_the_request_and_quote_little() {
 fn one_of_two_shards(dir: &std::path::Path) -> std::path::PathBuf {
     use gpucosim::regress::{JobList, JobResult, Plan, Results, Shard, Status};
     let plan = Plan {
+        kernels: Vec::new(),
         units: vec!["ta".into()],
         profiles: vec![gpucosim_model::Profile::Gfx9],
         seeds: "1..4".parse().unwrap(),

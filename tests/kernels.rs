@@ -384,3 +384,102 @@ fn kernel_replay_catches_every_broken_waitcnt_fixture() {
     }
     assert!(caught >= 5, "{caught} waitcnt fixtures");
 }
+
+/// `regress --kernels FILE`: each kernel of the file on the profiles run is
+/// a job per seed, `waitcnt.PROFILE.KERNEL.SEED`, after the random jobs,
+/// sharded like them; a failing one is bundled with the kernel's
+/// transactions and its name.
+#[test]
+fn regress_runs_kernels_as_jobs() {
+    let gfx9 = fixtures().join("reduce.gfx900.O2.s");
+    let gfx11 = fixtures().join("scan.gfx1100.O3.s");
+    let list = |extra: &[&str]| -> Vec<String> {
+        let out = Command::new(gpucosim_bin())
+            .args(["regress", "--unit", "waitcnt", "--seeds", "1..2", "--list"])
+            .arg("--kernels")
+            .arg(&gfx9)
+            .arg("--kernels")
+            .arg(&gfx11)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(
+        list(&[]),
+        [
+            "waitcnt.gfx9.1",
+            "waitcnt.gfx9.2",
+            "waitcnt.gfx11.1",
+            "waitcnt.gfx11.2",
+            "waitcnt.gfx9.reduce_sum.1",
+            "waitcnt.gfx9.reduce_sum.2",
+            "waitcnt.gfx11.scan_block.1",
+            "waitcnt.gfx11.scan_block.2"
+        ]
+    );
+    // Only the kernels of the profiles run; shards split kernel jobs too.
+    assert_eq!(
+        list(&["--profile", "gfx11", "--shard", "2/2"]),
+        ["waitcnt.gfx11.2", "waitcnt.gfx11.scan_block.2"]
+    );
+    // On a broken RTL the kernel jobs fail, with bundles to replay.
+    let (name, f) = BrokenFixture::all()
+        .into_iter()
+        .find(|(n, _)| n.contains("waitcnt_release_early"))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let rtl = f.apply(dir.path());
+    let junit = dir.path().join("j.xml");
+    let bundles = dir.path().join("b");
+    let out = quick(Command::new(gpucosim_bin()))
+        .args([
+            "regress",
+            "--unit",
+            "waitcnt",
+            "--profile",
+            "gfx9",
+            "--seeds",
+            "1..1",
+            "--cycles",
+            "20000",
+        ])
+        .arg("--kernels")
+        .arg(&gfx9)
+        .arg("--rtl")
+        .arg(&rtl)
+        .arg("--junit")
+        .arg(&junit)
+        .arg("--bundles")
+        .arg(&bundles)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{name}: {stdout}");
+    assert!(
+        stdout.contains("FAIL waitcnt.gfx9.reduce_sum.1"),
+        "{stdout}"
+    );
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains("testcase name=\"waitcnt.gfx9.reduce_sum.1\""),
+        "{xml}"
+    );
+    let repro: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(bundles.join("waitcnt.gfx9.reduce_sum.1/repro.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(repro["label"], "reduce_sum");
+    assert!(repro["transactions"]
+        .as_array()
+        .is_some_and(|t| !t.is_empty()));
+}

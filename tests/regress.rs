@@ -26,6 +26,7 @@ fn cfg(rtl: &Path, bundles: &Path, shrink: bool) -> RegressConfig {
 
 fn toy_plan(seeds: &str) -> Plan {
     Plan {
+        kernels: Vec::new(),
         units: vec!["toy".into()],
         profiles: vec![Profile::Gfx9],
         seeds: seeds.parse().unwrap(),
@@ -69,6 +70,7 @@ fn a_huge_plan_is_sharded_without_listing_it() {
     // 6 × 10^10 jobs; shard 1 of 10^8 holds 600 of them. Building the
     // whole list first would need terabytes.
     let plan = Plan {
+        kernels: Vec::new(),
         units: vec!["ta".into(), "lds".into(), "waitcnt".into()],
         profiles: Profile::all().collect(),
         seeds: "1..10000000000".parse().unwrap(),
@@ -193,6 +195,7 @@ fn junit_reports_every_status_with_its_counts_type_message_and_text() {
         unit: "toy".into(),
         profile,
         seed,
+        kernel: None,
     };
     let mut r = Results::new(&plan, None);
     let mut add = |profile, seed, status, seconds: f64, message: &str| {
@@ -370,6 +373,7 @@ fn an_interrupted_run_lists_its_unrun_jobs_as_skipped() {
             unit: "toy".into(),
             profile: Profile::Gfx9,
             seed,
+            kernel: None,
         });
         jr.status = regress::Status::Passed;
         r.add(jr);
@@ -378,6 +382,7 @@ fn an_interrupted_run_lists_its_unrun_jobs_as_skipped() {
         unit: "toy".into(),
         profile: Profile::Gfx9,
         seed: 3,
+        kernel: None,
     });
     stopped.status = regress::Status::Interrupted;
     stopped.message = "INTERRUPTED before cycle 12: stopped by SIGTERM".into();

@@ -1050,6 +1050,11 @@ struct RegressArgs {
     /// Stimulus knob `name=value` for every unit, or `unit.name=value`.
     #[arg(long = "knob", value_parser = parse_kv)]
     knobs: Vec<(String, String)>,
+    /// Also replay the kernels of this file (assembly or a code object,
+    /// naming its target) through the waitcnt unit, each seed a job
+    /// `waitcnt.PROFILE.KERNEL.SEED` (repeatable; docs/kernels.md).
+    #[arg(long = "kernels", value_name = "FILE")]
+    kernels: Vec<PathBuf>,
     /// Waveform window of failure bundles, in cycles.
     #[arg(long, default_value_t = 1024)]
     window: usize,
@@ -1077,13 +1082,28 @@ fn cmd_regress(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     for u in &units {
         let (): () = with_testbench!(u.as_str(), B => Ok(()))?;
     }
+    // The kernels of the profiles run.
+    let mut kernels = Vec::new();
+    for f in &a.kernels {
+        kernels.extend(
+            regress::KernelRef::all_in(f)?
+                .into_iter()
+                .filter(|k| profiles.contains(&k.profile)),
+        );
+    }
     let plan = regress::Plan {
         units: units.clone(),
         profiles: profiles.clone(),
         seeds: a.seeds,
         cycles: a.cycles,
         knobs: a.knobs.clone(),
+        kernels,
     };
+    // Kernel jobs run on the waitcnt unit, on their profiles.
+    let mut spec_units = units.clone();
+    if !plan.kernels.is_empty() && !spec_units.iter().any(|u| u == "waitcnt") {
+        spec_units.push("waitcnt".into());
+    }
     let list = regress::JobList::new(&plan, a.shard)?;
     if a.list {
         use std::io::Write;
@@ -1114,7 +1134,7 @@ fn cmd_regress(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     let libs = regress::LibCache::default();
     let mut specs = std::collections::BTreeMap::new();
     let limits = a.limits.limits();
-    for u in &units {
+    for u in &spec_units {
         let knobs: Vec<(String, String)> = a
             .knobs
             .iter()
@@ -1139,7 +1159,7 @@ fn cmd_regress(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
             for &p in &profiles {
                 let (lib, hash) = libs.get::<B>(&root, p)?;
                 specs.insert((u.clone(), p), regress::JobSpec {
-                    job: regress::Job { unit: u.clone(), profile: p, seed: 0 },
+                    job: regress::Job { unit: u.clone(), profile: p, seed: 0, kernel: None },
                     cfg: cfg.clone(),
                     root: root.clone(),
                     lib,

@@ -34,6 +34,61 @@ pub use crate::bundle::{
     Shrunk, REPRO_FORMAT,
 };
 
+/// A compiled kernel of a regression: one kernel (by symbol) of a file,
+/// replayed through the waitcnt unit on its profile as `gpucosim kernel
+/// run` does.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct KernelRef {
+    /// The file (absolute).
+    pub file: PathBuf,
+    /// The kernel's symbol.
+    pub name: String,
+    /// Its profile.
+    pub profile: Profile,
+}
+
+impl KernelRef {
+    /// Every kernel of `file` (assembly or a code object), on the profile
+    /// its target names.
+    pub fn all_in(file: &Path) -> Result<Vec<KernelRef>> {
+        let (prog, profile) = crate::kernel::read(file, None)?;
+        let file = file.canonicalize().map_err(|e| Error::io(file, e))?;
+        Ok(prog
+            .kernels
+            .iter()
+            .map(|k| KernelRef {
+                file: file.clone(),
+                name: k.name.clone(),
+                profile,
+            })
+            .collect())
+    }
+
+    /// The waitcnt transactions of seed `seed` (`kernel run`'s defaults).
+    pub fn stimulus(&self, seed: u64) -> Result<Vec<crate::units::waitcnt::txn::WaitcntTxn>> {
+        let (prog, profile) = crate::kernel::read(&self.file, Some(self.profile))?;
+        let k = prog
+            .kernels
+            .iter()
+            .find(|k| k.name == self.name)
+            .ok_or_else(|| {
+                Error::Input(format!(
+                    "{}: no kernel `{}`",
+                    self.file.display(),
+                    self.name
+                ))
+            })?;
+        let pr = crate::kernel::check::Program::new(k, profile).map_err(|e| {
+            Error::Input(format!("{}: kernel {}: {e}", self.file.display(), k.name))
+        })?;
+        Ok(crate::kernel::replay::stimulus(
+            &pr,
+            seed,
+            &crate::kernel::replay::ReplayOpts::default(),
+        ))
+    }
+}
+
 /// One job of a regression.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Job {
@@ -43,12 +98,19 @@ pub struct Job {
     pub profile: Profile,
     /// Seed.
     pub seed: u64,
+    /// The kernel replayed, for a kernel job (unit `waitcnt`); none for the
+    /// unit's random stimulus.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<KernelRef>,
 }
 
 impl Job {
-    /// `UNIT.PROFILE.SEED`.
+    /// `UNIT.PROFILE.SEED`, or `waitcnt.PROFILE.KERNEL.SEED` for a kernel.
     pub fn name(&self) -> String {
-        format!("{}.{}.{}", self.unit, self.profile, self.seed)
+        match &self.kernel {
+            Some(k) => format!("{}.{}.{}.{}", self.unit, self.profile, k.name, self.seed),
+            None => format!("{}.{}.{}", self.unit, self.profile, self.seed),
+        }
     }
     /// `UNIT.PROFILE`.
     pub fn group(&self) -> String {
@@ -133,7 +195,8 @@ impl std::fmt::Display for Seeds {
 }
 
 /// What a regression runs: its jobs are every unit × profile × seed, in
-/// that order, each for `cycles` cycles with `knobs`.
+/// that order, then every kernel × seed, each for `cycles` cycles with
+/// `knobs`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Plan {
     /// Units.
@@ -146,12 +209,16 @@ pub struct Plan {
     pub cycles: u64,
     /// `--knob` pairs as given.
     pub knobs: Vec<(String, String)>,
+    /// Compiled kernels replayed through the waitcnt unit (`--kernels`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kernels: Vec<KernelRef>,
 }
 
 impl Plan {
     /// Number of jobs (fails beyond 2^64).
     pub fn total(&self) -> Result<u64> {
-        let n = self.seeds.count() * self.units.len() as u128 * self.profiles.len() as u128;
+        let n = self.seeds.count()
+            * (self.units.len() as u128 * self.profiles.len() as u128 + self.kernels.len() as u128);
         u64::try_from(n).map_err(|_| Error::Input(format!("{n} jobs are too many")))
     }
 
@@ -159,10 +226,21 @@ impl Plan {
     pub fn job(&self, i: u64) -> Job {
         let seeds = self.seeds.count() as u64;
         let per_unit = seeds * self.profiles.len() as u64;
+        let unit_jobs = per_unit * self.units.len() as u64;
+        if i >= unit_jobs {
+            let k = &self.kernels[((i - unit_jobs) / seeds) as usize];
+            return Job {
+                unit: "waitcnt".into(),
+                profile: k.profile,
+                seed: self.seeds.first + (i - unit_jobs) % seeds,
+                kernel: Some(k.clone()),
+            };
+        }
         Job {
             unit: self.units[(i / per_unit) as usize].clone(),
             profile: self.profiles[((i / seeds) % self.profiles.len() as u64) as usize],
             seed: self.seeds.first + i % seeds,
+            kernel: None,
         }
     }
 
@@ -184,7 +262,16 @@ impl Plan {
             } else {
                 format!(", knobs {}", knobs.join(" "))
             }
-        )
+        ) + &if self.kernels.is_empty() {
+            String::new()
+        } else {
+            let names: Vec<String> = self
+                .kernels
+                .iter()
+                .map(|k| format!("{} ({})", k.name, k.file.display()))
+                .collect();
+            format!(", kernels {}", names.join(" "))
+        }
     }
 }
 
@@ -258,6 +345,7 @@ pub fn jobs(
         seeds,
         cycles: 0,
         knobs: Vec::new(),
+        kernels: Vec::new(),
     };
     JobList::new(&plan, shard)
         .map(|l| l.iter().collect())
@@ -904,6 +992,24 @@ fn spec_for(job: &Job, cfg: &RegressConfig, waves: Option<PathBuf>) -> RunSpec {
     s.window = cfg.window;
     s.knobs = cfg.knobs.clone();
     s.limits = cfg.limits();
+    if let Some(k) = &job.kernel {
+        s.label = Some(k.name.clone());
+        let mut cmd = format!(
+            "gpucosim kernel run {} --profile {} --seed {} --kernel {} --cycles {}",
+            engine::shell_quote(&k.file.display().to_string()),
+            job.profile,
+            job.seed,
+            engine::shell_quote(&k.name),
+            cfg.cycles
+        );
+        if let Some(r) = &cfg.rtl_arg {
+            cmd.push_str(&format!(
+                " --rtl {}",
+                engine::shell_quote(&r.display().to_string())
+            ));
+        }
+        s.reproduce = Some(cmd);
+    }
     s
 }
 
@@ -987,7 +1093,34 @@ fn run_job_inner<B: Testbench>(
         "gpucosim replay {}",
         engine::shell_quote(&bundle_dir.display().to_string())
     ));
-    let out = engine::run::<B>(&spec, &mut rtl, Stimulus::Fresh, None)?;
+    // A kernel job replays the kernel's transactions (listed in its bundle).
+    let kernel_txns: Option<Vec<B::Txn>> = match &job.kernel {
+        None => None,
+        Some(k) => {
+            if B::UNIT != "waitcnt" {
+                return Err(Error::Input(format!(
+                    "kernel {} is a waitcnt job, not a {} one",
+                    k.name,
+                    B::UNIT
+                )));
+            }
+            let txns = k
+                .stimulus(job.seed)?
+                .iter()
+                .map(|t| {
+                    serde_json::to_value(t)
+                        .and_then(serde_json::from_value)
+                        .map_err(|e| Error::Input(format!("kernel transaction: {e}")))
+                })
+                .collect::<Result<Vec<B::Txn>>>()?;
+            Some(txns)
+        }
+    };
+    let stimulus = match &kernel_txns {
+        Some(t) => Stimulus::Replay(t.clone()),
+        None => Stimulus::Fresh,
+    };
+    let out = engine::run::<B>(&spec, &mut rtl, stimulus, None)?;
     drop(rtl);
     res.cycles = out.cycles;
     res.transactions = out.txn_count;
@@ -1014,7 +1147,9 @@ fn run_job_inner<B: Testbench>(
         root,
         hash,
         &out,
-        None,
+        kernel_txns
+            .as_deref()
+            .map(|t| &t[..out.txn_count.min(t.len())]),
         &res.report,
     ) {
         // The failure stands; only its bundle is lost.
