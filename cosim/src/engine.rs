@@ -545,6 +545,16 @@ impl<'a, B: Testbench> ModelRun<'a, B> {
         self.model.coverage()
     }
 
+    /// The driver.
+    pub fn driver(&self) -> &B::Driver {
+        &self.driver
+    }
+
+    /// The driver, to configure it before the run.
+    pub fn driver_mut(&mut self) -> &mut B::Driver {
+        &mut self.driver
+    }
+
     /// The model.
     pub fn model(&self) -> &dyn Unit {
         self.model.as_ref()

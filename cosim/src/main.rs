@@ -934,7 +934,7 @@ fn kernel_run(
     use gpucosim::units::waitcnt::WaitcntTestbench as B;
     let pr = gpucosim::kernel::check::Program::new(k, profile)
         .map_err(|e| Error::Input(format!("{}: kernel {}: {e}", file.display(), k.name)))?;
-    let txns = gpucosim::kernel::replay::stimulus(&pr, seed, opts);
+    let (txns, paths) = gpucosim::kernel::replay::stimulus_traced(&pr, seed, opts);
     let mut spec = RunSpec::new("waitcnt", profile, seed, cycles);
     spec.label = Some(k.name.clone());
     spec.rtl_arg = rtl.clone();
@@ -965,8 +965,61 @@ fn kernel_run(
             );
             return Ok(ExitCode::from(EXIT_INPUT));
         }
+        // The registers: the same run, model alone, recording when each
+        // issue returned and each wait released.
+        let knobs = <B as gpucosim::testbench::Testbench>::Knobs::default();
+        let mut mr =
+            engine::ModelRun::<B>::new(profile, seed, &knobs, Stimulus::Replay(txns.clone()));
+        mr.driver_mut().record();
+        // The lock-step run finished within `cycles`; so does the model.
+        let _ = mr.run_until_done(cycles, |_, _, _| {});
+        let dynamic = gpucosim::kernel::replay::dynamic_hazards(&pr, &paths, mr.driver().events());
+        let proven: Vec<_> = pr
+            .hazards(None)
+            .into_iter()
+            .map(|h| (h.kind, h.at, h.by))
+            .collect();
+        let mut unproven = 0;
+        for h in &dynamic {
+            let known = proven.contains(&(h.kind, h.at, h.by));
+            unproven += usize::from(!known);
+            println!(
+                "  {:?} in wave {} at cycle {}: {} `{}` {} {}, which {} `{}` had not returned ({})",
+                h.kind,
+                h.wave,
+                h.cycle,
+                k.insts[h.at].place(),
+                k.insts[h.at].text(),
+                if h.kind == gpucosim::kernel::check::HazardKind::Raw {
+                    "read"
+                } else {
+                    "wrote"
+                },
+                h.regs.text(),
+                k.insts[h.by].place(),
+                k.insts[h.by].text(),
+                if known {
+                    "also found by kernel check"
+                } else {
+                    "NOT found by kernel check"
+                }
+            );
+        }
+        if !dynamic.is_empty() {
+            println!(
+                "FAIL {name}: the unit agreed, but the waves ran into {} register hazard{}{}",
+                dynamic.len(),
+                if dynamic.len() == 1 { "" } else { "s" },
+                if unproven > 0 {
+                    format!(" ({unproven} that kernel check does not report: an analysis error)")
+                } else {
+                    String::new()
+                }
+            );
+            return Ok(ExitCode::from(1));
+        }
         println!(
-            "PASS {name}: {} waves, {} transactions, {} cycles, {:.0} cycles/s, coverage {}/{} bins",
+            "PASS {name}: {} waves, {} transactions, {} cycles, {:.0} cycles/s, coverage {}/{} bins, no register hazard",
             opts.waves,
             out.txn_count,
             out.cycles,

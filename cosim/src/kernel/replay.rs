@@ -7,8 +7,9 @@
 //! in order, the others as their latencies fall), saturation and the
 //! unit's stalls respected.
 
-use super::check::Program;
-use super::table::Effect;
+use super::check::{HazardKind, Program};
+use super::table::{Effect, Regs};
+use crate::units::waitcnt::driver::TxnEvent;
 use crate::units::waitcnt::txn::WaitcntTxn;
 use gpucosim_model::waitcnt::{encode, Class, Thresholds, WAVES};
 use rand::{Rng, SeedableRng};
@@ -74,8 +75,35 @@ fn to_exit(pr: &Program) -> Vec<u32> {
     d
 }
 
-/// One wave's instructions as transactions, along a seeded path.
-fn wave_path(pr: &Program, wave: u8, rng: &mut ChaCha8Rng, opts: &ReplayOpts) -> Vec<WaitcntTxn> {
+/// One instruction of a wave's path: the instruction's index in the kernel
+/// and the indices (in the whole stimulus) of the transactions it became
+/// (none for an ALU instruction, two for a wait on both VS_CNT and the
+/// other counters).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    /// Index of the instruction in the kernel.
+    pub inst: usize,
+    /// Its transactions.
+    pub txns: Vec<usize>,
+}
+
+/// One wave's path through the kernel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WavePath {
+    /// The wave.
+    pub wave: u8,
+    /// The instructions in the order the wave executes them.
+    pub steps: Vec<Step>,
+}
+
+/// One wave's instructions as transactions, along a seeded path, with the
+/// path (transaction indices local to the wave).
+fn wave_path(
+    pr: &Program,
+    wave: u8,
+    rng: &mut ChaCha8Rng,
+    opts: &ReplayOpts,
+) -> (Vec<WaitcntTxn>, Vec<Step>) {
     let p = pr.profile;
     let none = Thresholds::none(p);
     let exit = to_exit(pr);
@@ -85,9 +113,11 @@ fn wave_path(pr: &Program, wave: u8, rng: &mut ChaCha8Rng, opts: &ReplayOpts) ->
     let mut taken = vec![0u32; pr.cls.len()];
     let mut limit = vec![0u32; pr.cls.len()];
     let mut out = Vec::new();
+    let mut path = Vec::new();
     let (mut i, mut steps) = (0usize, 0usize);
     while i < pr.cls.len() {
         steps += 1;
+        let first = out.len();
         match &pr.cls[i].effect {
             Effect::Mem { class, .. } => out.push(WaitcntTxn::Issue {
                 wave,
@@ -124,6 +154,10 @@ fn wave_path(pr: &Program, wave: u8, rng: &mut ChaCha8Rng, opts: &ReplayOpts) ->
             }
             _ => {}
         }
+        path.push(Step {
+            inst: i,
+            txns: (first..out.len()).collect(),
+        });
         let succ = pr.successors(i);
         let next = match succ {
             [] => break,
@@ -155,26 +189,43 @@ fn wave_path(pr: &Program, wave: u8, rng: &mut ChaCha8Rng, opts: &ReplayOpts) ->
         };
         i = next;
     }
-    out
+    (out, path)
 }
 
 /// The waitcnt transactions of `opts.waves` waves running the kernel: each
 /// wave's path, interleaved at random (seeded) in runs of 1 to 8
 /// instructions of one wave.
 pub fn stimulus(pr: &Program, seed: u64, opts: &ReplayOpts) -> Vec<WaitcntTxn> {
+    stimulus_traced(pr, seed, opts).0
+}
+
+/// [`stimulus`] and each wave's path, its steps naming their transactions.
+pub fn stimulus_traced(
+    pr: &Program,
+    seed: u64,
+    opts: &ReplayOpts,
+) -> (Vec<WaitcntTxn>, Vec<WavePath>) {
     let waves = opts.waves.clamp(1, WAVES as u8);
-    let mut paths: Vec<VecDeque<WaitcntTxn>> = (0..waves)
+    let mut per_wave: Vec<(VecDeque<WaitcntTxn>, Vec<Step>)> = (0..waves)
         .map(|w| {
             let mut rng = ChaCha8Rng::seed_from_u64(
                 seed ^ (u64::from(w) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
             );
-            wave_path(pr, w, &mut rng, opts).into()
+            let (txns, path) = wave_path(pr, w, &mut rng, opts);
+            (txns.into(), path)
         })
+        .collect();
+    // Global index of each wave's local transactions.
+    let mut global: Vec<Vec<usize>> = per_wave
+        .iter()
+        .map(|p| Vec::with_capacity(p.0.len()))
         .collect();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut out = Vec::new();
     loop {
-        let live: Vec<usize> = (0..paths.len()).filter(|&w| !paths[w].is_empty()).collect();
+        let live: Vec<usize> = (0..per_wave.len())
+            .filter(|&w| !per_wave[w].0.is_empty())
+            .collect();
         if live.is_empty() {
             break;
         }
@@ -182,9 +233,147 @@ pub fn stimulus(pr: &Program, seed: u64, opts: &ReplayOpts) -> Vec<WaitcntTxn> {
         // counters while the others wait their turn.
         let w = live[rng.gen_range(0..live.len())];
         for _ in 0..rng.gen_range(1..=8) {
-            match paths[w].pop_front() {
-                Some(t) => out.push(t),
+            match per_wave[w].0.pop_front() {
+                Some(t) => {
+                    global[w].push(out.len());
+                    out.push(t);
+                }
                 None => break,
+            }
+        }
+    }
+    let paths = per_wave
+        .into_iter()
+        .enumerate()
+        .map(|(w, (_, steps))| WavePath {
+            wave: w as u8,
+            steps: steps
+                .into_iter()
+                .map(|s| Step {
+                    inst: s.inst,
+                    txns: s.txns.iter().map(|&t| global[w][t]).collect(),
+                })
+                .collect(),
+        })
+        .collect();
+    (out, paths)
+}
+
+/// A hazard a replay ran into: in wave `wave`, instruction `at` read (RAW)
+/// or wrote (WAW) `regs` while memory instruction `by` had not returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DynHazard {
+    /// The wave.
+    pub wave: u8,
+    /// RAW or WAW.
+    pub kind: HazardKind,
+    /// The instruction that read or wrote (index in the kernel).
+    pub at: usize,
+    /// The memory instruction still outstanding (index in the kernel).
+    pub by: usize,
+    /// The registers.
+    pub regs: Regs,
+    /// The cycle.
+    pub cycle: u64,
+}
+
+/// The hazards the waves of a replay ran into, given the driver's record
+/// of when each transaction was accepted, returned or released
+/// ([`TxnEvent`]). A wave executes an instruction that became no
+/// transaction as soon as the one before it has (an issue accepted, a wait
+/// released) — one possible timing, so every hazard found is one the
+/// proof must report too. A wave whose run ended early is followed as far
+/// as its record goes. Each (wave, instruction, producer, kind) once.
+pub fn dynamic_hazards(
+    pr: &Program,
+    paths: &[WavePath],
+    events: &[(usize, TxnEvent, u64)],
+) -> Vec<DynHazard> {
+    use std::collections::HashMap;
+    let mut at: HashMap<(usize, u8), u64> = HashMap::new();
+    for &(t, e, c) in events {
+        let k = match e {
+            TxnEvent::Accepted => 0,
+            TxnEvent::Returned => 1,
+            TxnEvent::Released => 2,
+        };
+        at.entry((t, k)).or_insert(c);
+    }
+    let mut out: Vec<DynHazard> = Vec::new();
+    for path in paths {
+        let mut now = 0u64;
+        // Outstanding loads: (instruction, transaction).
+        let mut pending: Vec<(usize, usize)> = Vec::new();
+        for step in &path.steps {
+            let c = &pr.cls[step.inst];
+            let time = match (&c.effect, step.txns.first()) {
+                (Effect::Mem { .. }, Some(&t)) => match at.get(&(t, 0)) {
+                    Some(&a) => a,
+                    None => break,
+                },
+                _ => now,
+            };
+            // Still outstanding at `time`: not returned before it.
+            pending.retain(|&(_, t)| at.get(&(t, 1)).map_or(true, |&r| r >= time));
+            for &(l, _) in &pending {
+                let Effect::Mem {
+                    class: by_class,
+                    dst,
+                } = &pr.cls[l].effect
+                else {
+                    continue;
+                };
+                let mut written = dst.and(&c.writes);
+                if let Effect::Mem { class, dst: mine } = &c.effect {
+                    let after = gpucosim_model::waitcnt::COUNTERS.iter().any(|&k| {
+                        class.order(k, pr.profile).is_some()
+                            && class.order(k, pr.profile) == by_class.order(k, pr.profile)
+                    });
+                    if !after {
+                        written = dst.and(mine);
+                    }
+                }
+                for (kind, regs) in [
+                    (HazardKind::Raw, dst.and(&c.reads)),
+                    (HazardKind::Waw, written),
+                ] {
+                    if !regs.is_empty()
+                        && !out.iter().any(|h| {
+                            h.wave == path.wave && h.at == step.inst && h.by == l && h.kind == kind
+                        })
+                    {
+                        out.push(DynHazard {
+                            wave: path.wave,
+                            kind,
+                            at: step.inst,
+                            by: l,
+                            regs,
+                            cycle: time,
+                        });
+                    }
+                }
+            }
+            match &c.effect {
+                Effect::Mem { dst, .. } => {
+                    if let Some(&t) = step.txns.first() {
+                        if !dst.is_empty() {
+                            pending.push((step.inst, t));
+                        }
+                    }
+                    now = time;
+                }
+                Effect::Wait(_) if !step.txns.is_empty() => {
+                    let released: Option<u64> = step
+                        .txns
+                        .iter()
+                        .map(|&t| at.get(&(t, 2)).copied())
+                        .try_fold(0u64, |m, r| r.map(|r| m.max(r)));
+                    match released {
+                        Some(r) => now = now.max(r),
+                        None => break,
+                    }
+                }
+                _ => {}
             }
         }
     }

@@ -75,6 +75,27 @@ enum Slot {
     },
 }
 
+/// What happened to a transaction, in the record a driver keeps on
+/// request ([`WaitcntDriver::record`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TxnEvent {
+    /// The unit acknowledged the issue (`issue_ack_o`) in this cycle.
+    Accepted,
+    /// The memory system returned the instruction (`ret_valid_i`) in this
+    /// cycle.
+    Returned,
+    /// The unit released the wave from the wait (`release_o`) in this
+    /// cycle.
+    Released,
+}
+
+/// A driver's record: (transaction, event, cycle) in order, and per wave
+/// the wait offered and not yet released.
+struct Record {
+    events: Vec<(usize, TxnEvent, u64)>,
+    waits: [Option<usize>; WAVES],
+}
+
 /// The sequencer and memory system of one run.
 pub struct WaitcntDriver {
     profile: Profile,
@@ -101,6 +122,8 @@ pub struct WaitcntDriver {
     rr_issue: usize,
     rr_wait: usize,
     now: u64,
+    /// When recording, what happened to each transaction.
+    log: Option<Record>,
 }
 
 impl WaitcntDriver {
@@ -132,7 +155,23 @@ impl WaitcntDriver {
             rr_issue: 0,
             rr_wait: 0,
             now: 0,
+            log: None,
         }
+    }
+
+    /// Keeps a record of when each issue is accepted and returned and each
+    /// wait released ([`events`](Self::events)), for checking a kernel's
+    /// registers against what the run did.
+    pub fn record(&mut self) {
+        self.log = Some(Record {
+            events: Vec::new(),
+            waits: [None; WAVES],
+        });
+    }
+
+    /// The record: (transaction index, event, cycle), in order.
+    pub fn events(&self) -> &[(usize, TxnEvent, u64)] {
+        self.log.as_ref().map_or(&[], |l| &l.events)
     }
 
     /// Sets wave `w`'s slot, keeping `occupied` in step.
@@ -333,6 +372,9 @@ impl WaitcntDriver {
                 self.busy_q &= !(1 << q);
             }
             self.in_mem -= 1;
+            if let Some(l) = &mut self.log {
+                l.events.push((e.idx, TxnEvent::Returned, self.now));
+            }
             P::ret_valid_i.set_bit(inputs, k + c, true);
             P::ret_wave_i.set_elem(inputs, k + c, (q / DOMAINS) as u64);
             P::ret_class_i.set_elem(inputs, k + c, e.code as u64);
@@ -360,6 +402,9 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                     left,
                     idx,
                 } if acked => {
+                    if let Some(l) = &mut self.log {
+                        l.events.push((idx, TxnEvent::Accepted, self.now.saturating_sub(1)));
+                    }
                     self.mem_push(w, class, latency, idx);
                     self.set_slot(
                         w,
@@ -387,6 +432,16 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
             }
         }
         let waiting = P::stall_o.get(prev_out) as u32;
+        if let Some(l) = &mut self.log {
+            let released = P::release_o.get(prev_out) as u32;
+            for (w, pending) in l.waits.iter_mut().enumerate() {
+                if let (Some(idx), true) = (*pending, released >> w & 1 != 0) {
+                    l.events
+                        .push((idx, TxnEvent::Released, self.now.saturating_sub(1)));
+                    *pending = None;
+                }
+            }
+        }
 
         self.fill(src);
 
@@ -456,7 +511,10 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                 cand &= cand - 1;
                 let w = (self.rr_wait + i) % WAVES;
                 match self.slots[w] {
-                    Slot::Wait { imm, vscnt, .. } => {
+                    Slot::Wait { imm, vscnt, idx } => {
+                        if let Some(l) = &mut self.log {
+                            l.waits[w] = Some(idx);
+                        }
                         P::wait_valid_i.set(inputs, 1);
                         P::wait_wave_i.set(inputs, w as u64);
                         P::wait_vscnt_i.set(inputs, vscnt as u64);
