@@ -209,6 +209,22 @@ fn cli_proves_reports_hazards_and_writes_json() {
     assert_eq!(v["profile"], "gfx11");
 }
 
+/// Several kernels in one file are checked one by one, each by name.
+#[test]
+fn cli_checks_each_kernel_of_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let two = dir.path().join("two.s");
+    let a = std::fs::read_to_string(fixture("reduce.gfx900.O2.s")).unwrap();
+    let b = std::fs::read_to_string(fixture("stencil.gfx900.O0.s")).unwrap();
+    std::fs::write(&two, a + &b).unwrap();
+    let (code, out, err) = run(&["kernel", "check", two.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let verdicts: Vec<&str> = out.lines().filter(|l| l.starts_with("SAFE")).collect();
+    assert_eq!(verdicts.len(), 2, "{out}");
+    assert!(verdicts[0].starts_with("SAFE reduce_sum (gfx9)"), "{out}");
+    assert!(verdicts[1].starts_with("SAFE stencil5 (gfx9): 486 instructions, 50 waits: proven safe; 1 redundant wait (1 removable; slack vmcnt +63)"), "{out}");
+}
+
 #[test]
 fn cli_reads_objdump_listings_and_code_objects() {
     for (file, profile) in [

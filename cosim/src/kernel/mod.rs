@@ -222,6 +222,10 @@ pub struct KernelReport {
     /// The waits that could wait less with no register hazard (only for a
     /// safe kernel), those at fences flagged.
     pub redundant: Vec<RedundantReport>,
+    /// The cost of the waits that are more than the registers need: the
+    /// slack of the redundant waits not at fences, summed per counter (vm,
+    /// lgkm, exp, vs).
+    pub slack: [u32; 4],
 }
 
 /// What `kernel check` found in a file.
@@ -278,7 +282,14 @@ pub fn check_program(file: &str, prog: &asm::Program, profile: Profile) -> Resul
         } else {
             Vec::new()
         };
+        let mut slack = [0u32; 4];
+        for r in redundant.iter().filter(|r| !r.at_fence) {
+            for (t, x) in slack.iter_mut().zip(r.slack) {
+                *t += x;
+            }
+        }
         kernels.push(KernelReport {
+            slack,
             kernel: k.name.clone(),
             instructions: k.insts.len(),
             waits: pr.waits().len(),
@@ -321,10 +332,21 @@ pub fn report_text(r: &FileReport) -> String {
             k.instructions,
             k.waits,
             if k.safe {
+                let slack: Vec<String> = ["vmcnt", "lgkmcnt", "expcnt", "vscnt"]
+                    .iter()
+                    .zip(k.slack)
+                    .filter(|(_, x)| *x > 0)
+                    .map(|(n, x)| format!("{n} +{x}"))
+                    .collect();
                 format!(
-                    "; {} redundant wait{} ({removable} removable), {} more at fences",
+                    "; {} redundant wait{} ({removable} removable{}), {} more at fences",
                     plain.len(),
                     plural(plain.len()),
+                    if slack.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; slack {}", slack.join(", "))
+                    },
                     fence.len()
                 )
             } else {
