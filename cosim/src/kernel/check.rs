@@ -248,30 +248,9 @@ impl<'k> Program<'k> {
         let mut out = Vec::new();
         for (i, st) in before.iter().enumerate() {
             let Some(st) = st else { continue };
-            let c = &self.cls[i];
             for (&j, behind) in st {
-                let Effect::Mem {
-                    class: by_class,
-                    dst,
-                } = &self.cls[j].effect
-                else {
-                    continue;
-                };
-                let raw = dst.and(&c.reads);
-                // A write: an ALU destination, or a load's own destination
-                // unless it returns after `j` (same ordering group).
-                let mut written = dst.and(&c.writes);
-                if let Effect::Mem { class, dst: mine } = &c.effect {
-                    let after = COUNTERS.iter().any(|&k| {
-                        class.order(k, self.profile).is_some()
-                            && class.order(k, self.profile) == by_class.order(k, self.profile)
-                    });
-                    if !after {
-                        written = dst.and(mine);
-                    }
-                }
                 let (counter, needed) = self.needed(behind);
-                for (kind, regs) in [(HazardKind::Raw, raw), (HazardKind::Waw, written)] {
+                for (kind, regs) in self.conflicts(i, j) {
                     if !regs.is_empty() {
                         out.push(Hazard {
                             kind,
@@ -286,6 +265,39 @@ impl<'k> Program<'k> {
             }
         }
         out
+    }
+
+    /// What instruction `i` does to the registers that the memory
+    /// instruction `j` writes when it returns, were `j` outstanding: the
+    /// registers `i` reads (RAW) and those it writes (WAW: an ALU
+    /// destination, or a memory instruction's own destination unless it is
+    /// of `j`'s ordering group, so that it returns after `j`).
+    pub fn conflicts(&self, i: usize, j: usize) -> [(HazardKind, Regs); 2] {
+        let c = &self.cls[i];
+        let Effect::Mem {
+            class: by_class,
+            dst,
+        } = &self.cls[j].effect
+        else {
+            return [
+                (HazardKind::Raw, Regs::default()),
+                (HazardKind::Waw, Regs::default()),
+            ];
+        };
+        let mut written = dst.and(&c.writes);
+        if let Effect::Mem { class, dst: mine } = &c.effect {
+            let after = COUNTERS.iter().any(|&k| {
+                class.order(k, self.profile).is_some()
+                    && class.order(k, self.profile) == by_class.order(k, self.profile)
+            });
+            if !after {
+                written = dst.and(mine);
+            }
+        }
+        [
+            (HazardKind::Raw, dst.and(&c.reads)),
+            (HazardKind::Waw, written),
+        ]
     }
 
     /// The counter and the largest threshold that prove an outstanding

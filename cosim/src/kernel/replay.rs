@@ -316,27 +316,7 @@ pub fn dynamic_hazards(
             // Still outstanding at `time`: not returned before it.
             pending.retain(|&(_, t)| at.get(&(t, 1)).map_or(true, |&r| r >= time));
             for &(l, _) in &pending {
-                let Effect::Mem {
-                    class: by_class,
-                    dst,
-                } = &pr.cls[l].effect
-                else {
-                    continue;
-                };
-                let mut written = dst.and(&c.writes);
-                if let Effect::Mem { class, dst: mine } = &c.effect {
-                    let after = gpucosim_model::waitcnt::COUNTERS.iter().any(|&k| {
-                        class.order(k, pr.profile).is_some()
-                            && class.order(k, pr.profile) == by_class.order(k, pr.profile)
-                    });
-                    if !after {
-                        written = dst.and(mine);
-                    }
-                }
-                for (kind, regs) in [
-                    (HazardKind::Raw, dst.and(&c.reads)),
-                    (HazardKind::Waw, written),
-                ] {
+                for (kind, regs) in pr.conflicts(step.inst, l) {
                     if !regs.is_empty()
                         && !out.iter().any(|h| {
                             h.wave == path.wave && h.at == step.inst && h.by == l && h.kind == kind
