@@ -173,6 +173,18 @@ impl Regs {
         }
         r
     }
+    /// The lower half (by count, in register order) of the set's
+    /// registers: `v[4:5]` of `v[4:7]`.
+    fn low_half(&self) -> Regs {
+        let all: Vec<Reg> = (0..NREGS as Reg)
+            .filter(|&r| self.0[r as usize / 64] >> (r % 64) & 1 != 0)
+            .collect();
+        let mut out = Regs::default();
+        for &r in &all[..all.len() / 2] {
+            out.add(r);
+        }
+        out
+    }
     /// Whether the set is empty.
     pub fn is_empty(&self) -> bool {
         self.0.iter().all(|&w| w == 0)
@@ -423,13 +435,24 @@ pub fn classify(profile: Profile, inst: &Inst) -> Result<Classified, String> {
         Kind::Class(Class::VmemLoad) if words("lds") => dst = false,
         _ => {}
     }
-    let (dst_regs, src_text): (Regs, Vec<&str>) = if dst && !ops.is_empty() {
+    let (mut dst_regs, src_text): (Regs, Vec<&str>) = if dst && !ops.is_empty() {
         // Operand 0 is written; a modifier after it belongs to no register.
         (regs_in(ops[0])?, ops[1..].to_vec())
     } else {
         (Regs::default(), ops.clone())
     };
+    // A MUBUF or MIMG atomic with return reads its data from operand 0 and
+    // returns into it; a compare-and-swap takes {data, compare} there and
+    // returns the old value into the first half only. (FLAT and global
+    // atomics name their destination apart.)
     let mut reads = Regs::default();
+    if dst && rule.kind == Kind::VmemAtomic && (m.starts_with("buffer_") || m.starts_with("image_"))
+    {
+        reads = dst_regs;
+        if m.contains("cmpswap") {
+            dst_regs = dst_regs.low_half();
+        }
+    }
     for o in &src_text {
         let r = regs_in(o)?;
         for (a, b) in reads.0.iter_mut().zip(r.0) {
@@ -446,6 +469,12 @@ pub fn classify(profile: Profile, inst: &Inst) -> Result<Classified, String> {
         || m.starts_with("flat_")
         || m.starts_with("image_")
     {
+        let e = regs_in("exec")?;
+        for (a, b) in reads.0.iter_mut().zip(e.0) {
+            *a |= b;
+        }
+    }
+    if m.starts_with("s_cbranch_exec") {
         let e = regs_in("exec")?;
         for (a, b) in reads.0.iter_mut().zip(e.0) {
             *a |= b;
@@ -616,6 +645,23 @@ mod tests {
         assert!(
             matches!(x.effect, Effect::Mem { class: Class::VmemLoad, dst } if dst == regs_in("v0").unwrap())
         );
+        // Global cmpswap names its destination; MUBUF returns the old value
+        // into the first half of its {data, compare} operand, which it reads.
+        let x = c(
+            Gfx9,
+            "global_atomic_cmpswap_x2 v[0:1], v2, v[4:7], s[0:1] glc",
+        );
+        assert!(matches!(x.effect, Effect::Mem { dst, .. } if dst == regs_in("v[0:1]").unwrap()));
+        assert!(x.reads.meets(&regs_in("v[4:7]").unwrap()));
+        let x = c(
+            Gfx11,
+            "buffer_atomic_cmpswap_b32 v[0:1], off, s[0:3], 0 glc",
+        );
+        assert!(matches!(x.effect, Effect::Mem { dst, .. } if dst == regs_in("v0").unwrap()));
+        assert!(x.reads.meets(&regs_in("v1").unwrap()));
+        let x = c(Gfx9, "buffer_atomic_add v3, off, s[0:3], 0 glc");
+        assert!(matches!(x.effect, Effect::Mem { dst, .. } if dst == regs_in("v3").unwrap()));
+        assert!(x.reads.meets(&regs_in("v3").unwrap()));
         let x = c(Gfx9, "global_atomic_add v0, v1, s[0:1]");
         assert!(matches!(x.effect, Effect::Mem { class: Class::VmemStore, dst } if dst.is_empty()));
         let x = c(Gfx9, "ds_add_rtn_u32 v3, v1, v2 gds");
