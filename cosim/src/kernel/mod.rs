@@ -94,6 +94,11 @@ pub fn read(path: &Path, profile: Option<Profile>) -> Result<(asm::Program, Prof
     let mut target = None;
     let text = if bytes.starts_with(b"\x7fELF") {
         target = elf_target(&bytes);
+        if let (Some(p), Some(t)) = (profile, target) {
+            if let Some(q) = profile_of_target(t).filter(|&q| q != p) {
+                return Err(Error::Input(format!("{shown} targets {t} ({q}), not {p}")));
+            }
+        }
         let p = profile
             .or_else(|| target.and_then(profile_of_target))
             .ok_or_else(|| {
