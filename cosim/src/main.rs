@@ -341,12 +341,48 @@ enum KernelCmd {
         #[arg(long)]
         json: Option<PathBuf>,
     },
+    /// Emulate a launch of a kernel (`--launch`, docs/kernels.md "The
+    /// launch") and profile its LDS bank conflicts and buffer cache-line
+    /// requests, from the units' models (no RTL is run).
+    Profile {
+        /// The kernel's assembler output (`clang -S`).
+        file: PathBuf,
+        /// The launch description (JSON).
+        #[arg(long)]
+        launch: PathBuf,
+        /// The profile; default: the one the file's target names.
+        #[arg(long, help = profile_help())]
+        profile: Option<Profile>,
+        /// The kernel (default: the launch's `kernel`, else the file's only one).
+        #[arg(long)]
+        kernel: Option<String>,
+        /// Seed of random fills and samples (default: the launch's, else 1).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Also write the profile as JSON to this file (`-` for stdout
+        /// instead of the text).
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Write a bar chart of conflict cycles per instruction (SVG).
+        #[arg(long)]
+        svg: Option<PathBuf>,
+        /// Write each buffer argument's contents after the run (JSON:
+        /// dwords as hex, `null` where symbolic).
+        #[arg(long)]
+        buffers: Option<PathBuf>,
+    },
     /// Replay each kernel through the waitcnt unit, model and RTL in
     /// lock-step: several waves run it at once along seeded paths, with
-    /// seeded latencies and every legal return order. Exit codes as `run`.
+    /// seeded latencies and every legal return order. With `--launch`,
+    /// instead emulate the launch and run its LDS and buffer instructions
+    /// through the LDS and TA units in lock-step. Exit codes as `run`.
     Run {
         /// Assembly or a code object, as for `kernel check`.
         file: PathBuf,
+        /// Emulate this launch (JSON) and run its traffic through the LDS
+        /// and TA units instead of the waitcnt replay.
+        #[arg(long)]
+        launch: Option<PathBuf>,
         /// The profile; default: the one the file's target names.
         #[arg(long, help = profile_help())]
         profile: Option<Profile>,
@@ -518,8 +554,107 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
                 ExitCode::from(1)
             })
         }
+        Cmd::Kernel(KernelCmd::Profile {
+            file,
+            launch,
+            profile,
+            kernel,
+            seed,
+            json,
+            svg,
+            buffers,
+        }) => {
+            for (p, what) in [(&json, "--json"), (&svg, "--svg"), (&buffers, "--buffers")] {
+                if let Some(p) = p.as_ref().filter(|p| p.as_os_str() != "-") {
+                    outputs::probe_file(p, what)?;
+                }
+            }
+            let (prog, profile) = gpucosim::kernel::read(&file, profile)?;
+            let em = emulate_launch(
+                &file,
+                &prog,
+                profile,
+                &launch,
+                kernel.as_deref(),
+                seed,
+                false,
+            )?;
+            let p = &em.profile;
+            let text = serde_json::to_string_pretty(p).expect("a profile serialises") + "\n";
+            match &json {
+                Some(j) if j.as_os_str() == "-" => print!("{text}"),
+                other => {
+                    print!("{}", p.text());
+                    println!(
+                        "emulated {} instructions in {:.3} s ({:.0} instructions/s)",
+                        p.total.instructions,
+                        em.seconds,
+                        p.total.instructions as f64 / em.seconds.max(1e-9)
+                    );
+                    if let Some(j) = other {
+                        outputs::write_atomic(j, text.as_bytes())?;
+                    }
+                }
+            }
+            if let Some(s) = &svg {
+                outputs::write_atomic(s, p.svg().as_bytes())?;
+            }
+            if let Some(b) = &buffers {
+                let m: serde_json::Map<String, serde_json::Value> = em
+                    .buffers
+                    .iter()
+                    .map(|(n, w)| {
+                        let v: Vec<serde_json::Value> = w
+                            .iter()
+                            .map(|x| {
+                                x.map_or(serde_json::Value::Null, |x| format!("{x:#010x}").into())
+                            })
+                            .collect();
+                        (n.clone(), serde_json::Value::Array(v))
+                    })
+                    .collect();
+                let text = serde_json::to_string(&m).expect("buffers serialise") + "\n";
+                outputs::write_atomic(b, text.as_bytes())?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Cmd::Kernel(KernelCmd::Run {
             file,
+            launch: Some(launch),
+            profile,
+            seed,
+            kernel,
+            cycles,
+            rtl,
+            waves,
+            bundles,
+            limits,
+            ..
+        }) => {
+            if cycles == 0 {
+                return Err(Error::Input("--cycles must be at least 1".into()));
+            }
+            if let Some(w) = &waves {
+                outputs::probe_dir(w, "--waves")?;
+            }
+            let (prog, profile) = gpucosim::kernel::read(&file, profile)?;
+            let em = emulate_launch(
+                &file,
+                &prog,
+                profile,
+                &launch,
+                kernel.as_deref(),
+                Some(seed),
+                true,
+            )?;
+            watchdog::catch_stop_signals();
+            kernel_traffic_run(
+                &file, &launch, &em, profile, seed, cycles, &rtl, &waves, &bundles, limits,
+            )
+        }
+        Cmd::Kernel(KernelCmd::Run {
+            file,
+            launch: None,
             profile,
             seed,
             kernel,
@@ -912,6 +1047,187 @@ fn run_one<B: gpucosim::testbench::Testbench>(
         Verdict::Passed if lost => EXIT_INPUT,
         _ => out.exit_code(),
     }))
+}
+
+/// Reads a launch file and emulates it.
+fn emulate_launch(
+    file: &std::path::Path,
+    prog: &gpucosim::kernel::asm::Program,
+    profile: Profile,
+    launch: &std::path::Path,
+    kernel: Option<&str>,
+    seed: Option<u64>,
+    record: bool,
+) -> Result<gpucosim::kernel::emu::Emulation> {
+    use gpucosim::kernel::emu;
+    let text = std::fs::read_to_string(launch).map_err(|e| Error::io(launch, e))?;
+    let l = emu::launch::Launch::parse(&text, prog, profile, kernel, seed)
+        .map_err(|e| Error::Input(format!("{}: {e}", launch.display())))?;
+    emu::emulate(&file.display().to_string(), prog, profile, l, record)
+        .map_err(|e| Error::Input(format!("{}: kernel emulation failed: {e}", file.display())))
+}
+
+/// `kernel run --launch`: the emulated launch's LDS and buffer traffic
+/// through the LDS and TA units in lock-step, one run per unit, each
+/// failure bundled with its transactions.
+#[allow(clippy::too_many_arguments)]
+fn kernel_traffic_run(
+    file: &std::path::Path,
+    launch: &std::path::Path,
+    em: &gpucosim::kernel::emu::Emulation,
+    profile: Profile,
+    seed: u64,
+    cycles: u64,
+    rtl: &Option<PathBuf>,
+    waves: &Option<PathBuf>,
+    bundles: &std::path::Path,
+    limits: LimitArgs,
+) -> Result<ExitCode> {
+    let p = &em.profile;
+    println!(
+        "{}: emulated {} instructions in {:.3} s; {} LDS and {} TA transactions",
+        p.kernel,
+        p.total.instructions,
+        em.seconds,
+        em.traffic.lds.len(),
+        em.traffic.ta.len()
+    );
+    let mut cmd = format!(
+        "gpucosim kernel run {} --launch {} --profile {profile} --seed {seed} --kernel {} --cycles {cycles}",
+        engine::shell_quote(&file.display().to_string()),
+        engine::shell_quote(&launch.display().to_string()),
+        engine::shell_quote(&p.kernel),
+    );
+    if let Some(r) = rtl {
+        cmd.push_str(&format!(
+            " --rtl {}",
+            engine::shell_quote(&r.display().to_string())
+        ));
+    }
+    let ctx = TrafficRun {
+        label: &p.kernel,
+        profile,
+        seed,
+        cycles,
+        rtl,
+        waves,
+        bundles,
+        limits,
+        cmd: &cmd,
+    };
+    let mut worst = ExitCode::SUCCESS;
+    let lds: Vec<_> = em.traffic.lds.iter().map(|(_, t)| t.clone()).collect();
+    let ta: Vec<_> = em.traffic.ta.iter().map(|(_, t)| t.clone()).collect();
+    for code in [
+        traffic_unit::<gpucosim::units::lds::LdsTestbench>(&ctx, "lds", lds)?,
+        traffic_unit::<gpucosim::units::ta::TaTestbench>(&ctx, "ta", ta)?,
+    ] {
+        if code != ExitCode::SUCCESS {
+            worst = code;
+        }
+    }
+    Ok(worst)
+}
+
+/// What the lock-step runs of a kernel's traffic share.
+struct TrafficRun<'a> {
+    label: &'a str,
+    profile: Profile,
+    seed: u64,
+    cycles: u64,
+    rtl: &'a Option<PathBuf>,
+    waves: &'a Option<PathBuf>,
+    bundles: &'a std::path::Path,
+    limits: LimitArgs,
+    cmd: &'a str,
+}
+
+/// One unit's share of a kernel's traffic in lock-step.
+fn traffic_unit<B: gpucosim::testbench::Testbench>(
+    c: &TrafficRun,
+    unit: &str,
+    txns: Vec<B::Txn>,
+) -> Result<ExitCode>
+where
+    B::Txn: Clone + serde::Serialize,
+{
+    let mut spec = RunSpec::new(unit, c.profile, c.seed, c.cycles);
+    spec.label = Some(c.label.to_string());
+    spec.rtl_arg = c.rtl.clone();
+    spec.waves = c.waves.clone();
+    spec.limits = c.limits.limits();
+    spec.reproduce = Some(c.cmd.to_string());
+    let name = spec.name();
+    if txns.is_empty() {
+        println!("SKIP {name}: the kernel sent no transaction to the {unit} unit");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let n = txns.len();
+    let (out, _) = gpucosim::simulate::<B>(&spec, Stimulus::Replay(txns.clone()), false)?;
+    if out.passed() {
+        if out.txn_count < n {
+            println!(
+                "INCOMPLETE {name}: the cycle budget ended after {} of {n} transactions",
+                out.txn_count
+            );
+            return Ok(ExitCode::from(EXIT_INPUT));
+        }
+        println!(
+            "PASS {name}: {n} transactions, {} cycles, {:.0} cycles/s, coverage {}/{} bins",
+            out.cycles,
+            out.rate(),
+            out.coverage.covered(),
+            out.coverage.names.len()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    failure_bundle::<B>(&spec, &out, &txns, c.rtl, c.bundles)
+}
+
+/// Reports a failed kernel run and writes its bundle (the transactions
+/// up to the failure listed) for `replay` and `shrink`.
+fn failure_bundle<B: gpucosim::testbench::Testbench>(
+    spec: &RunSpec,
+    out: &engine::Outcome<B::Txn>,
+    txns: &[B::Txn],
+    rtl: &Option<PathBuf>,
+    bundles: &std::path::Path,
+) -> Result<ExitCode>
+where
+    B::Txn: Clone + serde::Serialize,
+{
+    let name = spec.name();
+    print!("{}", engine::report(spec, out, B::table()));
+    if matches!(out.verdict(), Verdict::Interrupted) {
+        return Ok(ExitCode::from(out.exit_code()));
+    }
+    let dir = bundles.join(&name);
+    let root = rtlbuild::rtl_root(rtl.as_deref());
+    let hash = rtlbuild::sources_hash(&rtlbuild::RtlSources::collect(&root, &spec.unit)?)?;
+    let listed = &txns[..out.txn_count.min(txns.len())];
+    let report = engine::report(spec, out, B::table());
+    match gpucosim::bundle::write_bundle(
+        &dir,
+        spec,
+        &root,
+        &hash,
+        out,
+        Some(listed),
+        &report,
+        out.vcd.as_deref(),
+    ) {
+        Ok(()) => println!(
+            "  bundle: {} (gpucosim replay, gpucosim shrink)",
+            dir.display()
+        ),
+        Err(e) => eprintln!("error: the failure bundle was not written: {e}"),
+    }
+    let what = match out.mismatches.first() {
+        Some(m) => format!("diverged at cycle {}", m.cycle),
+        None => regress::job_message(out),
+    };
+    println!("FAIL {name}: {what}, after {} transactions", out.txn_count);
+    Ok(ExitCode::from(out.exit_code()))
 }
 
 /// `kernel run` of one kernel: its stimulus through the waitcnt unit in

@@ -96,6 +96,12 @@ pub struct Program {
     pub target: Option<String>,
     /// The kernels, in file order.
     pub kernels: Vec<Kernel>,
+    /// Each kernel descriptor's directives (`.amdhsa_kernel NAME` …
+    /// `.end_amdhsa_kernel`), by kernel name: (`.amdhsa_…` name without
+    /// the prefix, value).
+    pub descriptors: HashMap<String, Vec<(String, String)>>,
+    /// The `.amdgpu_metadata` YAML, if the file has it.
+    pub metadata: Option<String>,
 }
 
 /// Removes a comment: `;` in assembler output, `//` in objdump output
@@ -134,6 +140,8 @@ pub fn parse(text: &str) -> Result<Program, String> {
     let mut current: Option<Kernel> = None;
     // Inside `.amdgpu_metadata` … `.end_amdgpu_metadata` (YAML).
     let mut metadata = false;
+    // Inside `.amdhsa_kernel NAME` … `.end_amdhsa_kernel`.
+    let mut descriptor: Option<String> = None;
     let finish = |k: Option<Kernel>, prog: &mut Program| {
         if let Some(k) = k {
             prog.kernels.push(k);
@@ -153,10 +161,31 @@ pub fn parse(text: &str) -> Result<Program, String> {
         }
         if metadata {
             metadata = t != ".end_amdgpu_metadata";
+            if metadata {
+                let m = prog.metadata.get_or_insert_with(String::new);
+                m.push_str(raw);
+                m.push('\n');
+            }
             continue;
         }
         if t == ".amdgpu_metadata" {
             metadata = true;
+            continue;
+        }
+        if let Some(name) = t.strip_prefix(".amdhsa_kernel ") {
+            descriptor = Some(name.trim().to_string());
+            continue;
+        }
+        if let Some(name) = &descriptor {
+            if t == ".end_amdhsa_kernel" {
+                descriptor = None;
+            } else if let Some(d) = t.strip_prefix(".amdhsa_") {
+                let (k, v) = d.split_once(char::is_whitespace).unwrap_or((d, ""));
+                prog.descriptors
+                    .entry(name.clone())
+                    .or_default()
+                    .push((k.to_string(), v.trim().to_string()));
+            }
             continue;
         }
         let (code, addr) = strip_comment(raw);

@@ -8,6 +8,7 @@
 
 pub mod asm;
 pub mod check;
+pub mod emu;
 pub mod replay;
 pub mod table;
 

@@ -1,0 +1,263 @@
+//! Operands as the assembly writes them, read once per instruction before
+//! the emulation runs: registers, constants, labels and modifiers.
+
+/// SGPR file indices of the named scalar registers (the hardware's operand
+/// codes, so that `s[106:107]` is VCC).
+pub const VCC: u16 = 106;
+/// `flat_scratch` (gfx9).
+pub const FLAT_SCRATCH: u16 = 102;
+/// `xnack_mask` (gfx9).
+pub const XNACK_MASK: u16 = 104;
+/// `m0`.
+pub const M0: u16 = 124;
+/// `exec`.
+pub const EXEC: u16 = 126;
+/// Size of the emulated SGPR file.
+pub const NSGPR: usize = 128;
+
+/// One operand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opnd {
+    /// `n` consecutive SGPRs from `first` (named registers included).
+    S(u16, u8),
+    /// `n` consecutive VGPRs from `first`.
+    V(u16, u8),
+    /// A constant (inline or literal), as a 64-bit value: integers as
+    /// written (negative ones sign-extended), floats as their f32 bits
+    /// (`f64: false`) — the 64-bit bits are in `Imm64`.
+    Imm(u64),
+    /// A float constant: its f32 and f64 bits.
+    Float(u32, u64),
+    /// `scc` as a source.
+    Scc,
+    /// `null` (gfx11): reads 0, writes are dropped.
+    Null,
+    /// `off` (no address register).
+    Off,
+}
+
+impl Opnd {
+    /// Registers of the operand (0 for constants).
+    pub fn count(self) -> u8 {
+        match self {
+            Opnd::S(_, n) | Opnd::V(_, n) => n,
+            _ => 0,
+        }
+    }
+}
+
+/// Modifiers after the operands (`offset:16`, `offen`, `glc`, …).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Mods {
+    /// `offset:N`.
+    pub offset: Option<i64>,
+    /// `offset0:N`.
+    pub offset0: Option<u32>,
+    /// `offset1:N`.
+    pub offset1: Option<u32>,
+    /// `offen`.
+    pub offen: bool,
+    /// `idxen`.
+    pub idxen: bool,
+    /// `glc` / `sc0` (return the pre-op value for atomics).
+    pub glc: bool,
+    /// `format:…`, as written inside.
+    pub format: Option<String>,
+    /// A modifier the emulator does not implement (`gds`, `tfe`, `lds`,
+    /// `clamp`, `op_sel`, …).
+    pub unsupported: Option<String>,
+}
+
+/// Reads a register operand or constant. `None`: not one (a label, or
+/// something unknown).
+pub fn operand(t: &str) -> Option<Opnd> {
+    let t = t.trim();
+    let named = match t {
+        "vcc" => Some(Opnd::S(VCC, 2)),
+        "vcc_lo" => Some(Opnd::S(VCC, 1)),
+        "vcc_hi" => Some(Opnd::S(VCC + 1, 1)),
+        "exec" => Some(Opnd::S(EXEC, 2)),
+        "exec_lo" => Some(Opnd::S(EXEC, 1)),
+        "exec_hi" => Some(Opnd::S(EXEC + 1, 1)),
+        "m0" => Some(Opnd::S(M0, 1)),
+        "flat_scratch" => Some(Opnd::S(FLAT_SCRATCH, 2)),
+        "flat_scratch_lo" => Some(Opnd::S(FLAT_SCRATCH, 1)),
+        "flat_scratch_hi" => Some(Opnd::S(FLAT_SCRATCH + 1, 1)),
+        "xnack_mask" => Some(Opnd::S(XNACK_MASK, 2)),
+        "null" => Some(Opnd::Null),
+        "off" => Some(Opnd::Off),
+        "scc" | "src_scc" => Some(Opnd::Scc),
+        _ => None,
+    };
+    if named.is_some() {
+        return named;
+    }
+    if let Some(rest) = t.strip_prefix('s').or_else(|| t.strip_prefix('v')) {
+        let vec = t.starts_with('v');
+        let mk = |first: u16, n: u8| {
+            if vec {
+                Opnd::V(first, n)
+            } else {
+                Opnd::S(first, n)
+            }
+        };
+        if let Some(range) = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+            let (a, b) = range.split_once(':')?;
+            let (a, b): (u16, u16) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+            if b < a || b - a >= 16 {
+                return None;
+            }
+            return Some(mk(a, (b - a + 1) as u8));
+        }
+        if let Ok(n) = rest.parse::<u16>() {
+            return Some(mk(n, 1));
+        }
+    }
+    constant(t)
+}
+
+/// An integer (decimal, `0x` hex, negative) or float constant.
+pub fn constant(t: &str) -> Option<Opnd> {
+    let (neg, body) = match t.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, t),
+    };
+    let int = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        u64::from_str_radix(h, 16).ok()
+    } else if body.bytes().all(|b| b.is_ascii_digit()) && !body.is_empty() {
+        body.parse::<u64>().ok()
+    } else {
+        None
+    };
+    if let Some(v) = int {
+        return Some(Opnd::Imm(if neg { v.wrapping_neg() } else { v }));
+    }
+    if body.contains('.') || body.contains('e') {
+        let f: f64 = t.parse().ok()?;
+        return Some(Opnd::Float((f as f32).to_bits(), f.to_bits()));
+    }
+    None
+}
+
+/// Splits an operand's text into the operand and the modifiers written
+/// after it (`v1 offset1:2` → `v1`, [`offset1:2`]).
+pub fn split_mods(t: &str) -> (&str, Vec<&str>) {
+    // `format:[A, B]` holds spaces: split at whitespace outside brackets.
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, None::<usize>);
+    for (i, c) in t.char_indices() {
+        match c {
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth -= 1,
+            _ => {}
+        }
+        if c.is_whitespace() && depth == 0 {
+            if let Some(s) = start.take() {
+                parts.push(&t[s..i]);
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        parts.push(&t[s..]);
+    }
+    if parts.is_empty() {
+        return ("", parts);
+    }
+    let first = parts.remove(0);
+    (first, parts)
+}
+
+/// Whether a word is a modifier rather than an operand.
+pub fn is_modifier(w: &str) -> bool {
+    const BARE: &[&str] = &[
+        "offen", "idxen", "glc", "slc", "dlc", "gds", "tfe", "lds", "lwe", "clamp", "sc0", "sc1",
+        "nt", "addr64", "a16", "d16", "unorm", "nv",
+    ];
+    BARE.contains(&w)
+        || [
+            "offset:",
+            "offset0:",
+            "offset1:",
+            "format:",
+            "op_sel",
+            "neg_lo",
+            "neg_hi",
+            "row_",
+            "bank_mask",
+            "bound_ctrl",
+            "dpp",
+            "quad_perm",
+            "mul:",
+            "div:",
+            "dst_sel",
+            "src0_sel",
+            "src1_sel",
+            "dst_unused",
+            "wait_vdst",
+            "wait_exp",
+            "byte_sel",
+        ]
+        .iter()
+        .any(|p| w.starts_with(p))
+}
+
+/// Reads modifiers into `m`.
+pub fn read_mods(words: &[&str], m: &mut Mods) -> Result<(), String> {
+    let num = |v: &str| -> Result<i64, String> {
+        match constant(v) {
+            Some(Opnd::Imm(x)) => Ok(x as i64),
+            _ => Err(format!("`{v}` is not a number")),
+        }
+    };
+    for &w in words {
+        if let Some(v) = w.strip_prefix("offset:") {
+            m.offset = Some(num(v)?);
+        } else if let Some(v) = w.strip_prefix("offset0:") {
+            m.offset0 = Some(num(v)? as u32);
+        } else if let Some(v) = w.strip_prefix("offset1:") {
+            m.offset1 = Some(num(v)? as u32);
+        } else if let Some(v) = w.strip_prefix("format:") {
+            m.format = Some(v.trim_matches(|c| c == '[' || c == ']').to_string());
+        } else {
+            match w {
+                "offen" => m.offen = true,
+                "idxen" => m.idxen = true,
+                "glc" | "sc0" => m.glc = true,
+                // Cache policy: no effect on addresses or data.
+                "slc" | "dlc" | "nt" | "sc1" => {}
+                _ => {
+                    m.unsupported.get_or_insert_with(|| w.to_string());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operands_and_modifiers() {
+        assert_eq!(operand("s[4:5]"), Some(Opnd::S(4, 2)));
+        assert_eq!(operand("v[2:5]"), Some(Opnd::V(2, 4)));
+        assert_eq!(operand("vcc_lo"), Some(Opnd::S(VCC, 1)));
+        assert_eq!(operand("0x27fac"), Some(Opnd::Imm(0x27fac)));
+        assert_eq!(operand("-1"), Some(Opnd::Imm(u64::MAX)));
+        assert_eq!(
+            operand("1.0"),
+            Some(Opnd::Float(0x3f80_0000, 0x3ff0_0000_0000_0000))
+        );
+        assert_eq!(operand(".LBB0_2"), None);
+        let (o, m) = split_mods("v1 offset1:2 format:[BUF_FMT_32_FLOAT, x]");
+        assert_eq!(o, "v1");
+        assert_eq!(m, ["offset1:2", "format:[BUF_FMT_32_FLOAT, x]"]);
+        let mut mods = Mods::default();
+        read_mods(&m, &mut mods).unwrap();
+        assert_eq!(mods.offset1, Some(2));
+        assert_eq!(mods.format.as_deref(), Some("BUF_FMT_32_FLOAT, x"));
+    }
+}

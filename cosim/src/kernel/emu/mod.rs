@@ -1,0 +1,1823 @@
+//! An emulator of the integer subset of the gfx9 and gfx11 ISA that
+//! compiled kernels compute addresses, data and control flow with
+//! (docs/kernels.md "The emulator"). Every `ds_*` instruction it runs is
+//! also run on the LDS unit's model, whose read data must equal the
+//! emulator's own LDS; every `buffer_*`/`tbuffer_*` instruction's
+//! addresses and range checks come from the TA unit's model. Both become
+//! transactions for lock-step runs of the units against their RTL, and
+//! counts for the kernel's profile ([`profile`]).
+//!
+//! Floating-point results are symbolic: a value computed from one is
+//! unknown, and an address, a branch or EXEC that depends on an unknown
+//! value is an error naming the instruction.
+
+pub mod decode;
+pub mod launch;
+pub mod memory;
+pub mod ops;
+pub mod profile;
+
+use crate::kernel::asm;
+use crate::kernel::table::{classify, Effect};
+use crate::units::lds::txn::LdsTxn;
+use crate::units::ta::txn::TaTxn;
+use decode::{Mods, Opnd, EXEC, M0, NSGPR, VCC};
+use gpucosim_model::lds::isa::{Kind as DsKind, OpInfo};
+use gpucosim_model::lds::params::LdsParams;
+use gpucosim_model::lds::tlm::{geometry, Lds, Request};
+use gpucosim_model::ta::isa::{Instr, Kind as TaKind, Op as TaOp};
+use gpucosim_model::ta::tlm::{compute, get_bit, LaneResults, Pieces};
+use gpucosim_model::ta::TaParams;
+use gpucosim_model::Profile;
+use launch::{Launch, DISPATCH_BASE, KERNARG_BASE, QUEUE_BASE};
+use memory::Memory;
+use ops::{Cond, Mem, MemAtomic, Op};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// One decoded instruction.
+#[derive(Debug, Clone)]
+pub struct Ins {
+    /// What it does.
+    pub op: Op,
+    /// Its register and constant operands, in order.
+    pub o: Vec<Opnd>,
+    /// Its modifiers.
+    pub m: Mods,
+    /// A branch's target (`None` for a target past the last instruction).
+    pub target: Option<usize>,
+    /// The second half of a VOPD dual instruction.
+    pub dual: Option<Box<Ins>>,
+}
+
+/// Reads one instruction (or one half of a VOPD pair).
+fn decode_one(profile: Profile, mnemonic: &str, operands: &str) -> Result<Ins, String> {
+    let mut mn = mnemonic.to_string();
+    if let Some(r) = mn.strip_prefix("v_dual_") {
+        mn = format!("v_{r}");
+    }
+    let op = ops::decode(profile, &mn)?;
+    let mut o = Vec::new();
+    let mut m = Mods::default();
+    let list = asm::split_top(operands);
+    let skip_operands = matches!(
+        op,
+        Op::Nop | Op::End | Op::Barrier | Op::Branch | Op::CBranch(_)
+    );
+    if !skip_operands {
+        for t in list {
+            let (first, mods) = decode::split_mods(t);
+            if !first.is_empty() {
+                if decode::is_modifier(first) {
+                    decode::read_mods(&[first], &mut m)?;
+                } else {
+                    let x = decode::operand(first).ok_or_else(|| {
+                        format!("operand `{first}` is not a register or a constant")
+                    })?;
+                    o.push(x);
+                }
+            }
+            decode::read_mods(&mods, &mut m)?;
+        }
+    }
+    if let Some(u) = &m.unsupported {
+        return Err(format!("the modifier `{u}` is not emulated"));
+    }
+    // VOPD's v_dual_cndmask_b32 reads VCC implicitly.
+    if mnemonic == "v_dual_cndmask_b32" {
+        o.push(Opnd::S(VCC, 1));
+    }
+    Ok(Ins {
+        op,
+        o,
+        m,
+        target: None,
+        dual: None,
+    })
+}
+
+/// The decoded kernel.
+#[derive(Debug, Clone, Default)]
+pub struct Code {
+    /// Instructions, as the kernel's.
+    pub ins: Vec<Ins>,
+}
+
+impl Code {
+    /// Decodes every instruction of `k`; the first one the emulator cannot
+    /// run is the error.
+    pub fn new(k: &asm::Kernel, profile: Profile) -> Result<Code, String> {
+        let mut ins = Vec::with_capacity(k.insts.len());
+        for i in &k.insts {
+            let err = |e: String| format!("{}: `{}`: {e}", i.place(), i.text());
+            let mut d = if let Some((x, y)) = i.operands.split_once("::") {
+                let (ym, yo) = y
+                    .trim()
+                    .split_once(char::is_whitespace)
+                    .unwrap_or((y.trim(), ""));
+                let mut d = decode_one(profile, &i.mnemonic, x).map_err(err)?;
+                d.dual = Some(Box::new(
+                    decode_one(profile, &ym.to_ascii_lowercase(), yo).map_err(err)?,
+                ));
+                d
+            } else {
+                decode_one(profile, &i.mnemonic, &i.operands).map_err(err)?
+            };
+            if matches!(d.op, Op::Branch | Op::CBranch(_)) {
+                let c = classify(profile, i).map_err(err)?;
+                let t = match &c.effect {
+                    Effect::Branch(t) | Effect::CBranch(t) => t.clone(),
+                    _ => return Err(err("a branch without a target".into())),
+                };
+                let idx = match t.strip_prefix('@') {
+                    Some(a) => u64::from_str_radix(a.trim_start_matches("0x"), 16)
+                        .ok()
+                        .and_then(|a| k.at_addr(a)),
+                    None => k.labels.get(&t).copied(),
+                };
+                let idx =
+                    idx.ok_or_else(|| err(format!("the target `{t}` is not in the kernel")))?;
+                d.target = (idx < k.insts.len()).then_some(idx);
+            }
+            ins.push(d);
+        }
+        Ok(Code { ins })
+    }
+}
+
+/// One wave's state.
+#[derive(Debug, Clone)]
+pub struct Wave {
+    s: [u32; NSGPR],
+    sk: [bool; NSGPR],
+    scc: bool,
+    scck: bool,
+    v: Vec<[u32; 64]>,
+    vk: Vec<u64>,
+    pc: usize,
+    /// Lanes the wave has (its size, fewer in a partial last wave).
+    lanes: u64,
+    wave64: bool,
+    /// Index in the work-group.
+    pub id: u32,
+    done: bool,
+    at_barrier: bool,
+    steps: u64,
+}
+
+const NVGPR: usize = 256;
+
+impl Wave {
+    fn exec(&self) -> u64 {
+        let e = u64::from(self.s[EXEC as usize]);
+        if self.wave64 {
+            e | u64::from(self.s[EXEC as usize + 1]) << 32
+        } else {
+            e
+        }
+    }
+    fn active(&self) -> u64 {
+        self.exec() & self.lanes
+    }
+    fn all_lanes(&self) -> u64 {
+        if self.wave64 {
+            !0
+        } else {
+            0xffff_ffff
+        }
+    }
+}
+
+/// Where the emulation stopped a wave.
+enum Stop {
+    Barrier,
+    End,
+}
+
+/// Iterates the set bits of a lane mask.
+fn lanes(mut m: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (m != 0).then(|| {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            l
+        })
+    })
+}
+
+/// The longest a wave may run (instructions) before it is taken as stuck.
+pub const MAX_STEPS: u64 = 20_000_000;
+
+/// The unit transactions an emulation produced, each with the index of
+/// the instruction it came from.
+#[derive(Debug, Clone, Default)]
+pub struct Traffic {
+    /// LDS-unit transactions.
+    pub lds: Vec<(usize, LdsTxn)>,
+    /// TA-unit transactions.
+    pub ta: Vec<(usize, TaTxn)>,
+}
+
+/// An emulation of one launch.
+pub struct Emulator<'a> {
+    profile: Profile,
+    kernel: &'a asm::Kernel,
+    code: Code,
+    launch: &'a Launch,
+    /// Global memory.
+    pub mem: Memory,
+    /// The emulator's own LDS (physical dwords) and its known bytes.
+    lds: Vec<u32>,
+    lds_known: Vec<u8>,
+    /// The LDS unit's model.
+    unit: Lds,
+    ram_dwords: u32,
+    banks: u32,
+    /// The transactions for the units.
+    pub traffic: Traffic,
+    /// The profile's counts.
+    pub stats: profile::Stats,
+    rng: ChaCha8Rng,
+    /// Instructions executed (per wave).
+    pub executed: u64,
+    ta_res: Box<LaneResults>,
+    pieces: Box<Pieces>,
+    /// Keep the unit transactions (off: profile only).
+    pub record: bool,
+    ctx: String,
+}
+
+type R<T> = Result<T, String>;
+
+impl<'a> Emulator<'a> {
+    /// An emulator of `launch` of `kernel`, memory set up.
+    pub fn new(profile: Profile, kernel: &'a asm::Kernel, launch: &'a Launch) -> R<Self> {
+        let code = Code::new(kernel, profile)?;
+        let (banks, ram_dwords) = geometry(profile, launch.desc.wgp);
+        Ok(Emulator {
+            profile,
+            kernel,
+            code,
+            launch,
+            mem: launch.memory()?,
+            lds: vec![0; ram_dwords as usize],
+            lds_known: vec![0xf; ram_dwords as usize],
+            unit: Lds::new(profile),
+            ram_dwords,
+            banks,
+            traffic: Traffic::default(),
+            stats: profile::Stats::new(kernel.insts.len(), banks),
+            rng: ChaCha8Rng::seed_from_u64(launch.seed ^ 0x6b65_726e_656c),
+            executed: 0,
+            ta_res: Box::default(),
+            pieces: Box::default(),
+            record: true,
+            ctx: String::new(),
+        })
+    }
+
+    /// Runs every work-group of the launch's `run` list, in order.
+    pub fn run(&mut self) -> R<()> {
+        for g in self.launch.run.clone() {
+            self.run_group(g)?;
+        }
+        Ok(())
+    }
+
+    fn new_wave(&self, g: [u32; 3], size: [u32; 3], id: u32) -> Wave {
+        let d = &self.launch.desc;
+        let ws: u32 = if d.wave32 { 32 } else { 64 };
+        let items = size[0] * size[1] * size[2];
+        let first = id * ws;
+        let n = (items - first).min(ws);
+        let mut w = Wave {
+            s: [0; NSGPR],
+            sk: [false; NSGPR],
+            scc: false,
+            scck: false,
+            v: vec![[0; 64]; NVGPR],
+            vk: vec![0; NVGPR],
+            pc: 0,
+            lanes: if n == 64 { !0 } else { (1u64 << n) - 1 },
+            wave64: !d.wave32,
+            id,
+            done: false,
+            at_barrier: false,
+            steps: 0,
+        };
+        let exec = w.lanes;
+        w.s[EXEC as usize] = exec as u32;
+        w.s[EXEC as usize + 1] = if d.wave32 { 0 } else { (exec >> 32) as u32 };
+        w.sk[EXEC as usize] = true;
+        w.sk[EXEC as usize + 1] = true;
+        let mut sg = 0usize;
+        let put = |w: &mut Wave, i: usize, v: u32| {
+            w.s[i] = v;
+            w.sk[i] = true;
+        };
+        for &(what, n) in &d.user_sgprs {
+            let v: u64 = match what {
+                "dispatch packet pointer" => DISPATCH_BASE,
+                "queue pointer" => QUEUE_BASE,
+                "kernel argument pointer" => KERNARG_BASE,
+                _ => 0,
+            };
+            for k in 0..n as usize {
+                put(&mut w, sg + k, (v >> (32 * (k % 2))) as u32);
+            }
+            sg += n as usize;
+        }
+        let mut sg = d.system_first as usize;
+        for (dim, on) in d.wgid.iter().enumerate() {
+            if *on {
+                put(&mut w, sg, g[dim]);
+                sg += 1;
+            }
+        }
+        if d.wg_info {
+            put(&mut w, sg, 0);
+            sg += 1;
+        }
+        if d.private_offset {
+            put(&mut w, sg, 0);
+        }
+        let packed = self.profile.gfx() >= 11;
+        for l in lanes(w.lanes) {
+            let t = first + l as u32;
+            let x = t % size[0];
+            let y = t / size[0] % size[1];
+            let z = t / (size[0] * size[1]);
+            if packed {
+                let mut v = x;
+                if d.workitem_id >= 1 {
+                    v |= y << 10;
+                }
+                if d.workitem_id >= 2 {
+                    v |= z << 20;
+                }
+                w.v[0][l] = v;
+            } else {
+                w.v[0][l] = x;
+                w.v[1][l] = y;
+                w.v[2][l] = z;
+            }
+        }
+        w.vk[0] = w.lanes;
+        if !packed {
+            if d.workitem_id >= 1 {
+                w.vk[1] = w.lanes;
+            }
+            if d.workitem_id >= 2 {
+                w.vk[2] = w.lanes;
+            }
+        }
+        w
+    }
+
+    /// Runs work-group `g`: its waves in turn, each to a barrier or its
+    /// end, until all have ended.
+    fn run_group(&mut self, g: [u32; 3]) -> R<()> {
+        let size = self.launch.wg_size(g);
+        let ws: u32 = if self.launch.desc.wave32 { 32 } else { 64 };
+        let n = (size[0] * size[1] * size[2]).div_ceil(ws);
+        let mut waves: Vec<Wave> = (0..n).map(|i| self.new_wave(g, size, i)).collect();
+        let code = std::mem::take(&mut self.code);
+        let res = (|| loop {
+            let mut ran = false;
+            for w in waves.iter_mut() {
+                if w.done || w.at_barrier {
+                    continue;
+                }
+                ran = true;
+                self.ctx = format!("work-group ({}, {}, {}) wave {}", g[0], g[1], g[2], w.id);
+                match self.run_wave(&code, w)? {
+                    Stop::Barrier => w.at_barrier = true,
+                    Stop::End => w.done = true,
+                }
+            }
+            if waves.iter().all(|w| w.done) {
+                return Ok(());
+            }
+            if !ran || waves.iter().all(|w| w.done || w.at_barrier) {
+                for w in waves.iter_mut() {
+                    w.at_barrier = false;
+                }
+            }
+        })();
+        self.code = code;
+        res
+    }
+
+    fn run_wave(&mut self, code: &Code, w: &mut Wave) -> R<Stop> {
+        loop {
+            let i = w.pc;
+            let Some(ins) = code.ins.get(i) else {
+                return Err(format!(
+                    "{}: ran past the last instruction without s_endpgm",
+                    self.ctx
+                ));
+            };
+            w.steps += 1;
+            self.executed += 1;
+            if w.steps > MAX_STEPS {
+                return Err(format!(
+                    "{}: did not end within {MAX_STEPS} instructions (at {})",
+                    self.ctx,
+                    self.kernel.insts[i].place()
+                ));
+            }
+            w.pc = i + 1;
+            let stop = self.step(ins, i, w).map_err(|e| {
+                let k = &self.kernel.insts[i];
+                format!("{}: {}: `{}`: {e}", self.ctx, k.place(), k.text())
+            })?;
+            if let Some(s) = stop {
+                return Ok(s);
+            }
+        }
+    }
+
+    // ---- operands -------------------------------------------------------
+
+    fn s32(w: &Wave, o: Opnd) -> (u32, bool) {
+        match o {
+            Opnd::S(n, _) => (w.s[n as usize], w.sk[n as usize]),
+            Opnd::Imm(v) => (v as u32, true),
+            Opnd::Float(f, _) => (f, true),
+            Opnd::Scc => (u32::from(w.scc), w.scck),
+            Opnd::Null | Opnd::Off => (0, true),
+            Opnd::V(..) => (0, false),
+        }
+    }
+
+    fn s64(w: &Wave, o: Opnd) -> (u64, bool) {
+        match o {
+            Opnd::S(n, c) if c >= 2 => {
+                let n = n as usize;
+                (
+                    u64::from(w.s[n]) | u64::from(w.s[n + 1]) << 32,
+                    w.sk[n] && w.sk[n + 1],
+                )
+            }
+            Opnd::Imm(v) => (v, true),
+            Opnd::Float(_, d) => (d, true),
+            o => {
+                let (v, k) = Self::s32(w, o);
+                (u64::from(v), k)
+            }
+        }
+    }
+
+    fn set_s(w: &mut Wave, o: Opnd, v: u64, known: bool) -> R<()> {
+        match o {
+            Opnd::S(n, c) => {
+                for k in 0..c.min(2) as usize {
+                    let i = n as usize + k;
+                    if i == EXEC as usize || i == EXEC as usize + 1 {
+                        if !known {
+                            return Err(
+                                "EXEC would depend on a symbolic (floating-point) value".into()
+                            );
+                        }
+                    }
+                    w.s[i] = (v >> (32 * k)) as u32;
+                    w.sk[i] = known;
+                }
+                Ok(())
+            }
+            Opnd::Null => Ok(()),
+            o => Err(format!("{o:?} is not a scalar destination")),
+        }
+    }
+
+    fn v32(w: &Wave, o: Opnd, l: usize) -> (u32, bool) {
+        match o {
+            Opnd::V(n, _) => (w.v[n as usize][l], w.vk[n as usize] >> l & 1 != 0),
+            o => Self::s32(w, o),
+        }
+    }
+
+    fn v64(w: &Wave, o: Opnd, l: usize) -> (u64, bool) {
+        match o {
+            Opnd::V(n, c) if c >= 2 => {
+                let n = n as usize;
+                (
+                    u64::from(w.v[n][l]) | u64::from(w.v[n + 1][l]) << 32,
+                    (w.vk[n] & w.vk[n + 1]) >> l & 1 != 0,
+                )
+            }
+            o => Self::s64(w, o),
+        }
+    }
+
+    fn set_v(w: &mut Wave, reg: usize, l: usize, v: u32, known: bool) {
+        w.v[reg][l] = v;
+        if known {
+            w.vk[reg] |= 1 << l;
+        } else {
+            w.vk[reg] &= !(1 << l);
+        }
+    }
+
+    fn vreg(o: Opnd) -> R<(usize, usize)> {
+        match o {
+            Opnd::V(n, c) => Ok((n as usize, c as usize)),
+            o => Err(format!("{o:?} is not a VGPR")),
+        }
+    }
+
+    /// A lane mask (VCC, an SGPR pair, a constant).
+    fn mask(w: &Wave, o: Opnd) -> (u64, bool) {
+        let (v, k) = if w.wave64 {
+            Self::s64(w, o)
+        } else {
+            let (v, k) = Self::s32(w, o);
+            (u64::from(v), k)
+        };
+        (v & w.all_lanes(), k)
+    }
+
+    fn known_s(w: &Wave, o: Opnd, what: &str) -> R<u64> {
+        let (v, k) = Self::s64(w, o);
+        if !k {
+            return Err(format!(
+                "{what} ({}) is symbolic: it depends on a floating-point result or a register never written",
+                text(o)
+            ));
+        }
+        Ok(v)
+    }
+
+    // ---- one instruction -------------------------------------------------
+
+    fn step(&mut self, ins: &Ins, at: usize, w: &mut Wave) -> R<Option<Stop>> {
+        let o = &ins.o;
+        let arg = |i: usize| -> R<Opnd> {
+            o.get(i)
+                .copied()
+                .ok_or_else(|| format!("expected at least {} operands", i + 1))
+        };
+        match ins.op {
+            Op::Nop => {}
+            Op::End => return Ok(Some(Stop::End)),
+            Op::Barrier => return Ok(Some(Stop::Barrier)),
+            Op::Branch => return Ok(self.jump(ins, w)),
+            Op::CBranch(c) => {
+                let (taken, k) = match c {
+                    Cond::Scc0 => (!w.scc, w.scck),
+                    Cond::Scc1 => (w.scc, w.scck),
+                    Cond::Vccz | Cond::Vccnz => {
+                        let (v, k) = Self::mask(w, Opnd::S(VCC, 2));
+                        ((v == 0) == (c == Cond::Vccz), k)
+                    }
+                    Cond::Execz => (w.active() == 0, true),
+                    Cond::Execnz => (w.active() != 0, true),
+                };
+                if !k {
+                    return Err(
+                        "the branch condition is symbolic (it depends on a floating-point result)"
+                            .into(),
+                    );
+                }
+                if taken {
+                    return Ok(self.jump(ins, w));
+                }
+            }
+            Op::SUn(u, wide) => {
+                let (a, k) = if wide {
+                    Self::s64(w, arg(1)?)
+                } else {
+                    let (a, k) = Self::s32(w, arg(1)?);
+                    (u64::from(a), k)
+                };
+                let r = u.apply(a, wide);
+                Self::set_s(w, arg(0)?, r, k)?;
+                if matches!(
+                    u,
+                    ops::Un::Not | ops::Un::Bcnt1 | ops::Un::Bcnt0 | ops::Un::Abs
+                ) {
+                    w.scc = r != 0;
+                    w.scck = k;
+                }
+            }
+            Op::SAlu(a, wide) => {
+                use ops::Alu;
+                let shift = matches!(a, Alu::Shl | Alu::Shr | Alu::Sar);
+                let rd = |i: usize, w64: bool| -> R<(u64, bool)> {
+                    Ok(if w64 {
+                        Self::s64(w, arg(i)?)
+                    } else {
+                        let (v, k) = Self::s32(w, arg(i)?);
+                        (u64::from(v), k)
+                    })
+                };
+                let (x, kx) = rd(1, wide && a != Alu::Bfm)?;
+                let (y, ky) = rd(2, wide && !shift && a != Alu::Bfm)?;
+                let r = a.apply([x, y, 0], wide);
+                let k = kx && ky;
+                Self::set_s(w, arg(0)?, r, k)?;
+                let ext = |v: u64| {
+                    if wide {
+                        v
+                    } else {
+                        v as u32 as i32 as i64 as u64
+                    }
+                };
+                let scc = match a {
+                    Alu::Mul
+                    | Alu::MulHiU
+                    | Alu::MulHiI
+                    | Alu::PackLl
+                    | Alu::PackLh
+                    | Alu::PackHh
+                    | Alu::Bfm => None,
+                    Alu::MinU => Some(x < y),
+                    Alu::MaxU => Some(x > y),
+                    Alu::MinI => Some((ext(x) as i64) < ext(y) as i64),
+                    Alu::MaxI => Some(ext(x) as i64 > ext(y) as i64),
+                    Alu::LshlAdd(n) => Some(((x << n) & 0xffff_ffff) + y > 0xffff_ffff),
+                    _ => Some(r != 0),
+                };
+                if let Some(c) = scc {
+                    w.scc = c;
+                    w.scck = k;
+                }
+            }
+            Op::SBfe(signed, wide) => {
+                let (x, kx) = if wide {
+                    Self::s64(w, arg(1)?)
+                } else {
+                    let (v, k) = Self::s32(w, arg(1)?);
+                    (u64::from(v), k)
+                };
+                let (c, kc) = Self::s32(w, arg(2)?);
+                let bits = if wide { 64 } else { 32 };
+                let off = c & (bits - 1);
+                let width = (c >> 16) & 0x7f;
+                let mut r = if width == 0 {
+                    0
+                } else {
+                    (x >> off)
+                        & if width >= 64 {
+                            u64::MAX
+                        } else {
+                            (1u64 << width) - 1
+                        }
+                };
+                if signed && width > 0 && width < 64 && r >> (width - 1) & 1 != 0 {
+                    r |= u64::MAX << width;
+                }
+                if !wide {
+                    r &= 0xffff_ffff;
+                }
+                Self::set_s(w, arg(0)?, r, kx && kc)?;
+                w.scc = r != 0;
+                w.scck = kx && kc;
+            }
+            Op::SAddCarry(sub, cin) => {
+                let (a, ka) = Self::s32(w, arg(1)?);
+                let (b, kb) = Self::s32(w, arg(2)?);
+                let c = u64::from(cin && w.scc);
+                let kc = !cin || w.scck;
+                let (a, b) = (u64::from(a), u64::from(b));
+                let (r, carry) = if sub {
+                    let r = a.wrapping_sub(b).wrapping_sub(c);
+                    (r, a < b + c)
+                } else {
+                    let r = a + b + c;
+                    (r, r > 0xffff_ffff)
+                };
+                let k = ka && kb && kc;
+                Self::set_s(w, arg(0)?, r & 0xffff_ffff, k)?;
+                w.scc = carry;
+                w.scck = k;
+            }
+            Op::SAddI(sub) => {
+                let (a, ka) = Self::s32(w, arg(1)?);
+                let (b, kb) = Self::s32(w, arg(2)?);
+                let (r, ov) = if sub {
+                    (a as i32).overflowing_sub(b as i32)
+                } else {
+                    (a as i32).overflowing_add(b as i32)
+                };
+                Self::set_s(w, arg(0)?, u64::from(r as u32), ka && kb)?;
+                w.scc = ov;
+                w.scck = ka && kb;
+            }
+            Op::SCselect(wide) => {
+                if !w.scck {
+                    return Err("SCC is symbolic".into());
+                }
+                let src = if w.scc { arg(1)? } else { arg(2)? };
+                let (v, k) = if wide {
+                    Self::s64(w, src)
+                } else {
+                    let (v, k) = Self::s32(w, src);
+                    (u64::from(v), k)
+                };
+                Self::set_s(w, arg(0)?, v, k)?;
+            }
+            Op::SCmov(wide) => {
+                if !w.scck {
+                    return Err("SCC is symbolic".into());
+                }
+                if w.scc {
+                    let (v, k) = if wide {
+                        Self::s64(w, arg(1)?)
+                    } else {
+                        let (v, k) = Self::s32(w, arg(1)?);
+                        (u64::from(v), k)
+                    };
+                    Self::set_s(w, arg(0)?, v, k)?;
+                }
+            }
+            Op::SMovk(cond) => {
+                let (v, _) = Self::s32(w, arg(1)?);
+                let v = v as u16 as i16 as i32 as u32;
+                if cond && !w.scck {
+                    return Err("SCC is symbolic".into());
+                }
+                if !cond || w.scc {
+                    Self::set_s(w, arg(0)?, u64::from(v), true)?;
+                }
+            }
+            Op::SAddk | Op::SMulk => {
+                let (d, kd) = Self::s32(w, arg(0)?);
+                let (v, _) = Self::s32(w, arg(1)?);
+                let k16 = v as u16 as i16 as i32;
+                if ins.op == Op::SAddk {
+                    let (r, ov) = (d as i32).overflowing_add(k16);
+                    Self::set_s(w, arg(0)?, u64::from(r as u32), kd)?;
+                    w.scc = ov;
+                    w.scck = kd;
+                } else {
+                    Self::set_s(
+                        w,
+                        arg(0)?,
+                        u64::from((d as i32).wrapping_mul(k16) as u32),
+                        kd,
+                    )?;
+                }
+            }
+            Op::SCmp(c, t, k16) => {
+                let (a, ka) = if t.wide {
+                    Self::s64(w, arg(0)?)
+                } else {
+                    let (v, k) = Self::s32(w, arg(0)?);
+                    (u64::from(v), k)
+                };
+                let (b, kb) = if t.wide {
+                    Self::s64(w, arg(1)?)
+                } else {
+                    let (v, k) = Self::s32(w, arg(1)?);
+                    (u64::from(v), k)
+                };
+                let b = if k16 {
+                    if t.signed {
+                        b as u16 as i16 as i64 as u64
+                    } else {
+                        b & 0xffff
+                    }
+                } else {
+                    b
+                };
+                let ext = |x: u64| {
+                    if t.signed && !t.wide {
+                        x as u32 as i32 as i64 as u64
+                    } else {
+                        x
+                    }
+                };
+                w.scc = c.test(ext(a), ext(b), t.signed);
+                w.scck = ka && kb;
+            }
+            Op::SBitcmp(bit, wide) => {
+                let (a, ka) = if wide {
+                    Self::s64(w, arg(0)?)
+                } else {
+                    let (v, k) = Self::s32(w, arg(0)?);
+                    (u64::from(v), k)
+                };
+                let (b, kb) = Self::s32(w, arg(1)?);
+                w.scc = (a >> (b & if wide { 63 } else { 31 }) & 1 != 0) == bit;
+                w.scck = ka && kb;
+            }
+            Op::SSaveexec(how, _) => {
+                let (src, k) = Self::mask(w, arg(1)?);
+                if !k {
+                    return Err(
+                        "the new EXEC is symbolic (it depends on a floating-point result)".into(),
+                    );
+                }
+                let old = w.exec();
+                Self::set_s(w, arg(0)?, old, true)?;
+                let new = how.apply(src, old) & w.all_lanes();
+                Self::set_s(w, Opnd::S(EXEC, if w.wave64 { 2 } else { 1 }), new, true)?;
+                w.scc = new != 0;
+                w.scck = true;
+            }
+            Op::SLoad(n) => {
+                let base = Self::known_s(w, arg(1)?, "the address")?;
+                let mut off = ins.m.offset.unwrap_or(0) as u64;
+                if let Some(x) = o.get(2) {
+                    off = off.wrapping_add(match x {
+                        Opnd::Imm(v) => *v,
+                        s => Self::known_s(w, *s, "the offset")? & 0xffff_ffff,
+                    });
+                }
+                let addr = base.wrapping_add(off) & !3;
+                let (d, _) = Self::vreg_or_s(arg(0)?)?;
+                for k in 0..n as usize {
+                    let (v, kn) = self.mem.read(addr + 4 * k as u64, 4)?;
+                    w.s[d + k] = v as u32;
+                    w.sk[d + k] = kn;
+                }
+            }
+            Op::SBufLoad(n) => {
+                let (vlo, k1) = Self::s64(w, arg(1)?);
+                let (n1, n2) = match arg(1)? {
+                    Opnd::S(r, 4) => (r as usize, r as usize + 2),
+                    _ => return Err("the resource must be 4 SGPRs".into()),
+                };
+                if !(k1 && w.sk[n2] && w.sk[n2 + 1]) {
+                    return Err("the resource is symbolic".into());
+                }
+                let _ = n1;
+                let base = vlo & ((1 << 48) - 1);
+                let records = w.s[n2];
+                let off = match o.get(2) {
+                    Some(Opnd::Imm(v)) => *v as u32,
+                    Some(s) => Self::known_s(w, *s, "the offset")? as u32,
+                    None => 0,
+                }
+                .wrapping_add(ins.m.offset.unwrap_or(0) as u32)
+                    & !3;
+                let (d, _) = Self::vreg_or_s(arg(0)?)?;
+                for k in 0..n as usize {
+                    let o4 = off.wrapping_add(4 * k as u32);
+                    let (v, kn) = if o4 < records {
+                        self.mem.read(base + u64::from(o4), 4)?
+                    } else {
+                        (0, true)
+                    };
+                    w.s[d + k] = v as u32;
+                    w.sk[d + k] = kn;
+                }
+            }
+            Op::VUn(u) => {
+                let (d, _) = Self::vreg(arg(0)?)?;
+                for l in lanes(w.active()) {
+                    let (a, k) = Self::v32(w, arg(1)?, l);
+                    Self::set_v(w, d, l, u.apply(u64::from(a), false) as u32, k);
+                }
+            }
+            Op::VAlu(a) => {
+                let (d, _) = Self::vreg(arg(0)?)?;
+                let n = a.arity();
+                let src: [Opnd; 3] = [
+                    arg(1)?,
+                    if n >= 2 { arg(2)? } else { Opnd::Imm(0) },
+                    if n >= 3 { arg(3)? } else { Opnd::Imm(0) },
+                ];
+                for l in lanes(w.active()) {
+                    let (x, kx) = Self::v32(w, src[0], l);
+                    let (y, ky) = Self::v32(w, src[1], l);
+                    let (z, kz) = Self::v32(w, src[2], l);
+                    let r = a.apply([x.into(), y.into(), z.into()], false);
+                    Self::set_v(w, d, l, r as u32, kx && ky && kz);
+                }
+            }
+            Op::VShift64(a) => {
+                let (d, _) = Self::vreg(arg(0)?)?;
+                for l in lanes(w.active()) {
+                    let (s, ks) = Self::v32(w, arg(1)?, l);
+                    let (x, kx) = Self::v64(w, arg(2)?, l);
+                    let r = a.apply([u64::from(s), x, 0], true);
+                    Self::set_v(w, d, l, r as u32, ks && kx);
+                    Self::set_v(w, d + 1, l, (r >> 32) as u32, ks && kx);
+                }
+            }
+            Op::VAddCo(kind, cin) => {
+                let (d, _) = Self::vreg(arg(0)?)?;
+                let (cmask, kc) = if cin {
+                    Self::mask(w, arg(4)?)
+                } else {
+                    (0, true)
+                };
+                let (mut out, mut kall) = (0u64, kc);
+                for l in lanes(w.active()) {
+                    let (a, ka) = Self::v32(w, arg(2)?, l);
+                    let (b, kb) = Self::v32(w, arg(3)?, l);
+                    let c = cmask >> l & 1;
+                    let (a, b) = if kind == 2 {
+                        (u64::from(b), u64::from(a))
+                    } else {
+                        (u64::from(a), u64::from(b))
+                    };
+                    let (r, carry) = if kind == 0 {
+                        let r = a + b + c;
+                        (r, r > 0xffff_ffff)
+                    } else {
+                        (a.wrapping_sub(b).wrapping_sub(c), a < b + c)
+                    };
+                    let k = ka && kb && kc;
+                    kall &= k;
+                    Self::set_v(w, d, l, r as u32, k);
+                    out |= u64::from(carry) << l;
+                }
+                Self::set_s(w, arg(1)?, out, kall)?;
+            }
+            Op::VMad64(signed) => {
+                let (d, _) = Self::vreg(arg(0)?)?;
+                let (mut out, mut kall) = (0u64, true);
+                for l in lanes(w.active()) {
+                    let (a, ka) = Self::v32(w, arg(2)?, l);
+                    let (b, kb) = Self::v32(w, arg(3)?, l);
+                    let (c, kc) = Self::v64(w, arg(4)?, l);
+                    let (r, carry) = if signed {
+                        let p = i128::from(a as i32) * i128::from(b as i32) + i128::from(c as i64);
+                        (
+                            p as u64,
+                            p > i128::from(i64::MAX) || p < i128::from(i64::MIN),
+                        )
+                    } else {
+                        let p = u128::from(a) * u128::from(b) + u128::from(c);
+                        (p as u64, p > u128::from(u64::MAX))
+                    };
+                    let k = ka && kb && kc;
+                    kall &= k;
+                    Self::set_v(w, d, l, r as u32, k);
+                    Self::set_v(w, d + 1, l, (r >> 32) as u32, k);
+                    out |= u64::from(carry) << l;
+                }
+                Self::set_s(w, arg(1)?, out, kall)?;
+            }
+            Op::VCmp(c, t, x) => {
+                // gfx9 VOPC writes its destination (VCC or an SGPR pair)
+                // and, for cmpx, EXEC too; gfx11 cmpx writes EXEC only.
+                let has_dst = o.len() == 3;
+                let (s0, s1) = if has_dst {
+                    (arg(1)?, arg(2)?)
+                } else {
+                    (arg(0)?, arg(1)?)
+                };
+                let (mut out, mut kall) = (0u64, true);
+                for l in lanes(w.active()) {
+                    let ((a, ka), (b, kb)) = if t.wide {
+                        (Self::v64(w, s0, l), Self::v64(w, s1, l))
+                    } else {
+                        let ((a, ka), (b, kb)) = (Self::v32(w, s0, l), Self::v32(w, s1, l));
+                        let e = |v: u32| {
+                            if t.signed {
+                                v as i32 as i64 as u64
+                            } else {
+                                u64::from(v)
+                            }
+                        };
+                        ((e(a), ka), (e(b), kb))
+                    };
+                    kall &= ka && kb;
+                    out |= u64::from(c.test(a, b, t.signed)) << l;
+                }
+                if has_dst {
+                    Self::set_s(w, arg(0)?, out, kall)?;
+                }
+                if x {
+                    if !kall {
+                        return Err(
+                            "the new EXEC is symbolic (it depends on a floating-point result)"
+                                .into(),
+                        );
+                    }
+                    Self::set_s(w, Opnd::S(EXEC, if w.wave64 { 2 } else { 1 }), out, true)?;
+                }
+            }
+            Op::VCnd => {
+                let (d, _) = Self::vreg(arg(0)?)?;
+                let (m, km) = Self::mask(w, arg(3)?);
+                for l in lanes(w.active()) {
+                    let (a, ka) = Self::v32(w, arg(1)?, l);
+                    let (b, kb) = Self::v32(w, arg(2)?, l);
+                    let pick = m >> l & 1 != 0;
+                    let (v, k) = if pick { (b, kb) } else { (a, ka) };
+                    Self::set_v(w, d, l, v, k && km);
+                }
+            }
+            Op::VReadFirst | Op::VReadLane => {
+                let l = if ins.op == Op::VReadFirst {
+                    let a = w.active();
+                    if a == 0 {
+                        0
+                    } else {
+                        a.trailing_zeros() as usize
+                    }
+                } else {
+                    let (l, k) = Self::s32(w, arg(2)?);
+                    if !k {
+                        return Err("the lane select is symbolic".into());
+                    }
+                    (l & if w.wave64 { 63 } else { 31 }) as usize
+                };
+                let (v, k) = Self::v32(w, arg(1)?, l);
+                Self::set_s(w, arg(0)?, u64::from(v), k)?;
+            }
+            Op::VWriteLane => {
+                let (d, _) = Self::vreg(arg(0)?)?;
+                let (v, kv) = Self::s32(w, arg(1)?);
+                let (l, kl) = Self::s32(w, arg(2)?);
+                if !kl {
+                    return Err("the lane select is symbolic".into());
+                }
+                Self::set_v(w, d, (l & if w.wave64 { 63 } else { 31 }) as usize, v, kv);
+            }
+            Op::VMbcnt(hi) => {
+                let (d, _) = Self::vreg(arg(0)?)?;
+                for l in lanes(w.active()) {
+                    let (m, km) = Self::v32(w, arg(1)?, l);
+                    let (b, kb) = Self::v32(w, arg(2)?, l);
+                    let below: u64 = (1u64 << l) - 1;
+                    let part = if hi {
+                        (below >> 32) as u32
+                    } else {
+                        below as u32
+                    };
+                    Self::set_v(w, d, l, (m & part).count_ones().wrapping_add(b), km && kb);
+                }
+            }
+            Op::VFloat => {
+                // The destination (and a VOP3b carry-out or a compare's
+                // mask) becomes symbolic in the active lanes.
+                match o.first() {
+                    Some(Opnd::V(n, c)) => {
+                        for r in *n as usize..*n as usize + *c as usize {
+                            w.vk[r] &= !w.active();
+                        }
+                        if let Some(s @ Opnd::S(..)) = o.get(1) {
+                            Self::set_s(w, *s, 0, false)?;
+                        }
+                    }
+                    Some(s @ Opnd::S(..)) => Self::set_s(w, *s, 0, false)?,
+                    _ => {}
+                }
+            }
+            Op::Ds(code) => self.ds(code, ins, at, w)?,
+            Op::Global(m, _) => self.global(m, ins, at, w)?,
+            Op::Buffer(m) => self.buffer(m, ins, at, w)?,
+        }
+        if let Some(d) = &ins.dual {
+            self.step(d, at, w)?;
+        }
+        Ok(None)
+    }
+
+    fn vreg_or_s(o: Opnd) -> R<(usize, usize)> {
+        match o {
+            Opnd::S(n, c) => Ok((n as usize, c as usize)),
+            o => Err(format!("{o:?} is not an SGPR destination")),
+        }
+    }
+
+    fn jump(&self, ins: &Ins, w: &mut Wave) -> Option<Stop> {
+        match ins.target {
+            Some(t) => {
+                w.pc = t;
+                None
+            }
+            None => Some(Stop::End),
+        }
+    }
+
+    // ---- LDS --------------------------------------------------------------
+
+    fn ds(&mut self, code: u8, ins: &Ins, at: usize, w: &mut Wave) -> R<()> {
+        let info = OpInfo::decode(code);
+        let o = &ins.o;
+        let get = |i: usize| -> R<Opnd> {
+            o.get(i)
+                .copied()
+                .ok_or_else(|| "missing operands".to_string())
+        };
+        let cmpst = info.atomic == Some(gpucosim_model::lds::isa::Atomic::Cmpst);
+        let (dst, addr, d0, d1) = match info.kind {
+            DsKind::Load if info.addtid => (Some(get(0)?), None, None, None),
+            DsKind::Load => (Some(get(0)?), Some(get(1)?), None, None),
+            DsKind::Store if info.addtid => (None, None, Some(get(0)?), None),
+            DsKind::Store if info.two => (None, Some(get(0)?), Some(get(1)?), Some(get(2)?)),
+            DsKind::Store => (None, Some(get(0)?), Some(get(1)?), None),
+            DsKind::Atomic => {
+                let b = usize::from(info.rtn);
+                (
+                    info.rtn.then(|| get(0)).transpose()?,
+                    Some(get(b)?),
+                    Some(get(b + 1)?),
+                    if cmpst { Some(get(b + 2)?) } else { None },
+                )
+            }
+            DsKind::Permute | DsKind::Bpermute => {
+                (Some(get(0)?), Some(get(1)?), Some(get(2)?), None)
+            }
+            DsKind::Invalid => return Err("not an LDS operation".into()),
+        };
+        let (off0, off1) = if info.two {
+            (ins.m.offset0.unwrap_or(0), ins.m.offset1.unwrap_or(0))
+        } else {
+            let x = ins.m.offset.unwrap_or(0) as u32;
+            (x & 0xff, x >> 8 & 0xff)
+        };
+        if off0 > 255 || off1 > 255 {
+            return Err("an offset field is over 255".into());
+        }
+        let active = w.active();
+        let mut req = Request {
+            op: code,
+            wave64: w.wave64,
+            wgp: self.launch.desc.wgp,
+            unaligned: self.launch.align_mode == 3,
+            exec: w.exec() & w.all_lanes(),
+            offset0: off0 as u8,
+            offset1: off1 as u8,
+            m0: w.s[M0 as usize],
+            lds_base: 0,
+            lds_size: self.launch.lds_size,
+            ..Request::default()
+        };
+        if info.addtid && !w.sk[M0 as usize] {
+            return Err("M0 is symbolic".into());
+        }
+        let wide = info.width == 8;
+        for l in lanes(active) {
+            if let Some(a) = addr {
+                let (v, k) = Self::v32(w, a, l);
+                if !k {
+                    return Err(format!(
+                        "the address ({}) of lane {l} is symbolic: it depends on a floating-point result or a register never written",
+                        text(a)
+                    ));
+                }
+                req.addr[l] = v;
+            }
+            if let Some(d) = d0 {
+                req.data0[l] = if wide {
+                    Self::v64(w, d, l).0
+                } else {
+                    u64::from(Self::v32(w, d, l).0)
+                };
+            }
+            if let Some(d) = d1 {
+                req.data1[l] = if wide {
+                    Self::v64(w, d, l).0
+                } else {
+                    u64::from(Self::v32(w, d, l).0)
+                };
+            }
+        }
+        let dk = |w: &Wave, l: usize| -> bool {
+            [d0, d1].iter().flatten().all(|&d| {
+                if wide {
+                    Self::v64(w, d, l).1
+                } else {
+                    Self::v32(w, d, l).1
+                }
+            })
+        };
+        // The emulator's own semantics (SPEC §2.1, §2.3).
+        let mut result = [0u128; 64];
+        let mut rknown = !0u64;
+        let mut memviol = 0u64;
+        let mut touched: Vec<u32> = Vec::new();
+        let size = self.launch.lds_size;
+        let ramd = self.ram_dwords;
+        let phys = |byte: u32| -> Option<usize> {
+            ((byte & !3) < size).then(|| ((byte >> 2) & (ramd - 1)) as usize)
+        };
+        let width = u32::from(info.width);
+        let store_d0 = LdsParams::of(self.profile).cmpst_store_data0;
+        match info.kind {
+            DsKind::Load | DsKind::Store => {
+                let off16 = off0 | off1 << 8;
+                let adj = if info.st64 { width * 64 } else { width };
+                for l in lanes(active) {
+                    let addrs: [Option<u32>; 2] = if info.addtid {
+                        [
+                            Some(off16.wrapping_add(4 * l as u32).wrapping_add(req.m0 & !3)),
+                            None,
+                        ]
+                    } else if info.two {
+                        [
+                            Some(req.addr[l].wrapping_add(off0 * adj)),
+                            Some(req.addr[l].wrapping_add(off1 * adj)),
+                        ]
+                    } else {
+                        [Some(req.addr[l].wrapping_add(off16)), None]
+                    };
+                    let known_in = dk(w, l);
+                    for (e, a) in addrs.iter().enumerate() {
+                        let Some(mut a) = *a else { continue };
+                        if !req.unaligned {
+                            a &= !(width - 1);
+                        }
+                        let data = if e == 0 { req.data0[l] } else { req.data1[l] };
+                        for i in 0..width {
+                            let b = a.wrapping_add(i);
+                            let p = phys(b);
+                            let sh = 8 * (b & 3);
+                            if info.kind == DsKind::Load {
+                                if let Some(p) = p {
+                                    let byte = (self.lds[p] >> sh) & 0xff;
+                                    result[l] |= u128::from(byte) << (8 * (e as u32 * width + i));
+                                    if self.lds_known[p] >> (b & 3) & 1 == 0 {
+                                        rknown &= !(1 << l);
+                                    }
+                                }
+                            } else if let Some(p) = p {
+                                let byte = (data >> (8 * i)) as u32 & 0xff;
+                                self.lds[p] = self.lds[p] & !(0xff << sh) | byte << sh;
+                                if known_in {
+                                    self.lds_known[p] |= 1 << (b & 3);
+                                } else {
+                                    self.lds_known[p] &= !(1 << (b & 3));
+                                }
+                                touched.push(p as u32);
+                            }
+                        }
+                    }
+                    if info.kind == DsKind::Load && info.signed {
+                        result[l] = match width {
+                            1 => u128::from(result[l] as u8 as i8 as i32 as u32),
+                            _ => u128::from(result[l] as u16 as i16 as i32 as u32),
+                        };
+                    }
+                }
+            }
+            DsKind::Atomic => {
+                let off16 = off0 | off1 << 8;
+                let op = info.atomic.expect("an atomic op");
+                for l in lanes(active) {
+                    let a = req.addr[l].wrapping_add(off16);
+                    if a & 3 != 0 {
+                        memviol |= 1 << l;
+                        continue;
+                    }
+                    let Some(p) = phys(a) else { continue };
+                    let old = self.lds[p];
+                    self.lds[p] = op.apply(old, req.data0[l] as u32, req.data1[l] as u32, store_d0);
+                    if info.rtn {
+                        result[l] = u128::from(old);
+                        if self.lds_known[p] != 0xf {
+                            rknown &= !(1 << l);
+                        }
+                    }
+                    if !dk(w, l) || self.lds_known[p] != 0xf {
+                        self.lds_known[p] = 0;
+                    }
+                    touched.push(p as u32);
+                }
+            }
+            DsKind::Permute | DsKind::Bpermute => {
+                let off16 = off0 | off1 << 8;
+                let gfx9 = self.profile.gfx() == 9;
+                for i in lanes(active) {
+                    let idx = (req.addr[i].wrapping_add(off16) >> 2) as usize;
+                    let s = if gfx9 {
+                        idx % 64
+                    } else {
+                        32 * (i / 32) + idx % 32
+                    };
+                    if info.kind == DsKind::Bpermute {
+                        if active >> s & 1 != 0 {
+                            result[i] = u128::from(req.data0[s] as u32);
+                            if !Self::v32(w, d0.expect("data"), s).1 {
+                                rknown &= !(1 << i);
+                            }
+                        }
+                    } else if active >> s & 1 != 0 {
+                        result[s] = u128::from(req.data0[i] as u32);
+                        if !Self::v32(w, d0.expect("data"), i).1 {
+                            rknown &= !(1 << s);
+                        } else {
+                            rknown |= 1 << s;
+                        }
+                    }
+                }
+            }
+            DsKind::Invalid => {}
+        }
+        // The unit's model, on the same request: its read data and RAM must
+        // be the emulator's.
+        self.unit.run(&req, |_| {});
+        let out = &self.unit.out;
+        if out.memviol != memviol {
+            return Err(format!(
+                "the LDS unit's model raised MEMVIOL on lanes {:#x}, the emulator on {memviol:#x}",
+                out.memviol
+            ));
+        }
+        if info.rtn {
+            for l in lanes(active) {
+                if out.rdata[l] != result[l] {
+                    return Err(format!(
+                        "lane {l}: the LDS unit's model returned {:#x}, the emulator's LDS holds {:#x}",
+                        out.rdata[l], result[l]
+                    ));
+                }
+            }
+        }
+        for &p in &touched {
+            if self.unit.ram[p as usize] != self.lds[p as usize] {
+                return Err(format!(
+                    "the LDS unit's model holds {:#x} at byte {:#x}, the emulator's LDS {:#x}",
+                    self.unit.ram[p as usize],
+                    4 * p,
+                    self.lds[p as usize]
+                ));
+            }
+        }
+        if let Some(d) = dst {
+            let (r, c) = Self::vreg(d)?;
+            for l in lanes(active) {
+                for k in 0..c {
+                    Self::set_v(
+                        w,
+                        r + k,
+                        l,
+                        (result[l] >> (32 * k)) as u32,
+                        rknown >> l & 1 != 0,
+                    );
+                }
+            }
+        }
+        self.stats.ds(at, &self.unit, self.banks);
+        if self.record {
+            let gap = self.rng.gen_range(0..=2);
+            self.traffic.lds.push((at, LdsTxn { req, gap }));
+        }
+        Ok(())
+    }
+
+    // ---- global and flat ---------------------------------------------------
+
+    fn global(&mut self, m: Mem, ins: &Ins, at: usize, w: &mut Wave) -> R<()> {
+        let o = &ins.o;
+        let get = |i: usize| -> R<Opnd> {
+            o.get(i)
+                .copied()
+                .ok_or_else(|| "missing operands".to_string())
+        };
+        // Operand positions: loads `vdst, vaddr[, saddr]`; stores `vaddr,
+        // vdata[, saddr]`; atomics `[vdst,] vaddr, vdata[, saddr]`.
+        let (dst, vaddr, data, saddr_i) = match m {
+            Mem::Load { .. } => (Some(get(0)?), get(1)?, None, 2),
+            Mem::Store { .. } => (None, get(0)?, Some(get(1)?), 2),
+            Mem::Atomic { .. } if ins.m.glc => (Some(get(0)?), get(1)?, Some(get(2)?), 3),
+            Mem::Atomic { .. } => (None, get(0)?, Some(get(1)?), 2),
+            Mem::Format { .. } => return Err("not a global access".into()),
+        };
+        let saddr = match o.get(saddr_i) {
+            Some(s @ Opnd::S(..)) => Some(Self::known_s(w, *s, "the scalar address")?),
+            _ => None,
+        };
+        let off = ins.m.offset.unwrap_or(0) as u64;
+        let active = w.active();
+        for l in lanes(active) {
+            let base = match saddr {
+                Some(s) => {
+                    let (v, k) = Self::v32(w, vaddr, l);
+                    if !k {
+                        return Err(format!(
+                            "the offset ({}) of lane {l} is symbolic",
+                            text(vaddr)
+                        ));
+                    }
+                    s.wrapping_add(u64::from(v))
+                }
+                None => {
+                    let (v, k) = Self::v64(w, vaddr, l);
+                    if !k {
+                        return Err(format!(
+                            "the address ({}) of lane {l} is symbolic",
+                            text(vaddr)
+                        ));
+                    }
+                    v
+                }
+            };
+            let addr = base.wrapping_add(off);
+            let lane_err = |e: String| format!("lane {l}: {e}");
+            match m {
+                Mem::Load { bytes, signed } => {
+                    let (r, n) = Self::vreg(dst.expect("a destination"))?;
+                    let _ = n;
+                    if bytes < 4 {
+                        let (v, k) = self.mem.read(addr, bytes as usize).map_err(lane_err)?;
+                        let v = match (bytes, signed) {
+                            (1, true) => v as u8 as i8 as i32 as u32,
+                            (2, true) => v as u16 as i16 as i32 as u32,
+                            _ => v as u32,
+                        };
+                        Self::set_v(w, r, l, v, k);
+                    } else {
+                        for d in 0..(bytes / 4) as usize {
+                            let (v, k) = self.mem.read(addr + 4 * d as u64, 4).map_err(lane_err)?;
+                            Self::set_v(w, r + d, l, v as u32, k);
+                        }
+                    }
+                }
+                Mem::Store { bytes } => {
+                    let (r, _) = Self::vreg(data.expect("data"))?;
+                    if bytes < 4 {
+                        let (v, k) = Self::v32(w, Opnd::V(r as u16, 1), l);
+                        self.mem
+                            .write(addr, bytes as usize, u64::from(v), k)
+                            .map_err(lane_err)?;
+                    } else {
+                        for d in 0..(bytes / 4) as usize {
+                            let (v, k) = Self::v32(w, Opnd::V((r + d) as u16, 1), l);
+                            self.mem
+                                .write(addr + 4 * d as u64, 4, u64::from(v), k)
+                                .map_err(lane_err)?;
+                        }
+                    }
+                }
+                Mem::Atomic { op, bytes } => {
+                    let old = self
+                        .atomic(op, bytes, addr, data.expect("data"), w, l)
+                        .map_err(lane_err)?;
+                    if let Some(d) = dst {
+                        let (r, _) = Self::vreg(d)?;
+                        Self::set_v(w, r, l, old.0 as u32, old.1);
+                        if bytes == 8 {
+                            Self::set_v(w, r + 1, l, (old.0 >> 32) as u32, old.1);
+                        }
+                    }
+                }
+                Mem::Format { .. } => {}
+            }
+        }
+        self.stats.global(at, active.count_ones());
+        Ok(())
+    }
+
+    /// A memory atomic at `addr` with the data of `data` in lane `l`:
+    /// the pre-op value and whether it is known.
+    fn atomic(
+        &mut self,
+        op: MemAtomic,
+        bytes: u8,
+        addr: u64,
+        data: Opnd,
+        w: &Wave,
+        l: usize,
+    ) -> R<(u64, bool)> {
+        let (r, _) = Self::vreg(data)?;
+        let n = bytes as usize;
+        let dw = n / 4;
+        let (val, kv) = if dw == 2 {
+            Self::v64(w, Opnd::V(r as u16, 2), l)
+        } else {
+            let (v, k) = Self::v32(w, Opnd::V(r as u16, 1), l);
+            (u64::from(v), k)
+        };
+        let (cmp, kc) = if op == MemAtomic::CmpSwap {
+            if dw == 2 {
+                Self::v64(w, Opnd::V((r + 2) as u16, 2), l)
+            } else {
+                let (v, k) = Self::v32(w, Opnd::V((r + 1) as u16, 1), l);
+                (u64::from(v), k)
+            }
+        } else {
+            (0, true)
+        };
+        let (old, ko) = self.mem.read(addr, n)?;
+        let new = op.apply(old, val, cmp, n);
+        self.mem.write(addr, n, new, ko && kv && kc)?;
+        Ok((old, ko))
+    }
+
+    // ---- buffers -----------------------------------------------------------
+
+    fn buffer(&mut self, m: Mem, ins: &Ins, at: usize, w: &mut Wave) -> R<()> {
+        let o = &ins.o;
+        let get = |i: usize| -> R<Opnd> {
+            o.get(i)
+                .copied()
+                .ok_or_else(|| "missing operands".to_string())
+        };
+        let vdata = get(0)?;
+        let vaddr = get(1)?;
+        let rsrc = match get(2)? {
+            Opnd::S(n, 4) => n as usize,
+            x => return Err(format!("the resource ({}) must be 4 SGPRs", text(x))),
+        };
+        if !(0..4).all(|k| w.sk[rsrc + k]) {
+            return Err(format!(
+                "the resource (s[{}:{}]) is symbolic",
+                rsrc,
+                rsrc + 3
+            ));
+        }
+        let vsharp = (0..4).fold(0u128, |a, k| a | u128::from(w.s[rsrc + k]) << (32 * k));
+        let soffset = match o.get(3) {
+            Some(Opnd::Imm(v)) => *v as u32,
+            Some(s) => Self::known_s(w, *s, "soffset")? as u32,
+            None => 0,
+        };
+        let inst_offset = ins.m.offset.unwrap_or(0);
+        if !(0..4096).contains(&inst_offset) {
+            return Err(format!("offset:{inst_offset} is outside 0..4095"));
+        }
+        let (kind, op, size, fmt) = match m {
+            Mem::Load { bytes, .. } => (TaKind::Mubuf, TaOp::Load, u32::from(bytes), 0),
+            Mem::Store { bytes } => (TaKind::Mubuf, TaOp::Store, u32::from(bytes), 0),
+            Mem::Atomic { bytes, .. } => (
+                TaKind::Mubuf,
+                if ins.m.glc {
+                    TaOp::AtomicRet
+                } else {
+                    TaOp::Atomic
+                },
+                u32::from(bytes),
+                0,
+            ),
+            Mem::Format {
+                store,
+                dwords,
+                typed,
+            } => (
+                if typed {
+                    TaKind::Mtbuf
+                } else {
+                    TaKind::MubufFormat
+                },
+                if store { TaOp::Store } else { TaOp::Load },
+                u32::from(dwords) * 4,
+                if typed { self.format(ins)? } else { 0 },
+            ),
+        };
+        let mut instr = Instr {
+            vsharp,
+            kind,
+            op,
+            size,
+            fmt,
+            offen: ins.m.offen,
+            idxen: ins.m.idxen,
+            inst_offset: inst_offset as u32,
+            soffset,
+            align_mode: self.launch.align_mode,
+            wave64: w.wave64,
+            exec: w.exec() & w.all_lanes(),
+            ..Instr::default()
+        };
+        let active = w.active();
+        for l in lanes(active) {
+            let mut reg = match vaddr {
+                Opnd::V(n, _) => Some(n as usize),
+                _ => None,
+            };
+            let mut take = |w: &Wave, what: &str| -> R<u32> {
+                let r = reg.ok_or_else(|| format!("{what} needs an address VGPR"))?;
+                reg = Some(r + 1);
+                let (v, k) = Self::v32(w, Opnd::V(r as u16, 1), l);
+                if !k {
+                    return Err(format!("the {what} (v{r}) of lane {l} is symbolic"));
+                }
+                Ok(v)
+            };
+            if instr.idxen {
+                instr.vindex[l] = take(w, "index")?;
+            }
+            if instr.offen {
+                instr.voffset[l] = take(w, "offset")?;
+            }
+        }
+        let mut ev = Default::default();
+        compute(self.profile, &instr, &mut self.ta_res, &mut ev);
+        let res_box = std::mem::take(&mut self.ta_res);
+        let res = &*res_box;
+        let (slots, sb) = (res.shape.slots as usize, res.shape.slot_bytes as usize);
+        let (r0, nregs) = Self::vreg(vdata)?;
+        for l in lanes(active) {
+            let acc = |d: usize| get_bit(&res.access, 4 * l + d);
+            let lane_err = |e: String| format!("lane {l}: {e}");
+            match m {
+                Mem::Load { bytes, signed } => {
+                    for d in 0..slots.max(1) {
+                        let (v, k) = if acc(d) {
+                            self.mem.read(res.addr[4 * l + d], sb).map_err(lane_err)?
+                        } else {
+                            (0, true)
+                        };
+                        let v = match (bytes, signed) {
+                            (1, true) => v as u8 as i8 as i32 as u32,
+                            (2, true) => v as u16 as i16 as i32 as u32,
+                            _ => v as u32,
+                        };
+                        if d < nregs {
+                            Self::set_v(w, r0 + d, l, v, k);
+                        }
+                    }
+                }
+                Mem::Store { .. } => {
+                    for d in 0..slots {
+                        if acc(d) {
+                            let (v, k) = Self::v32(w, Opnd::V((r0 + d) as u16, 1), l);
+                            self.mem
+                                .write(res.addr[4 * l + d], sb, u64::from(v), k)
+                                .map_err(lane_err)?;
+                        }
+                    }
+                }
+                Mem::Atomic { op, bytes } => {
+                    let (old, k) = if acc(0) {
+                        let addr = res.addr[4 * l];
+                        let res_old = self
+                            .atomic(op, bytes, addr, vdata, w, l)
+                            .map_err(lane_err)?;
+                        res_old
+                    } else {
+                        (0, true)
+                    };
+                    if ins.m.glc {
+                        Self::set_v(w, r0, l, old as u32, k);
+                        if bytes == 8 {
+                            Self::set_v(w, r0 + 1, l, (old >> 32) as u32, k);
+                        }
+                    }
+                }
+                Mem::Format { store, .. } => {
+                    if store {
+                        for d in 0..slots {
+                            if acc(d) {
+                                self.mem
+                                    .write(res.addr[4 * l + d], sb, 0, false)
+                                    .map_err(lane_err)?;
+                            }
+                        }
+                    } else {
+                        for d in 0..nregs {
+                            Self::set_v(w, r0 + d, l, 0, false);
+                        }
+                    }
+                }
+            }
+        }
+        self.ta_res = res_box;
+        let line = TaParams::of(self.profile).line_bytes;
+        gpucosim_model::ta::tlm::pieces(&self.ta_res, line, &mut self.pieces);
+        let reqs = gpucosim_model::ta::tlm::coalesce(self.pieces.as_slice(), line);
+        self.stats.buffer(at, &self.ta_res, &reqs, line);
+        if self.record {
+            let gap = self.rng.gen_range(0..=2);
+            // Backpressure on every other instruction, a seeded pattern.
+            let (ready, ready_len) = if self.rng.gen_bool(0.5) {
+                (self.rng.gen::<u64>() | 1, self.rng.gen_range(2..24))
+            } else {
+                (0, 0)
+            };
+            self.traffic.ta.push((
+                at,
+                TaTxn {
+                    instr,
+                    gap,
+                    ready,
+                    ready_len,
+                },
+            ));
+        }
+        Ok(())
+    }
+
+    /// The MTBUF `format:` of an instruction as the unit's `fmt_i`.
+    fn format(&self, ins: &Ins) -> R<u32> {
+        let f = ins
+            .m
+            .format
+            .as_deref()
+            .ok_or("a typed buffer access needs `format:`")?;
+        if let Some(Opnd::Imm(n)) = decode::constant(f.trim()) {
+            return Ok(n as u32 & 127);
+        }
+        let parts: Vec<&str> = f.split(',').map(str::trim).collect();
+        if self.profile.gfx() == 9 {
+            const NFMT: [&str; 8] = [
+                "UNORM",
+                "SNORM",
+                "USCALED",
+                "SSCALED",
+                "UINT",
+                "SINT",
+                "RESERVED_6",
+                "FLOAT",
+            ];
+            let mut code = 0;
+            for p in parts {
+                if let Some(n) = p.strip_prefix("BUF_NUM_FORMAT_") {
+                    code |= (NFMT
+                        .iter()
+                        .position(|x| *x == n)
+                        .ok_or_else(|| format!("unknown format `{p}`"))?
+                        as u32)
+                        << 4;
+                } else {
+                    code |= gpucosim_model::ta::isa::gfx9_dfmt_by_name(p)
+                        .ok_or_else(|| format!("unknown format `{p}`"))?;
+                }
+            }
+            Ok(code)
+        } else {
+            gpucosim_model::ta::isa::gfx11_format_by_name(parts[0])
+                .ok_or_else(|| format!("unknown format `{}`", parts[0]))
+        }
+    }
+
+    /// The contents of the buffer argument `name` after the run: dwords,
+    /// `None` where a byte is symbolic.
+    pub fn buffer_words(&self, name: &str) -> Option<Vec<Option<u32>>> {
+        let r = self.mem.region(name)?;
+        Some(
+            (0..r.bytes.len())
+                .step_by(4)
+                .map(|off| {
+                    let (v, k) = r.dword(off);
+                    k.then_some(v)
+                })
+                .collect(),
+        )
+    }
+}
+
+/// An operand as assembly writes it.
+fn text(o: Opnd) -> String {
+    match o {
+        Opnd::S(n, 1) => match n {
+            VCC => "vcc_lo".into(),
+            M0 => "m0".into(),
+            EXEC => "exec_lo".into(),
+            _ => format!("s{n}"),
+        },
+        Opnd::S(n, c) => match n {
+            VCC => "vcc".into(),
+            EXEC => "exec".into(),
+            _ => format!("s[{}:{}]", n, n + u16::from(c) - 1),
+        },
+        Opnd::V(n, 1) => format!("v{n}"),
+        Opnd::V(n, c) => format!("v[{}:{}]", n, n + u16::from(c) - 1),
+        Opnd::Imm(v) => format!("{v:#x}"),
+        Opnd::Float(f, _) => format!("{}", f32::from_bits(f)),
+        Opnd::Scc => "scc".into(),
+        Opnd::Null => "null".into(),
+        Opnd::Off => "off".into(),
+    }
+}
+
+/// What an emulation of a launch produced.
+#[derive(Debug, Clone)]
+pub struct Emulation {
+    /// The launch as resolved.
+    pub launch: Launch,
+    /// The profile.
+    pub profile: profile::Profile,
+    /// The unit transactions (empty unless recorded).
+    pub traffic: Traffic,
+    /// Each buffer argument's dwords after the run (`None`: symbolic).
+    pub buffers: Vec<(String, Vec<Option<u32>>)>,
+    /// Wall time of the emulation, seconds.
+    pub seconds: f64,
+}
+
+/// Emulates `launch` of its kernel in `prog`; `record`: keep the unit
+/// transactions for lock-step runs. `file` names the file in the profile.
+pub fn emulate(
+    file: &str,
+    prog: &asm::Program,
+    profile: Profile,
+    launch: Launch,
+    record: bool,
+) -> R<Emulation> {
+    let kernel = prog
+        .kernels
+        .iter()
+        .find(|k| k.name == launch.kernel)
+        .ok_or_else(|| format!("no kernel `{}`", launch.kernel))?;
+    let t0 = std::time::Instant::now();
+    let mut e = Emulator::new(profile, kernel, &launch)?;
+    e.record = record;
+    e.run()?;
+    let seconds = t0.elapsed().as_secs_f64();
+    let prof = profile::Profile::new(file, kernel, profile, &launch, &e.stats, e.executed);
+    let buffers = launch
+        .args
+        .iter()
+        .filter(|(_, v)| matches!(v, launch::ArgValue::Buffer(_)))
+        .filter_map(|(n, _)| Some((n.clone(), e.buffer_words(n)?)))
+        .collect();
+    let traffic = std::mem::take(&mut e.traffic);
+    drop(e);
+    Ok(Emulation {
+        launch,
+        profile: prof,
+        traffic,
+        buffers,
+        seconds,
+    })
+}

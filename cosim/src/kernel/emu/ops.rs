@@ -1,0 +1,1098 @@
+//! What each emulated mnemonic is: the subset of the gfx9 and gfx11 ISA the
+//! emulator runs (docs/kernels.md "The emulator"), read once per
+//! instruction.
+
+// Variants are named after the ISA mnemonics they stand for.
+#![allow(missing_docs)]
+
+use gpucosim_model::Profile;
+
+/// Comparison of `v_cmp_*`, `s_cmp_*`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cmp {
+    /// false
+    F,
+    /// <
+    Lt,
+    /// ==
+    Eq,
+    /// <=
+    Le,
+    /// >
+    Gt,
+    /// !=
+    Ne,
+    /// >=
+    Ge,
+    /// true
+    T,
+}
+
+impl Cmp {
+    fn of(s: &str) -> Option<Cmp> {
+        Some(match s {
+            "f" => Cmp::F,
+            "lt" => Cmp::Lt,
+            "eq" => Cmp::Eq,
+            "le" => Cmp::Le,
+            "gt" => Cmp::Gt,
+            "ne" | "lg" => Cmp::Ne,
+            "ge" => Cmp::Ge,
+            "t" | "tru" => Cmp::T,
+            _ => return None,
+        })
+    }
+
+    /// `a OP b` as unsigned or signed 64-bit values.
+    pub fn test(self, a: u64, b: u64, signed: bool) -> bool {
+        let o = if signed {
+            (a as i64).cmp(&(b as i64))
+        } else {
+            a.cmp(&b)
+        };
+        use std::cmp::Ordering::*;
+        match self {
+            Cmp::F => false,
+            Cmp::Lt => o == Less,
+            Cmp::Eq => o == Equal,
+            Cmp::Le => o != Greater,
+            Cmp::Gt => o == Greater,
+            Cmp::Ne => o != Equal,
+            Cmp::Ge => o != Less,
+            Cmp::T => true,
+        }
+    }
+}
+
+/// Integer type of a compare: width 32/64, signedness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ty {
+    /// 64-bit.
+    pub wide: bool,
+    /// Signed.
+    pub signed: bool,
+}
+
+fn ty(s: &str) -> Option<Ty> {
+    Some(match s {
+        "u32" | "b32" => Ty {
+            wide: false,
+            signed: false,
+        },
+        "i32" => Ty {
+            wide: false,
+            signed: true,
+        },
+        "u64" | "b64" => Ty {
+            wide: true,
+            signed: false,
+        },
+        "i64" => Ty {
+            wide: true,
+            signed: true,
+        },
+        _ => return None,
+    })
+}
+
+/// A scalar or vector two-or-three-source integer operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Alu {
+    Add,
+    Sub,
+    SubRev,
+    Mul,
+    MulHiU,
+    MulHiI,
+    MulU24,
+    MulHiU24,
+    MulI24,
+    MulHiI24,
+    MadU24,
+    MadI24,
+    Shl,
+    Shr,
+    Sar,
+    ShlRev,
+    ShrRev,
+    SarRev,
+    And,
+    Or,
+    Xor,
+    AndN2,
+    OrN2,
+    Nand,
+    Nor,
+    Xnor,
+    MinU,
+    MinI,
+    MaxU,
+    MaxI,
+    Min3U,
+    Min3I,
+    Max3U,
+    Max3I,
+    Med3U,
+    Med3I,
+    BfeU,
+    BfeI,
+    Bfi,
+    Bfm,
+    ShlAdd,
+    AddShl,
+    ShlOr,
+    AndOr,
+    Or3,
+    Add3,
+    Xad,
+    Xor3,
+    AlignBit,
+    AlignByte,
+    Bcnt,
+    LshlAdd(u8),
+    PackLl,
+    PackLh,
+    PackHh,
+    AbsDiff,
+}
+
+impl Alu {
+    /// Sources read.
+    pub fn arity(self) -> usize {
+        use Alu::*;
+        match self {
+            MadU24 | MadI24 | Min3U | Min3I | Max3U | Max3I | Med3U | Med3I | BfeU | BfeI | Bfi
+            | ShlAdd | AddShl | ShlOr | AndOr | Or3 | Add3 | Xad | Xor3 | AlignBit | AlignByte => 3,
+            _ => 2,
+        }
+    }
+
+    /// The result on 32-bit (or, `wide`, 64-bit) values; shift amounts and
+    /// bit-field controls per the ISA.
+    pub fn apply(self, s: [u64; 3], wide: bool) -> u64 {
+        use Alu::*;
+        let [a, b, c] = s;
+        let bits = if wide { 64 } else { 32 };
+        let mask = if wide { u64::MAX } else { 0xffff_ffff };
+        let sh = |x: u64| (x as u32 & (bits - 1)) as u32;
+        let sx = |x: u64| -> i64 {
+            if wide {
+                x as i64
+            } else {
+                x as u32 as i32 as i64
+            }
+        };
+        let s24 = |x: u64| ((x as i32) << 8 >> 8) as i64;
+        let u24 = |x: u64| x & 0xff_ffff;
+        let r = match self {
+            Add => a.wrapping_add(b),
+            Sub => a.wrapping_sub(b),
+            SubRev => b.wrapping_sub(a),
+            Mul => a.wrapping_mul(b),
+            MulHiU => (a & mask) * (b & mask) >> 32,
+            MulHiI => ((sx(a) * sx(b)) >> 32) as u64,
+            MulU24 => u24(a) * u24(b),
+            MulHiU24 => u24(a) * u24(b) >> 32,
+            MulI24 => (s24(a) * s24(b)) as u64,
+            MulHiI24 => ((s24(a) * s24(b)) >> 32) as u64,
+            MadU24 => (u24(a) * u24(b)).wrapping_add(c),
+            MadI24 => ((s24(a) * s24(b)) as u64).wrapping_add(c),
+            Shl => a << sh(b),
+            Shr => (a & mask) >> sh(b),
+            Sar => (sx(a) >> sh(b)) as u64,
+            ShlRev => b << sh(a),
+            ShrRev => (b & mask) >> sh(a),
+            SarRev => (sx(b) >> sh(a)) as u64,
+            And => a & b,
+            Or => a | b,
+            Xor => a ^ b,
+            AndN2 => a & !b,
+            OrN2 => a | !b,
+            Nand => !(a & b),
+            Nor => !(a | b),
+            Xnor => !(a ^ b),
+            MinU => (a & mask).min(b & mask),
+            MaxU => (a & mask).max(b & mask),
+            MinI => sx(a).min(sx(b)) as u64,
+            MaxI => sx(a).max(sx(b)) as u64,
+            Min3U => (a & mask).min(b & mask).min(c & mask),
+            Max3U => (a & mask).max(b & mask).max(c & mask),
+            Min3I => sx(a).min(sx(b)).min(sx(c)) as u64,
+            Max3I => sx(a).max(sx(b)).max(sx(c)) as u64,
+            Med3U => {
+                let (a, b, c) = (a & mask, b & mask, c & mask);
+                a.max(b).min(a.min(b).max(c))
+            }
+            Med3I => {
+                let (a, b, c) = (sx(a), sx(b), sx(c));
+                a.max(b).min(a.min(b).max(c)) as u64
+            }
+            BfeU | BfeI => {
+                let (off, w) = (b as u32 & 31, c as u32 & 31);
+                if w == 0 {
+                    0
+                } else {
+                    let f = ((a & 0xffff_ffff) >> off) & ((1u64 << w) - 1);
+                    if self == BfeI && f >> (w - 1) & 1 != 0 {
+                        f | (u64::MAX << w)
+                    } else {
+                        f
+                    }
+                }
+            }
+            Bfi => (a & b) | (!a & c),
+            Bfm => ((1u64 << (a as u32 & (bits - 1))).wrapping_sub(1)) << (b as u32 & (bits - 1)),
+            ShlAdd => (a << (b as u32 & 31)).wrapping_add(c),
+            AddShl => a.wrapping_add(b) << (c as u32 & 31),
+            ShlOr => (a << (b as u32 & 31)) | c,
+            AndOr => (a & b) | c,
+            Or3 => a | b | c,
+            Add3 => a.wrapping_add(b).wrapping_add(c),
+            Xad => (a ^ b).wrapping_add(c),
+            Xor3 => a ^ b ^ c,
+            AlignBit => ((a & mask) << 32 | (b & mask)) >> (c as u32 & 31),
+            AlignByte => ((a & mask) << 32 | (b & mask)) >> (8 * (c as u32 & 3)),
+            Bcnt => u64::from((a & mask).count_ones()).wrapping_add(b),
+            LshlAdd(n) => (a << n).wrapping_add(b),
+            PackLl => (a & 0xffff) | (b & 0xffff) << 16,
+            PackLh => (a & 0xffff) | (b & 0xffff_0000),
+            PackHh => (a >> 16 & 0xffff) | (b & 0xffff_0000),
+            AbsDiff => (sx(a) - sx(b)).unsigned_abs(),
+        };
+        r & mask
+    }
+
+    fn of(s: &str) -> Option<Alu> {
+        use Alu::*;
+        Some(match s {
+            "add" | "add_nc" => Add,
+            "sub" | "sub_nc" => Sub,
+            "subrev" | "subrev_nc" => SubRev,
+            "mul_lo" | "mul" => Mul,
+            "mul_hi" => return None,
+            "lshl" => Shl,
+            "lshr" => Shr,
+            "ashr" => Sar,
+            "lshlrev" => ShlRev,
+            "lshrrev" => ShrRev,
+            "ashrrev" => SarRev,
+            "and" => And,
+            "or" => Or,
+            "xor" => Xor,
+            "andn2" | "and_not1" => AndN2,
+            "orn2" | "or_not1" => OrN2,
+            "nand" => Nand,
+            "nor" => Nor,
+            "xnor" => Xnor,
+            "bfi" => Bfi,
+            "bfm" => Bfm,
+            "lshl_add" => ShlAdd,
+            "add_lshl" => AddShl,
+            "lshl_or" => ShlOr,
+            "and_or" => AndOr,
+            "or3" => Or3,
+            "add3" => Add3,
+            "xad" => Xad,
+            "xor3" => Xor3,
+            "alignbit" => AlignBit,
+            "alignbyte" => AlignByte,
+            "bcnt" => Bcnt,
+            "absdiff" => AbsDiff,
+            _ => return None,
+        })
+    }
+}
+
+/// A unary scalar or vector operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Un {
+    Mov,
+    Not,
+    Brev,
+    Bcnt1,
+    Ff1,
+    Flbit,
+    FlbitI,
+    Abs,
+    Sext8,
+    Sext16,
+    Bcnt0,
+}
+
+impl Un {
+    /// The result; `wide`: a 64-bit operand (a bit count stays 32-bit).
+    pub fn apply(self, a: u64, wide: bool) -> u64 {
+        let bits = if wide { 64 } else { 32 };
+        let a = if wide { a } else { a & 0xffff_ffff };
+        match self {
+            Un::Mov => a,
+            Un::Not => !a & if wide { u64::MAX } else { 0xffff_ffff },
+            Un::Brev => {
+                if wide {
+                    a.reverse_bits()
+                } else {
+                    u64::from((a as u32).reverse_bits())
+                }
+            }
+            Un::Bcnt1 => u64::from(a.count_ones()),
+            Un::Bcnt0 => u64::from(bits - a.count_ones()),
+            Un::Ff1 => {
+                if a == 0 {
+                    0xffff_ffff
+                } else {
+                    u64::from(a.trailing_zeros())
+                }
+            }
+            Un::Flbit => {
+                if a == 0 {
+                    0xffff_ffff
+                } else {
+                    u64::from(a.leading_zeros() - (64 - bits))
+                }
+            }
+            Un::FlbitI => {
+                let x = if wide {
+                    a as i64
+                } else {
+                    a as u32 as i32 as i64
+                };
+                let y = if x < 0 { !x } else { x };
+                let y = if wide {
+                    y as u64
+                } else {
+                    y as u64 & 0xffff_ffff
+                };
+                if x == 0 || x == -1 {
+                    0xffff_ffff
+                } else {
+                    u64::from(y.leading_zeros() - (64 - bits))
+                }
+            }
+            Un::Abs => u64::from((a as u32 as i32).unsigned_abs()),
+            Un::Sext8 => a as u8 as i8 as i32 as u32 as u64,
+            Un::Sext16 => a as u16 as i16 as i32 as u32 as u64,
+        }
+    }
+}
+
+/// How `s_*_saveexec` combines its source with EXEC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Save {
+    And,
+    Or,
+    Xor,
+    /// `src & !exec` (andn2, and_not1).
+    AndN2,
+    /// `src | !exec`.
+    OrN2,
+    /// `!src & exec` (and_not0).
+    AndN0,
+    /// `!src | exec`.
+    OrN0,
+    Nand,
+    Nor,
+    Xnor,
+}
+
+impl Save {
+    /// The new EXEC.
+    pub fn apply(self, src: u64, exec: u64) -> u64 {
+        match self {
+            Save::And => src & exec,
+            Save::Or => src | exec,
+            Save::Xor => src ^ exec,
+            Save::AndN2 => src & !exec,
+            Save::OrN2 => src | !exec,
+            Save::AndN0 => !src & exec,
+            Save::OrN0 => !src | exec,
+            Save::Nand => !(src & exec),
+            Save::Nor => !(src | exec),
+            Save::Xnor => !(src ^ exec),
+        }
+    }
+}
+
+/// The condition of `s_cbranch_*`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cond {
+    Scc0,
+    Scc1,
+    Vccz,
+    Vccnz,
+    Execz,
+    Execnz,
+}
+
+/// What a memory atomic does (global, flat, buffer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemAtomic {
+    Add,
+    Sub,
+    Swap,
+    CmpSwap,
+    MinI,
+    MinU,
+    MaxI,
+    MaxU,
+    And,
+    Or,
+    Xor,
+    Inc,
+    Dec,
+}
+
+impl MemAtomic {
+    fn of(s: &str) -> Option<MemAtomic> {
+        use MemAtomic::*;
+        Some(match s {
+            "add" => Add,
+            "sub" => Sub,
+            "swap" => Swap,
+            "cmpswap" => CmpSwap,
+            "smin" | "min_i32" | "min_i64" => MinI,
+            "umin" | "min_u32" | "min_u64" => MinU,
+            "smax" | "max_i32" | "max_i64" => MaxI,
+            "umax" | "max_u32" | "max_u64" => MaxU,
+            "and" => And,
+            "or" => Or,
+            "xor" => Xor,
+            "inc" => Inc,
+            "dec" => Dec,
+            _ => return None,
+        })
+    }
+
+    /// The new memory value (`bytes` 4 or 8); `data` the value operand,
+    /// `cmp` the compare value of cmpswap.
+    pub fn apply(self, mem: u64, data: u64, cmp: u64, bytes: usize) -> u64 {
+        use MemAtomic::*;
+        let mask = if bytes == 8 { u64::MAX } else { 0xffff_ffff };
+        let sx = |x: u64| {
+            if bytes == 8 {
+                x as i64
+            } else {
+                x as u32 as i32 as i64
+            }
+        };
+        let r = match self {
+            Add => mem.wrapping_add(data),
+            Sub => mem.wrapping_sub(data),
+            Swap => data,
+            CmpSwap => {
+                if mem == cmp {
+                    data
+                } else {
+                    mem
+                }
+            }
+            MinI => sx(mem).min(sx(data)) as u64,
+            MaxI => sx(mem).max(sx(data)) as u64,
+            MinU => mem.min(data),
+            MaxU => mem.max(data),
+            And => mem & data,
+            Or => mem | data,
+            Xor => mem ^ data,
+            Inc => {
+                if mem >= data {
+                    0
+                } else {
+                    mem + 1
+                }
+            }
+            Dec => {
+                if mem == 0 || mem > data {
+                    data
+                } else {
+                    mem - 1
+                }
+            }
+        };
+        r & mask
+    }
+}
+
+/// A global, flat or buffer memory access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mem {
+    /// Load of `bytes` (1, 2, 4, 8, 12, 16), sign-extending sub-dwords when
+    /// `signed`.
+    Load { bytes: u8, signed: bool },
+    /// Store of `bytes`.
+    Store { bytes: u8 },
+    /// Atomic on `bytes` (4, 8).
+    Atomic { op: MemAtomic, bytes: u8 },
+    /// Format load or store (data symbolic): `dwords` components.
+    Format {
+        store: bool,
+        dwords: u8,
+        typed: bool,
+    },
+}
+
+/// An emulated instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// No effect on the emulated state (waits, hints, cache invalidates).
+    Nop,
+    /// `s_endpgm`.
+    End,
+    /// `s_barrier`.
+    Barrier,
+    /// `s_branch`.
+    Branch,
+    /// `s_cbranch_*`.
+    CBranch(Cond),
+    /// SOP1 unary (`s_mov_b32`, `s_not_b64`, …); wide: 64-bit.
+    SUn(Un, bool),
+    /// SOP2 (`s_and_b32`, …); wide: 64-bit.
+    SAlu(Alu, bool),
+    /// `s_add_u32`/`s_sub_u32` (carry out), `s_addc_u32`/`s_subb_u32`
+    /// (carry in): sub, carry in.
+    SAddCarry(bool, bool),
+    /// `s_add_i32`/`s_sub_i32` (SCC: overflow).
+    SAddI(bool),
+    /// `s_bfe_*`: signed, wide (offset in src1[5:0], width in src1[22:16]).
+    SBfe(bool, bool),
+    /// `s_cselect_b32/b64`.
+    SCselect(bool),
+    /// `s_cmov_b32/b64`.
+    SCmov(bool),
+    /// `s_movk_i32`, `s_cmovk_i32`.
+    SMovk(bool),
+    /// `s_addk_i32`.
+    SAddk,
+    /// `s_mulk_i32`.
+    SMulk,
+    /// `s_cmp_*` / `s_cmpk_*` (k: 16-bit constant).
+    SCmp(Cmp, Ty, bool),
+    /// `s_bitcmp0/1_b32/b64`: bit value compared, wide.
+    SBitcmp(bool, bool),
+    /// `s_*_saveexec_b32/b64`: how, wide.
+    SSaveexec(Save, bool),
+    /// `s_load_*` of this many dwords.
+    SLoad(u8),
+    /// `s_buffer_load_*` of this many dwords.
+    SBufLoad(u8),
+    /// VOP unary (`v_mov_b32`, `v_not_b32`, …).
+    VUn(Un),
+    /// VOP integer op on 32 bits.
+    VAlu(Alu),
+    /// 64-bit shift (`v_lshlrev_b64`, …): the Alu is the rev form.
+    VShift64(Alu),
+    /// `v_add_co_u32`, `v_sub_co_u32`, `v_subrev_co_u32` (carry out) and
+    /// their carry-in forms: (kind: 0 add, 1 sub, 2 subrev; carry in).
+    VAddCo(u8, bool),
+    /// `v_mad_u64_u32` / `v_mad_i64_i32` (signed).
+    VMad64(bool),
+    /// `v_cmp_*` / `v_cmpx_*` (x: writes EXEC).
+    VCmp(Cmp, Ty, bool),
+    /// `v_cndmask_b32`.
+    VCnd,
+    /// `v_readfirstlane_b32`.
+    VReadFirst,
+    /// `v_readlane_b32`.
+    VReadLane,
+    /// `v_writelane_b32`.
+    VWriteLane,
+    /// `v_mbcnt_lo_u32_b32` / `_hi_`.
+    VMbcnt(bool),
+    /// A floating-point operation: its destination is symbolic; a compare
+    /// into a mask makes the mask symbolic.
+    VFloat,
+    /// A LDS instruction, by the unit's `op_i` code.
+    Ds(u8),
+    /// A global (or flat, `true`) access.
+    Global(Mem, bool),
+    /// A MUBUF (`typed`: MTBUF) access.
+    Buffer(Mem),
+}
+
+/// Dwords of `_dword`, `_dwordx2`, `_b64`, … suffixes.
+fn dwords(s: &str) -> Option<u8> {
+    Some(match s {
+        "dword" | "b32" => 1,
+        "dwordx2" | "b64" => 2,
+        "dwordx3" | "b96" => 3,
+        "dwordx4" | "b128" => 4,
+        "dwordx8" | "b256" => 8,
+        "dwordx16" | "b512" => 16,
+        _ => return None,
+    })
+}
+
+/// The access of a `global_`/`buffer_` suffix (`load_dword`, `store_b8`,
+/// `atomic_add_u32`, `load_format_xy`, …).
+fn mem(rest: &str, glc_atomic: bool) -> Option<Mem> {
+    let _ = glc_atomic;
+    if let Some(f) = rest
+        .strip_prefix("load_format_")
+        .map(|f| (f, false))
+        .or_else(|| rest.strip_prefix("store_format_").map(|f| (f, true)))
+    {
+        let (comp, store) = f;
+        let n = match comp {
+            "x" => 1,
+            "xy" => 2,
+            "xyz" => 3,
+            "xyzw" => 4,
+            _ => return None,
+        };
+        return Some(Mem::Format {
+            store,
+            dwords: n,
+            typed: false,
+        });
+    }
+    if let Some(s) = rest.strip_prefix("load_") {
+        let (bytes, signed) = match s {
+            "ubyte" | "u8" => (1, false),
+            "sbyte" | "i8" => (1, true),
+            "ushort" | "u16" => (2, false),
+            "sshort" | "i16" => (2, true),
+            _ => (dwords(s)? * 4, false),
+        };
+        return Some(Mem::Load { bytes, signed });
+    }
+    if let Some(s) = rest.strip_prefix("store_") {
+        let bytes = match s {
+            "byte" | "b8" => 1,
+            "short" | "b16" => 2,
+            _ => dwords(s)? * 4,
+        };
+        return Some(Mem::Store { bytes });
+    }
+    let a = rest.strip_prefix("atomic_")?;
+    let (a, bytes) = if let Some(a) = a.strip_suffix("_x2") {
+        (a, 8)
+    } else if let Some(a) = a.strip_suffix("_u64").or_else(|| a.strip_suffix("_b64")) {
+        (a, 8)
+    } else if a.ends_with("_i64") {
+        (a, 8)
+    } else {
+        (
+            a.strip_suffix("_u32")
+                .or_else(|| a.strip_suffix("_b32"))
+                .unwrap_or(a),
+            4,
+        )
+    };
+    // min_i32 etc. keep their type in the name.
+    let op = MemAtomic::of(a)
+        .or_else(|| MemAtomic::of(&format!("{a}_i32")))
+        .or_else(|| MemAtomic::of(rest.strip_prefix("atomic_")?))?;
+    Some(Mem::Atomic { op, bytes })
+}
+
+/// gfx11 LDS mnemonics as the gfx9 names the unit's table uses.
+fn ds_name(m: &str) -> String {
+    const MAP: &[(&str, &str)] = &[
+        ("ds_load_2addr_stride64_", "ds_read2st64_"),
+        ("ds_store_2addr_stride64_", "ds_write2st64_"),
+        ("ds_load_2addr_", "ds_read2_"),
+        ("ds_store_2addr_", "ds_write2_"),
+        ("ds_load_", "ds_read_"),
+        ("ds_store_", "ds_write_"),
+    ];
+    if m.starts_with("ds_storexchg") {
+        return m.replacen("ds_storexchg", "ds_wrxchg", 1);
+    }
+    for (a, b) in MAP {
+        if let Some(r) = m.strip_prefix(a) {
+            return format!("{b}{r}");
+        }
+    }
+    m.to_string()
+}
+
+/// What `mnemonic` (as written, `_e32`/`_e64` included) is on `profile`.
+/// Errors say why an instruction is not emulated.
+pub fn decode(profile: Profile, mnemonic: &str) -> Result<Op, String> {
+    let m = mnemonic
+        .strip_suffix("_e32")
+        .or_else(|| mnemonic.strip_suffix("_e64"))
+        .unwrap_or(mnemonic);
+    if m.ends_with("_sdwa") || m.ends_with("_dpp") || m.contains("_dpp8") {
+        return Err("SDWA and DPP forms are not emulated".into());
+    }
+    let gfx9 = profile.gfx() == 9;
+    const NOPS: &[&str] = &[
+        "s_waitcnt",
+        "s_waitcnt_vscnt",
+        "s_waitcnt_vmcnt",
+        "s_waitcnt_expcnt",
+        "s_waitcnt_lgkmcnt",
+        "s_waitcnt_depctr",
+        "s_nop",
+        "s_delay_alu",
+        "s_clause",
+        "s_sendmsg",
+        "s_set_inst_prefetch_distance",
+        "s_inst_prefetch",
+        "s_setprio",
+        "s_sleep",
+        "s_dcache_inv",
+        "s_dcache_wb",
+        "s_icache_inv",
+        "s_gl1_inv",
+        "buffer_gl0_inv",
+        "buffer_gl1_inv",
+        "buffer_wbinvl1",
+        "buffer_wbinvl1_vol",
+        "buffer_wbl2",
+        "buffer_inv",
+        "s_code_end",
+        "s_ttracedata",
+        "s_sethalt",
+    ];
+    if NOPS.contains(&m) {
+        return Ok(Op::Nop);
+    }
+    match m {
+        "s_endpgm" => return Ok(Op::End),
+        "s_barrier" => return Ok(Op::Barrier),
+        "s_branch" => return Ok(Op::Branch),
+        "s_cbranch_scc0" => return Ok(Op::CBranch(Cond::Scc0)),
+        "s_cbranch_scc1" => return Ok(Op::CBranch(Cond::Scc1)),
+        "s_cbranch_vccz" => return Ok(Op::CBranch(Cond::Vccz)),
+        "s_cbranch_vccnz" => return Ok(Op::CBranch(Cond::Vccnz)),
+        "s_cbranch_execz" => return Ok(Op::CBranch(Cond::Execz)),
+        "s_cbranch_execnz" => return Ok(Op::CBranch(Cond::Execnz)),
+        "s_movk_i32" => return Ok(Op::SMovk(false)),
+        "s_cmovk_i32" => return Ok(Op::SMovk(true)),
+        "s_addk_i32" => return Ok(Op::SAddk),
+        "s_mulk_i32" => return Ok(Op::SMulk),
+        "s_add_u32" => return Ok(Op::SAddCarry(false, false)),
+        "s_sub_u32" => return Ok(Op::SAddCarry(true, false)),
+        "s_addc_u32" => return Ok(Op::SAddCarry(false, true)),
+        "s_subb_u32" => return Ok(Op::SAddCarry(true, true)),
+        "s_add_i32" => return Ok(Op::SAddI(false)),
+        "s_sub_i32" => return Ok(Op::SAddI(true)),
+        "s_mul_i32" => return Ok(Op::SAlu(Alu::Mul, false)),
+        "s_mul_hi_u32" => return Ok(Op::SAlu(Alu::MulHiU, false)),
+        "s_mul_hi_i32" => return Ok(Op::SAlu(Alu::MulHiI, false)),
+        "s_bfe_u32" => return Ok(Op::SBfe(false, false)),
+        "s_bfe_i32" => return Ok(Op::SBfe(true, false)),
+        "s_bfe_u64" => return Ok(Op::SBfe(false, true)),
+        "s_bfe_i64" => return Ok(Op::SBfe(true, true)),
+        "v_readfirstlane_b32" => return Ok(Op::VReadFirst),
+        "v_readlane_b32" => return Ok(Op::VReadLane),
+        "v_writelane_b32" => return Ok(Op::VWriteLane),
+        "v_cndmask_b32" => return Ok(Op::VCnd),
+        "v_mbcnt_lo_u32_b32" => return Ok(Op::VMbcnt(false)),
+        "v_mbcnt_hi_u32_b32" => return Ok(Op::VMbcnt(true)),
+        "v_mad_u64_u32" => return Ok(Op::VMad64(false)),
+        "v_mad_i64_i32" => return Ok(Op::VMad64(true)),
+        "v_mul_lo_u32" | "v_mul_lo_i32" => return Ok(Op::VAlu(Alu::Mul)),
+        "v_mul_hi_u32" => return Ok(Op::VAlu(Alu::MulHiU)),
+        "v_mul_hi_i32" => return Ok(Op::VAlu(Alu::MulHiI)),
+        "v_mul_u32_u24" => return Ok(Op::VAlu(Alu::MulU24)),
+        "v_mul_hi_u32_u24" => return Ok(Op::VAlu(Alu::MulHiU24)),
+        "v_mul_i32_i24" => return Ok(Op::VAlu(Alu::MulI24)),
+        "v_mul_hi_i32_i24" => return Ok(Op::VAlu(Alu::MulHiI24)),
+        "v_mad_u32_u24" => return Ok(Op::VAlu(Alu::MadU24)),
+        "v_mad_i32_i24" => return Ok(Op::VAlu(Alu::MadI24)),
+        "v_bfe_u32" => return Ok(Op::VAlu(Alu::BfeU)),
+        "v_bfe_i32" => return Ok(Op::VAlu(Alu::BfeI)),
+        "v_bcnt_u32_b32" => return Ok(Op::VAlu(Alu::Bcnt)),
+        "v_mov_b32" => return Ok(Op::VUn(Un::Mov)),
+        "v_not_b32" => return Ok(Op::VUn(Un::Not)),
+        "v_bfrev_b32" => return Ok(Op::VUn(Un::Brev)),
+        "v_ffbh_u32" | "v_clz_i32_u32" => return Ok(Op::VUn(Un::Flbit)),
+        "v_ffbl_b32" | "v_ctz_i32_b32" => return Ok(Op::VUn(Un::Ff1)),
+        "v_ffbh_i32" | "v_cls_i32" => return Ok(Op::VUn(Un::FlbitI)),
+        "v_lshlrev_b64" => return Ok(Op::VShift64(Alu::ShlRev)),
+        "v_lshrrev_b64" => return Ok(Op::VShift64(Alu::ShrRev)),
+        "v_ashrrev_i64" => return Ok(Op::VShift64(Alu::SarRev)),
+        "v_add_co_u32" => return Ok(Op::VAddCo(0, false)),
+        "v_sub_co_u32" => return Ok(Op::VAddCo(1, false)),
+        "v_subrev_co_u32" => return Ok(Op::VAddCo(2, false)),
+        "v_addc_co_u32" | "v_add_co_ci_u32" => return Ok(Op::VAddCo(0, true)),
+        "v_subb_co_u32" | "v_sub_co_ci_u32" => return Ok(Op::VAddCo(1, true)),
+        "v_subbrev_co_u32" | "v_subrev_co_ci_u32" => return Ok(Op::VAddCo(2, true)),
+        _ => {}
+    }
+    if let Some(rest) = m.strip_prefix("s_") {
+        if let Some(r) = rest
+            .strip_suffix("_saveexec_b64")
+            .map(|r| (r, true))
+            .or_else(|| rest.strip_suffix("_saveexec_b32").map(|r| (r, false)))
+        {
+            let (how, wide) = r;
+            let s = match how {
+                "and" => Save::And,
+                "or" => Save::Or,
+                "xor" => Save::Xor,
+                "andn2" | "and_not1" => Save::AndN2,
+                "orn2" | "or_not1" => Save::OrN2,
+                "and_not0" => Save::AndN0,
+                "or_not0" => Save::OrN0,
+                "nand" => Save::Nand,
+                "nor" => Save::Nor,
+                "xnor" => Save::Xnor,
+                _ => return Err(format!("{m} is not emulated")),
+            };
+            return Ok(Op::SSaveexec(s, wide));
+        }
+        if let Some(r) = rest.strip_prefix("load_") {
+            return dwords(r)
+                .map(Op::SLoad)
+                .ok_or_else(|| format!("{m} is not emulated"));
+        }
+        if let Some(r) = rest.strip_prefix("buffer_load_") {
+            return dwords(r)
+                .map(Op::SBufLoad)
+                .ok_or_else(|| format!("{m} is not emulated"));
+        }
+        if let Some(r) = rest
+            .strip_prefix("cmpk_")
+            .map(|r| (r, true))
+            .or_else(|| rest.strip_prefix("cmp_").map(|r| (r, false)))
+        {
+            let (r, k) = r;
+            let (c, t) = r
+                .split_once('_')
+                .ok_or_else(|| format!("{m} is not emulated"))?;
+            if let (Some(c), Some(t)) = (Cmp::of(c), ty(t)) {
+                return Ok(Op::SCmp(c, t, k));
+            }
+        }
+        for (p, b) in [("bitcmp0_", false), ("bitcmp1_", true)] {
+            if let Some(w) = rest.strip_prefix(p) {
+                return Ok(Op::SBitcmp(b, w == "b64"));
+            }
+        }
+        if let Some((name, w)) = rest.rsplit_once('_') {
+            let wide = matches!(w, "b64" | "u64" | "i64");
+            let un = match name {
+                "mov" => Some(Un::Mov),
+                "not" => Some(Un::Not),
+                "brev" => Some(Un::Brev),
+                "abs" => Some(Un::Abs),
+                "bcnt1_i32" => Some(Un::Bcnt1),
+                "bcnt0_i32" => Some(Un::Bcnt0),
+                "ff1_i32" | "ctz_i32" => Some(Un::Ff1),
+                "flbit_i32" | "clz_i32" => Some(Un::Flbit),
+                "flbit_i32_i32" | "cls_i32" => Some(Un::FlbitI),
+                "sext_i32" if w == "i8" => Some(Un::Sext8),
+                "sext_i32" if w == "i16" => Some(Un::Sext16),
+                _ => None,
+            };
+            if let Some(u) = un {
+                return Ok(Op::SUn(u, wide && !name.starts_with("sext")));
+            }
+            match name {
+                "cselect" => return Ok(Op::SCselect(wide)),
+                "cmov" => return Ok(Op::SCmov(wide)),
+                "min" if w == "u32" => return Ok(Op::SAlu(Alu::MinU, false)),
+                "min" if w == "i32" => return Ok(Op::SAlu(Alu::MinI, false)),
+                "max" if w == "u32" => return Ok(Op::SAlu(Alu::MaxU, false)),
+                "max" if w == "i32" => return Ok(Op::SAlu(Alu::MaxI, false)),
+                "pack_ll_b32" if w == "b16" => return Ok(Op::SAlu(Alu::PackLl, false)),
+                "pack_lh_b32" if w == "b16" => return Ok(Op::SAlu(Alu::PackLh, false)),
+                "pack_hh_b32" if w == "b16" => return Ok(Op::SAlu(Alu::PackHh, false)),
+                "absdiff" => return Ok(Op::SAlu(Alu::AbsDiff, false)),
+                "lshl1_add" | "lshl2_add" | "lshl3_add" | "lshl4_add" => {
+                    return Ok(Op::SAlu(Alu::LshlAdd(name.as_bytes()[4] - b'0'), false))
+                }
+                _ => {}
+            }
+            if let Some(a) = Alu::of(name) {
+                if !matches!(a, Alu::Add | Alu::Sub | Alu::SubRev) {
+                    return Ok(Op::SAlu(a, wide));
+                }
+            }
+        }
+        return Err(format!("{m} is not emulated"));
+    }
+    if let Some(rest) = m.strip_prefix("v_") {
+        if rest.contains("_f16")
+            || rest.contains("_f32")
+            || rest.contains("_f64")
+            || rest.contains("_bf16")
+            || rest.starts_with("cvt_")
+            || rest.starts_with("rcp")
+            || rest.starts_with("rsq")
+            || rest.starts_with("sqrt")
+            || rest.starts_with("div_")
+            || rest.starts_with("ldexp")
+            || rest.starts_with("frexp")
+            || rest.starts_with("dot")
+            || rest.starts_with("pk_")
+        {
+            if rest.starts_with("cmpx_")
+                || rest.starts_with("cmp_class") && rest.starts_with("cmpx")
+            {
+                return Err(format!("{m}: a floating-point compare into EXEC is not emulated (floating-point values are symbolic)"));
+            }
+            return Ok(Op::VFloat);
+        }
+        for (p, x) in [("cmpx_", true), ("cmp_", false)] {
+            if let Some(r) = rest.strip_prefix(p) {
+                if let Some((c, t)) = r.rsplit_once('_') {
+                    if let (Some(c), Some(t)) = (Cmp::of(c), ty(t)) {
+                        return Ok(Op::VCmp(c, t, x));
+                    }
+                }
+            }
+        }
+        let vop = |name: &str| -> Option<Alu> {
+            Some(match name {
+                "min_u32" | "min_u32_u32" => Alu::MinU,
+                "min_i32" => Alu::MinI,
+                "max_u32" => Alu::MaxU,
+                "max_i32" => Alu::MaxI,
+                "min3_u32" => Alu::Min3U,
+                "min3_i32" => Alu::Min3I,
+                "max3_u32" => Alu::Max3U,
+                "max3_i32" => Alu::Max3I,
+                "med3_u32" => Alu::Med3U,
+                "med3_i32" => Alu::Med3I,
+                "bfm_b32" => Alu::Bfm,
+                _ => {
+                    let (n, w) = name.rsplit_once('_')?;
+                    if !matches!(w, "u32" | "b32" | "i32") {
+                        return None;
+                    }
+                    Alu::of(n)?
+                }
+            })
+        };
+        if let Some(a) = vop(rest) {
+            return Ok(Op::VAlu(a));
+        }
+        return Err(format!("{m} is not emulated"));
+    }
+    if m.starts_with("ds_") {
+        let name = ds_name(m);
+        return gpucosim_model::lds::isa::code_of(&name)
+            .map(Op::Ds)
+            .ok_or_else(|| format!("{m}: the LDS unit has no such operation"));
+    }
+    if let Some(r) = m.strip_prefix("global_") {
+        return mem(r, false)
+            .filter(|x| !matches!(x, Mem::Format { .. }))
+            .map(|x| Op::Global(x, false))
+            .ok_or_else(|| format!("{m} is not emulated"));
+    }
+    if let Some(r) = m.strip_prefix("flat_") {
+        return mem(r, false)
+            .filter(|x| !matches!(x, Mem::Format { .. }))
+            .map(|x| Op::Global(x, true))
+            .ok_or_else(|| format!("{m} is not emulated"));
+    }
+    if let Some(r) = m.strip_prefix("tbuffer_") {
+        return match mem(r, false) {
+            Some(Mem::Format { store, dwords, .. }) => Ok(Op::Buffer(Mem::Format {
+                store,
+                dwords,
+                typed: true,
+            })),
+            _ => Err(format!("{m} is not emulated")),
+        };
+    }
+    if let Some(r) = m.strip_prefix("buffer_") {
+        return mem(r, false)
+            .map(Op::Buffer)
+            .ok_or_else(|| format!("{m} is not emulated"));
+    }
+    if m.starts_with("scratch_") {
+        return Err("scratch (private memory) is not emulated".into());
+    }
+    let _ = gfx9;
+    Err(format!("{m} is not emulated"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mnemonics_of_both_profiles() {
+        let g9 = Profile::Gfx9;
+        let g11 = Profile::Gfx11;
+        assert_eq!(
+            decode(g11, "ds_load_2addr_stride64_b32").unwrap(),
+            Op::Ds(8)
+        );
+        assert_eq!(decode(g9, "ds_read2st64_b32").unwrap(), Op::Ds(8));
+        assert_eq!(decode(g11, "ds_store_b32").unwrap(), Op::Ds(18));
+        assert_eq!(decode(g11, "ds_add_u32").unwrap(), Op::Ds(32));
+        assert_eq!(
+            decode(g11, "ds_storexchg_rtn_b32").unwrap(),
+            Op::Ds(48 + 12)
+        );
+        assert!(decode(g9, "ds_read_b128")
+            .unwrap_err()
+            .contains("no such operation"));
+        assert_eq!(
+            decode(g9, "v_cmpx_gt_u32_e32").unwrap(),
+            Op::VCmp(Cmp::Gt, ty("u32").unwrap(), true)
+        );
+        assert_eq!(decode(g11, "v_add_nc_u32_e32").unwrap(), Op::VAlu(Alu::Add));
+        assert_eq!(decode(g9, "v_lshl_or_b32").unwrap(), Op::VAlu(Alu::ShlOr));
+        assert_eq!(
+            decode(g9, "s_and_saveexec_b64").unwrap(),
+            Op::SSaveexec(Save::And, true)
+        );
+        assert_eq!(
+            decode(g11, "s_and_not1_b32").unwrap(),
+            Op::SAlu(Alu::AndN2, false)
+        );
+        assert_eq!(decode(g9, "s_lshl_b64").unwrap(), Op::SAlu(Alu::Shl, true));
+        assert_eq!(decode(g9, "s_load_dwordx4").unwrap(), Op::SLoad(4));
+        assert_eq!(decode(g11, "s_load_b128").unwrap(), Op::SLoad(4));
+        assert_eq!(
+            decode(g9, "global_atomic_add").unwrap(),
+            Op::Global(
+                Mem::Atomic {
+                    op: MemAtomic::Add,
+                    bytes: 4
+                },
+                false
+            )
+        );
+        assert_eq!(
+            decode(g11, "global_atomic_min_u32").unwrap(),
+            Op::Global(
+                Mem::Atomic {
+                    op: MemAtomic::MinU,
+                    bytes: 4
+                },
+                false
+            )
+        );
+        assert_eq!(
+            decode(g11, "buffer_load_b128").unwrap(),
+            Op::Buffer(Mem::Load {
+                bytes: 16,
+                signed: false
+            })
+        );
+        assert_eq!(decode(g9, "v_fma_f32").unwrap(), Op::VFloat);
+        assert!(decode(g9, "v_frobnicate_b32").is_err());
+        assert_eq!(decode(g9, "s_mov_b64").unwrap(), Op::SUn(Un::Mov, true));
+        assert_eq!(
+            decode(g9, "s_cmp_lg_u64").unwrap(),
+            Op::SCmp(Cmp::Ne, ty("u64").unwrap(), false)
+        );
+    }
+
+    #[test]
+    fn alu_corner_cases() {
+        assert_eq!(
+            Alu::BfeU.apply([0xabcd_1234, 10, 10,], false),
+            (0xabcd_1234u64 >> 10) & 0x3ff
+        );
+        assert_eq!(Alu::BfeI.apply([0x8000_0000, 28, 4], false), 0xffff_fff8);
+        assert_eq!(Alu::MadU24.apply([0x100_0003, 5, 1], false), 16);
+        assert_eq!(Alu::ShlRev.apply([34, 1, 0], false), 4);
+        assert_eq!(Alu::SarRev.apply([4, 0x8000_0000, 0], false), 0xf800_0000);
+        assert_eq!(
+            Alu::MulHiU.apply([0xffff_ffff, 0xffff_ffff, 0], false),
+            0xffff_fffe
+        );
+        assert_eq!(Alu::Med3I.apply([5, 0xffff_ffff, 3], false), 3);
+        assert_eq!(Un::Flbit.apply(1, false), 31);
+        assert_eq!(MemAtomic::Dec.apply(0, 7, 0, 4), 7);
+    }
+}
