@@ -1246,7 +1246,6 @@ fn kernel_run(
     bundles: &std::path::Path,
     limits: LimitArgs,
 ) -> Result<ExitCode> {
-    use gpucosim::testbench::Testbench as _;
     use gpucosim::units::waitcnt::WaitcntTestbench as B;
     let pr = gpucosim::kernel::check::Program::new(k, profile)
         .map_err(|e| Error::Input(format!("{}: kernel {}: {e}", file.display(), k.name)))?;
@@ -1345,37 +1344,7 @@ fn kernel_run(
         );
         return Ok(ExitCode::SUCCESS);
     }
-    print!("{}", engine::report(&spec, &out, B::table()));
-    if matches!(out.verdict(), Verdict::Interrupted) {
-        return Ok(ExitCode::from(out.exit_code()));
-    }
-    let dir = bundles.join(&name);
-    let root = rtlbuild::rtl_root(rtl.as_deref());
-    let hash = rtlbuild::sources_hash(&rtlbuild::RtlSources::collect(&root, "waitcnt")?)?;
-    let listed = &txns[..out.txn_count.min(txns.len())];
-    let report = engine::report(&spec, &out, B::table());
-    match gpucosim::bundle::write_bundle(
-        &dir,
-        &spec,
-        &root,
-        &hash,
-        &out,
-        Some(listed),
-        &report,
-        out.vcd.as_deref(),
-    ) {
-        Ok(()) => println!(
-            "  bundle: {} (gpucosim replay, gpucosim shrink)",
-            dir.display()
-        ),
-        Err(e) => eprintln!("error: the failure bundle was not written: {e}"),
-    }
-    let what = match out.mismatches.first() {
-        Some(m) => format!("diverged at cycle {}", m.cycle),
-        None => regress::job_message(&out),
-    };
-    println!("FAIL {name}: {what}, after {} transactions", out.txn_count);
-    Ok(ExitCode::from(out.exit_code()))
+    failure_bundle::<B>(&spec, &out, &txns, rtl, bundles)
 }
 
 #[derive(clap::Args)]
