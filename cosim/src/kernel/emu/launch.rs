@@ -190,7 +190,10 @@ pub fn metadata(prog: &asm::Program, kernel: &str) -> Result<Metadata, String> {
         // `!str n`: YAML 1.1 would read a bare `n` as false.
         let v = v.trim();
         let v = v.strip_prefix("!str ").unwrap_or(v);
-        Some((k.trim().to_string(), v.trim().trim_matches('\'').to_string()))
+        Some((
+            k.trim().to_string(),
+            v.trim().trim_matches('\'').to_string(),
+        ))
     };
     for e in entries {
         let indent = |l: &str| l.len() - l.trim_start().len();

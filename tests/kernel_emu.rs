@@ -1,0 +1,604 @@
+//! Compiled kernels emulated (`tests/fixtures/kernels/emu/`, regenerated
+//! by its `regenerate.sh`; the tests need no clang): the emulation computes
+//! what the kernels compute, the profile counts the bank conflicts and line
+//! requests derived by hand below, the kernels' LDS and buffer traffic
+//! passes lock-step on the built-in RTL, and every LDS and TA broken-RTL
+//! fixture is caught by a kernel run.
+
+use gpucosim::kernel::emu::launch::Launch;
+use gpucosim::kernel::emu::profile::{DsStat, Row};
+use gpucosim::kernel::emu::{emulate, Emulation};
+use gpucosim_tests::{gpucosim_bin, quick, BrokenFixture};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/kernels/emu")
+}
+
+/// Emulates `kernel` of `NAME.TARGET.s` with `LAUNCH.launch.json`.
+fn run(name: &str, target: &str, kernel: &str, launch: &str) -> Emulation {
+    let file = dir().join(format!("{name}.{target}.s"));
+    let (prog, profile) = gpucosim::kernel::read(&file, None).unwrap();
+    let text = std::fs::read_to_string(dir().join(format!("{launch}.launch.json"))).unwrap();
+    let l = Launch::parse(&text, &prog, profile, Some(kernel), None).unwrap();
+    emulate(&file.display().to_string(), &prog, profile, l, false)
+        .unwrap_or_else(|e| panic!("{name}.{target} {kernel}: {e}"))
+}
+
+/// A buffer's dwords after the run (all known).
+fn words(e: &Emulation, name: &str) -> Vec<u32> {
+    let (_, w) = e.buffers.iter().find(|(n, _)| n == name).unwrap();
+    w.iter()
+        .enumerate()
+        .map(|(i, x)| x.unwrap_or_else(|| panic!("{name}[{i}] is symbolic")))
+        .collect()
+}
+
+/// The LDS rows of a profile, in kernel order.
+fn lds_rows(e: &Emulation) -> Vec<(&Row, &DsStat)> {
+    e.profile
+        .instructions
+        .iter()
+        .filter_map(|r| r.lds.as_ref().map(|d| (r, d)))
+        .collect()
+}
+
+const TRANSPOSE_TARGETS: [&str; 4] = ["gfx900", "gfx1100", "gfx1100w64", "gfx1100cu"];
+
+#[test]
+fn emulation_computes_what_the_kernels_compute() {
+    for t in TRANSPOSE_TARGETS {
+        for k in ["transpose32", "transpose33"] {
+            let e = run("transpose", t, k, "transpose");
+            let (i, o) = (words(&e, "in"), words(&e, "out"));
+            for y in 0..64 {
+                for x in 0..64 {
+                    assert_eq!(o[x * 64 + y], i[y * 64 + x], "{t} {k} out[{x}][{y}]");
+                }
+            }
+        }
+    }
+    for t in ["gfx900", "gfx1100"] {
+        let e = run("matmul", t, "matmul", "matmul");
+        let (a, b, c) = (words(&e, "a"), words(&e, "b"), words(&e, "c"));
+        for r in 0..32 {
+            for col in 0..32 {
+                let want = (0..32).fold(0u32, |s, k| {
+                    s.wrapping_add(a[r * 32 + k].wrapping_mul(b[k * 32 + col]))
+                });
+                assert_eq!(c[r * 32 + col], want, "{t} c[{r}][{col}]");
+            }
+        }
+        let e = run("histogram", t, "histogram", "histogram");
+        let (d, h) = (words(&e, "data"), words(&e, "hist"));
+        for (bin, &got) in h.iter().enumerate() {
+            let want = d[..500].iter().filter(|&&x| x as usize & 63 == bin).count();
+            assert_eq!(got as usize, want, "{t} hist[{bin}]");
+        }
+        let e = run("edge", t, "lds_edge", "edge");
+        let (i, o) = (words(&e, "in"), words(&e, "out"));
+        for g in 0..128 {
+            // The last lane of a group reads past the allocation: 0.
+            let next = if g % 64 == 63 { 0 } else { i[g + 1] };
+            assert_eq!(o[g], i[g] + next, "{t} out[{g}]");
+        }
+        let e = run("unpack", t, "unpack24", "unpack");
+        let (i, o) = (words(&e, "in"), words(&e, "out"));
+        let bytes: Vec<u8> = i.iter().flat_map(|w| w.to_le_bytes()).collect();
+        for g in 0..128 {
+            let b = &bytes[3 * g..3 * g + 3];
+            let want = u32::from_le_bytes([b[0], b[1], b[2], 0]);
+            assert_eq!(o[g], want, "{t} out[{g}]");
+        }
+        let e = run("records", t, "records", "records");
+        let o = words(&e, "out");
+        for (j, &x) in o.iter().enumerate() {
+            assert_eq!(x as usize, j % 16, "{t} records out[{j}]");
+        }
+        let e = run("records", t, "staging", "staging");
+        let o = words(&e, "out");
+        for (g, &x) in o.iter().enumerate() {
+            let g = g as u32;
+            let want = (0..4).fold(0u32, |acc, k| {
+                acc.wrapping_mul(7).wrapping_add((3 - k) * 1000 + g)
+            });
+            assert_eq!(x, want, "{t} staging out[{g}]");
+        }
+    }
+    for t in ["gfx900", "gfx1100", "gfx1100w64"] {
+        let e = run("reduce", t, "reduce", "reduce");
+        let p = words(&e, "partial");
+        // in[i] = i for i < 700; past n the raw buffer reads 0.
+        for (g, &x) in p.iter().enumerate() {
+            let want: u32 = (256 * g as u32..(256 * g as u32 + 256).min(700)).sum();
+            assert_eq!(x, want, "{t} partial[{g}]");
+        }
+    }
+}
+
+/// The 32×32 tile's column read `tile[lx][ly]` is dword `32 lx + ly`.
+/// 32 banks: the 32 lanes of a pass (lx = 0..31, one ly) all hit bank ly,
+/// 32 cycles instead of 1. 64 banks (gfx11 WGP mode): bank `ly + 32 (lx
+/// mod 2)`, two banks of 16, 16 cycles. The padded tile's dword `33 lx +
+/// ly` puts the 32 lanes on 32 different banks (33 is odd, so also mod
+/// 64): one cycle a pass. The row writes `tile[ly][lx]` are consecutive:
+/// one cycle a pass. Grid 64×64, work-groups of 32×32: 4 groups of 1024
+/// work-items, so 64 executions of each instruction in wave64, 128 in
+/// wave32.
+#[test]
+fn transpose_bank_conflicts_as_derived_by_hand() {
+    // target, executions, cycles of one column read, its minimum.
+    for (t, execs, cycles, min) in [
+        ("gfx900", 64, 64, 2),
+        ("gfx1100", 128, 16, 1),
+        ("gfx1100w64", 64, 32, 2),
+        ("gfx1100cu", 128, 32, 1),
+    ] {
+        let e = run("transpose", t, "transpose32", "transpose");
+        let rows = lds_rows(&e);
+        assert_eq!(rows.len(), 2, "{t}");
+        let (w, r) = (rows[0].1, rows[1].1);
+        assert_eq!((w.executions, w.conflict_cycles), (execs, 0), "{t} write");
+        assert_eq!(r.executions, execs, "{t}");
+        assert_eq!(r.cycles, execs * cycles, "{t} read cycles");
+        assert_eq!(r.min_cycles, execs * min, "{t} read minimum");
+        assert_eq!(r.conflict_cycles, execs * (cycles - min), "{t}");
+        assert_eq!(r.worst_conflict_cycles, cycles - min, "{t}");
+        // The worst execution's dwords sit on 1 (32 banks) or 2 banks.
+        let busy: Vec<u32> = r.worst_banks.iter().copied().filter(|&n| n > 0).collect();
+        let per_bank = if e.profile.banks == 32 { 32 } else { 16 };
+        assert!(busy.iter().all(|&n| n == per_bank), "{t}: {busy:?}");
+        let e = run("transpose", t, "transpose33", "transpose");
+        for (row, d) in lds_rows(&e) {
+            assert_eq!(d.conflict_cycles, 0, "{t} transpose33 line {}", row.line);
+            assert_eq!(
+                d.cycles,
+                d.executions
+                    * (if t.ends_with("w64") || t == "gfx900" {
+                        2
+                    } else {
+                        1
+                    })
+            );
+        }
+        assert_eq!(e.profile.total.lds_conflict_cycles, 0);
+    }
+}
+
+/// matmul (16×16 tiles): `ta[ty][k]` is one dword per row of 16 lanes, the
+/// two rows of a 32-lane pass 16 dwords apart (different banks):
+/// broadcast, one cycle a pass; `tb[k][tx]` is 16 consecutive dwords, the
+/// two rows of a pass the same ones: one cycle; the tile writes are 32
+/// consecutive dwords: one cycle. No conflict anywhere.
+///
+/// reduce (interleaved addressing, 256 work-items): step s (1, 2, …, 128)
+/// runs lanes lid < 128/s; the read `ds_read2 … offset1:s` takes dwords
+/// `2s·lid` and `2s·lid + s`, the write dword `2s·lid`. Per 32-lane pass,
+/// cycles = the most distinct dwords on one bank, minimum = distinct
+/// dwords / banks (at least 1). gfx9 (32 banks, wave64, a wave has two
+/// passes; steps 1 and 2 fill whole passes):
+///
+/// | s   | lanes | write cycles / min (per exec) | read cycles / min |
+/// |-----|-------|--------------------|-------------------|
+/// | 1   | 128 (2 waves) | 2·2 / 2·1   | 2·2 / 2·2 (64 consecutive dwords) |
+/// | 2   | 64    | 2·4 / 2·1 (stride 4: 8 banks) | 2·4 / 2·2 (even dwords: 16 banks × 4) |
+/// | 4   | 32    | 8 / 1   | 8 / 2 |
+/// | 8   | 16    | 8 / 1 (2 banks × 8) | 8 / 1 (4 banks × 8) |
+/// | 16  | 8     | 8 / 1   | 8 / 1 (2 banks × 8) |
+/// | 32  | 4     | 4 / 1   | 8 / 1 (bank 0) |
+/// | 64  | 2     | 2 / 1   | 4 / 1 |
+/// | 128 | 1     | 1 / 1   | 2 / 1 |
+///
+/// gfx11 (64 banks, wave32, one pass a wave): writes s = 1: 1/1 (stride 2
+/// on 64 banks); s = 2: 2/1; s = 4 … 32: 4/1; 64: 2/1; 128: 1/1. Reads s =
+/// 1: 1/1; 2: 2/1; 4 … 64: 4/1; 128: 2/1.
+#[test]
+fn matmul_and_reduce_conflicts_as_derived_by_hand() {
+    for t in ["gfx900", "gfx1100"] {
+        let e = run("matmul", t, "matmul", "matmul");
+        let rows = lds_rows(&e);
+        assert_eq!(rows.len(), 4, "{t}: two tile writes, two reads");
+        for (r, d) in &rows {
+            assert_eq!(d.conflict_cycles, 0, "{t} line {}", r.line);
+        }
+        // 4 groups × waves × 2 tiles × 16 k.
+        let waves = if t == "gfx900" { 4 } else { 8 };
+        assert_eq!(rows[2].1.executions, 4 * waves * 2 * 16, "{t}");
+    }
+    // Per execution (cycles, minimum) of the loop's read and write of each
+    // step, in program order (read s, write s, …), and the executions of
+    // step 1 and 2 per group (waves with an active lane).
+    let gfx9 = [
+        (4, 4),
+        (4, 2), // s = 1: per pass 2/2 and 2/1
+        (8, 4),
+        (8, 2), // s = 2
+        (8, 2),
+        (8, 1), // s = 4
+        (8, 1),
+        (8, 1), // s = 8
+        (8, 1),
+        (8, 1), // s = 16
+        (8, 1),
+        (4, 1), // s = 32
+        (4, 1),
+        (2, 1), // s = 64
+        (2, 1),
+        (1, 1), // s = 128
+    ];
+    let gfx11 = [
+        (1, 1),
+        (1, 1),
+        (2, 1),
+        (2, 1),
+        (4, 1),
+        (4, 1),
+        (4, 1),
+        (4, 1),
+        (4, 1),
+        (4, 1),
+        (4, 1),
+        (4, 1),
+        (4, 1),
+        (2, 1),
+        (2, 1),
+        (1, 1),
+    ];
+    for (t, want, execs) in [("gfx900", gfx9, [2, 1]), ("gfx1100", gfx11, [4, 2])] {
+        let e = run("reduce", t, "reduce", "reduce");
+        let rows = lds_rows(&e);
+        // The initial write, the 16 of the loop, the final read.
+        assert_eq!(rows.len(), 18, "{t}");
+        let groups = 3;
+        let mut conflict = 0;
+        for (i, ((r, d), (c, m))) in rows[1..17].iter().zip(want).enumerate() {
+            let per_group = match i / 2 {
+                0 => execs[0],
+                1 => execs[1],
+                _ => 1,
+            };
+            let n = groups * per_group;
+            assert_eq!(d.executions, n, "{t} line {} executions", r.line);
+            assert_eq!(
+                (d.cycles, d.min_cycles),
+                (n * c, n * m),
+                "{t} line {} `{}`",
+                r.line,
+                r.text
+            );
+            conflict += n * (c - m);
+        }
+        assert_eq!(e.profile.total.lds_conflict_cycles, conflict, "{t}");
+        assert_eq!(conflict, if t == "gfx900" { 210 } else { 99 });
+    }
+}
+
+/// Buffer line requests and range counts: the transposes' rows of 32
+/// dwords fill whole lines; reduce reads 768 elements of a 700-element
+/// buffer (68 lanes out of range); unpack24's unaligned dword loads cross
+/// lines: gfx11 wave32 w reads the 97 bytes from byte 96 w, which waves
+/// 1, 2 and 3 find split over two 128-byte lines where one would hold them
+/// (4 waves, 7 lines, minimum 4); a gfx9 wave64 reads 193 dense bytes, 4
+/// lines of 64 either way.
+#[test]
+fn buffer_line_requests_and_range_counts() {
+    for t in TRANSPOSE_TARGETS {
+        let e = run("transpose", t, "transpose32", "transpose");
+        let tot = &e.profile.total;
+        assert_eq!(tot.ta_lines, tot.ta_min_lines, "{t}");
+        assert_eq!((tot.ta_oor_lanes, tot.ta_memviol_lanes), (0, 0));
+        // 2 × 4096 dwords in lines of 64 or 128 bytes.
+        assert_eq!(
+            tot.ta_lines,
+            2 * 4096 * 4 / u64::from(e.profile.line_bytes),
+            "{t}"
+        );
+    }
+    for t in ["gfx900", "gfx1100"] {
+        let e = run("reduce", t, "reduce", "reduce");
+        assert_eq!(e.profile.total.ta_oor_lanes, 768 - 700, "{t}");
+        let e = run("unpack", t, "unpack24", "unpack");
+        let tot = &e.profile.total;
+        let want = if t == "gfx900" { (8, 8) } else { (7, 4) };
+        assert_eq!((tot.ta_lines, tot.ta_min_lines), want, "{t}: {tot:?}");
+        // global_* stores are counted, not sent to the TA unit.
+        assert!(tot.global_executions > 0);
+    }
+}
+
+#[test]
+fn every_fixture_kernel_is_proven_safe() {
+    for e in std::fs::read_dir(dir()).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "s") {
+            let (prog, profile) = gpucosim::kernel::read(&p, None).unwrap();
+            let r = gpucosim::kernel::check_program("k", &prog, profile).unwrap();
+            assert!(r.safe(), "{}", p.display());
+        }
+    }
+}
+
+fn kernel_run(
+    file: &str,
+    kernel: &str,
+    launch: &str,
+    rtl: Option<&Path>,
+    bundles: &Path,
+) -> (Option<i32>, String) {
+    let mut c = quick(Command::new(gpucosim_bin()));
+    c.args(["kernel", "run"])
+        .arg(dir().join(file))
+        .arg("--launch")
+        .arg(dir().join(format!("{launch}.launch.json")))
+        .args(["--kernel", kernel])
+        .arg("--bundles")
+        .arg(bundles);
+    if let Some(r) = rtl {
+        c.arg("--rtl").arg(r);
+    }
+    let out = c.output().unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code(), text)
+}
+
+#[test]
+fn kernel_traffic_passes_lock_step_on_the_built_in_rtl() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (file, kernel, launch, units) in [
+        (
+            "transpose.gfx900.s",
+            "transpose32",
+            "transpose",
+            ["lds.gfx9", "ta.gfx9"],
+        ),
+        (
+            "transpose.gfx1100w64.s",
+            "transpose33",
+            "transpose",
+            ["lds.gfx11", "ta.gfx11"],
+        ),
+        (
+            "histogram.gfx1100.s",
+            "histogram",
+            "histogram",
+            ["lds.gfx11", "lds.gfx11"],
+        ),
+        (
+            "records.gfx1100.s",
+            "staging",
+            "staging",
+            ["ta.gfx11", "ta.gfx11"],
+        ),
+    ] {
+        let (code, text) = kernel_run(file, kernel, launch, None, tmp.path());
+        assert_eq!(code, Some(0), "{file}: {text}");
+        for u in units {
+            assert!(
+                text.contains(&format!("PASS {u}.{kernel}.1:")),
+                "{file}: {text}"
+            );
+        }
+    }
+}
+
+/// Which kernel catches each LDS and TA fixture (every one must be listed).
+const CATCHES: &[(&str, &str, &str, &str)] = &[
+    (
+        "lds_arb_highest_wins",
+        "transpose.gfx900.s",
+        "transpose32",
+        "transpose",
+    ),
+    (
+        "lds_atomic_broadcast",
+        "histogram.gfx1100.s",
+        "histogram",
+        "histogram",
+    ),
+    (
+        "lds_cu_mode_64_banks",
+        "transpose.gfx1100cu.s",
+        "transpose32",
+        "transpose",
+    ),
+    ("lds_range_off_by_one", "edge.gfx900.s", "lds_edge", "edge"),
+    (
+        "ta_coalesce_ignores_ready",
+        "transpose.gfx1100w64.s",
+        "transpose32",
+        "transpose",
+    ),
+    (
+        "ta_gfx11_oob0_payload_ge",
+        "records.gfx1100.s",
+        "records",
+        "records",
+    ),
+    (
+        "ta_gfx9_stride0_range_gt",
+        "reduce.gfx900.s",
+        "reduce",
+        "reduce",
+    ),
+    (
+        "ta_line_cross_part1_line",
+        "unpack.gfx900.s",
+        "unpack24",
+        "unpack",
+    ),
+    (
+        "ta_swizzle_index_lsb_term",
+        "records.gfx1100.s",
+        "staging",
+        "staging",
+    ),
+];
+
+#[test]
+fn every_lds_and_ta_broken_fixture_is_caught_by_a_kernel_run() {
+    let fixtures: Vec<(String, BrokenFixture)> = BrokenFixture::all()
+        .into_iter()
+        .filter(|(_, f)| f.unit == "lds" || f.unit == "ta")
+        .collect();
+    assert!(fixtures.len() >= 9);
+    for (name, f) in fixtures {
+        let stem = name.trim_end_matches(".json");
+        let &(_, file, kernel, launch) = CATCHES
+            .iter()
+            .find(|c| c.0 == stem)
+            .unwrap_or_else(|| panic!("no kernel is listed to catch {stem}"));
+        let tmp = tempfile::tempdir().unwrap();
+        let rtl = f.apply(tmp.path());
+        let bundles = tmp.path().join("bundles");
+        let (code, text) = kernel_run(file, kernel, launch, Some(&rtl), &bundles);
+        assert_eq!(
+            code,
+            Some(1),
+            "{stem} ({}) not caught:\n{text}",
+            f.description
+        );
+        let run = format!("{}.{}.{kernel}.1", f.unit, f.profile);
+        assert!(
+            text.contains(&format!("FAIL {run}: diverged at cycle")),
+            "{stem}: {text}"
+        );
+        assert!(
+            text.contains("reproduce: gpucosim kernel run"),
+            "{stem}: {text}"
+        );
+        let again = quick(Command::new(gpucosim_bin()))
+            .arg("replay")
+            .arg(bundles.join(&run))
+            .output()
+            .unwrap();
+        let t = String::from_utf8_lossy(&again.stdout);
+        assert_eq!(again.status.code(), Some(1), "{stem}: {t}");
+        assert!(t.contains("reproduced exactly as recorded"), "{stem}: {t}");
+    }
+}
+
+#[test]
+fn profile_cli_writes_the_table_json_svg_and_buffers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (json, svg, bufs) = (
+        tmp.path().join("p.json"),
+        tmp.path().join("p.svg"),
+        tmp.path().join("b.json"),
+    );
+    let out = Command::new(gpucosim_bin())
+        .args(["kernel", "profile"])
+        .arg(dir().join("transpose.gfx900.s"))
+        .arg("--launch")
+        .arg(dir().join("transpose.launch.json"))
+        .arg("--json")
+        .arg(&json)
+        .arg("--svg")
+        .arg(&svg)
+        .arg("--buffers")
+        .arg(&bufs)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("LDS unit (32 banks)"), "{text}");
+    assert!(text.contains("3968 beyond the conflict-free 256"), "{text}");
+    assert!(text.contains("instructions/s"), "{text}");
+    let p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(p["total"]["lds_conflict_cycles"], 3968);
+    assert_eq!(p["kernel"], "transpose32");
+    let s = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        s.starts_with("<svg") && s.contains("3968 conflict cycles"),
+        "{s}"
+    );
+    let b: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&bufs).unwrap()).unwrap();
+    assert_eq!(b["out"][1], "0x00000040", "out[0][1] = in[1][0] = 64");
+}
+
+/// Bad launches, unknown instructions and symbolic addresses are one-line
+/// errors with exit 2.
+#[test]
+fn bad_input_is_a_one_line_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let edge = std::fs::read_to_string(dir().join("edge.gfx900.s")).unwrap();
+    let launch = dir().join("edge.launch.json");
+    let write = |name: &str, text: &str| {
+        let p = tmp.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let cases: Vec<(PathBuf, PathBuf, &str)> = vec![
+        (
+            write(
+                "unknown.s",
+                &edge.replace(
+                    "\tv_lshlrev_b32_e32 v0, 2, v0\n",
+                    "\tv_frob_b32 v0, 2, v0\n",
+                ),
+            ),
+            launch.clone(),
+            "`v_frob_b32 v0, 2, v0`: v_frob_b32 is not emulated",
+        ),
+        (
+            write(
+                "float.s",
+                &edge.replace(
+                    "\tds_write_b32 v0, v3\n",
+                    "\tv_mul_f32_e32 v0, v0, v0\n\tds_write_b32 v0, v3\n",
+                ),
+            ),
+            launch.clone(),
+            "`ds_write_b32 v0, v3`: the address (v0) of lane 0 is symbolic",
+        ),
+        (
+            dir().join("edge.gfx900.s"),
+            write(
+                "l1.json",
+                r#"{"grid": [128], "args": {"in": {"size": 512}}}"#,
+            ),
+            "`args.out` is missing",
+        ),
+        (
+            dir().join("edge.gfx900.s"),
+            write(
+                "l2.json",
+                r#"{"grid": [128], "args": {"in": {"size": 512}, "out": {"size": 4}}}"#,
+            ),
+            "are outside `out`",
+        ),
+        (
+            dir().join("edge.gfx900.s"),
+            write("l3.json", r#"{"grid": [128], "wave": 3}"#),
+            "`wave` is not a launch field",
+        ),
+        (
+            dir().join("edge.gfx900.s"),
+            write(
+                "l4.json",
+                r#"{"grid": [128], "workgroup": [32], "args": {"in": {"size": 512}, "out": {"size": 512}}}"#,
+            ),
+            "differs from the kernel's required work-group size",
+        ),
+    ];
+    for (file, launch, want) in cases {
+        let out = Command::new(gpucosim_bin())
+            .args(["kernel", "profile"])
+            .arg(&file)
+            .arg("--launch")
+            .arg(&launch)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{want}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(err.contains(want), "want `{want}` in: {err}");
+    }
+}
