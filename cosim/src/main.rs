@@ -398,9 +398,11 @@ enum KernelCmd {
         /// The most times a backward branch is taken on one path.
         #[arg(long, default_value_t = 4)]
         iterations: u32,
-        /// Cycle budget per kernel (reset included).
-        #[arg(long, default_value_t = 1_000_000)]
-        cycles: u64,
+        /// Cycle budget per kernel and unit (reset included). Default:
+        /// 1000000 for the waitcnt replay; with `--launch`, twice what the
+        /// traffic needs at the models' cycle counts.
+        #[arg(long)]
+        cycles: Option<u64>,
         /// RTL directory. Default: $GPUCOSIM_RTL, else the built-in rtl/.
         #[arg(long)]
         rtl: Option<PathBuf>,
@@ -631,7 +633,7 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
             limits,
             ..
         }) => {
-            if cycles == 0 {
+            if cycles == Some(0) {
                 return Err(Error::Input("--cycles must be at least 1".into()));
             }
             if let Some(w) = &waves {
@@ -666,6 +668,7 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
             bundles,
             limits,
         }) => {
+            let cycles = cycles.unwrap_or(1_000_000);
             if cycles == 0 {
                 return Err(Error::Input("--cycles must be at least 1".into()));
             }
@@ -1077,7 +1080,7 @@ fn kernel_traffic_run(
     em: &gpucosim::kernel::emu::Emulation,
     profile: Profile,
     seed: u64,
-    cycles: u64,
+    cycles: Option<u64>,
     rtl: &Option<PathBuf>,
     waves: &Option<PathBuf>,
     bundles: &std::path::Path,
@@ -1092,23 +1095,33 @@ fn kernel_traffic_run(
         em.traffic.lds.len(),
         em.traffic.ta.len()
     );
+    // Enough for the traffic: its cycles at the models' counts (a line
+    // request a cycle for the TA unit, backpressure at most halving that),
+    // the gaps and handshakes, twice over.
+    let t = &p.total;
+    let need = |busy: u64, n: usize| 2 * (busy + 6 * n as u64) + 1000;
+    let lds_cycles = cycles.unwrap_or_else(|| need(t.lds_cycles, em.traffic.lds.len()));
+    let ta_cycles = cycles.unwrap_or_else(|| need(4 * t.ta_lines, em.traffic.ta.len()));
     let mut cmd = format!(
-        "gpucosim kernel run {} --launch {} --profile {profile} --seed {seed} --kernel {} --cycles {cycles}",
+        "gpucosim kernel run {} --launch {} --profile {profile} --seed {seed} --kernel {}",
         engine::shell_quote(&file.display().to_string()),
         engine::shell_quote(&launch.display().to_string()),
         engine::shell_quote(&p.kernel),
     );
+    if let Some(c) = cycles {
+        cmd.push_str(&format!(" --cycles {c}"));
+    }
     if let Some(r) = rtl {
         cmd.push_str(&format!(
             " --rtl {}",
             engine::shell_quote(&r.display().to_string())
         ));
     }
-    let ctx = TrafficRun {
+    let mut ctx = TrafficRun {
         label: &p.kernel,
         profile,
         seed,
-        cycles,
+        cycles: lds_cycles,
         rtl,
         waves,
         bundles,
@@ -1118,10 +1131,10 @@ fn kernel_traffic_run(
     let mut worst = ExitCode::SUCCESS;
     let lds: Vec<_> = em.traffic.lds.iter().map(|(_, t)| t.clone()).collect();
     let ta: Vec<_> = em.traffic.ta.iter().map(|(_, t)| t.clone()).collect();
-    for code in [
-        traffic_unit::<gpucosim::units::lds::LdsTestbench>(&ctx, "lds", lds)?,
-        traffic_unit::<gpucosim::units::ta::TaTestbench>(&ctx, "ta", ta)?,
-    ] {
+    let lds_code = traffic_unit::<gpucosim::units::lds::LdsTestbench>(&ctx, "lds", lds)?;
+    ctx.cycles = ta_cycles;
+    let ta_code = traffic_unit::<gpucosim::units::ta::TaTestbench>(&ctx, "ta", ta)?;
+    for code in [lds_code, ta_code] {
         if code != ExitCode::SUCCESS {
             worst = code;
         }

@@ -206,7 +206,7 @@ pub fn metadata(prog: &asm::Program, kernel: &str) -> Result<Metadata, String> {
             let ind = indent(l);
             let dash = l.trim_start().starts_with("- ");
             let key_ind = if dash { ind + 2 } else { ind };
-            if key_ind == top && l != e[0] || (l == e[0]) {
+            if key_ind == top || l == e[0] {
                 if let Some((k, v)) = kv(l) {
                     match k.as_str() {
                         ".name" => name = Some(v.clone()),

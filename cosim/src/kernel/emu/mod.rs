@@ -205,6 +205,10 @@ fn lanes(mut m: u64) -> impl Iterator<Item = usize> {
     })
 }
 
+/// The most transactions one unit's traffic may hold (about 1.3 KB each):
+/// a larger launch is sampled (`"run": {"sample": N}`).
+pub const MAX_TRAFFIC: usize = 250_000;
+
 /// The longest a wave may run (instructions) before it is taken as stuck.
 pub const MAX_STEPS: u64 = 20_000_000;
 
@@ -473,12 +477,8 @@ impl<'a> Emulator<'a> {
             Opnd::S(n, c) => {
                 for k in 0..c.min(2) as usize {
                     let i = n as usize + k;
-                    if i == EXEC as usize || i == EXEC as usize + 1 {
-                        if !known {
-                            return Err(
-                                "EXEC would depend on a symbolic (floating-point) value".into()
-                            );
-                        }
+                    if (i == EXEC as usize || i == EXEC as usize + 1) && !known {
+                        return Err("EXEC would depend on a symbolic (floating-point) value".into());
                     }
                     w.s[i] = (v >> (32 * k)) as u32;
                     w.sk[i] = known;
@@ -1348,6 +1348,9 @@ impl<'a> Emulator<'a> {
         }
         self.stats.ds(at, &self.unit, self.banks);
         if self.record {
+            if self.traffic.lds.len() >= MAX_TRAFFIC {
+                return Err(too_much("LDS"));
+            }
             let gap = self.rng.gen_range(0..=2);
             self.traffic.lds.push((at, LdsTxn { req, gap }));
         }
@@ -1630,10 +1633,8 @@ impl<'a> Emulator<'a> {
                 Mem::Atomic { op, bytes } => {
                     let (old, k) = if acc(0) {
                         let addr = res.addr[4 * l];
-                        let res_old = self
-                            .atomic(op, bytes, addr, vdata, w, l)
-                            .map_err(lane_err)?;
-                        res_old
+                        self.atomic(op, bytes, addr, vdata, w, l)
+                            .map_err(lane_err)?
                     } else {
                         (0, true)
                     };
@@ -1667,6 +1668,9 @@ impl<'a> Emulator<'a> {
         let reqs = gpucosim_model::ta::tlm::coalesce(self.pieces.as_slice(), line);
         self.stats.buffer(at, &self.ta_res, &reqs, line);
         if self.record {
+            if self.traffic.ta.len() >= MAX_TRAFFIC {
+                return Err(too_much("TA"));
+            }
             let gap = self.rng.gen_range(0..=2);
             // Backpressure on every other instruction, a seeded pattern.
             let (ready, ready_len) = if self.rng.gen_bool(0.5) {
@@ -1746,6 +1750,12 @@ impl<'a> Emulator<'a> {
     }
 }
 
+fn too_much(unit: &str) -> String {
+    format!(
+        "the launch sends more than {MAX_TRAFFIC} transactions to the {unit} unit: run a sample of its work-groups (`\"run\": {{\"sample\": N}}` in the launch)"
+    )
+}
+
 /// An operand as assembly writes it.
 fn text(o: Opnd) -> String {
     match o {
@@ -1820,4 +1830,68 @@ pub fn emulate(
         buffers,
         seconds,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edge() -> (asm::Program, Profile) {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/kernels/emu/edge.gfx900.s");
+        crate::kernel::read(&p, None).unwrap()
+    }
+
+    const LAUNCH: &str = r#"{"grid": [64], "lds_size": 512, "args": {"in": {"size": 256, "fill": "index"}, "out": {"size": 256}}}"#;
+
+    #[test]
+    fn the_lds_units_read_data_must_be_the_emulators() {
+        let (prog, profile) = edge();
+        let l = Launch::parse(LAUNCH, &prog, profile, None, None).unwrap();
+        let k = &prog.kernels[0];
+        let mut e = Emulator::new(profile, k, &l).unwrap();
+        e.run().unwrap();
+        assert_eq!(e.buffer_words("out").unwrap()[63], Some(63));
+        // The unit's RAM holds a value the emulator's LDS does not: lane 63
+        // reads dword 64 (in the 512-byte allocation, never written).
+        let mut e = Emulator::new(profile, k, &l).unwrap();
+        e.unit.ram[64] = 0xbad;
+        let err = e.run().unwrap_err();
+        assert!(
+            err.contains("ds_read2_b32")
+                && err.contains("lane 63: the LDS unit's model returned 0xbad0000003f, the emulator's LDS holds 0x3f"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_symbolic_branch_or_exec_is_an_error() {
+        let (prog, profile) = edge();
+        let mut prog = prog;
+        let k = &mut prog.kernels[0];
+        // A float compare feeding the branch condition.
+        let at = k
+            .insts
+            .iter()
+            .position(|i| i.mnemonic == "ds_write_b32")
+            .unwrap();
+        let mut fcmp = k.insts[at].clone();
+        fcmp.mnemonic = "v_cmp_gt_f32_e32".into();
+        fcmp.operands = "vcc, v3, v0".into();
+        let mut br = k.insts[at].clone();
+        br.mnemonic = "s_cbranch_vccz".into();
+        br.operands = ".LBB_x".into();
+        k.insts.insert(at, br);
+        k.insts.insert(at, fcmp);
+        k.labels.insert(".LBB_x".into(), at + 2);
+        let l = Launch::parse(LAUNCH, &prog, profile, None, None).unwrap();
+        let err = Emulator::new(profile, &prog.kernels[0], &l)
+            .unwrap()
+            .run()
+            .unwrap_err();
+        assert!(
+            err.contains("s_cbranch_vccz") && err.contains("the branch condition is symbolic"),
+            "{err}"
+        );
+    }
 }

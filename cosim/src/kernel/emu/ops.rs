@@ -174,7 +174,7 @@ impl Alu {
         let [a, b, c] = s;
         let bits = if wide { 64 } else { 32 };
         let mask = if wide { u64::MAX } else { 0xffff_ffff };
-        let sh = |x: u64| (x as u32 & (bits - 1)) as u32;
+        let sh = |x: u64| x as u32 & (bits - 1);
         let sx = |x: u64| -> i64 {
             if wide {
                 x as i64
@@ -189,10 +189,10 @@ impl Alu {
             Sub => a.wrapping_sub(b),
             SubRev => b.wrapping_sub(a),
             Mul => a.wrapping_mul(b),
-            MulHiU => (a & mask) * (b & mask) >> 32,
+            MulHiU => ((a & mask) * (b & mask)) >> 32,
             MulHiI => ((sx(a) * sx(b)) >> 32) as u64,
             MulU24 => u24(a) * u24(b),
-            MulHiU24 => u24(a) * u24(b) >> 32,
+            MulHiU24 => (u24(a) * u24(b)) >> 32,
             MulI24 => (s24(a) * s24(b)) as u64,
             MulHiI24 => ((s24(a) * s24(b)) >> 32) as u64,
             MadU24 => (u24(a) * u24(b)).wrapping_add(c),
@@ -676,10 +676,11 @@ fn mem(rest: &str, glc_atomic: bool) -> Option<Mem> {
             4,
         )
     };
-    // min_i32 etc. keep their type in the name.
-    let op = MemAtomic::of(a)
-        .or_else(|| MemAtomic::of(&format!("{a}_i32")))
-        .or_else(|| MemAtomic::of(rest.strip_prefix("atomic_")?))?;
+    // min_i32, max_u64 etc. keep their type in the name.
+    let full = rest.strip_prefix("atomic_")?;
+    let op = MemAtomic::of(full)
+        .or_else(|| MemAtomic::of(full.strip_suffix("_x2").unwrap_or(full)))
+        .or_else(|| MemAtomic::of(a))?;
     Some(Mem::Atomic { op, bytes })
 }
 
