@@ -472,6 +472,16 @@ impl<'a> Emulator<'a> {
         }
     }
 
+    /// A 64-bit (`wide`) or 32-bit scalar source.
+    fn sw(w: &Wave, o: Opnd, wide: bool) -> (u64, bool) {
+        if wide {
+            Self::s64(w, o)
+        } else {
+            let (v, k) = Self::s32(w, o);
+            (u64::from(v), k)
+        }
+    }
+
     fn set_s(w: &mut Wave, o: Opnd, v: u64, known: bool) -> R<()> {
         match o {
             Opnd::S(n, c) => {
@@ -528,12 +538,7 @@ impl<'a> Emulator<'a> {
 
     /// A lane mask (VCC, an SGPR pair, a constant).
     fn mask(w: &Wave, o: Opnd) -> (u64, bool) {
-        let (v, k) = if w.wave64 {
-            Self::s64(w, o)
-        } else {
-            let (v, k) = Self::s32(w, o);
-            (u64::from(v), k)
-        };
+        let (v, k) = Self::sw(w, o, w.wave64);
         (v & w.all_lanes(), k)
     }
 
@@ -584,12 +589,7 @@ impl<'a> Emulator<'a> {
                 }
             }
             Op::SUn(u, wide) => {
-                let (a, k) = if wide {
-                    Self::s64(w, arg(1)?)
-                } else {
-                    let (a, k) = Self::s32(w, arg(1)?);
-                    (u64::from(a), k)
-                };
+                let (a, k) = Self::sw(w, arg(1)?, wide);
                 let r = u.apply(a, wide);
                 Self::set_s(w, arg(0)?, r, k)?;
                 if matches!(
@@ -603,14 +603,7 @@ impl<'a> Emulator<'a> {
             Op::SAlu(a, wide) => {
                 use ops::Alu;
                 let shift = matches!(a, Alu::Shl | Alu::Shr | Alu::Sar);
-                let rd = |i: usize, w64: bool| -> R<(u64, bool)> {
-                    Ok(if w64 {
-                        Self::s64(w, arg(i)?)
-                    } else {
-                        let (v, k) = Self::s32(w, arg(i)?);
-                        (u64::from(v), k)
-                    })
-                };
+                let rd = |i: usize, w64: bool| -> R<(u64, bool)> { Ok(Self::sw(w, arg(i)?, w64)) };
                 let (x, kx) = rd(1, wide && a != Alu::Bfm)?;
                 let (y, ky) = rd(2, wide && !shift && a != Alu::Bfm)?;
                 let r = a.apply([x, y, 0], wide);
@@ -644,12 +637,7 @@ impl<'a> Emulator<'a> {
                 }
             }
             Op::SBfe(signed, wide) => {
-                let (x, kx) = if wide {
-                    Self::s64(w, arg(1)?)
-                } else {
-                    let (v, k) = Self::s32(w, arg(1)?);
-                    (u64::from(v), k)
-                };
+                let (x, kx) = Self::sw(w, arg(1)?, wide);
                 let (c, kc) = Self::s32(w, arg(2)?);
                 let bits = if wide { 64 } else { 32 };
                 let off = c & (bits - 1);
@@ -709,12 +697,7 @@ impl<'a> Emulator<'a> {
                     return Err("SCC is symbolic".into());
                 }
                 let src = if w.scc { arg(1)? } else { arg(2)? };
-                let (v, k) = if wide {
-                    Self::s64(w, src)
-                } else {
-                    let (v, k) = Self::s32(w, src);
-                    (u64::from(v), k)
-                };
+                let (v, k) = Self::sw(w, src, wide);
                 Self::set_s(w, arg(0)?, v, k)?;
             }
             Op::SCmov(wide) => {
@@ -722,12 +705,7 @@ impl<'a> Emulator<'a> {
                     return Err("SCC is symbolic".into());
                 }
                 if w.scc {
-                    let (v, k) = if wide {
-                        Self::s64(w, arg(1)?)
-                    } else {
-                        let (v, k) = Self::s32(w, arg(1)?);
-                        (u64::from(v), k)
-                    };
+                    let (v, k) = Self::sw(w, arg(1)?, wide);
                     Self::set_s(w, arg(0)?, v, k)?;
                 }
             }
@@ -760,18 +738,8 @@ impl<'a> Emulator<'a> {
                 }
             }
             Op::SCmp(c, t, k16) => {
-                let (a, ka) = if t.wide {
-                    Self::s64(w, arg(0)?)
-                } else {
-                    let (v, k) = Self::s32(w, arg(0)?);
-                    (u64::from(v), k)
-                };
-                let (b, kb) = if t.wide {
-                    Self::s64(w, arg(1)?)
-                } else {
-                    let (v, k) = Self::s32(w, arg(1)?);
-                    (u64::from(v), k)
-                };
+                let (a, ka) = Self::sw(w, arg(0)?, t.wide);
+                let (b, kb) = Self::sw(w, arg(1)?, t.wide);
                 let b = if k16 {
                     if t.signed {
                         b as u16 as i16 as i64 as u64
@@ -792,12 +760,7 @@ impl<'a> Emulator<'a> {
                 w.scck = ka && kb;
             }
             Op::SBitcmp(bit, wide) => {
-                let (a, ka) = if wide {
-                    Self::s64(w, arg(0)?)
-                } else {
-                    let (v, k) = Self::s32(w, arg(0)?);
-                    (u64::from(v), k)
-                };
+                let (a, ka) = Self::sw(w, arg(0)?, wide);
                 let (b, kb) = Self::s32(w, arg(1)?);
                 w.scc = (a >> (b & if wide { 63 } else { 31 }) & 1 != 0) == bit;
                 w.scck = ka && kb;
