@@ -476,6 +476,16 @@ fn every_lds_and_ta_broken_fixture_is_caught_by_a_kernel_run() {
         let t = String::from_utf8_lossy(&again.stdout);
         assert_eq!(again.status.code(), Some(1), "{stem}: {t}");
         assert!(t.contains("reproduced exactly as recorded"), "{stem}: {t}");
+        if stem == "lds_arb_highest_wins" {
+            let s = quick(Command::new(gpucosim_bin()))
+                .arg("shrink")
+                .arg(bundles.join(&run))
+                .output()
+                .unwrap();
+            let t = String::from_utf8_lossy(&s.stdout);
+            assert!(s.status.success(), "{t}");
+            assert!(t.contains(&format!("shrunk {run}: ")), "{t}");
+        }
     }
 }
 

@@ -822,7 +822,14 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
                 let libs = regress::LibCache::default();
                 let (lib, _) = libs.get::<B>(&repro.rtl_dir, repro.profile)?;
                 let s = regress::shrink::<B>(&repro, &lib, &out)?;
-                println!("shrunk {}.{}.{}: {}", repro.unit, repro.profile, repro.seed, s.summary());
+                let label = repro.label.as_deref().map(|l| format!(".{l}")).unwrap_or_default();
+                println!(
+                    "shrunk {}.{}{label}.{}: {}",
+                    repro.unit,
+                    repro.profile,
+                    repro.seed,
+                    s.summary()
+                );
                 println!("bundle: {}", out.display());
                 Ok(ExitCode::SUCCESS)
             })
