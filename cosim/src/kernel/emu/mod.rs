@@ -692,32 +692,27 @@ impl<'a> Emulator<'a> {
                 w.scc = ov;
                 w.scck = ka && kb;
             }
+            // A selection on a symbolic SCC is symbolic data, not an error.
             Op::SCselect(wide) => {
-                if !w.scck {
-                    return Err("SCC is symbolic".into());
-                }
                 let src = if w.scc { arg(1)? } else { arg(2)? };
                 let (v, k) = Self::sw(w, src, wide);
-                Self::set_s(w, arg(0)?, v, k)?;
+                Self::set_s(w, arg(0)?, v, k && w.scck)?;
             }
-            Op::SCmov(wide) => {
-                if !w.scck {
-                    return Err("SCC is symbolic".into());
-                }
-                if w.scc {
-                    let (v, k) = Self::sw(w, arg(1)?, wide);
-                    Self::set_s(w, arg(0)?, v, k)?;
-                }
+            Op::SCmov(_) | Op::SMovk(true) => {
+                let (v, k) = match ins.op {
+                    Op::SMovk(_) => {
+                        let (v, _) = Self::s32(w, arg(1)?);
+                        (u64::from(v as u16 as i16 as i32 as u32), true)
+                    }
+                    _ => Self::sw(w, arg(1)?, wide_of(ins.op)),
+                };
+                let (old, ko) = Self::sw(w, arg(0)?, wide_of(ins.op));
+                let (v, k) = if w.scc { (v, k) } else { (old, ko) };
+                Self::set_s(w, arg(0)?, v, k && w.scck)?;
             }
-            Op::SMovk(cond) => {
+            Op::SMovk(false) => {
                 let (v, _) = Self::s32(w, arg(1)?);
-                let v = v as u16 as i16 as i32 as u32;
-                if cond && !w.scck {
-                    return Err("SCC is symbolic".into());
-                }
-                if !cond || w.scc {
-                    Self::set_s(w, arg(0)?, u64::from(v), true)?;
-                }
+                Self::set_s(w, arg(0)?, u64::from(v as u16 as i16 as i32 as u32), true)?;
             }
             Op::SAddk | Op::SMulk => {
                 let (d, kd) = Self::s32(w, arg(0)?);
@@ -1713,6 +1708,11 @@ impl<'a> Emulator<'a> {
     }
 }
 
+/// Whether a conditional move is 64-bit.
+fn wide_of(op: Op) -> bool {
+    matches!(op, Op::SCmov(true))
+}
+
 fn too_much(unit: &str) -> String {
     format!(
         "the launch sends more than {MAX_TRAFFIC} transactions to the {unit} unit: run a sample of its work-groups (`\"run\": {{\"sample\": N}}` in the launch)"
@@ -1825,6 +1825,70 @@ mod tests {
                 && err.contains("lane 63: the LDS unit's model returned 0xbad0000003f, the emulator's LDS holds 0x3f"),
             "{err}"
         );
+    }
+
+    /// A hand-written kernel whose every value is worked out by hand:
+    /// the SCC carry chain, a scalar loop, compares into VCC, cndmask,
+    /// saveexec, carries across 64-bit vector adds.
+    #[test]
+    fn scalar_and_vector_alu_by_hand() {
+        let text = "\t.amdgcn_target \"amdgcn-amd-amdhsa--gfx900\"\n\t.type k,@function\nk:\n\
+            s_load_dwordx2 s[0:1], s[4:5], 0x0\n\
+            s_mov_b32 s2, -1\n\
+            s_mov_b32 s3, 0\n\
+            s_add_u32 s2, s2, 1\n\
+            s_addc_u32 s3, s3, 0\n\
+            s_cselect_b32 s6, 7, 9\n\
+            s_mov_b32 s7, 0\n\
+            .Lloop:\n\
+            s_add_i32 s7, s7, 3\n\
+            s_cmp_lt_u32 s7, 10\n\
+            s_cbranch_scc1 .Lloop\n\
+            v_cmp_gt_u32_e32 vcc, 5, v0\n\
+            v_cndmask_b32_e64 v1, 100, 200, vcc\n\
+            s_and_saveexec_b64 s[8:9], vcc\n\
+            v_add_u32_e32 v1, 1, v1\n\
+            s_or_b64 exec, exec, s[8:9]\n\
+            v_mov_b32_e32 v2, -1\n\
+            v_add_co_u32_e32 v2, vcc, v2, v0\n\
+            v_addc_co_u32_e32 v4, vcc, 0, v0, vcc\n\
+            v_mad_u32_u24 v1, v4, s3, v1\n\
+            v_bfe_u32 v5, v2, 1, 2\n\
+            v_lshl_or_b32 v1, v5, 16, v1\n\
+            s_add_u32 s10, s6, s7\n\
+            v_add_u32_e32 v1, s10, v1\n\
+            v_lshlrev_b32_e32 v3, 2, v0\n\
+            s_waitcnt lgkmcnt(0)\n\
+            global_store_dword v3, v1, s[0:1]\n\
+            s_endpgm\n\
+            .Lfunc_end0:\n\
+            \t.amdhsa_kernel k\n\t\t.amdhsa_user_sgpr_private_segment_buffer 1\n\t\t.amdhsa_user_sgpr_kernarg_segment_ptr 1\n\t\t.amdhsa_user_sgpr_count 6\n\t\t.amdhsa_system_vgpr_workitem_id 0\n\t.end_amdhsa_kernel\n\
+            \t.amdgpu_metadata\n---\namdhsa.kernels:\n  - .args:\n      - .name: out\n        .offset: 0\n        .size: 8\n        .value_kind: global_buffer\n    .name: k\n    .reqd_workgroup_size:\n      - 64\n      - 1\n      - 1\n\t.end_amdgpu_metadata\n";
+        let prog = asm::parse(text).unwrap();
+        let l = Launch::parse(
+            r#"{"grid": [64], "args": {"out": {"size": 256}}}"#,
+            &prog,
+            Profile::Gfx9,
+            None,
+            None,
+        )
+        .unwrap();
+        let mut e = Emulator::new(Profile::Gfx9, &prog.kernels[0], &l).unwrap();
+        e.run().unwrap();
+        let out = e.buffer_words("out").unwrap();
+        for (lane, o) in out.iter().enumerate() {
+            let lane = lane as u32;
+            // s2:s3 = 0xffffffff + 1 = 0x1_0000_0000: s3 = 1; SCC after
+            // the addc is 0, so s6 = 9; the loop ends at s7 = 12.
+            let base = if lane < 5 { 201 } else { 100 };
+            // v2 = lane - 1 with a carry out for lane >= 1; v4 = lane +
+            // carry; v1 += v4 * 1; v5 = bits 2:1 of v2.
+            let v2 = lane.wrapping_sub(1);
+            let v4 = lane + u32::from(lane >= 1);
+            let v5 = (v2 >> 1) & 3;
+            let want = ((v5 << 16) | (base + v4)) + 21;
+            assert_eq!(*o, Some(want), "lane {lane}");
+        }
     }
 
     #[test]
