@@ -612,3 +612,99 @@ fn bad_input_is_a_one_line_error() {
         assert!(err.contains(want), "want `{want}` in: {err}");
     }
 }
+
+/// `regress --launch FILE=LAUNCH`: each seed two jobs, the launch's LDS
+/// and TA traffic, named `UNIT.PROFILE.KERNEL.SEED`; a broken RTL fails
+/// them with bundles that replay; a cycle budget too short for the
+/// kernel's transactions is an error, not a pass.
+#[test]
+fn regress_runs_launches_as_jobs() {
+    let arg = format!(
+        "{}={}",
+        dir().join("transpose.gfx900.s").display(),
+        dir().join("transpose.launch.json").display()
+    );
+    let regress = |extra: &[&str], cwd: &Path| {
+        quick(Command::new(gpucosim_bin()))
+            .current_dir(cwd)
+            .args([
+                "regress",
+                "--unit",
+                "lds",
+                "--profile",
+                "gfx9",
+                "--seeds",
+                "1..2",
+            ])
+            .args(["--launch", &arg])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = regress(&["--list"], tmp.path());
+    let names = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        names.lines().collect::<Vec<_>>(),
+        [
+            "lds.gfx9.1",
+            "lds.gfx9.2",
+            "lds.gfx9.transpose32.1",
+            "lds.gfx9.transpose32.2",
+            "ta.gfx9.transpose32.1",
+            "ta.gfx9.transpose32.2"
+        ]
+    );
+    // The broken arbiter: the kernel's LDS jobs fail, its TA jobs pass.
+    let (_, f) = BrokenFixture::all()
+        .into_iter()
+        .find(|(n, _)| n.starts_with("lds_arb_highest_wins"))
+        .unwrap();
+    let rtl = f.apply(tmp.path());
+    let out = regress(
+        &[
+            "--rtl",
+            rtl.to_str().unwrap(),
+            "--cycles",
+            "20000",
+            "--junit",
+            "j.xml",
+        ],
+        tmp.path(),
+    );
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let junit = std::fs::read_to_string(tmp.path().join("j.xml")).unwrap();
+    for s in [1, 2] {
+        assert!(
+            text.contains(&format!("FAIL lds.gfx9.transpose32.{s}")),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("PASS ta.gfx9.transpose32.{s}")),
+            "{text}"
+        );
+        assert!(
+            junit.contains(&format!("name=\"lds.gfx9.transpose32.{s}\"")),
+            "{junit}"
+        );
+    }
+    let bundle = tmp.path().join("gpucosim-failures/lds.gfx9.transpose32.1");
+    let again = quick(Command::new(gpucosim_bin()))
+        .arg("replay")
+        .arg(&bundle)
+        .output()
+        .unwrap();
+    let t = String::from_utf8_lossy(&again.stdout);
+    assert!(t.contains("reproduced exactly as recorded"), "{t}");
+    // Too few cycles for the kernel's 128 transactions.
+    let out = regress(&["--cycles", "300"], tmp.path());
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("the cycle budget of 300 cycles ended after"),
+        "{text}"
+    );
+}

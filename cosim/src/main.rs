@@ -1413,6 +1413,13 @@ struct RegressArgs {
     /// `waitcnt.PROFILE.KERNEL.SEED` (repeatable; docs/kernels.md).
     #[arg(long = "kernels", value_name = "FILE")]
     kernels: Vec<PathBuf>,
+    /// Also emulate this launch of a kernel of FILE (`clang -S` output)
+    /// and run its LDS and buffer traffic through the LDS and TA units,
+    /// each seed two jobs `lds.PROFILE.KERNEL.SEED` and
+    /// `ta.PROFILE.KERNEL.SEED`, the seed drawing the launch's fills,
+    /// samples, gaps and backpressure (repeatable; docs/kernels.md).
+    #[arg(long = "launch", value_name = "FILE=LAUNCH", value_parser = parse_kv)]
+    launches: Vec<(String, String)>,
     /// Waveform window of failure bundles, in cycles.
     #[arg(long, default_value_t = 1024)]
     window: usize,
@@ -1449,6 +1456,13 @@ fn cmd_regress(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
                 .filter(|k| profiles.contains(&k.profile)),
         );
     }
+    for (f, l) in &a.launches {
+        kernels.extend(
+            regress::KernelRef::launches(std::path::Path::new(f), std::path::Path::new(l))?
+                .into_iter()
+                .filter(|k| profiles.contains(&k.profile)),
+        );
+    }
     let plan = regress::Plan {
         units: units.clone(),
         profiles: profiles.clone(),
@@ -1457,10 +1471,13 @@ fn cmd_regress(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
         knobs: a.knobs.clone(),
         kernels,
     };
-    // Kernel jobs run on the waitcnt unit, on their profiles.
+    // Kernel jobs run on their units (waitcnt, or lds and ta for a
+    // launch), on their profiles.
     let mut spec_units = units.clone();
-    if !plan.kernels.is_empty() && !spec_units.iter().any(|u| u == "waitcnt") {
-        spec_units.push("waitcnt".into());
+    for k in &plan.kernels {
+        if !spec_units.contains(&k.unit) {
+            spec_units.push(k.unit.clone());
+        }
     }
     let list = regress::JobList::new(&plan, a.shard)?;
     if a.list {

@@ -36,7 +36,8 @@ pub use crate::bundle::{
 
 /// A compiled kernel of a regression: one kernel (by symbol) of a file,
 /// replayed through the waitcnt unit on its profile as `gpucosim kernel
-/// run` does.
+/// run` does, or (with a launch) emulated and its traffic for one unit run
+/// as `gpucosim kernel run --launch` does.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct KernelRef {
     /// The file (absolute).
@@ -45,6 +46,16 @@ pub struct KernelRef {
     pub name: String,
     /// Its profile.
     pub profile: Profile,
+    /// The launch emulated (absolute), for traffic through `unit`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch: Option<PathBuf>,
+    /// The unit its transactions go to.
+    #[serde(default = "waitcnt_unit")]
+    pub unit: String,
+}
+
+fn waitcnt_unit() -> String {
+    "waitcnt".into()
 }
 
 impl KernelRef {
@@ -60,8 +71,65 @@ impl KernelRef {
                 file: file.clone(),
                 name: k.name.clone(),
                 profile,
+                launch: None,
+                unit: waitcnt_unit(),
             })
             .collect())
+    }
+
+    /// The launch `launch` of a kernel of `file`: one reference per unit
+    /// its traffic goes to (lds, ta). The launch is read (and checked) now.
+    pub fn launches(file: &Path, launch: &Path) -> Result<Vec<KernelRef>> {
+        let (prog, profile) = crate::kernel::read(file, None)?;
+        let text = std::fs::read_to_string(launch).map_err(|e| Error::io(launch, e))?;
+        let l = crate::kernel::emu::launch::Launch::parse(&text, &prog, profile, None, None)
+            .map_err(|e| Error::Input(format!("{}: {e}", launch.display())))?;
+        let file = file.canonicalize().map_err(|e| Error::io(file, e))?;
+        let launch = launch.canonicalize().map_err(|e| Error::io(launch, e))?;
+        Ok(["lds", "ta"]
+            .iter()
+            .map(|u| KernelRef {
+                file: file.clone(),
+                name: l.kernel.clone(),
+                profile,
+                launch: Some(launch.clone()),
+                unit: u.to_string(),
+            })
+            .collect())
+    }
+
+    /// The transactions of seed `seed`: the waitcnt replay's, or the
+    /// launch's traffic for `unit` (the seed drawing its fills, samples,
+    /// gaps and backpressure).
+    pub fn transactions(&self, seed: u64) -> Result<Vec<serde_json::Value>> {
+        fn json<T: Serialize>(t: &T) -> Result<serde_json::Value> {
+            serde_json::to_value(t).map_err(|e| Error::Input(format!("kernel transaction: {e}")))
+        }
+        let Some(launch) = &self.launch else {
+            return self.stimulus(seed)?.iter().map(|t| json(t)).collect();
+        };
+        let (prog, profile) = crate::kernel::read(&self.file, Some(self.profile))?;
+        let text = std::fs::read_to_string(launch).map_err(|e| Error::io(launch, e))?;
+        let l = crate::kernel::emu::launch::Launch::parse(
+            &text,
+            &prog,
+            profile,
+            Some(&self.name),
+            Some(seed),
+        )
+        .map_err(|e| Error::Input(format!("{}: {e}", launch.display())))?;
+        let em =
+            crate::kernel::emu::emulate(&self.file.display().to_string(), &prog, profile, l, true)
+                .map_err(|e| {
+                    Error::Input(format!(
+                        "{}: kernel emulation failed: {e}",
+                        self.file.display()
+                    ))
+                })?;
+        match self.unit.as_str() {
+            "lds" => em.traffic.lds.iter().map(|(_, t)| json(t)).collect(),
+            _ => em.traffic.ta.iter().map(|(_, t)| json(t)).collect(),
+        }
     }
 
     /// The waitcnt transactions of seed `seed` (`kernel run`'s defaults).
@@ -230,7 +298,7 @@ impl Plan {
         if i >= unit_jobs {
             let k = &self.kernels[((i - unit_jobs) / seeds) as usize];
             return Job {
-                unit: "waitcnt".into(),
+                unit: k.unit.clone(),
                 profile: k.profile,
                 seed: self.seeds.first + (i - unit_jobs) % seeds,
                 kernel: Some(k.clone()),
@@ -994,8 +1062,14 @@ fn spec_for(job: &Job, cfg: &RegressConfig, waves: Option<PathBuf>) -> RunSpec {
     s.limits = cfg.limits();
     if let Some(k) = &job.kernel {
         s.label = Some(k.name.clone());
+        let launch = k.launch.as_ref().map_or(String::new(), |l| {
+            format!(
+                " --launch {}",
+                engine::shell_quote(&l.display().to_string())
+            )
+        });
         let mut cmd = format!(
-            "gpucosim kernel run {} --profile {} --seed {} --kernel {} --cycles {}",
+            "gpucosim kernel run {}{launch} --profile {} --seed {} --kernel {} --cycles {}",
             engine::shell_quote(&k.file.display().to_string()),
             job.profile,
             job.seed,
@@ -1097,19 +1171,19 @@ fn run_job_inner<B: Testbench>(
     let kernel_txns: Option<Vec<B::Txn>> = match &job.kernel {
         None => None,
         Some(k) => {
-            if B::UNIT != "waitcnt" {
+            if B::UNIT != k.unit {
                 return Err(Error::Input(format!(
-                    "kernel {} is a waitcnt job, not a {} one",
+                    "kernel {} is a {} job, not a {} one",
                     k.name,
+                    k.unit,
                     B::UNIT
                 )));
             }
             let txns = k
-                .stimulus(job.seed)?
-                .iter()
+                .transactions(job.seed)?
+                .into_iter()
                 .map(|t| {
-                    serde_json::to_value(t)
-                        .and_then(serde_json::from_value)
+                    serde_json::from_value(t)
                         .map_err(|e| Error::Input(format!("kernel transaction: {e}")))
                 })
                 .collect::<Result<Vec<B::Txn>>>()?;
@@ -1129,6 +1203,19 @@ fn run_job_inner<B: Testbench>(
     res.coverage = coverage_bins(&out.coverage);
     res.first_mismatch = out.mismatches.first().map(|m| (m.cycle, m.signal.clone()));
     res.message = job_message(&out);
+    // A kernel job that ran out of cycles before its last transaction has
+    // not shown that the units agree on the kernel: an error, not a pass.
+    if let Some(t) = &kernel_txns {
+        if res.status == Status::Passed && out.txn_count < t.len() {
+            res.status = Status::Error;
+            res.message = format!(
+                "the cycle budget of {} cycles ended after {} of the kernel's {} transactions: raise --cycles",
+                spec.cycles,
+                out.txn_count,
+                t.len()
+            );
+        }
+    }
     if matches!(res.status, Status::Passed | Status::Interrupted) {
         res.reproduce = passing_repro;
         return Ok(());
