@@ -106,7 +106,7 @@ impl KernelRef {
             serde_json::to_value(t).map_err(|e| Error::Input(format!("kernel transaction: {e}")))
         }
         let Some(launch) = &self.launch else {
-            return self.stimulus(seed)?.iter().map(|t| json(t)).collect();
+            return self.stimulus(seed)?.iter().map(json).collect();
         };
         let (prog, profile) = crate::kernel::read(&self.file, Some(self.profile))?;
         let text = std::fs::read_to_string(launch).map_err(|e| Error::io(launch, e))?;
