@@ -248,6 +248,8 @@ pub struct Emulator<'a> {
     pieces: Box<Pieces>,
     /// Keep the unit transactions (off: profile only).
     pub record: bool,
+    /// The most transactions one unit's traffic may hold.
+    pub max_traffic: usize,
     ctx: String,
 }
 
@@ -276,6 +278,7 @@ impl<'a> Emulator<'a> {
             ta_res: Box::default(),
             pieces: Box::default(),
             record: true,
+            max_traffic: MAX_TRAFFIC,
             ctx: String::new(),
         })
     }
@@ -1306,8 +1309,8 @@ impl<'a> Emulator<'a> {
         }
         self.stats.ds(at, &self.unit, self.banks);
         if self.record {
-            if self.traffic.lds.len() >= MAX_TRAFFIC {
-                return Err(too_much("LDS"));
+            if self.traffic.lds.len() >= self.max_traffic {
+                return Err(too_much("LDS", self.max_traffic));
             }
             let gap = self.rng.gen_range(0..=2);
             self.traffic.lds.push((at, LdsTxn { req, gap }));
@@ -1626,8 +1629,8 @@ impl<'a> Emulator<'a> {
         let reqs = gpucosim_model::ta::tlm::coalesce(self.pieces.as_slice(), line);
         self.stats.buffer(at, &self.ta_res, &reqs, line);
         if self.record {
-            if self.traffic.ta.len() >= MAX_TRAFFIC {
-                return Err(too_much("TA"));
+            if self.traffic.ta.len() >= self.max_traffic {
+                return Err(too_much("TA", self.max_traffic));
             }
             let gap = self.rng.gen_range(0..=2);
             // Backpressure on every other instruction, a seeded pattern.
@@ -1713,9 +1716,9 @@ fn wide_of(op: Op) -> bool {
     matches!(op, Op::SCmov(true))
 }
 
-fn too_much(unit: &str) -> String {
+fn too_much(unit: &str, max: usize) -> String {
     format!(
-        "the launch sends more than {MAX_TRAFFIC} transactions to the {unit} unit: run a sample of its work-groups (`\"run\": {{\"sample\": N}}` in the launch)"
+        "the launch sends more than {max} transactions to the {unit} unit: run a sample of its work-groups (`\"run\": {{\"sample\": N}}` in the launch)"
     )
 }
 
@@ -1889,6 +1892,19 @@ mod tests {
             let want = ((v5 << 16) | (base + v4)) + 21;
             assert_eq!(*o, Some(want), "lane {lane}");
         }
+    }
+
+    #[test]
+    fn traffic_past_the_cap_is_an_error_that_says_to_sample() {
+        let (prog, profile) = edge();
+        let l = Launch::parse(LAUNCH, &prog, profile, None, None).unwrap();
+        let mut e = Emulator::new(profile, &prog.kernels[0], &l).unwrap();
+        e.max_traffic = 1;
+        let err = e.run().unwrap_err();
+        assert!(
+            err.contains("more than 1 transactions to the LDS unit") && err.contains("\"sample\""),
+            "{err}"
+        );
     }
 
     #[test]
