@@ -51,12 +51,12 @@ pub struct Ins {
 }
 
 /// Reads one instruction (or one half of a VOPD pair).
-fn decode_one(profile: Profile, mnemonic: &str, operands: &str) -> Result<Ins, String> {
+fn decode_one(mnemonic: &str, operands: &str) -> Result<Ins, String> {
     let mut mn = mnemonic.to_string();
     if let Some(r) = mn.strip_prefix("v_dual_") {
         mn = format!("v_{r}");
     }
-    let op = ops::decode(profile, &mn)?;
+    let op = ops::decode(&mn)?;
     let mut o = Vec::new();
     let mut m = Mods::default();
     let list = asm::split_top(operands);
@@ -115,13 +115,13 @@ impl Code {
                     .trim()
                     .split_once(char::is_whitespace)
                     .unwrap_or((y.trim(), ""));
-                let mut d = decode_one(profile, &i.mnemonic, x).map_err(err)?;
+                let mut d = decode_one(&i.mnemonic, x).map_err(err)?;
                 d.dual = Some(Box::new(
-                    decode_one(profile, &ym.to_ascii_lowercase(), yo).map_err(err)?,
+                    decode_one(&ym.to_ascii_lowercase(), yo).map_err(err)?,
                 ));
                 d
             } else {
-                decode_one(profile, &i.mnemonic, &i.operands).map_err(err)?
+                decode_one(&i.mnemonic, &i.operands).map_err(err)?
             };
             if matches!(d.op, Op::Branch | Op::CBranch(_)) {
                 let c = classify(profile, i).map_err(err)?;
@@ -796,14 +796,13 @@ impl<'a> Emulator<'a> {
             }
             Op::SBufLoad(n) => {
                 let (vlo, k1) = Self::s64(w, arg(1)?);
-                let (n1, n2) = match arg(1)? {
-                    Opnd::S(r, 4) => (r as usize, r as usize + 2),
+                let n2 = match arg(1)? {
+                    Opnd::S(r, 4) => r as usize + 2,
                     _ => return Err("the resource must be 4 SGPRs".into()),
                 };
                 if !(k1 && w.sk[n2] && w.sk[n2 + 1]) {
                     return Err("the resource is symbolic".into());
                 }
-                let _ = n1;
                 let base = vlo & ((1 << 48) - 1);
                 let records = w.s[n2];
                 let off = match o.get(2) {
@@ -1369,8 +1368,7 @@ impl<'a> Emulator<'a> {
             let lane_err = |e: String| format!("lane {l}: {e}");
             match m {
                 Mem::Load { bytes, signed } => {
-                    let (r, n) = Self::vreg(dst.expect("a destination"))?;
-                    let _ = n;
+                    let (r, _) = Self::vreg(dst.expect("a destination"))?;
                     if bytes < 4 {
                         let (v, k) = self.mem.read(addr, bytes as usize).map_err(lane_err)?;
                         let v = match (bytes, signed) {

@@ -5,8 +5,6 @@
 // Variants are named after the ISA mnemonics they stand for.
 #![allow(missing_docs)]
 
-use gpucosim_model::Profile;
-
 /// Comparison of `v_cmp_*`, `s_cmp_*`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cmp {
@@ -622,8 +620,7 @@ fn dwords(s: &str) -> Option<u8> {
 
 /// The access of a `global_`/`buffer_` suffix (`load_dword`, `store_b8`,
 /// `atomic_add_u32`, `load_format_xy`, …).
-fn mem(rest: &str, glc_atomic: bool) -> Option<Mem> {
-    let _ = glc_atomic;
+fn mem(rest: &str) -> Option<Mem> {
     if let Some(f) = rest
         .strip_prefix("load_format_")
         .map(|f| (f, false))
@@ -705,9 +702,10 @@ fn ds_name(m: &str) -> String {
     m.to_string()
 }
 
-/// What `mnemonic` (as written, `_e32`/`_e64` included) is on `profile`.
-/// Errors say why an instruction is not emulated.
-pub fn decode(profile: Profile, mnemonic: &str) -> Result<Op, String> {
+/// What `mnemonic` (as written, `_e32`/`_e64` included) is, on either
+/// profile (their spellings do not collide). Errors say why an instruction
+/// is not emulated.
+pub fn decode(mnemonic: &str) -> Result<Op, String> {
     let m = mnemonic
         .strip_suffix("_e32")
         .or_else(|| mnemonic.strip_suffix("_e64"))
@@ -715,7 +713,6 @@ pub fn decode(profile: Profile, mnemonic: &str) -> Result<Op, String> {
     if m.ends_with("_sdwa") || m.ends_with("_dpp") || m.contains("_dpp8") {
         return Err("SDWA and DPP forms are not emulated".into());
     }
-    let gfx9 = profile.gfx() == 9;
     const NOPS: &[&str] = &[
         "s_waitcnt",
         "s_waitcnt_vscnt",
@@ -970,19 +967,19 @@ pub fn decode(profile: Profile, mnemonic: &str) -> Result<Op, String> {
             .ok_or_else(|| format!("{m}: the LDS unit has no such operation"));
     }
     if let Some(r) = m.strip_prefix("global_") {
-        return mem(r, false)
+        return mem(r)
             .filter(|x| !matches!(x, Mem::Format { .. }))
             .map(|x| Op::Global(x, false))
             .ok_or_else(|| format!("{m} is not emulated"));
     }
     if let Some(r) = m.strip_prefix("flat_") {
-        return mem(r, false)
+        return mem(r)
             .filter(|x| !matches!(x, Mem::Format { .. }))
             .map(|x| Op::Global(x, true))
             .ok_or_else(|| format!("{m} is not emulated"));
     }
     if let Some(r) = m.strip_prefix("tbuffer_") {
-        return match mem(r, false) {
+        return match mem(r) {
             Some(Mem::Format { store, dwords, .. }) => Ok(Op::Buffer(Mem::Format {
                 store,
                 dwords,
@@ -992,14 +989,13 @@ pub fn decode(profile: Profile, mnemonic: &str) -> Result<Op, String> {
         };
     }
     if let Some(r) = m.strip_prefix("buffer_") {
-        return mem(r, false)
+        return mem(r)
             .map(Op::Buffer)
             .ok_or_else(|| format!("{m} is not emulated"));
     }
     if m.starts_with("scratch_") {
         return Err("scratch (private memory) is not emulated".into());
     }
-    let _ = gfx9;
     Err(format!("{m} is not emulated"))
 }
 
@@ -1009,41 +1005,33 @@ mod tests {
 
     #[test]
     fn mnemonics_of_both_profiles() {
-        let g9 = Profile::Gfx9;
-        let g11 = Profile::Gfx11;
-        assert_eq!(
-            decode(g11, "ds_load_2addr_stride64_b32").unwrap(),
-            Op::Ds(8)
-        );
-        assert_eq!(decode(g9, "ds_read2st64_b32").unwrap(), Op::Ds(8));
-        assert_eq!(decode(g11, "ds_store_b32").unwrap(), Op::Ds(18));
-        assert_eq!(decode(g11, "ds_add_u32").unwrap(), Op::Ds(32));
-        assert_eq!(
-            decode(g11, "ds_storexchg_rtn_b32").unwrap(),
-            Op::Ds(48 + 12)
-        );
-        assert!(decode(g9, "ds_read_b128")
+        assert_eq!(decode("ds_load_2addr_stride64_b32").unwrap(), Op::Ds(8));
+        assert_eq!(decode("ds_read2st64_b32").unwrap(), Op::Ds(8));
+        assert_eq!(decode("ds_store_b32").unwrap(), Op::Ds(18));
+        assert_eq!(decode("ds_add_u32").unwrap(), Op::Ds(32));
+        assert_eq!(decode("ds_storexchg_rtn_b32").unwrap(), Op::Ds(48 + 12));
+        assert!(decode("ds_read_b128")
             .unwrap_err()
             .contains("no such operation"));
         assert_eq!(
-            decode(g9, "v_cmpx_gt_u32_e32").unwrap(),
+            decode("v_cmpx_gt_u32_e32").unwrap(),
             Op::VCmp(Cmp::Gt, ty("u32").unwrap(), true)
         );
-        assert_eq!(decode(g11, "v_add_nc_u32_e32").unwrap(), Op::VAlu(Alu::Add));
-        assert_eq!(decode(g9, "v_lshl_or_b32").unwrap(), Op::VAlu(Alu::ShlOr));
+        assert_eq!(decode("v_add_nc_u32_e32").unwrap(), Op::VAlu(Alu::Add));
+        assert_eq!(decode("v_lshl_or_b32").unwrap(), Op::VAlu(Alu::ShlOr));
         assert_eq!(
-            decode(g9, "s_and_saveexec_b64").unwrap(),
+            decode("s_and_saveexec_b64").unwrap(),
             Op::SSaveexec(Save::And, true)
         );
         assert_eq!(
-            decode(g11, "s_and_not1_b32").unwrap(),
+            decode("s_and_not1_b32").unwrap(),
             Op::SAlu(Alu::AndN2, false)
         );
-        assert_eq!(decode(g9, "s_lshl_b64").unwrap(), Op::SAlu(Alu::Shl, true));
-        assert_eq!(decode(g9, "s_load_dwordx4").unwrap(), Op::SLoad(4));
-        assert_eq!(decode(g11, "s_load_b128").unwrap(), Op::SLoad(4));
+        assert_eq!(decode("s_lshl_b64").unwrap(), Op::SAlu(Alu::Shl, true));
+        assert_eq!(decode("s_load_dwordx4").unwrap(), Op::SLoad(4));
+        assert_eq!(decode("s_load_b128").unwrap(), Op::SLoad(4));
         assert_eq!(
-            decode(g9, "global_atomic_add").unwrap(),
+            decode("global_atomic_add").unwrap(),
             Op::Global(
                 Mem::Atomic {
                     op: MemAtomic::Add,
@@ -1053,7 +1041,7 @@ mod tests {
             )
         );
         assert_eq!(
-            decode(g11, "global_atomic_min_u32").unwrap(),
+            decode("global_atomic_min_u32").unwrap(),
             Op::Global(
                 Mem::Atomic {
                     op: MemAtomic::MinU,
@@ -1063,17 +1051,17 @@ mod tests {
             )
         );
         assert_eq!(
-            decode(g11, "buffer_load_b128").unwrap(),
+            decode("buffer_load_b128").unwrap(),
             Op::Buffer(Mem::Load {
                 bytes: 16,
                 signed: false
             })
         );
-        assert_eq!(decode(g9, "v_fma_f32").unwrap(), Op::VFloat);
-        assert!(decode(g9, "v_frobnicate_b32").is_err());
-        assert_eq!(decode(g9, "s_mov_b64").unwrap(), Op::SUn(Un::Mov, true));
+        assert_eq!(decode("v_fma_f32").unwrap(), Op::VFloat);
+        assert!(decode("v_frobnicate_b32").is_err());
+        assert_eq!(decode("s_mov_b64").unwrap(), Op::SUn(Un::Mov, true));
         assert_eq!(
-            decode(g9, "s_cmp_lg_u64").unwrap(),
+            decode("s_cmp_lg_u64").unwrap(),
             Op::SCmp(Cmp::Ne, ty("u64").unwrap(), false)
         );
     }
