@@ -569,6 +569,25 @@ fn bad_input_is_a_one_line_error() {
             "`ds_write_b32 v0, v3`: the address (v0) of lane 0 is symbolic",
         ),
         (
+            write(
+                "narrow.s",
+                &edge.replace(
+                    "\tglobal_load_dword v3, v[3:4], off\n",
+                    "\tglobal_load_dwordx2 v3, v[3:4], off\n",
+                ),
+            ),
+            launch.clone(),
+            "v3 is 1 VGPR(s); the access needs 2",
+        ),
+        (
+            write(
+                "v999.s",
+                &edge.replace("\tds_write_b32 v0, v3\n", "\tds_write_b32 v0, v999\n"),
+            ),
+            launch.clone(),
+            "operand `v999` is not a register or a constant",
+        ),
+        (
             dir().join("edge.gfx900.s"),
             write(
                 "l1.json",

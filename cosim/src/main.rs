@@ -572,7 +572,7 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
                 }
             }
             let (prog, profile) = gpucosim::kernel::read(&file, profile)?;
-            let em = emulate_launch(
+            let em = gpucosim::kernel::emu::emulate_file(
                 &file,
                 &prog,
                 profile,
@@ -640,7 +640,7 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
                 outputs::probe_dir(w, "--waves")?;
             }
             let (prog, profile) = gpucosim::kernel::read(&file, profile)?;
-            let em = emulate_launch(
+            let em = gpucosim::kernel::emu::emulate_file(
                 &file,
                 &prog,
                 profile,
@@ -651,7 +651,7 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
             )?;
             watchdog::catch_stop_signals();
             kernel_traffic_run(
-                &file, &launch, &em, profile, seed, cycles, &rtl, &waves, &bundles, limits,
+                &file, &launch, em, profile, seed, cycles, &rtl, &waves, &bundles, limits,
             )
         }
         Cmd::Kernel(KernelCmd::Run {
@@ -1059,24 +1059,6 @@ fn run_one<B: gpucosim::testbench::Testbench>(
     }))
 }
 
-/// Reads a launch file and emulates it.
-fn emulate_launch(
-    file: &std::path::Path,
-    prog: &gpucosim::kernel::asm::Program,
-    profile: Profile,
-    launch: &std::path::Path,
-    kernel: Option<&str>,
-    seed: Option<u64>,
-    record: bool,
-) -> Result<gpucosim::kernel::emu::Emulation> {
-    use gpucosim::kernel::emu;
-    let text = std::fs::read_to_string(launch).map_err(|e| Error::io(launch, e))?;
-    let l = emu::launch::Launch::parse(&text, prog, profile, kernel, seed)
-        .map_err(|e| Error::Input(format!("{}: {e}", launch.display())))?;
-    emu::emulate(&file.display().to_string(), prog, profile, l, record)
-        .map_err(|e| Error::Input(format!("{}: kernel emulation failed: {e}", file.display())))
-}
-
 /// `kernel run --launch`: the emulated launch's LDS and buffer traffic
 /// through the LDS and TA units in lock-step, one run per unit, each
 /// failure bundled with its transactions.
@@ -1084,7 +1066,7 @@ fn emulate_launch(
 fn kernel_traffic_run(
     file: &std::path::Path,
     launch: &std::path::Path,
-    em: &gpucosim::kernel::emu::Emulation,
+    em: gpucosim::kernel::emu::Emulation,
     profile: Profile,
     seed: u64,
     cycles: Option<u64>,
@@ -1136,11 +1118,10 @@ fn kernel_traffic_run(
         cmd: &cmd,
     };
     let mut worst = ExitCode::SUCCESS;
-    let lds: Vec<_> = em.traffic.lds.iter().map(|(_, t)| t.clone()).collect();
-    let ta: Vec<_> = em.traffic.ta.iter().map(|(_, t)| t.clone()).collect();
-    let lds_code = traffic_unit::<gpucosim::units::lds::LdsTestbench>(&ctx, "lds", lds)?;
+    let traffic = em.traffic;
+    let lds_code = traffic_unit::<gpucosim::units::lds::LdsTestbench>(&ctx, "lds", traffic.lds)?;
     ctx.cycles = ta_cycles;
-    let ta_code = traffic_unit::<gpucosim::units::ta::TaTestbench>(&ctx, "ta", ta)?;
+    let ta_code = traffic_unit::<gpucosim::units::ta::TaTestbench>(&ctx, "ta", traffic.ta)?;
     for code in [lds_code, ta_code] {
         if code != ExitCode::SUCCESS {
             worst = code;

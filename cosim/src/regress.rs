@@ -81,9 +81,7 @@ impl KernelRef {
     /// its traffic goes to (lds, ta). The launch is read (and checked) now.
     pub fn launches(file: &Path, launch: &Path) -> Result<Vec<KernelRef>> {
         let (prog, profile) = crate::kernel::read(file, None)?;
-        let text = std::fs::read_to_string(launch).map_err(|e| Error::io(launch, e))?;
-        let l = crate::kernel::emu::launch::Launch::parse(&text, &prog, profile, None, None)
-            .map_err(|e| Error::Input(format!("{}: {e}", launch.display())))?;
+        let l = crate::kernel::emu::launch::Launch::read(launch, &prog, profile, None, None)?;
         let file = file.canonicalize().map_err(|e| Error::io(file, e))?;
         let launch = launch.canonicalize().map_err(|e| Error::io(launch, e))?;
         Ok(["lds", "ta"]
@@ -109,26 +107,18 @@ impl KernelRef {
             return self.stimulus(seed)?.iter().map(json).collect();
         };
         let (prog, profile) = crate::kernel::read(&self.file, Some(self.profile))?;
-        let text = std::fs::read_to_string(launch).map_err(|e| Error::io(launch, e))?;
-        let l = crate::kernel::emu::launch::Launch::parse(
-            &text,
+        let em = crate::kernel::emu::emulate_file(
+            &self.file,
             &prog,
             profile,
+            launch,
             Some(&self.name),
             Some(seed),
-        )
-        .map_err(|e| Error::Input(format!("{}: {e}", launch.display())))?;
-        let em =
-            crate::kernel::emu::emulate(&self.file.display().to_string(), &prog, profile, l, true)
-                .map_err(|e| {
-                    Error::Input(format!(
-                        "{}: kernel emulation failed: {e}",
-                        self.file.display()
-                    ))
-                })?;
+            true,
+        )?;
         match self.unit.as_str() {
-            "lds" => em.traffic.lds.iter().map(|(_, t)| json(t)).collect(),
-            _ => em.traffic.ta.iter().map(|(_, t)| json(t)).collect(),
+            "lds" => em.traffic.lds.iter().map(json).collect(),
+            _ => em.traffic.ta.iter().map(json).collect(),
         }
     }
 

@@ -94,12 +94,15 @@ pub fn operand(t: &str) -> Option<Opnd> {
     }
     if let Some(rest) = t.strip_prefix('s').or_else(|| t.strip_prefix('v')) {
         let vec = t.starts_with('v');
+        // Registers past the file (256 VGPRs, the SGPR file) are not operands.
+        let limit = if vec { 256 } else { NSGPR as u16 };
         let mk = |first: u16, n: u8| {
-            if vec {
+            let o = if vec {
                 Opnd::V(first, n)
             } else {
                 Opnd::S(first, n)
-            }
+            };
+            (first.saturating_add(u16::from(n)) <= limit).then_some(o)
         };
         if let Some(range) = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
             let (a, b) = range.split_once(':')?;
@@ -107,10 +110,10 @@ pub fn operand(t: &str) -> Option<Opnd> {
             if b < a || b - a >= 16 {
                 return None;
             }
-            return Some(mk(a, (b - a + 1) as u8));
+            return mk(a, (b - a + 1) as u8);
         }
         if let Ok(n) = rest.parse::<u16>() {
-            return Some(mk(n, 1));
+            return mk(n, 1);
         }
     }
     constant(t)
@@ -252,6 +255,11 @@ mod tests {
             Some(Opnd::Float(0x3f80_0000, 0x3ff0_0000_0000_0000))
         );
         assert_eq!(operand(".LBB0_2"), None);
+        assert_eq!(operand("v255"), Some(Opnd::V(255, 1)));
+        assert_eq!(operand("v256"), None);
+        assert_eq!(operand("v[254:256]"), None);
+        assert_eq!(operand("s[126:127]"), Some(Opnd::S(126, 2)));
+        assert_eq!(operand("s128"), None);
         let (o, m) = split_mods("v1 offset1:2 format:[BUF_FMT_32_FLOAT, x]");
         assert_eq!(o, "v1");
         assert_eq!(m, ["offset1:2", "format:[BUF_FMT_32_FLOAT, x]"]);

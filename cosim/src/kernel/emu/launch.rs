@@ -398,6 +398,20 @@ fn buffer(v: &Value, what: &str, rng: &mut ChaCha8Rng) -> Result<Vec<u8>, String
 }
 
 impl Launch {
+    /// Reads the launch file `path` ([`Launch::parse`]); errors name it.
+    pub fn read(
+        path: &std::path::Path,
+        prog: &asm::Program,
+        profile: Profile,
+        kernel: Option<&str>,
+        seed: Option<u64>,
+    ) -> crate::error::Result<Launch> {
+        use crate::error::Error;
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Launch::parse(&text, prog, profile, kernel, seed)
+            .map_err(|e| Error::Input(format!("{}: {e}", path.display())))
+    }
+
     /// Reads a launch description (JSON) for a kernel of `prog`.
     pub fn parse(
         text: &str,

@@ -212,14 +212,13 @@ pub const MAX_TRAFFIC: usize = 250_000;
 /// The longest a wave may run (instructions) before it is taken as stuck.
 pub const MAX_STEPS: u64 = 20_000_000;
 
-/// The unit transactions an emulation produced, each with the index of
-/// the instruction it came from.
+/// The unit transactions an emulation produced, in emulation order.
 #[derive(Debug, Clone, Default)]
 pub struct Traffic {
     /// LDS-unit transactions.
-    pub lds: Vec<(usize, LdsTxn)>,
+    pub lds: Vec<LdsTxn>,
     /// TA-unit transactions.
-    pub ta: Vec<(usize, TaTxn)>,
+    pub ta: Vec<TaTxn>,
 }
 
 /// An emulation of one launch.
@@ -530,6 +529,18 @@ impl<'a> Emulator<'a> {
         } else {
             w.vk[reg] &= !(1 << l);
         }
+    }
+
+    /// The first VGPR of `o`, which must span at least `need` registers.
+    fn vregs(o: Opnd, need: usize) -> R<usize> {
+        let (r, n) = Self::vreg(o)?;
+        if n < need {
+            return Err(format!(
+                "{} is {n} VGPR(s); the access needs {need}",
+                text(o)
+            ));
+        }
+        Ok(r)
     }
 
     fn vreg(o: Opnd) -> R<(usize, usize)> {
@@ -1312,7 +1323,7 @@ impl<'a> Emulator<'a> {
                 return Err(too_much("LDS", self.max_traffic));
             }
             let gap = self.rng.gen_range(0..=2);
-            self.traffic.lds.push((at, LdsTxn { req, gap }));
+            self.traffic.lds.push(LdsTxn { req, gap });
         }
         Ok(())
     }
@@ -1340,6 +1351,16 @@ impl<'a> Emulator<'a> {
             _ => None,
         };
         let off = ins.m.offset.unwrap_or(0) as u64;
+        if let Some(d) = data {
+            Self::vregs(d, m.data_regs())?;
+        }
+        if let Some(d) = dst {
+            let n = match m {
+                Mem::Atomic { bytes, .. } => usize::from(bytes / 4),
+                _ => m.data_regs(),
+            };
+            Self::vregs(d, n)?;
+        }
         let active = w.active();
         for l in lanes(active) {
             let base = match saddr {
@@ -1557,7 +1578,8 @@ impl<'a> Emulator<'a> {
         let res_box = std::mem::take(&mut self.ta_res);
         let res = &*res_box;
         let (slots, sb) = (res.shape.slots as usize, res.shape.slot_bytes as usize);
-        let (r0, nregs) = Self::vreg(vdata)?;
+        let r0 = Self::vregs(vdata, m.data_regs())?;
+        let nregs = m.data_regs();
         for l in lanes(active) {
             let acc = |d: usize| get_bit(&res.access, 4 * l + d);
             let lane_err = |e: String| format!("lane {l}: {e}");
@@ -1637,15 +1659,12 @@ impl<'a> Emulator<'a> {
             } else {
                 (0, 0)
             };
-            self.traffic.ta.push((
-                at,
-                TaTxn {
-                    instr,
-                    gap,
-                    ready,
-                    ready_len,
-                },
-            ));
+            self.traffic.ta.push(TaTxn {
+                instr,
+                gap,
+                ready,
+                ready_len,
+            });
         }
         Ok(())
     }
@@ -1757,6 +1776,24 @@ pub struct Emulation {
     pub buffers: Vec<(String, Vec<Option<u32>>)>,
     /// Wall time of the emulation, seconds.
     pub seconds: f64,
+}
+
+/// Reads the launch file `path` for a kernel of `prog` (`kernel`, `seed`:
+/// overrides of the launch's own), and emulates it; `record`: keep the
+/// unit transactions. Errors name the file they concern.
+pub fn emulate_file(
+    file: &std::path::Path,
+    prog: &asm::Program,
+    profile: Profile,
+    path: &std::path::Path,
+    kernel: Option<&str>,
+    seed: Option<u64>,
+    record: bool,
+) -> crate::error::Result<Emulation> {
+    use crate::error::Error;
+    let l = Launch::read(path, prog, profile, kernel, seed)?;
+    emulate(&file.display().to_string(), prog, profile, l, record)
+        .map_err(|e| Error::Input(format!("{}: kernel emulation failed: {e}", file.display())))
 }
 
 /// Emulates `launch` of its kernel in `prog`; `record`: keep the unit

@@ -267,7 +267,6 @@ impl Alu {
             "sub" | "sub_nc" => Sub,
             "subrev" | "subrev_nc" => SubRev,
             "mul_lo" | "mul" => Mul,
-            "mul_hi" => return None,
             "lshl" => Shl,
             "lshr" => Shr,
             "ashr" => Sar,
@@ -603,6 +602,20 @@ pub enum Op {
     Global(Mem, bool),
     /// A MUBUF (`typed`: MTBUF) access.
     Buffer(Mem),
+}
+
+impl Mem {
+    /// VGPRs its data operand spans (a store's or an atomic's data, a
+    /// load's destination; cmpswap's data is the value and the compare).
+    pub fn data_regs(self) -> usize {
+        match self {
+            Mem::Load { bytes, .. } | Mem::Store { bytes } => usize::from(bytes).div_ceil(4),
+            Mem::Atomic { op, bytes } => {
+                usize::from(bytes / 4) * if op == MemAtomic::CmpSwap { 2 } else { 1 }
+            }
+            Mem::Format { dwords, .. } => usize::from(dwords),
+        }
+    }
 }
 
 /// Dwords of `_dword`, `_dwordx2`, `_b64`, … suffixes.

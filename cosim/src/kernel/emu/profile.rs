@@ -269,7 +269,6 @@ pub struct Profile {
 
 impl Profile {
     /// The profile of `stats` for `kernel`.
-    #[allow(clippy::too_many_arguments)]
     pub fn new(
         file: &str,
         kernel: &asm::Kernel,
