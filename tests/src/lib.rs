@@ -387,7 +387,7 @@ pub struct Vcd {
     /// The header: `$date`, `$version`, `$timescale`, comments and scopes.
     pub header: vcd::Header,
     /// Every variable by its dotted scope path (`tb.mismatch.any`,
-    /// `tb.rtl.q_o.3`; a bit range is not part of the path), with its
+    /// `tb.rtl.q_o[3]`; a bit range is not part of the path), with its
     /// identifier code and width.
     pub vars: BTreeMap<String, (vcd::IdCode, u32)>,
     /// Changes before the first timestamp.

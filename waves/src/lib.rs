@@ -3,11 +3,13 @@
 //! [`Capture`] keeps the last `window` cycles of inputs and of both sides'
 //! outputs in one preallocated buffer (a ring; recording a cycle is three
 //! `memcpy`s). [`VcdWriter`] turns frames into a VCD that GTKWave or Surfer
-//! loads: scope `tb` holds `clk`, `cycle`, `in.*` (the inputs), `model.*` and
-//! `rtl.*` (both sides' outputs side by side) and `mismatch.*` (one bit per
-//! compared output, plus `mismatch.any`). Array ports become a scope with one
-//! variable per element (`tb.rtl.lane_addr_o.017`). Cycle `n` is at time
-//! `10n` ns, its rising clock edge at `10n + 5`.
+//! loads: scope `tb` holds `clk`, `cycle` (an integer), `in.*` (the inputs),
+//! `model.*` and `rtl.*` (both sides' outputs side by side) and `mismatch.*`
+//! (one bit per compared output, plus `mismatch.any`). Every port has its
+//! natural width (the 128-bit V# is one variable); an array port is one
+//! variable per element, named as viewers show it (`tb.rtl.lane_addr_o[17]`,
+//! declared `lane_addr_o[17] [47:0]`). [`Layout`] lists the variables. Cycle
+//! `n` is at time `10n` ns, its rising clock edge at `10n + 5`.
 //!
 //! ```
 //! use gpucosim_waves::{Capture, VcdWriter, Meta};
@@ -31,7 +33,7 @@
 //! let any = id(&["tb", "mismatch", "any"]);
 //! let model_q = id(&["tb", "model", "q_o"]);
 //! let rtl_q = id(&["tb", "rtl", "q_o"]);
-//! let d0 = id(&["tb", "in", "d_i", "0"]); // element 0 of the array port d_i
+//! let d0 = id(&["tb", "in", "d_i[0]"]); // element 0 of the array port d_i
 //! let (mut now, mut stamps, mut rises, mut values) = (0, vec![], vec![], vec![]);
 //! for command in parser {
 //!     match command.unwrap() {
@@ -59,7 +61,7 @@
 use gpucosim_model::ports::{get_bits, Dir, PortTable};
 use std::io::{self, Write};
 use std::path::Path;
-use vcd::{IdCode, TimescaleUnit};
+use vcd::{IdCode, ReferenceIndex, TimescaleUnit, VarType};
 
 /// A ring buffer of the last `window` cycles.
 pub struct Capture {
@@ -156,29 +158,152 @@ pub struct Meta {
     pub comments: Vec<String>,
 }
 
-/// One VCD variable: a port element in one of the value groups.
+/// Which buffer of a frame a variable reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Group {
+    /// The inputs (scope `tb.in`).
+    In,
+    /// The model's outputs (scope `tb.model`).
+    Model,
+    /// The RTL's outputs (scope `tb.rtl`).
+    Rtl,
+}
+
+impl Group {
+    /// The scope under `tb` holding the group.
+    pub fn scope(self) -> &'static str {
+        match self {
+            Group::In => "in",
+            Group::Model => "model",
+            Group::Rtl => "rtl",
+        }
+    }
+}
+
+/// One waveform variable: a port, or one element of an array port, in one
+/// group.
+#[derive(Debug, Clone)]
+pub struct Var {
+    /// The group (and so the scope and the buffer).
+    pub group: Group,
+    /// The port's name.
+    pub port: &'static str,
+    /// The element of an array port.
+    pub elem: Option<u32>,
+    /// Width in bits (the port's natural width: a 128-bit V# is one
+    /// 128-bit variable).
+    pub width: u32,
+    /// Word offset of the port in its buffer.
+    pub offset: usize,
+    /// Bit offset of the variable within the port.
+    pub lsb: usize,
+}
+
+impl Var {
+    /// The variable's name in its scope: `lane_addr_o[17]` for element 17
+    /// of `lane_addr_o`, the port's name otherwise.
+    pub fn name(&self) -> String {
+        match self.elem {
+            Some(e) => format!("{}[{e}]", self.port),
+            None => self.port.to_string(),
+        }
+    }
+
+    /// The full path: `tb.model.lane_addr_o[17]`.
+    pub fn path(&self) -> String {
+        format!("tb.{}.{}", self.group.scope(), self.name())
+    }
+
+    /// The variable's value in `buf` (the frame's buffer of its group), as
+    /// little-endian 32-bit words.
+    pub fn words<'a>(&self, buf: &'a [u32]) -> &'a [u32] {
+        debug_assert!(self.lsb % 32 == 0);
+        let w = self.offset + self.lsb / 32;
+        &buf[w..w + self.width.div_ceil(32) as usize]
+    }
+
+    /// The variable's value in `buf` when it is at most 64 bits wide.
+    pub fn value(&self, buf: &[u32]) -> u64 {
+        get_bits(&buf[self.offset..], self.lsb, self.width.min(64))
+    }
+}
+
+/// The variables of a port table, in the order the waveforms declare them:
+/// `tb.in.*` (inputs), `tb.model.*` and `tb.rtl.*` (outputs), each port in
+/// table order and an array port as one variable per element named
+/// `port[e]`. After them, the waveforms hold `tb.mismatch.any` and one
+/// `tb.mismatch.<port>` bit per output port.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    /// The value variables.
+    pub vars: Vec<Var>,
+    /// The output ports: name, word offset and words.
+    pub outputs: Vec<(&'static str, usize, usize)>,
+}
+
+impl Layout {
+    /// The layout of `table`'s ports.
+    pub fn new(table: &PortTable) -> Layout {
+        let mut vars = Vec::new();
+        for group in [Group::In, Group::Model, Group::Rtl] {
+            let dir = if group == Group::In {
+                Dir::In
+            } else {
+                Dir::Out
+            };
+            for (d, p) in table.of(dir) {
+                if d.elems > 1 {
+                    for e in 0..d.elems {
+                        vars.push(Var {
+                            group,
+                            port: d.name,
+                            elem: Some(e),
+                            width: d.elem_width,
+                            offset: p.offset,
+                            lsb: (e * d.elem_width) as usize,
+                        });
+                    }
+                } else {
+                    vars.push(Var {
+                        group,
+                        port: d.name,
+                        elem: None,
+                        width: d.width(),
+                        offset: p.offset,
+                        lsb: 0,
+                    });
+                }
+            }
+        }
+        let outputs = table
+            .of(Dir::Out)
+            .map(|(d, p)| (d.name, p.offset, p.words()))
+            .collect();
+        Layout { vars, outputs }
+    }
+}
+
+/// A variable as the writer tracks it.
 struct VarRef {
     /// The identifier code as written after a value.
     code: Box<[u8]>,
+    group: Group,
     /// Word offset of the port in its buffer.
     offset: usize,
     /// Bit offset of the element within the port.
     lsb: usize,
     width: u32,
-    /// Previous value written (for change detection); `None` before the first.
+    /// Previous value written (for change detection); `None` before the
+    /// first. Variables wider than 64 bits keep theirs in `wide`.
     last: Option<u64>,
-}
-
-enum Group {
-    In,
-    Model,
-    Rtl,
+    /// Previous value of a variable wider than 64 bits.
+    wide: Vec<u32>,
 }
 
 /// Streams frames into a VCD.
 pub struct VcdWriter<W: Write> {
     w: vcd::Writer<W>,
-    vars: Vec<(Group, VarRef)>,
+    vars: Vec<VarRef>,
     /// Per output port: (id code, offset, words, last value).
     mism: Vec<(Code, usize, usize, Option<bool>)>,
     any: Box<[u8]>,
@@ -200,6 +325,7 @@ fn code(id: IdCode) -> Code {
 impl<W: Write> VcdWriter<W> {
     /// Writes the header for `table`'s ports.
     pub fn new(out: W, table: &PortTable, meta: &Meta) -> io::Result<Self> {
+        let layout = Layout::new(table);
         let mut w = vcd::Writer::new(out);
         for c in &meta.comments {
             w.comment(c)?;
@@ -207,76 +333,40 @@ impl<W: Write> VcdWriter<W> {
         w.timescale(1, TimescaleUnit::NS)?;
         w.add_module("tb")?;
         let clk = w.add_wire(1, "clk")?;
-        let cycle_id = w.add_wire(64, "cycle")?;
+        let cycle_id = w.add_var(VarType::Integer, 64, "cycle", None)?;
         let mut vars = Vec::new();
-        for (scope, dir) in [("in", Dir::In), ("model", Dir::Out), ("rtl", Dir::Out)] {
-            w.add_module(scope)?;
-            for (d, p) in table.of(dir) {
-                let group = match scope {
-                    "in" => Group::In,
-                    "model" => Group::Model,
-                    _ => Group::Rtl,
-                };
-                // Wide scalar ports are split into 64-bit chunks so values
-                // stay in a u64; arrays into their elements.
-                if d.elems > 1 && d.elem_width <= 64 {
-                    w.add_module(d.name)?;
-                    let digits = (d.elems - 1).to_string().len();
-                    for e in 0..d.elems {
-                        let id = w.add_wire(d.elem_width, &format!("{e:0digits$}"))?;
-                        vars.push((
-                            group_clone(&group),
-                            VarRef {
-                                code: code(id),
-                                offset: p.offset,
-                                lsb: (e * d.elem_width) as usize,
-                                width: d.elem_width,
-                                last: None,
-                            },
-                        ));
-                    }
-                    w.upscope()?;
-                } else if d.width() <= 64 {
-                    let id = w.add_wire(d.width(), d.name)?;
-                    vars.push((
-                        group,
-                        VarRef {
-                            code: code(id),
-                            offset: p.offset,
-                            lsb: 0,
-                            width: d.width(),
-                            last: None,
-                        },
-                    ));
-                } else {
-                    w.add_module(d.name)?;
-                    let chunks = d.width().div_ceil(64);
-                    for c in 0..chunks {
-                        let width = (d.width() - 64 * c).min(64);
-                        let name = format!("bits_{}_{}", 64 * c + width - 1, 64 * c);
-                        let id = w.add_wire(width, &name)?;
-                        vars.push((
-                            group_clone(&group),
-                            VarRef {
-                                code: code(id),
-                                offset: p.offset,
-                                lsb: 64 * c as usize,
-                                width,
-                                last: None,
-                            },
-                        ));
-                    }
+        let mut scope = None;
+        for v in &layout.vars {
+            if scope != Some(v.group) {
+                if scope.is_some() {
                     w.upscope()?;
                 }
+                w.add_module(v.group.scope())?;
+                scope = Some(v.group);
             }
+            // `name [msb:0]`, as simulators write vectors, so that viewers
+            // show `lane_addr_o[17][47:0]`.
+            let index = (v.width > 1).then(|| ReferenceIndex::Range(v.width as i32 - 1, 0));
+            let id = w.add_var(VarType::Wire, v.width, &v.name(), index)?;
+            vars.push(VarRef {
+                code: code(id),
+                group: v.group,
+                offset: v.offset,
+                lsb: v.lsb,
+                width: v.width,
+                last: None,
+                wide: Vec::new(),
+            });
+        }
+        if scope.is_some() {
             w.upscope()?;
         }
         w.add_module("mismatch")?;
         let any = w.add_wire(1, "any")?;
         let mut mism = Vec::new();
-        for (d, p) in table.of(Dir::Out) {
-            let id = w.add_wire(1, d.name)?;
-            mism.push((code(id), p.offset, p.words(), None));
+        for (name, offset, words) in &layout.outputs {
+            let id = w.add_wire(1, name)?;
+            mism.push((code(id), *offset, *words, None));
         }
         w.upscope()?;
         w.upscope()?;
@@ -301,16 +391,27 @@ impl<W: Write> VcdWriter<W> {
         s.clear();
         scalar(s, &self.clk, false);
         vector(s, &self.cycle_id, f.cycle, 64);
-        for (g, v) in &mut self.vars {
-            let buf = match g {
+        for v in &mut self.vars {
+            let buf = match v.group {
                 Group::In => f.inputs,
                 Group::Model => f.model,
                 Group::Rtl => f.rtl,
             };
-            let val = get_bits(&buf[v.offset..], v.lsb, v.width);
-            if v.last != Some(val) {
-                v.last = Some(val);
-                vector(s, &v.code, val, v.width);
+            if v.width <= 64 {
+                let val = get_bits(&buf[v.offset..], v.lsb, v.width);
+                if v.last != Some(val) {
+                    v.last = Some(val);
+                    vector(s, &v.code, val, v.width);
+                }
+            } else {
+                let w = v.offset + v.lsb / 32;
+                let words = &buf[w..w + v.width.div_ceil(32) as usize];
+                if v.last.is_none() || v.wide != words {
+                    v.last = Some(0);
+                    v.wide.clear();
+                    v.wide.extend_from_slice(words);
+                    wide_vector(s, &v.code, words);
+                }
             }
         }
         let mut any = false;
@@ -339,12 +440,28 @@ impl<W: Write> VcdWriter<W> {
     }
 }
 
-fn group_clone(g: &Group) -> Group {
-    match g {
-        Group::In => Group::In,
-        Group::Model => Group::Model,
-        Group::Rtl => Group::Rtl,
+/// Appends a vector change of a value given as little-endian words,
+/// `b<bits> <id>` with leading zeros dropped.
+fn wide_vector(s: &mut Vec<u8>, code: &[u8], words: &[u32]) {
+    s.push(b'b');
+    let top = words.iter().rposition(|&w| w != 0);
+    match top {
+        None => s.push(b'0'),
+        Some(t) => {
+            let n = 32 - words[t].leading_zeros() as usize;
+            for i in (0..n).rev() {
+                s.push(b'0' + (words[t] >> i & 1) as u8);
+            }
+            for w in words[..t].iter().rev() {
+                for i in (0..32).rev() {
+                    s.push(b'0' + (w >> i & 1) as u8);
+                }
+            }
+        }
     }
+    s.push(b' ');
+    s.extend_from_slice(code);
+    s.push(b'\n');
 }
 
 /// Appends a scalar change, `0<id>` or `1<id>`, as the `vcd` crate writes it.
@@ -444,6 +561,39 @@ mod tests {
                 String::from_utf8(theirs.writer().clone()).unwrap(),
                 "value {v:#x} width {width}"
             );
+        }
+    }
+
+    /// Values wider than 64 bits are written whole, leading zeros dropped.
+    #[test]
+    fn wide_values_are_written_whole() {
+        let mut s = Vec::new();
+        wide_vector(&mut s, b"!", &[0x1, 0, 0x5, 0]);
+        let want = format!("b101{}{} !\n", "0".repeat(32), format!("{:032b}", 1));
+        assert_eq!(String::from_utf8(s).unwrap(), want);
+        let mut z = Vec::new();
+        wide_vector(&mut z, b"#", &[0, 0, 0, 0]);
+        assert_eq!(z, b"b0 #\n");
+    }
+
+    /// Array elements are named `port[e]` and declared with their range; a
+    /// 128-bit port is one variable; the cycle is an integer.
+    #[test]
+    fn names_and_widths() {
+        gpucosim_model::ports! {
+            mod toy("toy", "toy_top") { input rst_ni: 1, input v_i: 128, input d_i: 8 x 3, output q_o: 128 x 2 }
+        }
+        let mut out = Vec::new();
+        let w = VcdWriter::new(&mut out, &toy::TABLE, &Meta::default()).unwrap();
+        w.finish().unwrap();
+        let text = String::from_utf8(out).unwrap();
+        for decl in [
+            "$var integer 64 \" cycle $end",
+            "$var wire 128 $ v_i [127:0] $end",
+            "d_i[2] [7:0] $end",
+            "q_o[1] [127:0] $end",
+        ] {
+            assert!(text.contains(decl), "{decl:?} missing in\n{text}");
         }
     }
 
