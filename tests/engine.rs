@@ -32,6 +32,25 @@ fn toy_model_and_rtl_agree_on_both_profiles() {
     }
 }
 
+/// A divergence while `rst_ni` is low says so.
+#[test]
+fn a_divergence_during_reset_is_labelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let rtl = toy_rtl(dir.path(), Some(("sum_q <= '0;", "sum_q <= 40'd5;")));
+    let s = spec(&rtl, None, Profile::Gfx9, 100);
+    let (out, _) = gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Fresh, false).unwrap();
+    let first = &out.mismatches[0];
+    assert!(first.in_reset && first.cycle < 2, "{first:?}");
+    let text = report(&s, &out, &toy_ports::TABLE);
+    assert!(
+        text.starts_with(&format!(
+            "DIVERGENCE in toy.gfx9.5 at cycle {}, during reset (rst_ni low): model and RTL differ on sum_o",
+            first.cycle
+        )),
+        "{text}"
+    );
+}
+
 #[test]
 fn a_broken_rtl_diverges_with_report_and_waveforms() {
     let dir = tempfile::tempdir().unwrap();
@@ -53,7 +72,17 @@ fn a_broken_rtl_diverges_with_report_and_waveforms() {
         text.contains("reproduce: gpucosim run --unit toy --profile gfx9 --seed 5"),
         "{text}"
     );
-    assert!(text.contains("transaction #0 in flight"), "{text}");
+    assert!(
+        text.contains("transaction #0, in flight in cycle 3:"),
+        "{text}"
+    );
+    // The model state is the one the waveform shows in that cycle (the sum
+    // on sum_o), not the one after its edge.
+    assert!(
+        text.contains("model state in cycle 3, before its edge: sum=0x3fffffffc"),
+        "{text}"
+    );
+    assert!(!text.contains("during reset"), "{text}");
     // The VCD holds the divergence: mismatch.any rises at 10 * cycle, with
     // both sides' values.
     let vcd = Vcd::read(out.vcd.as_ref().unwrap());

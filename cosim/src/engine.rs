@@ -17,7 +17,7 @@
 
 use crate::error::{Error, Result};
 use crate::rtl::{Rtl, RtlEnd, STATUS_TEXT};
-use crate::testbench::{Drive, Driver, Testbench, TxnSource};
+use crate::testbench::{Drive, Driver, Index, Testbench, TxnSource};
 use crate::watchdog::{self, Guard, Limits, StopReason};
 use gpucosim_model::ports::{Dir, Port, PortTable};
 use gpucosim_model::{Coverage, Profile, Unit};
@@ -131,6 +131,8 @@ impl RunSpec {
     }
 }
 
+pub use crate::report::{report, signal_name, Headline};
+
 /// Quotes `s` for a POSIX shell when it needs it.
 pub fn shell_quote(s: &str) -> String {
     if !s.is_empty()
@@ -154,10 +156,24 @@ pub struct Mismatch {
     pub model: String,
     /// RTL value (hex).
     pub rtl: String,
-    /// For array ports: the first differing elements `(index, model, rtl)`.
-    pub elements: Vec<(usize, u64, u64)>,
-    /// Number of differing elements.
-    pub elements_differing: usize,
+    /// `rst_ni` was low in that cycle.
+    pub in_reset: bool,
+    /// What an element (or a bit of a mask) of the port stands for, when
+    /// the unit says ([`Testbench::index`]).
+    pub index: Option<Index>,
+    /// The differing elements of an array port, or the differing bits of a
+    /// mask (a flat port with an index): `(index, model, rtl)` in hex, in
+    /// order.
+    pub elements: Vec<(usize, String, String)>,
+}
+
+impl Mismatch {
+    /// The element (lane, wave, …) the divergence is first seen in, when
+    /// the port says what its elements are.
+    pub fn focus(&self) -> Option<(Index, usize)> {
+        let ix = self.index?;
+        self.elements.first().map(|e| (ix, ix.item(e.0)))
+    }
 }
 
 /// Why a run ended.
@@ -263,8 +279,14 @@ pub struct Outcome<T> {
     /// The transaction in flight at the first divergence (or at the end of
     /// a run that did not complete), with its index.
     pub in_flight: Option<(usize, T)>,
-    /// The model's description of its state then.
+    /// The model's description of its state then (before the edge that
+    /// ends that cycle, as the waveform shows the cycle).
     pub state: Option<String>,
+    /// A text waveform of the diverging ports over the last cycles up to
+    /// the divergence, model above RTL.
+    pub trace: Option<String>,
+    /// Viewer sessions written next to the waveform.
+    pub sessions: Vec<PathBuf>,
     /// VCD written, if any.
     pub vcd: Option<PathBuf>,
     /// The first and last cycle of the VCD window.
@@ -501,15 +523,22 @@ impl<'a, B: Testbench> ModelRun<'a, B> {
     /// for the first [`RESET_CYCLES`].
     #[inline]
     pub fn cycle(&mut self, cycle: u64, inp: &mut [u32], mout: &mut [u32]) -> Drive {
+        let status = self.drive(cycle, inp, mout);
+        self.model.step(inp, mout);
+        status
+    }
+
+    /// The first half of [`ModelRun::cycle`]: the driver sets the inputs;
+    /// the model has not stepped yet.
+    #[inline]
+    fn drive(&mut self, cycle: u64, inp: &mut [u32], mout: &[u32]) -> Drive {
         inp.fill(0);
-        let status = if cycle < RESET_CYCLES {
+        if cycle < RESET_CYCLES {
             Drive::Busy
         } else {
             self.rst.set(inp, 1);
             self.driver.drive(mout, inp, &mut self.src)
-        };
-        self.model.step(inp, mout);
-        status
+        }
     }
 
     /// Runs a fresh run from cycle 0 until the driver reports its stimulus
@@ -560,14 +589,38 @@ impl<'a, B: Testbench> ModelRun<'a, B> {
         self.model.as_ref()
     }
 
-    /// What the report says is in flight: the driver's oldest transaction
+    /// What the report says is in flight: the driver's transaction that
+    /// concerns `focus` (the diverging lane or wave; its oldest when none)
     /// and the model's state.
-    fn context(&self) -> (Option<(usize, B::Txn)>, String) {
+    fn context(&self, focus: Option<(Index, usize)>) -> (Option<(usize, B::Txn)>, String) {
         let t = self
             .driver
-            .in_flight()
+            .in_flight_at(focus)
             .and_then(|i| self.src.nth(i).map(|t| (i, t)));
         (t, self.model.in_flight())
+    }
+
+    /// Runs cycles `0..=until` (the model stepping all but the last) and
+    /// returns the context in cycle `at` (at most `until`) as the
+    /// waveform shows it: the inputs of the cycle applied, the model's
+    /// state before its edge.
+    fn context_at(
+        &mut self,
+        at: u64,
+        until: u64,
+        focus: Option<(Index, usize)>,
+    ) -> (Option<(usize, B::Txn)>, String) {
+        let table = B::table();
+        let (mut inp, mut mout) = (vec![0u32; table.in_words()], vec![0u32; table.out_words()]);
+        let mut context = None;
+        for c in 0..=until {
+            self.drive(c, &mut inp, &mout);
+            if c == at {
+                context = Some(self.context(focus));
+            }
+            self.model.step(&inp, &mut mout);
+        }
+        context.unwrap_or_else(|| self.context(focus))
     }
 }
 
@@ -580,6 +633,7 @@ const TEXT_TAIL: usize = 20;
 struct Checker<'s> {
     spec: &'s RunSpec,
     table: &'static PortTable,
+    index: fn(&str) -> Option<Index>,
     rtl: &'s mut Rtl,
     guard: &'s Guard,
     rout: Vec<u32>,
@@ -635,7 +689,15 @@ impl Checker<'_> {
             }
         }
         if compare && *mout != *self.rout && self.diverging_cycles < self.spec.max_mismatches {
-            diff(self.table, cycle, mout, &self.rout, &mut self.mismatches);
+            diff(
+                self.table,
+                self.index,
+                cycle,
+                inp,
+                mout,
+                &self.rout,
+                &mut self.mismatches,
+            );
             self.first_divergence.get_or_insert(cycle);
             self.diverging_cycles += 1;
             if self.diverging_cycles >= self.spec.max_mismatches {
@@ -807,6 +869,7 @@ pub fn run<B: Testbench>(
     let mut chk = Checker {
         spec,
         table,
+        index: B::index,
         rtl,
         guard: &guard,
         rout: vec![0u32; ow],
@@ -828,49 +891,45 @@ pub fn run<B: Testbench>(
     };
 
     let start = Instant::now();
-    let (prod, context) = if spec.pipeline {
+    let (prod, last) = if spec.pipeline {
         let again = stimulus.again();
-        let prod = ModelRun::<B>::new(spec.profile, spec.seed, &knobs, stimulus);
+        let prod = ModelRun::<B>::new(spec.profile, spec.seed, &knobs, stimulus.again());
         let (res, last, prod, produced) = pipelined(spec.cycles, prod, &mut chk);
         res?;
         if chk.first_divergence.is_none() && chk.end.is_none() && last + 1 == produced {
-            (prod, None)
+            (prod, last)
         } else {
             // Driver and model ran past the last cycle checked: run
             // them again alone up to it.
             drop(prod);
             let mut prod = ModelRun::<B>::new(spec.profile, spec.seed, &knobs, again);
             let (mut inp, mut mout) = (vec![0u32; iw], vec![0u32; ow]);
-            let at = chk.first_divergence.or(chk.end.as_ref().map(|_| last));
-            let mut context = None;
             for c in 0..=last {
                 prod.cycle(c, &mut inp, &mut mout);
-                if Some(c) == at {
-                    context = Some(prod.context());
-                }
             }
-            (prod, context)
+            (prod, last)
         }
     } else {
-        let mut prod = ModelRun::<B>::new(spec.profile, spec.seed, &knobs, stimulus);
+        let mut prod = ModelRun::<B>::new(spec.profile, spec.seed, &knobs, stimulus.again());
         let (mut inp, mut mout) = (vec![0u32; iw], vec![0u32; ow]);
-        let mut context = None;
         let mut cycle = 0u64;
         loop {
             let status = prod.cycle(cycle, &mut inp, &mut mout);
-            let go = chk.check(cycle, &inp, &mout, status)?;
-            if context.is_none()
-                && (chk.first_divergence == Some(cycle) || (!go && chk.end.is_some()))
-            {
-                context = Some(prod.context());
-            }
-            if !go {
+            if !chk.check(cycle, &inp, &mout, status)? {
                 break;
             }
             cycle += 1;
         }
-        (prod, context)
+        (prod, cycle)
     };
+    // The context of the report: in the diverging cycle (or the last one
+    // run), for the diverging lane or wave, as the waveform shows it. The
+    // loop ran past it, so driver and model run again alone up to it.
+    let at = chk.first_divergence.or(chk.end.as_ref().map(|_| last));
+    let context = at.map(|at| {
+        let focus = chk.mismatches.iter().find_map(Mismatch::focus);
+        ModelRun::<B>::new(spec.profile, spec.seed, &knobs, stimulus).context_at(at, at, focus)
+    });
     let elapsed = start.elapsed();
     guard.finish();
 
@@ -924,6 +983,8 @@ pub fn run<B: Testbench>(
         end,
         in_flight,
         state,
+        trace: None,
+        sessions: Vec::new(),
         vcd,
         window,
         vcd_error,
@@ -1015,22 +1076,36 @@ fn pipelined<'a, B: Testbench>(
 }
 
 /// Records the differing output ports of one cycle.
-fn diff(table: &PortTable, cycle: u64, m: &[u32], r: &[u32], out: &mut Vec<Mismatch>) {
+fn diff(
+    table: &PortTable,
+    index: fn(&str) -> Option<Index>,
+    cycle: u64,
+    inp: &[u32],
+    m: &[u32],
+    r: &[u32],
+    out: &mut Vec<Mismatch>,
+) {
+    let in_reset = !Port::at(table.ports, 0).bit(inp);
     for (d, p) in table.of(Dir::Out) {
         let (ms, rs) = (p.slice(m), p.slice(r));
         if ms == rs {
             continue;
         }
+        let ix = index(d.name);
         let mut elements = Vec::new();
-        let mut differing = 0;
-        if d.elems > 1 && d.elem_width <= 64 {
+        if d.elems > 1 {
+            let ew = d.elem_width as usize;
             for e in 0..d.elems as usize {
-                let (a, b) = (p.elem(m, e), p.elem(r, e));
+                let (a, b) = (bits_hex(ms, e * ew, ew), bits_hex(rs, e * ew, ew));
                 if a != b {
-                    differing += 1;
-                    if elements.len() < 8 {
-                        elements.push((e, a, b));
-                    }
+                    elements.push((e, a, b));
+                }
+            }
+        } else if ix.is_some() {
+            for b in 0..d.width() as usize {
+                let (x, y) = (ms[b / 32] >> (b % 32) & 1, rs[b / 32] >> (b % 32) & 1);
+                if x != y {
+                    elements.push((b, x.to_string(), y.to_string()));
                 }
             }
         }
@@ -1039,10 +1114,27 @@ fn diff(table: &PortTable, cycle: u64, m: &[u32], r: &[u32], out: &mut Vec<Misma
             signal: d.name.to_string(),
             model: hex_words(ms, d.width()),
             rtl: hex_words(rs, d.width()),
+            in_reset,
+            index: ix,
             elements,
-            elements_differing: differing,
         });
     }
+}
+
+/// Bits `lsb..lsb + width` of `w` in hex, zero-padded to the width.
+fn bits_hex(w: &[u32], lsb: usize, width: usize) -> String {
+    let digits = width.div_ceil(4);
+    let mut s = String::with_capacity(digits + 2);
+    s.push_str("0x");
+    for k in (0..digits).rev() {
+        let mut nib = 0;
+        for i in 0..4.min(width - 4 * k) {
+            let b = lsb + 4 * k + i;
+            nib |= (w[b / 32] >> (b % 32) & 1) << i;
+        }
+        s.push(char::from_digit(nib, 16).unwrap_or('?'));
+    }
+    s
 }
 
 fn hex_words(w: &[u32], width: u32) -> String {
@@ -1054,175 +1146,4 @@ fn hex_words(w: &[u32], width: u32) -> String {
     let s = &s[s.len() - digits.min(s.len())..];
     let t = s.trim_start_matches('0');
     format!("0x{}", if t.is_empty() { "0" } else { t })
-}
-
-/// The signal's name (`SIGTERM`).
-pub fn signal_name(sig: i32) -> String {
-    match sig {
-        libc::SIGINT => "SIGINT".into(),
-        libc::SIGTERM => "SIGTERM".into(),
-        s => format!("signal {s}"),
-    }
-}
-
-/// How a run that did not complete ended, in words: `kind` (`RTL ERROR`,
-/// `HANG`, ...), `when` (`at cycle 12`) and what happened.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Headline {
-    /// `RTL FINISH`, `RTL ERROR`, `HANG`, `TIMEOUT` or `INTERRUPTED`.
-    pub kind: &'static str,
-    /// `at cycle N` or `before cycle N`.
-    pub when: String,
-    /// What happened.
-    pub what: String,
-}
-
-impl Headline {
-    /// The headline of `end`; `None` for a run that completed.
-    pub fn of(end: &End) -> Option<Headline> {
-        let (kind, when, what) = match end {
-            End::Completed | End::Diverged => return None,
-            End::Rtl {
-                cycle,
-                how: RtlEnd::Finish,
-                message,
-            } => (
-                "RTL FINISH",
-                format!("at cycle {cycle}"),
-                format!("the RTL ended the simulation: {message}"),
-            ),
-            End::Rtl {
-                cycle,
-                how: RtlEnd::Stop,
-                message,
-            } => (
-                "RTL ERROR",
-                format!("at cycle {cycle}"),
-                format!("the RTL stopped the simulation: {message}"),
-            ),
-            End::Rtl { cycle, message, .. } => (
-                "RTL ERROR",
-                format!("at cycle {cycle}"),
-                format!("Verilator: {message}"),
-            ),
-            End::Hang {
-                cycle,
-                seconds,
-                timeout,
-            } => (
-                "HANG",
-                format!("at cycle {cycle}"),
-                format!(
-                    "the RTL's eval() did not return within {}; the step was aborted",
-                    if *timeout {
-                        format!("the run's time limit of {seconds} s")
-                    } else {
-                        format!("the stall limit of {seconds} s")
-                    }
-                ),
-            ),
-            End::Timeout { cycle, seconds } => (
-                "TIMEOUT",
-                format!("before cycle {cycle}"),
-                format!("the run's time limit of {seconds} s ran out"),
-            ),
-            End::Interrupted { cycle, signal } => (
-                "INTERRUPTED",
-                format!("before cycle {cycle}"),
-                format!("stopped by {}", signal_name(*signal)),
-            ),
-        };
-        Some(Headline { kind, when, what })
-    }
-
-    /// `KIND in NAME WHEN: WHAT`.
-    pub fn line(&self, name: &str) -> String {
-        format!("{} in {name} {}: {}", self.kind, self.when, self.what)
-    }
-}
-
-/// The human-readable report of a run that did not pass: the divergence
-/// (or how the run ended), the transaction in flight, the model state, the
-/// RTL's last words, the waveform and the command that reproduces it.
-/// Empty for a passing run.
-pub fn report<T: Serialize>(spec: &RunSpec, o: &Outcome<T>, table: &PortTable) -> String {
-    let mut s = String::new();
-    let headline = Headline::of(&o.end);
-    if let Some(first) = o.mismatches.first() {
-        s.push_str(&format!(
-            "DIVERGENCE in {} at cycle {}: model and RTL differ on {}\n",
-            spec.name(),
-            first.cycle,
-            o.mismatches
-                .iter()
-                .filter(|m| m.cycle == first.cycle)
-                .map(|m| m.signal.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    } else if let Some(h) = &headline {
-        s.push_str(&h.line(&spec.name()));
-        s.push('\n');
-    } else {
-        return s;
-    }
-    for m in &o.mismatches {
-        let ew = table
-            .find(&m.signal)
-            .map(|(d, _)| d.elem_width)
-            .unwrap_or(32);
-        if m.elements.is_empty() {
-            s.push_str(&format!(
-                "  cycle {} {}: model {} rtl {}\n",
-                m.cycle, m.signal, m.model, m.rtl
-            ));
-        } else {
-            s.push_str(&format!(
-                "  cycle {} {}: {} element(s) differ\n",
-                m.cycle, m.signal, m.elements_differing
-            ));
-            let digits = ew.div_ceil(4) as usize;
-            for (e, a, b) in &m.elements {
-                s.push_str(&format!(
-                    "    [{e}] model 0x{a:0digits$x} rtl 0x{b:0digits$x}\n"
-                ));
-            }
-            if m.elements_differing > m.elements.len() {
-                s.push_str(&format!(
-                    "    … {} more\n",
-                    m.elements_differing - m.elements.len()
-                ));
-            }
-        }
-    }
-    if !o.mismatches.is_empty() {
-        if let Some(h) = &headline {
-            s.push_str(&format!("  then: {} {}: {}\n", h.kind, h.when, h.what));
-        }
-    }
-    if let Some((i, t)) = &o.in_flight {
-        let j = serde_json::to_string(t).unwrap_or_default();
-        s.push_str(&format!("  transaction #{i} in flight: {j}\n"));
-    }
-    if let Some(state) = o.state.as_ref().filter(|s| !s.is_empty()) {
-        s.push_str(&format!("  model state: {state}\n"));
-    }
-    if !o.rtl_text.is_empty() {
-        s.push_str("  the RTL's last output:\n");
-        for l in &o.rtl_text {
-            s.push_str(&format!("    {l}\n"));
-        }
-    }
-    match (&o.vcd, o.window) {
-        (Some(v), Some((a, b))) => {
-            s.push_str(&format!("  waveform: {} (cycles {a}..={b})\n", v.display()))
-        }
-        (Some(v), None) => s.push_str(&format!("  waveform: {}\n", v.display())),
-        _ => {}
-    }
-    if let Some(e) = &o.vcd_error {
-        s.push_str(&format!("  waveform NOT written: {e}\n"));
-    }
-    s.push_str(&format!("  reproduce: {}\n", spec.repro_command()));
-    s
 }

@@ -16,6 +16,7 @@ pub mod error;
 pub mod kernel;
 pub mod outputs;
 pub mod regress;
+pub mod report;
 pub mod rtl;
 pub mod rtlbuild;
 pub mod testbench;

@@ -1014,7 +1014,7 @@ fn run_one<B: gpucosim::testbench::Testbench>(
                 (None, Some(h)) => format!("{} {name} {}", h.kind, h.when),
                 (None, None) => format!("FAIL {name}: {v:?}"),
             };
-            println!("{what}, after {} transactions", out.txn_count);
+            println!("{what}{}", in_transaction(&out));
         }
     }
     let mut lost = false;
@@ -1227,7 +1227,7 @@ where
         Some(m) => format!("diverged at cycle {}", m.cycle),
         None => regress::job_message(out),
     };
-    println!("FAIL {name}: {what}, after {} transactions", out.txn_count);
+    println!("FAIL {name}: {what}{}", in_transaction(out));
     Ok(ExitCode::from(out.exit_code()))
 }
 
@@ -1770,4 +1770,12 @@ fn cmd_replay<B: gpucosim::testbench::Testbench>(
         },
     );
     Ok(ExitCode::from(out.exit_code()))
+}
+
+/// `, in transaction #N` for the transaction the report shows, if any.
+fn in_transaction<T>(out: &engine::Outcome<T>) -> String {
+    out.in_flight
+        .as_ref()
+        .map(|(i, _)| format!(", in transaction #{i}"))
+        .unwrap_or_default()
 }

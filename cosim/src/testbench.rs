@@ -51,6 +51,59 @@ pub trait Driver<T>: Send {
     /// Index (in consumption order) of the oldest transaction still in
     /// flight, for mismatch reports.
     fn in_flight(&self) -> Option<usize>;
+    /// Index of the transaction in flight that concerns element `focus`
+    /// (the lane, wave, … that diverged): for a unit that serves one
+    /// instruction at a time, [`Driver::in_flight`].
+    fn in_flight_at(&self, focus: Option<(Index, usize)>) -> Option<usize> {
+        let _ = focus;
+        self.in_flight()
+    }
+}
+
+/// What one element of an array port, or one bit of a mask, stands for:
+/// how reports, waveform sessions and decoded views name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Index {
+    /// A lane of the wave (`lane 17`).
+    Lane,
+    /// Dword `d` of lane `l` at index `4 * l + d` (`lane 4 dword 1`).
+    LaneDword,
+    /// An LDS bank (`bank 3`).
+    Bank,
+    /// A wave slot (`wave 1`).
+    Wave,
+    /// A byte of a line (`byte 40`).
+    Byte,
+    /// A return channel (`channel 2`).
+    Channel,
+}
+
+impl Index {
+    /// The noun, singular or plural: `lane`, `lanes`.
+    pub fn noun(self, plural: bool) -> &'static str {
+        let (one, many) = match self {
+            Index::Lane | Index::LaneDword => ("lane", "lanes"),
+            Index::Bank => ("bank", "banks"),
+            Index::Wave => ("wave", "waves"),
+            Index::Byte => ("byte", "bytes"),
+            Index::Channel => ("channel", "channels"),
+        };
+        if plural {
+            many
+        } else {
+            one
+        }
+    }
+
+    /// The item an index names: the lane of a lane-dword index, the index
+    /// itself otherwise.
+    pub fn item(self, i: usize) -> usize {
+        match self {
+            Index::LaneDword => i / 4,
+            _ => i,
+        }
+    }
 }
 
 /// An `eval` calculator: one request in, its result (or a one-line error)
@@ -90,4 +143,10 @@ pub trait Testbench: 'static {
     /// The `gpucosim eval` calculator of the unit on `profile` (request and
     /// result formats in the unit's doc).
     fn evaluator(profile: Profile) -> Evaluator;
+    /// What the elements (or, for a mask, the bits) of `port` stand for;
+    /// `None` for a plain value.
+    fn index(port: &str) -> Option<Index> {
+        let _ = port;
+        None
+    }
 }

@@ -367,13 +367,12 @@ impl Unit for TaModel {
 
     fn in_flight(&self) -> String {
         match self.state {
-            State::Idle => format!("idle after {} instruction(s)", self.accepted),
+            State::Idle => "idle".to_string(),
             State::Active => {
                 let i = &self.instr;
                 let pending = self.reqs.pending_pieces();
                 format!(
-                    "instruction #{} {:?} {:?} size {} fmt {} exec {:#x} vsharp {:#034x}: {} piece(s) pending",
-                    self.accepted - 1,
+                    "active: {:?} {:?} size {} fmt {} exec {:#x} vsharp {:#034x}, {} piece(s) pending",
                     i.kind,
                     i.op,
                     i.size,

@@ -17,7 +17,7 @@ pub use driver::LdsDriver;
 pub use stimulus::LdsKnobs;
 pub use txn::LdsTxn;
 
-use crate::testbench::{Evaluator, Testbench};
+use crate::testbench::{Evaluator, Index, Testbench};
 use gpucosim_model::lds::ports::lds_ports as P;
 use gpucosim_model::lds::LdsModel;
 use gpucosim_model::ports::PortTable;
@@ -53,5 +53,13 @@ impl Testbench for LdsTestbench {
     }
     fn evaluator(profile: Profile) -> Evaluator {
         eval::evaluator(profile)
+    }
+    fn index(port: &str) -> Option<Index> {
+        match port {
+            "exec_i" | "addr_i" | "data0_i" | "data1_i" | "grant_lanes_o" | "rdata_o" | "oor_o"
+            | "memviol_o" => Some(Index::Lane),
+            "grant_banks_o" => Some(Index::Bank),
+            _ => None,
+        }
     }
 }

@@ -17,7 +17,7 @@ pub use driver::TaDriver;
 pub use stimulus::TaKnobs;
 pub use txn::TaTxn;
 
-use crate::testbench::{Evaluator, Testbench};
+use crate::testbench::{Evaluator, Index, Testbench};
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::ta::ports::ta_ports as p;
 use gpucosim_model::ta::TaModel;
@@ -53,5 +53,13 @@ impl Testbench for TaTestbench {
     }
     fn evaluator(profile: Profile) -> Evaluator {
         eval::evaluator(profile)
+    }
+    fn index(port: &str) -> Option<Index> {
+        match port {
+            "exec_i" | "vindex_i" | "voffset_i" | "lane_memviol_o" => Some(Index::Lane),
+            "lane_addr_o" | "lane_inrange_o" | "lane_access_o" => Some(Index::LaneDword),
+            "line_mask_o" => Some(Index::Byte),
+            _ => None,
+        }
     }
 }

@@ -3,7 +3,7 @@
 //! the SPEC's ordering classes.
 
 use super::txn::WaitcntTxn;
-use crate::testbench::{Drive, Driver, TxnSource};
+use crate::testbench::{Drive, Driver, Index, TxnSource};
 use gpucosim_model::waitcnt::ports::waitcnt_ports as P;
 use gpucosim_model::waitcnt::{Class, WaitcntParams, RET_CHANNELS, WAVES};
 use gpucosim_model::Profile;
@@ -124,6 +124,8 @@ pub struct WaitcntDriver {
     now: u64,
     /// When recording, what happened to each transaction.
     log: Option<Record>,
+    /// Per wave: the wait offered and not yet released, for reports.
+    open_wait: [Option<usize>; WAVES],
 }
 
 impl WaitcntDriver {
@@ -156,6 +158,7 @@ impl WaitcntDriver {
             rr_wait: 0,
             now: 0,
             log: None,
+            open_wait: [None; WAVES],
         }
     }
 
@@ -432,8 +435,15 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
             }
         }
         let waiting = P::stall_o.get(prev_out) as u32;
+        let released = P::release_o.get(prev_out) as u32;
+        if released != 0 {
+            for (w, open) in self.open_wait.iter_mut().enumerate() {
+                if released >> w & 1 != 0 {
+                    *open = None;
+                }
+            }
+        }
         if let Some(l) = &mut self.log {
-            let released = P::release_o.get(prev_out) as u32;
             for (w, pending) in l.waits.iter_mut().enumerate() {
                 if let (Some(idx), true) = (*pending, released >> w & 1 != 0) {
                     l.events
@@ -512,6 +522,7 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                 let w = (self.rr_wait + i) % WAVES;
                 match self.slots[w] {
                     Slot::Wait { imm, vscnt, idx } => {
+                        self.open_wait[w] = Some(idx);
                         if let Some(l) = &mut self.log {
                             l.waits[w] = Some(idx);
                         }
@@ -591,6 +602,37 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
             .chain(bad)
             .chain(self.lookahead.as_ref().map(|l| l.1))
             .min()
+    }
+
+    /// For a wave: the s_waitcnt it waits on, else the instruction it is
+    /// issuing, else its oldest memory operation in flight, else its
+    /// oldest injected return.
+    fn in_flight_at(&self, focus: Option<(Index, usize)>) -> Option<usize> {
+        let Some((Index::Wave, w)) = focus.filter(|f| f.1 < WAVES) else {
+            return self.in_flight();
+        };
+        let slot = match self.slots[w] {
+            Slot::Empty => None,
+            Slot::Issue { idx, .. }
+            | Slot::Wait { idx, .. }
+            | Slot::BadIssue { idx, .. }
+            | Slot::BadDual { idx, .. } => Some(idx),
+        };
+        let mem = self.mem[w * DOMAINS..(w + 1) * DOMAINS]
+            .iter()
+            .flat_map(|q| q.iter().map(|e| e.idx))
+            .min();
+        let bad = self
+            .bad
+            .iter()
+            .filter(|b| b.0 as usize == w)
+            .map(|b| b.2)
+            .min();
+        self.open_wait[w]
+            .or(slot)
+            .or(mem)
+            .or(bad)
+            .or_else(|| self.in_flight())
     }
 }
 

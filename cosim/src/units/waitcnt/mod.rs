@@ -16,7 +16,7 @@ pub use driver::WaitcntDriver;
 pub use stimulus::WaitcntKnobs;
 pub use txn::WaitcntTxn;
 
-use crate::testbench::{Evaluator, Testbench};
+use crate::testbench::{Evaluator, Index, Testbench};
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::waitcnt::ports::waitcnt_ports as P;
 use gpucosim_model::waitcnt::WaitcntModel;
@@ -52,5 +52,13 @@ impl Testbench for WaitcntTestbench {
     }
     fn evaluator(profile: Profile) -> Evaluator {
         eval::evaluator(profile)
+    }
+    fn index(port: &str) -> Option<Index> {
+        match port {
+            "ret_valid_i" | "ret_wave_i" | "ret_class_i" => Some(Index::Channel),
+            "vm_cnt_o" | "lgkm_cnt_o" | "exp_cnt_o" | "vs_cnt_o" | "stall_o" | "release_o"
+            | "err_o" => Some(Index::Wave),
+            _ => None,
+        }
     }
 }
