@@ -180,7 +180,10 @@ pub fn write_bundle<T: Serialize>(
     vcd: Option<&Path>,
 ) -> Result<()> {
     let stage = stage_bundle(dir)?;
-    if let Some(v) = vcd {
+    // The waveform and the viewer sessions beside it (which name it
+    // relative to themselves, so they open in the bundle too).
+    let sessions = vcd.map(|_| out.sessions.as_slice()).unwrap_or_default();
+    for v in vcd.into_iter().chain(sessions.iter().map(PathBuf::as_path)) {
         let name = v.file_name().unwrap_or_default();
         std::fs::copy(v, stage.path().join(name)).map_err(|e| Error::io(dir.join(name), e))?;
     }
@@ -441,6 +444,9 @@ pub fn bundle_report<B: Testbench>(spec: &RunSpec, o: &Outcome<B::Txn>, dir: &Pa
     let mut o2 = o.clone();
     if let Some(v) = &o.vcd {
         o2.vcd = Some(dir.join(v.file_name().unwrap_or_default()));
+    }
+    for p in &mut o2.sessions {
+        *p = dir.join(p.file_name().unwrap_or_default());
     }
     engine::report(spec, &o2, B::table())
 }
