@@ -569,7 +569,7 @@ mod tests {
     fn wide_values_are_written_whole() {
         let mut s = Vec::new();
         wide_vector(&mut s, b"!", &[0x1, 0, 0x5, 0]);
-        let want = format!("b101{}{} !\n", "0".repeat(32), format!("{:032b}", 1));
+        let want = format!("b101{}{:032b} !\n", "0".repeat(32), 1);
         assert_eq!(String::from_utf8(s).unwrap(), want);
         let mut z = Vec::new();
         wide_vector(&mut z, b"#", &[0, 0, 0, 0]);
