@@ -58,6 +58,8 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod session;
+
 use gpucosim_model::ports::{get_bits, Dir, PortTable};
 use std::io::{self, Write};
 use std::path::Path;
