@@ -587,8 +587,7 @@ fn render(
     s.var(&cycle, Radix::Dec, false);
     s.var(&any, Radix::Bin, true);
 
-    // One output port: the mismatch bit, then model/RTL pairs of `shown`
-    // (indices into its variables), then the rest in a closed sub-group.
+    // Model/RTL pairs of output port `i`'s variables `vars`.
     let pairs = |g: &mut Gtkw, i: usize, vars: &[usize]| {
         let (port, model) = &outputs[i];
         for &k in vars {
@@ -604,6 +603,8 @@ fn render(
             g.trace(&Sig::of_var(r), radix, Some(&format!("rtl {name}")), false);
         }
     };
+    // Output port `i` as a group: its mismatch bit, then the pairs of the
+    // elements `shown`, then the other elements in a closed sub-group.
     let output_group = |g: &mut Gtkw, i: usize, shown: &[u32], closed: bool| {
         let (port, model) = &outputs[i];
         g.begin(port, closed);
@@ -615,15 +616,14 @@ fn render(
         );
         let is_array = model[0].elem.is_some();
         if is_array {
-            let first: Vec<usize> = shown.iter().map(|&e| e as usize).collect();
-            pairs(g, i, &first);
-            let rest: Vec<usize> = (0..model.len()).filter(|k| !first.contains(k)).collect();
+            let shown: Vec<usize> = shown.iter().map(|&e| e as usize).collect();
+            pairs(g, i, &shown);
+            let rest: Vec<usize> = (0..model.len()).filter(|k| !shown.contains(k)).collect();
             if !rest.is_empty() {
-                let sub = format!("{port} other elements");
-                let sub = if first.is_empty() {
+                let sub = if shown.is_empty() {
                     format!("{port} elements")
                 } else {
-                    sub
+                    format!("{port} other elements")
                 };
                 g.begin(&sub, true);
                 pairs(g, i, &rest);
@@ -1212,6 +1212,44 @@ mod tests {
         // GTKWave: 2^-zoom ns per 200 pixels, 360 ns across the pane.
         let z = Frame::new(5, (0, 9)).gtkwave_zoom();
         assert!((2f64.powf(-z) * GTKWAVE_WAVE_PX / 200.0 - 360.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn an_array_port_without_elements_and_repeats() {
+        let dir = tempfile::tempdir().unwrap();
+        let vcd = toy_vcd(dir.path());
+        let layout = Layout::new(&toy::TABLE);
+        let mut view = toy_view(&layout);
+        view.diverging = vec![
+            ("lane_addr_o".into(), vec![]),
+            ("q_o".into(), vec![5]),
+            ("lane_addr_o".into(), vec![1]),
+        ];
+        let paths = write_sessions(&vcd, &view).unwrap();
+        let text = std::fs::read_to_string(&paths[0]).unwrap();
+        let names: Vec<String> = gtkw_traces(&text).into_iter().map(|t| t.2).collect();
+        assert_eq!(
+            names[3..7],
+            [
+                "-lane_addr_o",
+                "tb.mismatch.lane_addr_o",
+                "-lane_addr_o elements",
+                "tb.model.lane_addr_o[0][47:0]"
+            ]
+        );
+        // q_o is not an array: its one pair, whatever the elements say.
+        let q = names.iter().position(|n| n == "-q_o").unwrap();
+        assert_eq!(
+            names[q..q + 5],
+            [
+                "-q_o",
+                "tb.mismatch.q_o",
+                "tb.model.q_o[7:0]",
+                "tb.rtl.q_o[7:0]",
+                "-q_o"
+            ]
+        );
+        assert_eq!(names.iter().filter(|n| *n == "-lane_addr_o").count(), 2);
     }
 
     #[test]
