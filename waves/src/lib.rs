@@ -58,6 +58,8 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod session;
+
 use gpucosim_model::ports::{get_bits, Dir, PortTable};
 use std::io::{self, Write};
 use std::path::Path;
@@ -569,7 +571,7 @@ mod tests {
     fn wide_values_are_written_whole() {
         let mut s = Vec::new();
         wide_vector(&mut s, b"!", &[0x1, 0, 0x5, 0]);
-        let want = format!("b101{}{} !\n", "0".repeat(32), format!("{:032b}", 1));
+        let want = format!("b101{}{:032b} !\n", "0".repeat(32), 1);
         assert_eq!(String::from_utf8(s).unwrap(), want);
         let mut z = Vec::new();
         wide_vector(&mut z, b"#", &[0, 0, 0, 0]);

@@ -1,0 +1,1344 @@
+//! Viewer sessions written next to a VCD, so that opening one shows the
+//! divergence at once: the marker on the focus cycle, the view zoomed to
+//! about [`SPAN_CYCLES`] cycles around it (starting [`LEAD_CYCLES`] before
+//! it, later at the start of the file and earlier near its end), and the
+//! signals in the order an engineer reads them.
+//!
+//! For `X.vcd`, [`write_sessions`] writes two files beside it:
+//!
+//! * `X.gtkw`, a GTKWave save file. Open it with `gtkwave X.gtkw` from any
+//!   working directory. It names the VCD by its file name only, together
+//!   with its own file name (`[dumpfile] "X.vcd"`, `[savefile] "X.gtkw"`);
+//!   GTKWave resolves the dump file relative to the directory the save file
+//!   is loaded from (`find_dumpfile` in its `savefile.c`), so the pair keeps
+//!   working when the directory holding both is moved or copied. Without the
+//!   `[savefile]` line GTKWave would look for `X.vcd` in the working
+//!   directory only.
+//! * `X.sucl`, a Surfer command file. Surfer runs a command file after the
+//!   waveform given on its command line is loaded:
+//!   `surfer X.vcd -c X.sucl` (or `--command-file`). The file does not load
+//!   the VCD itself: Surfer's `load_file` resolves a relative path against
+//!   the working directory, not against the command file, so it would break
+//!   as soon as Surfer is started anywhere else.
+//!
+//! What the sessions show, top to bottom:
+//!
+//! 1. `tb.clk`, `tb.cycle` (decimal) and `tb.mismatch.any`;
+//! 2. each diverging output port, in report order, as an open group named
+//!    after the port: its mismatch bit, then the model's and the RTL's value
+//!    next to each other (for an array port the diverging elements, as
+//!    `model port[e]` / `rtl port[e]` pairs, then the other elements in a
+//!    closed sub-group);
+//! 3. the other outputs, each as a closed group of the same shape;
+//! 4. the inputs, in an open group (an array input as a closed sub-group of
+//!    its elements).
+//!
+//! Values are in hex, masks (the ports listed in [`View::binary`]) and one-bit
+//! signals in binary. Model and RTL traces carry a label naming their side
+//! (`model lane_addr_o[17]`, `rtl lane_addr_o[17]`): GTKWave shows only the
+//! last level of a name by default, which would make the two alike.
+//!
+//! In Surfer, whose command files can neither build a group from chosen
+//! items nor scroll to a given time, the groups are dividers named after the
+//! port, array ports are added whole, per scope, as folded groups at the end
+//! of the list, names are made unique (`model.lane_addr_o.[17]`), and the
+//! view is fitted, zoomed in by halves to between about 25 and 50 cycles and
+//! centred on the cursor, which is set on the focus.
+//!
+//! [`write_trace_sessions`] does the same for the RTL's internal-signal VCD
+//! (`--trace-rtl`): the unit's top-level instance is expanded and its
+//! signals are shown, with the same marker and window.
+//!
+//! GTKWave's save-file syntax is taken from its `savefile.c` (writer and
+//! parser) and the trace flag bits from `analyzer.h`; Surfer's command names
+//! from `libsurfer/src/command_parser.rs` ([`SURFER_COMMANDS`]).
+
+use crate::{Group, Layout, Var};
+use std::fmt::Write as _;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// What the session shows.
+#[derive(Debug, Clone)]
+pub struct View<'a> {
+    /// The variables of the VCD.
+    pub layout: &'a Layout,
+    /// The cycle to put the marker on (the divergence, or the cycle where
+    /// the run ended). Clamped to [`View::window`].
+    pub focus: u64,
+    /// First and last cycle in the file.
+    pub window: (u64, u64),
+    /// The diverging output ports, in report order, each with its diverging
+    /// elements (empty for a non-array port; empty for an array port shows
+    /// all its elements in the closed sub-group).
+    pub diverging: Vec<(String, Vec<u32>)>,
+    /// Ports shown in binary (masks); all others with width > 1 in hex.
+    pub binary: Vec<String>,
+    /// A title/comment line (e.g. "lds.gfx9.1: divergence at cycle 9").
+    pub title: String,
+}
+
+/// Cycles the view spans.
+pub const SPAN_CYCLES: u64 = 36;
+
+/// Cycles shown before the focus (fewer when the file starts later).
+pub const LEAD_CYCLES: u64 = 16;
+
+/// Nanoseconds per cycle in the VCDs (cycle `n` at `10n`).
+const NS_PER_CYCLE: u64 = 10;
+
+/// How far before the end of the file a view that would reach past it
+/// stops, in nanoseconds: GTKWave keeps the session's start time only when
+/// `start + span <= end` (`wavearea_configure_event`), and the span it
+/// shows varies with the width its theme leaves the wave pane. 20 ns keeps
+/// the start for a pane up to 5% wider than [`GTKWAVE_WAVE_PX`]; the cost is
+/// that a focus on the file's last cycle lies just right of the view.
+const END_MARGIN_NS: u64 = 20;
+
+/// The GTKWave window the session asks for, in pixels.
+pub const GTKWAVE_SIZE: (u32, u32) = (1600, 900);
+
+/// Width of GTKWave's tree pane and of its signal-name pane, in pixels.
+const GTKWAVE_PANES: (u32, u32) = (200, 380);
+
+/// Width of GTKWave's wave pane at [`GTKWAVE_SIZE`] with [`GTKWAVE_PANES`]
+/// (as GTKWave 3.3 reports it, `gtkwave::getWaveWidth`).
+const GTKWAVE_WAVE_PX: f64 = 920.0;
+
+/// The commands a Surfer command file may use: the list `get_parser` builds
+/// in Surfer's `libsurfer/src/command_parser.rs` when a waveform is loaded,
+/// plus the alias it also matches (`module_add`), as of its sources of
+/// early 2026 (project `surfer-project/surfer`).
+pub const SURFER_COMMANDS: &[&str] = &[
+    "load_file",
+    "load_url",
+    "load_state",
+    "run_command_file",
+    "run_command_file_from_url",
+    "switch_file",
+    "variable_add",
+    "generator_add",
+    "item_focus",
+    "item_set_color",
+    "item_set_background_color",
+    "item_set_format",
+    "item_unset_color",
+    "item_unset_background_color",
+    "item_unfocus",
+    "item_rename",
+    "zoom_fit",
+    "scope_add",
+    "module_add",
+    "scope_add_recursive",
+    "scope_add_as_group",
+    "scope_add_as_group_recursive",
+    "scope_select",
+    "scope_select_root",
+    "stream_add",
+    "stream_select",
+    "stream_select_root",
+    "divider_add",
+    "config_reload",
+    "theme_select",
+    "reload",
+    "remove_unavailable",
+    "show_controls",
+    "show_mouse_gestures",
+    "show_quick_start",
+    "show_logs",
+    "show_performance",
+    "scroll_to_start",
+    "scroll_to_end",
+    "goto_start",
+    "goto_end",
+    "zoom_in",
+    "zoom_out",
+    "toggle_menu",
+    "toggle_side_panel",
+    "toggle_fullscreen",
+    "toggle_tick_lines",
+    "variable_add_from_scope",
+    "generator_add_from_stream",
+    "variable_set_name_type",
+    "variable_force_name_type",
+    "preference_set_clock_highlight",
+    "preference_set_hierarchy_style",
+    "preference_set_arrow_key_bindings",
+    "goto_cursor",
+    "goto_marker",
+    "dump_tree",
+    "group_marked",
+    "group_dissolve",
+    "group_fold_recursive",
+    "group_unfold_recursive",
+    "group_fold_all",
+    "group_unfold_all",
+    "save_state",
+    "save_state_as",
+    "timeline_add",
+    "cursor_set",
+    "marker_set",
+    "marker_remove",
+    "show_marker_window",
+    "viewport_add",
+    "viewport_remove",
+    "transition_next",
+    "transition_previous",
+    "transaction_next",
+    "transaction_prev",
+    "copy_value",
+    "pause_simulation",
+    "unpause_simulation",
+    "undo",
+    "redo",
+    "wcp_server_start",
+    "wcp_server_stop",
+    "exit",
+];
+
+/// GTKWave trace flags (`TR_*` in its `analyzer.h`), as the save file
+/// writes them after `@` (hex).
+mod flag {
+    pub const HEX: u64 = 1 << 1;
+    pub const DEC: u64 = 1 << 2;
+    pub const BIN: u64 = 1 << 3;
+    pub const RJUSTIFY: u64 = 1 << 5;
+    pub const BLANK: u64 = 1 << 9;
+    pub const COLLAPSED: u64 = 1 << 12;
+    pub const CLOSED: u64 = 1 << 22;
+    pub const GRP_BEGIN: u64 = 1 << 23;
+    pub const GRP_END: u64 = 1 << 24;
+}
+
+/// GTKWave's trace colour for mismatch bits (`[color] 1`, red).
+const GTKWAVE_RED: u8 = 1;
+
+/// How a value is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Radix {
+    Hex,
+    Bin,
+    Dec,
+}
+
+impl Radix {
+    fn gtkwave(self) -> u64 {
+        flag::RJUSTIFY
+            | match self {
+                Radix::Hex => flag::HEX,
+                Radix::Bin => flag::BIN,
+                Radix::Dec => flag::DEC,
+            }
+    }
+
+    /// Surfer's name of the translator (set even where it is Surfer's
+    /// default, which a user's configuration may change).
+    fn surfer(self) -> &'static str {
+        match self {
+            Radix::Hex => "Hexadecimal",
+            Radix::Bin => "Binary",
+            Radix::Dec => "Unsigned",
+        }
+    }
+}
+
+/// A VCD variable as the viewers name it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Sig {
+    /// The scope path, dot-separated (`tb.model`).
+    scope: String,
+    /// The reference as declared (`lane_addr_o[17]`).
+    reference: String,
+    /// The declared index (`[47:0]`), if any.
+    index: Option<String>,
+    width: u32,
+}
+
+impl Sig {
+    fn new(scope: &str, reference: &str, width: u32, ranged: bool) -> Sig {
+        Sig {
+            scope: scope.to_string(),
+            reference: reference.to_string(),
+            index: (ranged && width > 1).then(|| format!("[{}:0]", width - 1)),
+            width,
+        }
+    }
+
+    fn of_var(v: &Var) -> Sig {
+        Sig::new(&format!("tb.{}", v.group.scope()), &v.name(), v.width, true)
+    }
+
+    /// GTKWave's name: the path with the reference and its index appended
+    /// (`tb.model.lane_addr_o[17][47:0]`).
+    fn gtkwave(&self) -> String {
+        format!(
+            "{}.{}{}",
+            self.scope,
+            self.reference,
+            self.index.as_deref().unwrap_or("")
+        )
+    }
+
+    /// Surfer's name. Surfer reads VCDs with `wellen`, which takes a
+    /// trailing `[n]` of a reference wider than one bit as an array index:
+    /// `lane_addr_o[17] [47:0]` becomes variable `[17]` in scope
+    /// `lane_addr_o`. A one-bit `w_i[3]` stays variable `w_i` with bit index
+    /// 3, which Surfer's `variable_add` spells `w_i[3]`.
+    fn surfer(&self) -> String {
+        match split_element(&self.reference) {
+            Some((base, elem)) if self.width > 1 => {
+                format!("{}.{base}.{elem}", self.scope)
+            }
+            _ => format!("{}.{}", self.scope, self.reference),
+        }
+    }
+}
+
+/// `("lane_addr_o", "[17]")` for `lane_addr_o[17]`.
+fn split_element(reference: &str) -> Option<(&str, &str)> {
+    let open = reference.rfind('[')?;
+    let (base, elem) = reference.split_at(open);
+    let digits = elem.strip_prefix('[')?.strip_suffix(']')?;
+    (open > 0 && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then_some((base, elem))
+}
+
+/// Where the view sits, in nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Frame {
+    /// The marker (the focus cycle).
+    marker: u64,
+    /// The left edge of the view.
+    start: u64,
+    /// The last time in the file.
+    end: u64,
+}
+
+impl Frame {
+    fn new(focus: u64, window: (u64, u64)) -> Frame {
+        let (first, last) = (window.0.min(window.1), window.0.max(window.1));
+        let focus = focus.clamp(first, last);
+        let end = last * NS_PER_CYCLE + NS_PER_CYCLE / 2;
+        // GTKWave ignores a start time whose view would run past the end
+        // of the file (and shows the file from its beginning instead), so
+        // near the end the view ends [`END_MARGIN_NS`] before it.
+        let latest = end.saturating_sub(SPAN_CYCLES * NS_PER_CYCLE + END_MARGIN_NS);
+        let start = (focus.saturating_sub(LEAD_CYCLES) * NS_PER_CYCLE).min(latest);
+        Frame {
+            marker: focus * NS_PER_CYCLE,
+            start: start.max(first * NS_PER_CYCLE),
+            end,
+        }
+    }
+
+    /// GTKWave's zoom for [`SPAN_CYCLES`] across the wave pane: GTKWave
+    /// shows `2^-zoom` time units per 200 pixels (`calczoom`).
+    fn gtkwave_zoom(&self) -> f64 {
+        let span = (SPAN_CYCLES * NS_PER_CYCLE) as f64;
+        -(span * 200.0 / GTKWAVE_WAVE_PX).log2()
+    }
+
+    /// How many times Surfer halves the fitted view (0 to the end of the
+    /// file) to come nearest to [`SPAN_CYCLES`].
+    fn surfer_zoom_ins(&self) -> u32 {
+        let span = (SPAN_CYCLES * NS_PER_CYCLE) as f64;
+        let ratio = self.end as f64 / span;
+        if ratio <= 1.0 {
+            0
+        } else {
+            ratio.log2().round() as u32
+        }
+    }
+}
+
+/// One line of text, safe inside a comment of either file.
+fn one_line(s: &str) -> String {
+    s.replace(['\r', '\n'], " ")
+}
+
+/// A GTKWave save file being written.
+struct Gtkw {
+    out: String,
+    flags: Option<u64>,
+}
+
+impl Gtkw {
+    fn new(vcd: &str, gtkw: &str, title: &str, frame: Frame, open: &[&str]) -> Gtkw {
+        let mut out = String::new();
+        let (w, h) = GTKWAVE_SIZE;
+        let (sst, signals) = GTKWAVE_PANES;
+        let _ = write!(
+            out,
+            "[*] {}\n\
+             [*] GTKWave session for {vcd}: gtkwave {gtkw} (from any directory;\n\
+             [*] keep {vcd} next to it)\n\
+             [dumpfile] \"{vcd}\"\n\
+             [savefile] \"{gtkw}\"\n\
+             [timestart] {}\n\
+             [size] {w} {h}\n\
+             *{:.6} {}\n\
+             [sst_width] {sst}\n\
+             [signals_width] {signals}\n\
+             [sst_expanded] 1\n",
+            one_line(title),
+            frame.start,
+            frame.gtkwave_zoom(),
+            frame.marker,
+        );
+        // Scopes open in the tree pane.
+        for scope in open {
+            let _ = writeln!(out, "[treeopen] {scope}.");
+        }
+        Gtkw { out, flags: None }
+    }
+
+    fn flags(&mut self, f: u64) {
+        if self.flags != Some(f) {
+            let _ = writeln!(self.out, "@{f:x}");
+            self.flags = Some(f);
+        }
+    }
+
+    fn trace(&mut self, sig: &Sig, radix: Radix, label: Option<&str>, red: bool) {
+        self.flags(radix.gtkwave());
+        if red {
+            let _ = writeln!(self.out, "[color] {GTKWAVE_RED}");
+        }
+        match label {
+            Some(l) => {
+                let _ = writeln!(self.out, "+{{{l}}} {}", sig.gtkwave());
+            }
+            None => {
+                let _ = writeln!(self.out, "{}", sig.gtkwave());
+            }
+        }
+    }
+
+    fn begin(&mut self, name: &str, closed: bool) {
+        let closed = if closed { flag::CLOSED } else { 0 };
+        self.flags(flag::GRP_BEGIN | flag::BLANK | closed);
+        let _ = writeln!(self.out, "-{name}");
+    }
+
+    fn end(&mut self, name: &str, closed: bool) {
+        let closed = if closed {
+            flag::CLOSED | flag::COLLAPSED
+        } else {
+            0
+        };
+        self.flags(flag::GRP_END | flag::BLANK | closed);
+        let _ = writeln!(self.out, "-{name}");
+    }
+}
+
+/// A Surfer command file being written.
+struct Sucl {
+    out: String,
+}
+
+impl Sucl {
+    fn new(vcd: &str, sucl: &str, title: &str) -> Sucl {
+        let mut out = String::new();
+        let _ = write!(
+            out,
+            "# {}\n\
+             # Surfer commands for {vcd}: surfer {vcd} -c {sucl}\n",
+            one_line(title)
+        );
+        Sucl { out }
+    }
+
+    fn cmd(&mut self, command: &str, arg: &str) {
+        debug_assert!(SURFER_COMMANDS.contains(&command), "{command}");
+        if arg.is_empty() {
+            let _ = writeln!(self.out, "{command}");
+        } else {
+            let _ = writeln!(self.out, "{command} {arg}");
+        }
+    }
+
+    /// Adds a variable and formats it. Surfer inserts a new item after the
+    /// focused one and moves the focus to it, so once an item is focused
+    /// the format and colour commands act on the variable just added.
+    fn var(&mut self, sig: &Sig, radix: Radix, red: bool) {
+        self.cmd("variable_add", &sig.surfer());
+        // A single bit is drawn as a level whatever the format.
+        if sig.width > 1 {
+            self.cmd("item_set_format", radix.surfer());
+        }
+        if red {
+            self.cmd("item_set_color", "Red");
+        }
+    }
+
+    /// Fits, zooms and puts the cursor on the marker.
+    fn view(&mut self, frame: Frame) {
+        self.cmd("zoom_fit", "");
+        for _ in 0..frame.surfer_zoom_ins() {
+            self.cmd("zoom_in", "");
+        }
+        // From the start, so that setting the cursor outside the view
+        // centres the view on it.
+        self.cmd("goto_start", "");
+        self.cmd("cursor_set", &frame.marker.to_string());
+    }
+}
+
+/// The ports of one group of a layout, in order, each with its variables.
+fn ports(layout: &Layout, group: Group) -> Vec<(&'static str, Vec<&Var>)> {
+    let mut out: Vec<(&'static str, Vec<&Var>)> = Vec::new();
+    for v in layout.vars.iter().filter(|v| v.group == group) {
+        match out.last_mut() {
+            Some((p, vars)) if *p == v.port => vars.push(v),
+            _ => out.push((v.port, vec![v])),
+        }
+    }
+    out
+}
+
+fn invalid(msg: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, msg)
+}
+
+/// The file name of `path` as UTF-8.
+fn file_name(path: &Path) -> io::Result<&str> {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| invalid(format!("{}: no UTF-8 file name", path.display())))
+}
+
+/// Writes `text` to `path` atomically (a temporary file in the same
+/// directory, renamed into place).
+fn write_atomic(path: &Path, text: &str) -> io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".gpucosim-")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
+        .tempfile_in(dir)?;
+    io::Write::write_all(&mut tmp, text.as_bytes())?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// The paths of the GTKWave and Surfer files for `vcd`.
+fn session_paths(vcd: &Path) -> (PathBuf, PathBuf) {
+    (vcd.with_extension("gtkw"), vcd.with_extension("sucl"))
+}
+
+/// The two files' contents for `vcd` (named by file name only).
+fn render(
+    vcd_name: &str,
+    gtkw_name: &str,
+    sucl_name: &str,
+    view: &View,
+) -> io::Result<(String, String)> {
+    let layout = view.layout;
+    let frame = Frame::new(view.focus, view.window);
+    let outputs = ports(layout, Group::Model);
+    let rtl = ports(layout, Group::Rtl);
+    let inputs = ports(layout, Group::In);
+    let radix = |port: &str, v: &Var| {
+        if v.width == 1 || view.binary.iter().any(|b| b == port) {
+            Radix::Bin
+        } else {
+            Radix::Hex
+        }
+    };
+
+    // The diverging ports, checked against the layout.
+    let mut diverging: Vec<(usize, Vec<u32>)> = Vec::new();
+    for (name, elems) in &view.diverging {
+        let Some(i) = outputs.iter().position(|(p, _)| p == name) else {
+            return Err(invalid(format!("{name} is not an output port")));
+        };
+        if diverging.iter().any(|(j, _)| *j == i) {
+            continue;
+        }
+        let vars = &outputs[i].1;
+        let mut elems: Vec<u32> = elems.clone();
+        if vars[0].elem.is_none() {
+            elems.clear();
+        } else if let Some(e) = elems.iter().find(|&&e| e as usize >= vars.len()) {
+            return Err(invalid(format!("{name} has no element {e}")));
+        }
+        let mut seen = Vec::new();
+        elems.retain(|e| {
+            let new = !seen.contains(e);
+            seen.push(*e);
+            new
+        });
+        diverging.push((i, elems));
+    }
+
+    let mut g = Gtkw::new(vcd_name, gtkw_name, &view.title, frame, &["tb"]);
+    let mut s = Sucl::new(vcd_name, sucl_name, &view.title);
+    let clk = Sig::new("tb", "clk", 1, false);
+    let cycle = Sig::new("tb", "cycle", 64, false);
+    let any = Sig::new("tb.mismatch", "any", 1, false);
+    let mismatch = |port: &str| Sig::new("tb.mismatch", port, 1, false);
+    g.trace(&clk, Radix::Bin, None, false);
+    g.trace(&cycle, Radix::Dec, None, false);
+    g.trace(&any, Radix::Bin, Some("mismatch any"), true);
+    s.var(&clk, Radix::Bin, false);
+    s.cmd("item_focus", "a");
+    s.var(&cycle, Radix::Dec, false);
+    s.var(&any, Radix::Bin, true);
+
+    // Model/RTL pairs of output port `i`'s variables `vars`.
+    let pairs = |g: &mut Gtkw, i: usize, vars: &[usize]| {
+        let (port, model) = &outputs[i];
+        for &k in vars {
+            let (m, r) = (model[k], rtl[i].1[k]);
+            let name = m.name();
+            let radix = radix(port, m);
+            g.trace(
+                &Sig::of_var(m),
+                radix,
+                Some(&format!("model {name}")),
+                false,
+            );
+            g.trace(&Sig::of_var(r), radix, Some(&format!("rtl {name}")), false);
+        }
+    };
+    // Output port `i` as a group: its mismatch bit, then the pairs of the
+    // elements `shown`, then the other elements in a closed sub-group.
+    let output_group = |g: &mut Gtkw, i: usize, shown: &[u32], closed: bool| {
+        let (port, model) = &outputs[i];
+        g.begin(port, closed);
+        g.trace(
+            &mismatch(port),
+            Radix::Bin,
+            Some(&format!("mismatch {port}")),
+            true,
+        );
+        let is_array = model[0].elem.is_some();
+        if is_array {
+            let shown: Vec<usize> = shown.iter().map(|&e| e as usize).collect();
+            pairs(g, i, &shown);
+            let rest: Vec<usize> = (0..model.len()).filter(|k| !shown.contains(k)).collect();
+            if !rest.is_empty() {
+                let sub = if shown.is_empty() {
+                    format!("{port} elements")
+                } else {
+                    format!("{port} other elements")
+                };
+                g.begin(&sub, true);
+                pairs(g, i, &rest);
+                g.end(&sub, true);
+            }
+        } else {
+            pairs(g, i, &[0]);
+        }
+        g.end(port, closed);
+    };
+
+    for (i, elems) in &diverging {
+        output_group(&mut g, *i, elems, false);
+    }
+    for i in (0..outputs.len()).filter(|i| !diverging.iter().any(|(j, _)| j == i)) {
+        output_group(&mut g, i, &[], true);
+    }
+    g.begin("inputs", false);
+    for (port, vars) in &inputs {
+        if vars[0].elem.is_some() {
+            g.begin(port, true);
+        }
+        for v in vars {
+            g.trace(&Sig::of_var(v), radix(port, v), None, false);
+        }
+        if vars[0].elem.is_some() {
+            g.end(port, true);
+        }
+    }
+    g.end("inputs", false);
+
+    // Surfer: dividers instead of groups; whole array ports as folded
+    // groups at the end, once nothing is focused (so that they are added at
+    // the top level, after everything else).
+    let mut tail: Vec<String> = Vec::new();
+    let surfer_port = |s: &mut Sucl, tail: &mut Vec<String>, i: usize, shown: &[u32]| {
+        let (port, model) = &outputs[i];
+        s.cmd("divider_add", port);
+        s.var(&mismatch(port), Radix::Bin, true);
+        let is_array = model[0].elem.is_some();
+        let flat: Vec<usize> = if is_array && model[0].width > 1 {
+            shown.iter().map(|&e| e as usize).collect()
+        } else {
+            (0..model.len()).collect()
+        };
+        for k in &flat {
+            let (m, r) = (model[*k], rtl[i].1[*k]);
+            s.var(&Sig::of_var(m), radix(port, m), false);
+            s.var(&Sig::of_var(r), radix(port, r), false);
+        }
+        if flat.len() < model.len() {
+            tail.push(format!("tb.model.{port}"));
+            tail.push(format!("tb.rtl.{port}"));
+        }
+    };
+    for (i, elems) in &diverging {
+        surfer_port(&mut s, &mut tail, *i, elems);
+    }
+    for i in (0..outputs.len()).filter(|i| !diverging.iter().any(|(j, _)| j == i)) {
+        surfer_port(&mut s, &mut tail, i, &[]);
+    }
+    s.cmd("divider_add", "inputs");
+    for (port, vars) in &inputs {
+        if vars[0].elem.is_some() && vars[0].width > 1 {
+            tail.push(format!("tb.in.{port}"));
+            continue;
+        }
+        for v in vars {
+            s.var(&Sig::of_var(v), radix(port, v), false);
+        }
+    }
+    s.cmd("item_unfocus", "");
+    for scope in &tail {
+        s.cmd("scope_add_as_group", scope);
+    }
+    if !tail.is_empty() {
+        s.cmd("group_fold_all", "");
+    }
+    s.cmd("variable_force_name_type", "Unique");
+    s.view(frame);
+    Ok((g.out, s.out))
+}
+
+/// Writes `<stem>.gtkw` (GTKWave) and `<stem>.sucl` (Surfer) next to `vcd`,
+/// atomically (a temporary file in the same directory, renamed into place).
+/// Returns their paths.
+///
+/// Fails with [`io::ErrorKind::InvalidInput`] when a diverging port is not
+/// an output of the layout or names an element it does not have.
+pub fn write_sessions(vcd: &Path, view: &View) -> io::Result<Vec<PathBuf>> {
+    let (gtkw, sucl) = session_paths(vcd);
+    let (g, s) = render(file_name(vcd)?, file_name(&gtkw)?, file_name(&sucl)?, view)?;
+    write_atomic(&gtkw, &g)?;
+    write_atomic(&sucl, &s)?;
+    Ok(vec![gtkw, sucl])
+}
+
+/// The variables declared directly in scope `path` of a VCD header.
+fn scope_vars<'h>(items: &'h [vcd::ScopeItem], path: &[&str]) -> Option<Vec<&'h vcd::Var>> {
+    let (first, rest) = path.split_first()?;
+    let scope = items.iter().find_map(|i| match i {
+        vcd::ScopeItem::Scope(s) if s.identifier == *first => Some(s),
+        _ => None,
+    })?;
+    if rest.is_empty() {
+        Some(
+            scope
+                .items
+                .iter()
+                .filter_map(|i| match i {
+                    vcd::ScopeItem::Var(v) => Some(v),
+                    _ => None,
+                })
+                .collect(),
+        )
+    } else {
+        scope_vars(&scope.items, rest)
+    }
+}
+
+/// A variable of a VCD header as the viewers name it.
+fn header_sig(scope: &str, v: &vcd::Var) -> Sig {
+    Sig {
+        scope: scope.to_string(),
+        reference: v.reference.clone(),
+        index: v.index.map(|i| i.to_string()),
+        width: v.size,
+    }
+}
+
+/// The two files' contents for an RTL trace VCD whose header is `header`.
+fn render_trace(
+    vcd_name: &str,
+    gtkw_name: &str,
+    sucl_name: &str,
+    header: &vcd::Header,
+    top: &str,
+    frame: Frame,
+    title: &str,
+) -> io::Result<(String, String)> {
+    let vars = scope_vars(&header.items, &["TOP", top])
+        .ok_or_else(|| invalid(format!("{vcd_name}: no scope TOP.{top}")))?;
+    let scope = format!("TOP.{top}");
+    let mut g = Gtkw::new(vcd_name, gtkw_name, title, frame, &["TOP", &scope]);
+    for v in &vars {
+        let radix = if v.size == 1 { Radix::Bin } else { Radix::Hex };
+        g.trace(&header_sig(&scope, v), radix, None, false);
+    }
+    let mut s = Sucl::new(vcd_name, sucl_name, title);
+    s.cmd("scope_add", &scope);
+    s.cmd("scope_select", &scope);
+    s.view(frame);
+    Ok((g.out, s.out))
+}
+
+/// For the RTL's internal-signal VCD written by Verilator's tracing
+/// (`--trace-rtl`; its scopes are `TOP` then the unit's top module, e.g.
+/// `TOP.lds_top`, and its time is the same 10 ns per cycle): writes
+/// `<stem>.gtkw` and `<stem>.sucl` next to `vcd` with the unit's top-level
+/// instance expanded and its top-level signals shown, the marker on `focus`
+/// and the same window as [`write_sessions`]. Reads the VCD's header.
+pub fn write_trace_sessions(
+    vcd: &Path,
+    top: &str,
+    focus: u64,
+    window: (u64, u64),
+    title: &str,
+) -> io::Result<Vec<PathBuf>> {
+    let file = std::fs::File::open(vcd)?;
+    let header = vcd::Parser::new(io::BufReader::new(file)).parse_header()?;
+    let (gtkw, sucl) = session_paths(vcd);
+    let (g, s) = render_trace(
+        file_name(vcd)?,
+        file_name(&gtkw)?,
+        file_name(&sucl)?,
+        &header,
+        top,
+        Frame::new(focus, window),
+        title,
+    )?;
+    write_atomic(&gtkw, &g)?;
+    write_atomic(&sucl, &s)?;
+    Ok(vec![gtkw, sucl])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{write_capture, Capture, Meta};
+    use std::collections::HashSet;
+
+    gpucosim_model::ports! {
+        mod toy("toy", "toy_top") {
+            input rst_ni: 1,
+            input exec_i: 64,
+            input vsharp_i: 128,
+            input d_i: 8 x 3,
+            input w_i: 1 x 4,
+            output ready_o: 1,
+            output lane_addr_o: 48 x 20,
+            output mask_o: 32,
+            output wide_o: 128,
+            output q_o: 8,
+        }
+    }
+
+    /// A VCD of cycles 100 to 160 of the toy table.
+    fn toy_vcd(dir: &Path) -> PathBuf {
+        let table = &toy::TABLE;
+        let mut cap = Capture::new(table, 64);
+        for c in 100..=160u64 {
+            let i = vec![c as u32; table.in_words()];
+            let m = vec![c as u32; table.out_words()];
+            let mut r = m.clone();
+            if c >= 120 {
+                r[0] ^= 1;
+            }
+            cap.record(c, &i, &m, &r);
+        }
+        let path = dir.join("toy.gfx9.7.vcd");
+        write_capture(&path, table, &cap, &Meta::default()).unwrap();
+        path
+    }
+
+    fn toy_view(layout: &Layout) -> View<'_> {
+        View {
+            layout,
+            focus: 120,
+            window: (100, 160),
+            diverging: vec![
+                ("lane_addr_o".into(), vec![17, 3]),
+                ("mask_o".into(), vec![]),
+            ],
+            binary: vec!["exec_i".into(), "mask_o".into()],
+            title: "toy.gfx9.7: divergence at cycle 120".into(),
+        }
+    }
+
+    /// Every variable of a VCD: its scope path and declaration.
+    fn header_vars(vcd: &Path) -> Vec<(String, vcd::Var)> {
+        fn walk(items: &[vcd::ScopeItem], path: &str, out: &mut Vec<(String, vcd::Var)>) {
+            for item in items {
+                match item {
+                    vcd::ScopeItem::Scope(s) => {
+                        let p = if path.is_empty() {
+                            s.identifier.clone()
+                        } else {
+                            format!("{path}.{}", s.identifier)
+                        };
+                        walk(&s.items, &p, out);
+                    }
+                    vcd::ScopeItem::Var(v) => out.push((path.to_string(), v.clone())),
+                    _ => {}
+                }
+            }
+        }
+        let f = std::fs::File::open(vcd).unwrap();
+        let header = vcd::Parser::new(io::BufReader::new(f))
+            .parse_header()
+            .unwrap();
+        let mut out = Vec::new();
+        walk(&header.items, "", &mut out);
+        out
+    }
+
+    /// The names GTKWave gives the variables of a VCD: path, reference and
+    /// the declared index.
+    fn gtkwave_names(vcd: &Path) -> HashSet<String> {
+        header_vars(vcd)
+            .into_iter()
+            .map(|(p, v)| {
+                let index = v.index.map(|i| i.to_string()).unwrap_or_default();
+                format!("{p}.{}{index}", v.reference)
+            })
+            .collect()
+    }
+
+    /// The variables and scopes Surfer (through `wellen`) sees in a VCD: a
+    /// reference wider than one bit ending in `[n]` is variable `[n]` of a
+    /// scope named after the rest.
+    fn surfer_names(vcd: &Path) -> (HashSet<String>, HashSet<String>) {
+        let (mut vars, mut scopes) = (HashSet::new(), HashSet::new());
+        for (p, v) in header_vars(vcd) {
+            let mut scope = String::new();
+            for part in p.split('.') {
+                if !scope.is_empty() {
+                    scope.push('.');
+                }
+                scope.push_str(part);
+                scopes.insert(scope.clone());
+            }
+            let r = &v.reference;
+            match r.rfind('[') {
+                Some(i) if v.size > 1 && i > 0 && r.ends_with(']') => {
+                    scopes.insert(format!("{p}.{}", &r[..i]));
+                    vars.insert(format!("{p}.{}.{}", &r[..i], &r[i..]));
+                }
+                _ => {
+                    vars.insert(format!("{p}.{r}"));
+                }
+            }
+        }
+        (vars, scopes)
+    }
+
+    /// A .gtkw's traces in order: (flags in force, label, name).
+    fn gtkw_traces(text: &str) -> Vec<(u64, Option<String>, String)> {
+        let mut flags = 0;
+        let mut out = Vec::new();
+        for line in text.lines() {
+            if let Some(f) = line.strip_prefix('@') {
+                flags = u64::from_str_radix(f, 16).unwrap();
+            } else if let Some(rest) = line.strip_prefix("+{") {
+                let (label, name) = rest.split_once("} ").unwrap();
+                out.push((flags, Some(label.to_string()), name.to_string()));
+            } else if let Some(name) = line.strip_prefix('-') {
+                out.push((flags, None, format!("-{name}")));
+            } else if !line.starts_with(['[', '*']) && !line.is_empty() {
+                out.push((flags, None, line.to_string()));
+            }
+        }
+        out
+    }
+
+    fn value<'a>(text: &'a str, key: &str) -> &'a str {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .unwrap_or_else(|| panic!("no {key} in\n{text}"))
+            .trim()
+    }
+
+    #[test]
+    fn gtkwave_file_names_the_vcd_and_its_signals() {
+        let dir = tempfile::tempdir().unwrap();
+        let vcd = toy_vcd(dir.path());
+        let layout = Layout::new(&toy::TABLE);
+        let paths = write_sessions(&vcd, &toy_view(&layout)).unwrap();
+        assert_eq!(
+            paths,
+            [
+                dir.path().join("toy.gfx9.7.gtkw"),
+                dir.path().join("toy.gfx9.7.sucl")
+            ]
+        );
+        let text = std::fs::read_to_string(&paths[0]).unwrap();
+        assert_eq!(value(&text, "[dumpfile]"), "\"toy.gfx9.7.vcd\"");
+        assert_eq!(value(&text, "[savefile]"), "\"toy.gfx9.7.gtkw\"");
+        // 16 cycles before the focus; the marker on it.
+        assert_eq!(value(&text, "[timestart]"), "1040");
+        let zoom_marker: Vec<&str> = value(&text, "*").split(' ').collect();
+        assert_eq!(zoom_marker[1], "1200");
+        assert!(text.starts_with("[*] toy.gfx9.7: divergence at cycle 120\n"));
+
+        let known = gtkwave_names(&vcd);
+        let traces = gtkw_traces(&text);
+        for (_, _, name) in &traces {
+            assert!(
+                name.starts_with('-') || known.contains(name),
+                "{name} not in the VCD"
+            );
+        }
+        let names: Vec<&str> = traces.iter().map(|(_, _, n)| n.as_str()).collect();
+        assert_eq!(
+            names[..12],
+            [
+                "tb.clk",
+                "tb.cycle",
+                "tb.mismatch.any",
+                "-lane_addr_o",
+                "tb.mismatch.lane_addr_o",
+                "tb.model.lane_addr_o[17][47:0]",
+                "tb.rtl.lane_addr_o[17][47:0]",
+                "tb.model.lane_addr_o[3][47:0]",
+                "tb.rtl.lane_addr_o[3][47:0]",
+                "-lane_addr_o other elements",
+                "tb.model.lane_addr_o[0][47:0]",
+                "tb.rtl.lane_addr_o[0][47:0]",
+            ]
+        );
+        // Groups in order: the diverging ports, the other outputs, the inputs.
+        let groups: Vec<&str> = traces
+            .iter()
+            .filter(|(f, _, _)| f & flag::GRP_BEGIN != 0)
+            .map(|(_, _, n)| &n[1..])
+            .collect();
+        assert_eq!(
+            groups,
+            [
+                "lane_addr_o",
+                "lane_addr_o other elements",
+                "mask_o",
+                "ready_o",
+                "wide_o",
+                "q_o",
+                "inputs",
+                "d_i",
+                "w_i",
+            ]
+        );
+        // Every group closes, in nesting order, and the closed ones say so.
+        let mut open: Vec<(&str, u64)> = Vec::new();
+        for (f, _, n) in &traces {
+            if f & flag::GRP_BEGIN != 0 {
+                open.push((n, f & flag::CLOSED));
+            } else if f & flag::GRP_END != 0 {
+                let (name, closed) = open.pop().unwrap();
+                assert_eq!((name, closed), (n.as_str(), f & flag::CLOSED));
+            }
+        }
+        assert!(open.is_empty());
+        let closed: Vec<&str> = traces
+            .iter()
+            .filter(|(f, _, _)| f & flag::GRP_BEGIN != 0 && f & flag::CLOSED != 0)
+            .map(|(_, _, n)| &n[1..])
+            .collect();
+        assert_eq!(
+            closed,
+            [
+                "lane_addr_o other elements",
+                "ready_o",
+                "wide_o",
+                "q_o",
+                "d_i",
+                "w_i"
+            ]
+        );
+
+        // Radix and labels.
+        let of = |name: &str| traces.iter().find(|(_, _, n)| n == name).unwrap();
+        let bin = flag::BIN | flag::RJUSTIFY;
+        let hex = flag::HEX | flag::RJUSTIFY;
+        assert_eq!(of("tb.cycle").0, flag::DEC | flag::RJUSTIFY);
+        assert_eq!(of("tb.clk").0, bin);
+        assert_eq!(of("tb.model.mask_o[31:0]").0, bin);
+        assert_eq!(of("tb.in.exec_i[63:0]").0, bin);
+        assert_eq!(of("tb.in.vsharp_i[127:0]").0, hex);
+        assert_eq!(of("tb.rtl.wide_o[127:0]").0, hex);
+        assert_eq!(of("tb.in.w_i[2]").0, bin);
+        assert_eq!(of("tb.in.d_i[2][7:0]").0, hex);
+        assert_eq!(
+            of("tb.rtl.lane_addr_o[3][47:0]").1.as_deref(),
+            Some("rtl lane_addr_o[3]")
+        );
+        assert_eq!(of("tb.model.q_o[7:0]").1.as_deref(), Some("model q_o"));
+        assert_eq!(of("tb.mismatch.q_o").1.as_deref(), Some("mismatch q_o"));
+        // Each output variable once, both sides; each input once.
+        let layout_names: HashSet<String> = layout
+            .vars
+            .iter()
+            .map(|v| Sig::of_var(v).gtkwave())
+            .collect();
+        let shown: Vec<&String> = traces
+            .iter()
+            .map(|(_, _, n)| n)
+            .filter(|n| {
+                n.starts_with("tb.in.") || n.starts_with("tb.model.") || n.starts_with("tb.rtl.")
+            })
+            .collect();
+        assert_eq!(shown.len(), layout_names.len());
+        assert_eq!(
+            shown.into_iter().cloned().collect::<HashSet<_>>(),
+            layout_names
+        );
+    }
+
+    #[test]
+    fn surfer_file_uses_known_commands_and_variables() {
+        let dir = tempfile::tempdir().unwrap();
+        let vcd = toy_vcd(dir.path());
+        let layout = Layout::new(&toy::TABLE);
+        let paths = write_sessions(&vcd, &toy_view(&layout)).unwrap();
+        assert_eq!(paths[1].extension().unwrap(), "sucl");
+        let text = std::fs::read_to_string(&paths[1]).unwrap();
+        assert!(text.contains("surfer toy.gfx9.7.vcd -c toy.gfx9.7.sucl"));
+        let (vars, scopes) = surfer_names(&vcd);
+        let mut cmds = Vec::new();
+        for line in text.lines() {
+            // Surfer drops what follows `#` and splits commands at `;`.
+            let line = line.split('#').next().unwrap().trim();
+            if line.is_empty() {
+                continue;
+            }
+            assert!(!line.contains(';'), "{line}");
+            let (cmd, arg) = line.split_once(' ').unwrap_or((line, ""));
+            assert!(SURFER_COMMANDS.contains(&cmd), "unknown command {cmd}");
+            match cmd {
+                "variable_add" => assert!(vars.contains(arg), "{arg} not in the VCD"),
+                "scope_add_as_group" => assert!(scopes.contains(arg), "{arg} not in the VCD"),
+                // Surfer takes one word (`\w+`) as a divider's name.
+                "divider_add" => {
+                    assert!(arg.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+                }
+                _ => {}
+            }
+            cmds.push((cmd, arg));
+        }
+        let adds: Vec<&str> = cmds
+            .iter()
+            .filter(|(c, _)| *c == "variable_add" || *c == "divider_add")
+            .map(|(_, a)| *a)
+            .collect();
+        assert_eq!(
+            adds[..12],
+            [
+                "tb.clk",
+                "tb.cycle",
+                "tb.mismatch.any",
+                "lane_addr_o",
+                "tb.mismatch.lane_addr_o",
+                "tb.model.lane_addr_o.[17]",
+                "tb.rtl.lane_addr_o.[17]",
+                "tb.model.lane_addr_o.[3]",
+                "tb.rtl.lane_addr_o.[3]",
+                "mask_o",
+                "tb.mismatch.mask_o",
+                "tb.model.mask_o",
+            ]
+        );
+        assert!(adds.contains(&"tb.in.w_i[3]"));
+        // The mask in binary, the cycle in decimal: the format follows the add.
+        let after = |arg: &str| {
+            let i = cmds
+                .iter()
+                .position(|(c, a)| *c == "variable_add" && *a == arg)
+                .unwrap();
+            cmds[i + 1]
+        };
+        assert_eq!(after("tb.model.mask_o"), ("item_set_format", "Binary"));
+        assert_eq!(after("tb.rtl.mask_o"), ("item_set_format", "Binary"));
+        assert_eq!(after("tb.in.exec_i"), ("item_set_format", "Binary"));
+        assert_eq!(after("tb.cycle"), ("item_set_format", "Unsigned"));
+        let hex = ("item_set_format", "Hexadecimal");
+        assert_eq!(after("tb.rtl.lane_addr_o.[3]"), hex);
+        assert_eq!(after("tb.in.vsharp_i"), hex);
+        assert_eq!(after("tb.mismatch.any"), ("item_set_color", "Red"));
+        assert_eq!(cmds[1], ("item_focus", "a"));
+        // Array ports whole, at the end, folded.
+        let groups: Vec<&str> = cmds
+            .iter()
+            .filter(|(c, _)| *c == "scope_add_as_group")
+            .map(|(_, a)| *a)
+            .collect();
+        assert_eq!(
+            groups,
+            ["tb.model.lane_addr_o", "tb.rtl.lane_addr_o", "tb.in.d_i"]
+        );
+        let first_group = cmds
+            .iter()
+            .position(|(c, _)| *c == "scope_add_as_group")
+            .unwrap();
+        assert_eq!(cmds[first_group - 1].0, "item_unfocus");
+        // The view: fitted (0 to 1605 ns), halved twice (401 ns, 40 cycles),
+        // the cursor on the focus.
+        let tail: Vec<(&str, &str)> = cmds[cmds.len() - 5..].to_vec();
+        assert_eq!(
+            tail,
+            [
+                ("zoom_fit", ""),
+                ("zoom_in", ""),
+                ("zoom_in", ""),
+                ("goto_start", ""),
+                ("cursor_set", "1200")
+            ]
+        );
+    }
+
+    #[test]
+    fn the_frame_is_clamped_to_the_window() {
+        let f = Frame::new(105, (100, 160));
+        assert_eq!((f.start, f.marker, f.end), (1000, 1050, 1605));
+        let f = Frame::new(9, (0, 9));
+        assert_eq!((f.start, f.marker), (0, 90));
+        assert_eq!(f.surfer_zoom_ins(), 0);
+        // Near the end, the view stops 2 cycles short of it.
+        let f = Frame::new(2000, (1000, 1500));
+        assert_eq!((f.start, f.marker, f.end), (14625, 15000, 15005));
+        let f = Frame::new(1492, (1000, 1500));
+        assert_eq!((f.start, f.marker), (14625, 14920));
+        let f = Frame::new(1470, (1000, 1500));
+        assert_eq!((f.start, f.marker), (14540, 14700));
+        // A file shorter than the view starts at its beginning.
+        let f = Frame::new(1010, (1000, 1020));
+        assert_eq!(f.start, 10000);
+        // A 1024-cycle window: 10245 ns halved 5 times is 320 ns.
+        assert_eq!(Frame::new(1000, (0, 1024)).surfer_zoom_ins(), 5);
+        // GTKWave: 2^-zoom ns per 200 pixels, 360 ns across the pane.
+        let z = Frame::new(5, (0, 9)).gtkwave_zoom();
+        assert!((2f64.powf(-z) * GTKWAVE_WAVE_PX / 200.0 - 360.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn an_array_port_without_elements_and_repeats() {
+        let dir = tempfile::tempdir().unwrap();
+        let vcd = toy_vcd(dir.path());
+        let layout = Layout::new(&toy::TABLE);
+        let mut view = toy_view(&layout);
+        view.diverging = vec![
+            ("lane_addr_o".into(), vec![]),
+            ("q_o".into(), vec![5]),
+            ("lane_addr_o".into(), vec![1]),
+        ];
+        let paths = write_sessions(&vcd, &view).unwrap();
+        let text = std::fs::read_to_string(&paths[0]).unwrap();
+        let names: Vec<String> = gtkw_traces(&text).into_iter().map(|t| t.2).collect();
+        assert_eq!(
+            names[3..7],
+            [
+                "-lane_addr_o",
+                "tb.mismatch.lane_addr_o",
+                "-lane_addr_o elements",
+                "tb.model.lane_addr_o[0][47:0]"
+            ]
+        );
+        // q_o is not an array: its one pair, whatever the elements say.
+        let q = names.iter().position(|n| n == "-q_o").unwrap();
+        assert_eq!(
+            names[q..q + 5],
+            [
+                "-q_o",
+                "tb.mismatch.q_o",
+                "tb.model.q_o[7:0]",
+                "tb.rtl.q_o[7:0]",
+                "-q_o"
+            ]
+        );
+        assert_eq!(names.iter().filter(|n| *n == "-lane_addr_o").count(), 2);
+    }
+
+    #[test]
+    fn bad_ports_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let vcd = toy_vcd(dir.path());
+        let layout = Layout::new(&toy::TABLE);
+        let mut view = toy_view(&layout);
+        view.diverging = vec![("exec_i".into(), vec![])];
+        let e = write_sessions(&vcd, &view).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        assert!(
+            e.to_string().contains("exec_i is not an output port"),
+            "{e}"
+        );
+        view.diverging = vec![("lane_addr_o".into(), vec![20])];
+        let e = write_sessions(&vcd, &view).unwrap_err();
+        assert!(
+            e.to_string().contains("lane_addr_o has no element 20"),
+            "{e}"
+        );
+        assert!(!dir.path().join("toy.gfx9.7.gtkw").exists());
+    }
+
+    /// A header as Verilator's VCD tracing writes it.
+    const VERILATOR_HEADER: &str = "$version Generated by VerilatedVcd $end
+$timescale 1ns $end
+
+ $scope module TOP $end
+  $var wire  1 # clk_i $end
+  $var wire  1 $ rst_ni $end
+  $var wire 64 % exec_i [63:0] $end
+  $scope module toy_top $end
+   $var wire  1 # clk_i $end
+   $var wire  1 $ rst_ni $end
+   $var wire 64 % exec_i [63:0] $end
+   $var wire 960 & lane_addr_o [959:0] $end
+   $var wire  3 ' state_q [2:0] $end
+   $var wire 32 ( mem[0] [31:0] $end
+   $scope module u_sub $end
+    $var wire  1 ) busy $end
+   $upscope $end
+  $upscope $end
+ $upscope $end
+$enddefinitions $end
+#1000
+";
+
+    #[test]
+    fn trace_sessions_show_the_top_instance() {
+        let dir = tempfile::tempdir().unwrap();
+        let vcd = dir.path().join("toy.gfx9.7.rtl.vcd");
+        std::fs::write(&vcd, VERILATOR_HEADER).unwrap();
+        let paths = write_trace_sessions(&vcd, "toy_top", 120, (100, 160), "toy: RTL").unwrap();
+        assert_eq!(paths[0], dir.path().join("toy.gfx9.7.rtl.gtkw"));
+        let g = std::fs::read_to_string(&paths[0]).unwrap();
+        assert_eq!(value(&g, "[dumpfile]"), "\"toy.gfx9.7.rtl.vcd\"");
+        assert_eq!(value(&g, "[savefile]"), "\"toy.gfx9.7.rtl.gtkw\"");
+        assert_eq!(value(&g, "[timestart]"), "1040");
+        assert!(g.contains("[treeopen] TOP.\n[treeopen] TOP.toy_top.\n"));
+        let names: Vec<String> = gtkw_traces(&g).into_iter().map(|t| t.2).collect();
+        assert_eq!(
+            names,
+            [
+                "TOP.toy_top.clk_i",
+                "TOP.toy_top.rst_ni",
+                "TOP.toy_top.exec_i[63:0]",
+                "TOP.toy_top.lane_addr_o[959:0]",
+                "TOP.toy_top.state_q[2:0]",
+                "TOP.toy_top.mem[0][31:0]",
+            ]
+        );
+        let known = gtkwave_names(&vcd);
+        assert!(names.iter().all(|n| known.contains(n)));
+        let s = std::fs::read_to_string(&paths[1]).unwrap();
+        let cmds: Vec<&str> = s.lines().filter(|l| !l.starts_with('#')).collect();
+        assert_eq!(
+            cmds,
+            [
+                "scope_add TOP.toy_top",
+                "scope_select TOP.toy_top",
+                "zoom_fit",
+                "zoom_in",
+                "zoom_in",
+                "goto_start",
+                "cursor_set 1200",
+            ]
+        );
+        let e = write_trace_sessions(&vcd, "other_top", 120, (100, 160), "").unwrap_err();
+        assert!(e.to_string().contains("no scope TOP.other_top"), "{e}");
+    }
+}
