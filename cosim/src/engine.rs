@@ -21,7 +21,8 @@ use crate::testbench::{Drive, Driver, Index, Testbench, TxnSource};
 use crate::watchdog::{self, Guard, Limits, StopReason};
 use gpucosim_model::ports::{Dir, Port, PortTable};
 use gpucosim_model::{Coverage, Profile, Unit};
-use gpucosim_waves::{Capture, Frame, Meta, VcdWriter};
+use gpucosim_waves::session::{self, View};
+use gpucosim_waves::{Capture, Frame, Layout, Meta, VcdWriter};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -966,6 +967,16 @@ pub fn run<B: Testbench>(
         let first = frames.next().map(|f| f.cycle);
         let last = frames.last().map(|f| f.cycle).or(first);
         window = first.zip(last);
+        if spec.dump_all {
+            window = last.map(|l| (0, l));
+        }
+    }
+    let mut sessions = Vec::new();
+    if let (Some(v), Some(w)) = (&vcd, window) {
+        match write_sessions::<B>(spec, v, w, &chk.mismatches, &end) {
+            Ok(p) => sessions = p,
+            Err(e) => vcd_error = Some(format!("the viewer sessions beside {}: {e}", v.display())),
+        }
     }
     let (in_flight, state) = match context {
         Some((t, s)) => (t, Some(s)),
@@ -984,13 +995,82 @@ pub fn run<B: Testbench>(
         in_flight,
         state,
         trace: None,
-        sessions: Vec::new(),
+        sessions,
         vcd,
         window,
         vcd_error,
         rtl_text,
         elapsed,
     })
+}
+
+/// The cycle a session or report puts its marker on: the first
+/// divergence, else the cycle the run ended in.
+pub fn focus_cycle(mismatches: &[Mismatch], end: &End) -> Option<u64> {
+    mismatches.first().map(|m| m.cycle).or(match end {
+        End::Completed | End::Diverged => None,
+        End::Rtl { cycle, .. }
+        | End::Hang { cycle, .. }
+        | End::Timeout { cycle, .. }
+        | End::Interrupted { cycle, .. } => Some(*cycle),
+    })
+}
+
+/// Writes the GTKWave and Surfer sessions of the waveform `vcd` (cycles
+/// `window`): the marker on the divergence (or where the run ended), the
+/// diverging ports first with their diverging elements, masks in binary.
+fn write_sessions<B: Testbench>(
+    spec: &RunSpec,
+    vcd: &Path,
+    window: (u64, u64),
+    mismatches: &[Mismatch],
+    end: &End,
+) -> std::io::Result<Vec<PathBuf>> {
+    let table = B::table();
+    let layout = Layout::new(table);
+    let focus = focus_cycle(mismatches, end);
+    let diverging: Vec<(String, Vec<u32>)> = mismatches
+        .iter()
+        .filter(|m| Some(m.cycle) == focus)
+        .map(|m| {
+            let elems = match table.find(&m.signal) {
+                Some((d, _)) if d.elems > 1 => m.elements.iter().map(|e| e.0 as u32).collect(),
+                _ => Vec::new(),
+            };
+            (m.signal.clone(), elems)
+        })
+        .collect();
+    let binary = table
+        .ports
+        .iter()
+        .filter(|d| d.elems == 1 && d.elem_width > 1 && B::index(d.name).is_some())
+        .map(|d| d.name.to_string())
+        .collect();
+    let title = match (mismatches.first(), Headline::of(end)) {
+        (Some(m), _) => format!(
+            "{}: divergence at cycle {} on {}",
+            spec.name(),
+            m.cycle,
+            diverging
+                .iter()
+                .map(|d| d.0.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        (None, Some(h)) => format!("{}: {} {}", spec.name(), h.kind, h.when),
+        (None, None) => spec.name(),
+    };
+    session::write_sessions(
+        vcd,
+        &View {
+            layout: &layout,
+            focus: focus.unwrap_or(window.0),
+            window,
+            diverging,
+            binary,
+            title,
+        },
+    )
 }
 
 /// Runs `prod` on a second thread and checks its cycles here, until the

@@ -67,7 +67,7 @@ pub fn simulate<B: Testbench>(
     let root = rtlbuild::rtl_root(spec.rtl_arg.as_deref());
     let (mut r, _) = load_rtl::<B>(&root, spec.profile, false)?;
     let again = trace_rtl.then(|| stimulus.first(usize::MAX));
-    let out = engine::run::<B>(spec, &mut r, stimulus, None)?;
+    let mut out = engine::run::<B>(spec, &mut r, stimulus, None)?;
     let mut rtl_vcd = None;
     if let (Some(again), Some(dir), Some((from, until))) = (again, &spec.waves, out.window) {
         let path = dir.join(format!("{}.rtl.vcd", spec.name()));
@@ -85,6 +85,23 @@ pub fn simulate<B: Testbench>(
             again.first(out.txn_count),
             Some((&path, from, until)),
         )?;
+        let focus = engine::focus_cycle(&out.mismatches, &out.end).unwrap_or(from);
+        let title = format!("{}: the RTL's internal signals", spec.name());
+        match gpucosim_waves::session::write_trace_sessions(
+            &path,
+            B::table().top,
+            focus,
+            (from, until),
+            &title,
+        ) {
+            Ok(mut p) => out.sessions.append(&mut p),
+            Err(e) => {
+                out.vcd_error = Some(format!(
+                    "the viewer sessions beside {}: {e}",
+                    path.display()
+                ))
+            }
+        }
         rtl_vcd = Some(path);
     }
     Ok((out, rtl_vcd))

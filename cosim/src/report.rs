@@ -205,10 +205,18 @@ pub fn report<T: Serialize>(spec: &RunSpec, o: &Outcome<T>, table: &PortTable) -
 
 /// How to open a session file.
 fn session_command(p: &Path) -> String {
-    let q = shell_quote(&p.display().to_string());
+    let q = |p: &Path| shell_quote(&p.display().to_string());
     match p.extension().and_then(|e| e.to_str()) {
-        Some("gtkw") => format!("gtkwave {q}"),
-        _ => q,
+        Some("gtkw") => format!("gtkwave {}", q(p)),
+        Some("sucl") => {
+            let dump = ["vcd", "fst"]
+                .iter()
+                .map(|e| p.with_extension(e))
+                .find(|d| d.exists())
+                .unwrap_or_else(|| p.with_extension("vcd"));
+            format!("surfer {} -c {}", q(&dump), q(p))
+        }
+        _ => q(p),
     }
 }
 

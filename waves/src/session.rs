@@ -764,10 +764,20 @@ fn render_trace(
     frame: Frame,
     title: &str,
 ) -> io::Result<(String, String)> {
-    let vars = scope_vars(&header.items, &["TOP", top])
-        .ok_or_else(|| invalid(format!("{vcd_name}: no scope TOP.{top}")))?;
-    let scope = format!("TOP.{top}");
-    let mut g = Gtkw::new(vcd_name, gtkw_name, title, frame, &["TOP", &scope]);
+    // Verilator wraps the design in a root scope (`TOP`, or the name the
+    // model was given); the unit's instance is the child named `top`.
+    let (root, vars) = header
+        .items
+        .iter()
+        .find_map(|i| match i {
+            vcd::ScopeItem::Scope(r) => {
+                scope_vars(&r.items, &[top]).map(|v| (r.identifier.as_str(), v))
+            }
+            _ => None,
+        })
+        .ok_or_else(|| invalid(format!("{vcd_name}: no scope <root>.{top}")))?;
+    let scope = format!("{root}.{top}");
+    let mut g = Gtkw::new(vcd_name, gtkw_name, title, frame, &[root, &scope]);
     for v in &vars {
         let radix = if v.size == 1 { Radix::Bin } else { Radix::Hex };
         g.trace(&header_sig(&scope, v), radix, None, false);
@@ -780,8 +790,9 @@ fn render_trace(
 }
 
 /// For the RTL's internal-signal VCD written by Verilator's tracing
-/// (`--trace-rtl`; its scopes are `TOP` then the unit's top module, e.g.
-/// `TOP.lds_top`, and its time is the same 10 ns per cycle): writes
+/// (`--trace-rtl`; its scopes are a root (`TOP`, or the model's name) then
+/// the unit's top module, e.g. `TOP.lds_top` or `lds_top.lds_top`, and its
+/// time is the same 10 ns per cycle): writes
 /// `<stem>.gtkw` and `<stem>.sucl` next to `vcd` with the unit's top-level
 /// instance expanded and its top-level signals shown, the marker on `focus`
 /// and the same window as [`write_sessions`]. Reads the VCD's header.
@@ -1339,6 +1350,6 @@ $enddefinitions $end
             ]
         );
         let e = write_trace_sessions(&vcd, "other_top", 120, (100, 160), "").unwrap_err();
-        assert!(e.to_string().contains("no scope TOP.other_top"), "{e}");
+        assert!(e.to_string().contains("no scope <root>.other_top"), "{e}");
     }
 }
