@@ -1,8 +1,11 @@
 //! Every deliberately broken RTL variant in `tests/fixtures/broken/` must be
 //! caught: `gpucosim run --rtl <patched copy>` exits 1, names the
-//! divergence and writes a VCD whose mismatch bit rises at that cycle. And
-//! the same seeds on the unpatched RTL pass, so the catch is the bug's.
+//! divergence decoded per lane, wave, bank or byte with a text waveform,
+//! and writes a VCD whose mismatch bit rises at that cycle with GTKWave and
+//! Surfer sessions beside it that open there. And the same seeds on the
+//! unpatched RTL pass, so the catch is the bug's.
 
+use gpucosim::testbench::Testbench;
 use gpucosim_tests::{gpucosim_bin, quick, BrokenFixture, Vcd};
 use std::process::Command;
 
@@ -42,7 +45,10 @@ fn check(name: &str, f: &BrokenFixture) {
         stdout.contains("reproduce: gpucosim run"),
         "{name}: {stdout}"
     );
-    let vcd = Vcd::read(&waves.join(format!("{}.{}.{}.vcd", f.unit, f.profile, f.seed)));
+    let run = format!("{}.{}.{}", f.unit, f.profile, f.seed);
+    check_report(name, f, &stdout);
+    check_sessions(name, &waves, &run, cycle, &stdout);
+    let vcd = Vcd::read(&waves.join(format!("{run}.vcd")));
     assert!(
         vcd.stamps().contains(&(cycle * 10)),
         "{name}: cycle {cycle} not in the VCD"
@@ -51,6 +57,133 @@ fn check(name: &str, f: &BrokenFixture) {
         vcd.change_at("tb.mismatch.any", cycle * 10),
         Some("1"),
         "{name}: mismatch.any does not rise at cycle {cycle}"
+    );
+}
+
+/// The diverging ports the report's first line names.
+fn diverging_ports(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .find_map(|l| l.split("model and RTL differ on ").nth(1))
+        .map(|r| r.split(", ").map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// The report names what diverged the way the port is built: the lanes,
+/// waves, banks or bytes of a port whose elements or bits are those, the
+/// elements of another array, the value of a plain port; no packed hex
+/// longer than 16 digits; and a text waveform with each diverging port,
+/// model above RTL.
+fn check_report(name: &str, f: &BrokenFixture, stdout: &str) {
+    let ports = diverging_ports(stdout);
+    assert!(
+        !ports.is_empty(),
+        "{name}: no diverging ports in:\n{stdout}"
+    );
+    for port in &ports {
+        let (index, elems) = gpucosim::with_testbench!(f.unit.as_str(), B => Ok((
+            B::index(port),
+            B::table().find(port).map(|(d, _)| d.elems).unwrap_or(1),
+        )))
+        .unwrap();
+        let line = stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{port}: ")))
+            .unwrap_or_else(|| panic!("{name}: no line for {port} in:\n{stdout}"));
+        match index {
+            Some(ix) => {
+                let one = format!("{} ", ix.noun(false));
+                let many = format!("{} ", ix.noun(true));
+                assert!(
+                    line.contains(" differ"),
+                    "{name}: {port} is not decoded per {}: {line}",
+                    ix.noun(false)
+                );
+                let named = stdout.lines().any(|l| {
+                    let t = l.trim_start();
+                    (t.starts_with(&one) || t.starts_with(&many)) && t.contains(": model ")
+                });
+                assert!(
+                    named,
+                    "{name}: the {many}of {port} are not named:\n{stdout}"
+                );
+            }
+            None if elems > 1 => assert!(
+                stdout.contains(&format!("{port}[")),
+                "{name}: the elements of {port} are not named:\n{stdout}"
+            ),
+            None => assert!(line.contains(": model 0x"), "{name}: {line}"),
+        }
+    }
+    for word in stdout.split(|c: char| c.is_whitespace() || c == ',') {
+        if let Some(hex) = word.strip_prefix("0x") {
+            assert!(
+                hex.len() <= 16 || hex.contains('_'),
+                "{name}: a packed value to read by hand: {word}"
+            );
+        }
+    }
+    let wave = stdout
+        .split("waveform (model above RTL):\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{name}: no text waveform in:\n{stdout}"));
+    let wave: String = wave
+        .lines()
+        .take_while(|l| l.starts_with("    "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    for port in &ports {
+        assert!(
+            wave.contains(port.as_str()),
+            "{name}: {port} is not in the text waveform:\n{wave}"
+        );
+    }
+}
+
+/// A GTKWave and a Surfer session beside the VCD, each naming it, with the
+/// marker on the divergence and the first diverging port first.
+fn check_sessions(name: &str, waves: &std::path::Path, run: &str, cycle: u64, stdout: &str) {
+    let first = diverging_ports(stdout).remove(0);
+    let gtkw = std::fs::read_to_string(waves.join(format!("{run}.gtkw")))
+        .unwrap_or_else(|e| panic!("{name}: no GTKWave session: {e}"));
+    assert!(
+        gtkw.contains(&format!("[dumpfile] \"{run}.vcd\"")),
+        "{name}:\n{gtkw}"
+    );
+    let marker = gtkw
+        .lines()
+        .find_map(|l| l.strip_prefix('*'))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|m| m.parse::<u64>().ok());
+    assert_eq!(
+        marker,
+        Some(cycle * 10),
+        "{name}: the GTKWave marker:\n{gtkw}"
+    );
+    let first_group = gtkw
+        .lines()
+        .skip_while(|l| !l.starts_with("@800200") && !l.starts_with("@c00200"))
+        .nth(1);
+    assert_eq!(
+        first_group,
+        Some(format!("-{first}").as_str()),
+        "{name}:\n{gtkw}"
+    );
+    let sucl = std::fs::read_to_string(waves.join(format!("{run}.sucl")))
+        .unwrap_or_else(|e| panic!("{name}: no Surfer session: {e}"));
+    assert!(
+        sucl.lines()
+            .any(|l| l == format!("cursor_set {}", cycle * 10)),
+        "{name}: the Surfer cursor:\n{sucl}"
+    );
+    let first_divider = sucl.lines().find_map(|l| l.strip_prefix("divider_add "));
+    assert_eq!(first_divider, Some(first.as_str()), "{name}:\n{sucl}");
+    assert!(
+        stdout.contains(&format!(
+            "session: gtkwave {}",
+            waves.join(format!("{run}.gtkw")).display()
+        )),
+        "{name}: the report does not say how to open the session:\n{stdout}"
     );
 }
 

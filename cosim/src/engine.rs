@@ -22,6 +22,7 @@ use crate::watchdog::{self, Guard, Limits, StopReason};
 use gpucosim_model::ports::{Dir, Port, PortTable};
 use gpucosim_model::{Coverage, Profile, Unit};
 use gpucosim_waves::session::{self, View};
+use gpucosim_waves::text;
 use gpucosim_waves::{Capture, Frame, Layout, Meta, VcdWriter};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -971,6 +972,7 @@ pub fn run<B: Testbench>(
             window = last.map(|l| (0, l));
         }
     }
+    let trace = text_trace(table, &chk.capture, &chk.mismatches);
     let mut sessions = Vec::new();
     if let (Some(v), Some(w)) = (&vcd, window) {
         match write_sessions::<B>(spec, v, w, &chk.mismatches, &end) {
@@ -994,7 +996,7 @@ pub fn run<B: Testbench>(
         end,
         in_flight,
         state,
-        trace: None,
+        trace,
         sessions,
         vcd,
         window,
@@ -1002,6 +1004,62 @@ pub fn run<B: Testbench>(
         rtl_text,
         elapsed,
     })
+}
+
+/// Cycles of the report's text waveform up to the divergence, and after.
+const TRACE_BEFORE: u64 = 7;
+const TRACE_AFTER: u64 = 2;
+
+/// The bit where two hex values (as in [`Mismatch`]) first differ, from
+/// the least significant end.
+fn first_diff_bit(a: &str, b: &str) -> u32 {
+    let a = a.trim_start_matches("0x").as_bytes();
+    let b = b.trim_start_matches("0x").as_bytes();
+    let n = a.len().max(b.len());
+    let digit = |s: &[u8], k: usize| {
+        if k < s.len() {
+            s[s.len() - 1 - k]
+        } else {
+            b'0'
+        }
+    };
+    (0..n).find(|&k| digit(a, k) != digit(b, k)).unwrap_or(0) as u32 * 4
+}
+
+/// The report's text waveform: the diverging ports of the first
+/// divergence (for an array, its first two diverging elements; for a port
+/// wider than 64 bits, the 64 bits holding its first difference), model
+/// above RTL, over the last cycles up to it and a few after.
+fn text_trace(table: &PortTable, capture: &Capture, mismatches: &[Mismatch]) -> Option<String> {
+    let first = mismatches.first()?.cycle;
+    let layout = Layout::new(table);
+    let mut picks = Vec::new();
+    for m in mismatches.iter().filter(|m| m.cycle == first) {
+        let Some((d, _)) = table.find(&m.signal) else {
+            continue;
+        };
+        if d.elems > 1 {
+            for (e, a, b) in m.elements.iter().take(2) {
+                picks.extend(text::Pick::new(
+                    &layout,
+                    d.name,
+                    Some(*e as u32),
+                    Some(first_diff_bit(a, b)),
+                ));
+            }
+        } else {
+            picks.extend(text::Pick::new(
+                &layout,
+                d.name,
+                None,
+                Some(first_diff_bit(&m.model, &m.rtl)),
+            ));
+        }
+    }
+    let frames = capture
+        .frames()
+        .filter(|f| f.cycle + TRACE_BEFORE >= first && f.cycle <= first + TRACE_AFTER);
+    Some(text::Trace::from_frames(&layout, frames, &picks).render())
 }
 
 /// The cycle a session or report puts its marker on: the first

@@ -59,6 +59,7 @@
 #![warn(missing_docs)]
 
 pub mod session;
+pub mod text;
 
 use gpucosim_model::ports::{get_bits, Dir, PortTable};
 use std::io::{self, Write};
