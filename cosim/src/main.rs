@@ -291,6 +291,21 @@ enum Cmd {
         #[arg(long)]
         force: bool,
     },
+    /// Print a text waveform from a VCD gpucosim wrote (or a failure
+    /// bundle's): by default the diverging ports, model above RTL, over the
+    /// cycles up to the first divergence.
+    Waves {
+        /// A VCD, or a bundle directory holding one.
+        file: PathBuf,
+        /// Signals to show, as patterns on their names without `tb.`
+        /// (`model.grant_lanes_o`, `*lane_addr_o[17]`, `in.*`; `*`
+        /// matches anything); an output's name alone shows model and RTL.
+        #[arg(long, num_args = 1..)]
+        signals: Vec<String>,
+        /// Cycles to show: `A..B` (B excluded) or `A..=B`.
+        #[arg(long, value_parser = parse_cycles)]
+        cycles: Option<(u64, u64)>,
+    },
     /// Build (or find in the cache) a unit's RTL and print the library path.
     Build {
         #[command(flatten)]
@@ -834,6 +849,11 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
                 Ok(ExitCode::SUCCESS)
             })
         }
+        Cmd::Waves {
+            file,
+            signals,
+            cycles,
+        } => cmd_waves(&file, &signals, cycles),
         Cmd::Build { target, rtl } => {
             let root = rtlbuild::rtl_root(rtl.as_deref());
             with_testbench!(target.unit.as_str(), B => {
@@ -1778,4 +1798,213 @@ fn in_transaction<T>(out: &engine::Outcome<T>) -> String {
         .as_ref()
         .map(|(i, _)| format!(", in transaction #{i}"))
         .unwrap_or_default()
+}
+
+/// `A..B` (B excluded) or `A..=B`, as an inclusive range.
+fn parse_cycles(s: &str) -> std::result::Result<(u64, u64), String> {
+    let bad = || format!("`{s}` is not a cycle range (A..B or A..=B)");
+    let (a, b, inclusive) = match s.split_once("..=") {
+        Some((a, b)) => (a, b, true),
+        None => {
+            let (a, b) = s.split_once("..").ok_or_else(bad)?;
+            (a, b, false)
+        }
+    };
+    let a: u64 = a.trim().parse().map_err(|_| bad())?;
+    let b: u64 = b.trim().parse().map_err(|_| bad())?;
+    let last = if inclusive { Some(b) } else { b.checked_sub(1) };
+    match last {
+        Some(l) if l >= a => Ok((a, l)),
+        _ => Err(format!("the cycle range `{s}` is empty")),
+    }
+}
+
+/// Whether `name` matches `pat`, where `*` matches any run of characters.
+fn glob(pat: &str, name: &str) -> bool {
+    match pat.split_once('*') {
+        None => pat == name,
+        Some((head, rest)) => {
+            let Some(tail) = name.strip_prefix(head) else {
+                return false;
+            };
+            (0..=tail.len())
+                .filter(|&i| tail.is_char_boundary(i))
+                .any(|i| glob(rest, &tail[i..]))
+        }
+    }
+}
+
+/// `gpucosim waves`: a text waveform from a VCD or a bundle's VCD.
+fn cmd_waves(
+    file: &std::path::Path,
+    signals: &[String],
+    cycles: Option<(u64, u64)>,
+) -> Result<ExitCode> {
+    use gpucosim_waves::text::{first_mismatch, Trace};
+    let vcd = if file.is_dir() {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(file)
+            .map_err(|e| Error::Input(format!("cannot read {}: {e}", file.display())))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.extension().is_some_and(|x| x == "vcd")
+                    && !p.to_string_lossy().ends_with(".rtl.vcd")
+            })
+            .collect();
+        found.sort();
+        match found.len() {
+            1 => found.remove(0),
+            0 => {
+                return Err(Error::Input(format!(
+                    "{} holds no VCD (a bundle of a run with --waves has one)",
+                    file.display()
+                )))
+            }
+            _ => {
+                return Err(Error::Input(format!(
+                    "{} holds several VCDs; name one: {}",
+                    file.display(),
+                    found
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )))
+            }
+        }
+    } else {
+        file.to_path_buf()
+    };
+    let bad = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::InvalidData | std::io::ErrorKind::InvalidInput => {
+            Error::Input(format!("{} is not a gpucosim VCD: {e}", vcd.display()))
+        }
+        _ => Error::Input(format!("cannot read {}: {e}", vcd.display())),
+    };
+    if !vcd.is_file() {
+        return Err(Error::Input(format!("no such file: {}", vcd.display())));
+    }
+    let first = first_mismatch(&vcd).map_err(bad)?;
+    let range = match (cycles, &first) {
+        (Some(r), _) => r,
+        (None, Some((c, _))) => (c.saturating_sub(7), c + 2),
+        (None, None) => (0, u64::MAX),
+    };
+    let diverging: Vec<String> = first.as_ref().map(|f| f.1.clone()).unwrap_or_default();
+    let mut unmatched: Vec<&String> = Vec::new();
+    let mut names_seen: Vec<String> = Vec::new();
+    let trace = Trace::read_vcd(&vcd, Some(range), |d| {
+        let mut picks = Vec::new();
+        let outputs: Vec<(&str, u32)> = d.of_scope("model").collect();
+        names_seen = d
+            .of_scope("in")
+            .map(|(n, _)| format!("in.{n}"))
+            .chain(outputs.iter().map(|(n, _)| n.to_string()))
+            .collect();
+        if signals.is_empty() {
+            // The diverging ports, or every output when nothing diverged.
+            for (name, width) in &outputs {
+                let port = name.split('[').next().unwrap_or(name);
+                if diverging.is_empty() || diverging.iter().any(|p| p == port) {
+                    // Every 64-bit slice of a wide port; those that do not
+                    // differ are dropped below.
+                    for lsb in (0..*width).step_by(64) {
+                        picks.extend(d.pick("model", name, lsb));
+                    }
+                }
+            }
+            return picks;
+        }
+        unmatched = signals.iter().collect();
+        for (name, _) in d.of_scope("in") {
+            if signals.iter().any(|p| glob(p, &format!("in.{name}"))) {
+                picks.extend(d.pick("in", name, 0));
+            }
+        }
+        for (name, _) in &outputs {
+            let hit = |p: &String| {
+                glob(p, name)
+                    || glob(p, &format!("model.{name}"))
+                    || glob(p, &format!("rtl.{name}"))
+            };
+            if signals.iter().any(hit) {
+                picks.extend(d.pick("model", name, 0));
+            }
+        }
+        unmatched.retain(|p| {
+            !d.of_scope("in").any(|(n, _)| glob(p, &format!("in.{n}")))
+                && !outputs.iter().any(|(n, _)| {
+                    glob(p, n) || glob(p, &format!("model.{n}")) || glob(p, &format!("rtl.{n}"))
+                })
+        });
+        picks
+    })
+    .map_err(bad)?;
+    if let Some(p) = unmatched.first() {
+        return Err(Error::Input(format!(
+            "no signal matches `{p}` in {} (it has {}, …)",
+            vcd.display(),
+            names_seen
+                .iter()
+                .take(6)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    if trace.cycles.is_empty() {
+        return Err(Error::Input(format!(
+            "{} holds no cycle in {}..={}",
+            vcd.display(),
+            range.0,
+            range.1
+        )));
+    }
+    // Without a range, at most the last cycles of a long file.
+    let trace = if cycles.is_none() && first.is_none() {
+        trace.last(10)
+    } else {
+        trace
+    };
+    // For an array, only the elements that differ somewhere in the range
+    // (all of them when none does).
+    let mut trace = trace;
+    let mut more = Vec::new();
+    if signals.is_empty() {
+        let differs = |r: &gpucosim_waves::text::Row| r.rtl.as_ref().is_some_and(|x| *x != r.model);
+        if trace.rows.iter().any(differs) {
+            trace.rows.retain(differs);
+        }
+        // At most 8 rows per port.
+        let mut per_port = std::collections::BTreeMap::<String, usize>::new();
+        trace.rows.retain(|r| {
+            let port = r
+                .pick
+                .name
+                .split('[')
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            let n = per_port.entry(port).or_default();
+            *n += 1;
+            *n <= 8
+        });
+        for (port, n) in per_port.into_iter().filter(|(_, n)| *n > 8) {
+            more.push(format!(
+                "… and {} more of {port} (--signals '{port}[*' shows them all)",
+                n - 8
+            ));
+        }
+    }
+    if let Some((c, ports)) = &first {
+        println!(
+            "{}: first divergence at cycle {c} on {}",
+            vcd.display(),
+            ports.join(", ")
+        );
+    }
+    print!("{}", trace.render());
+    for m in more {
+        println!("{m}");
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -263,7 +263,7 @@ impl Trace {
     pub fn read_vcd(
         path: &Path,
         cycles: Option<(u64, u64)>,
-        select: impl Fn(&Declared) -> Vec<Pick>,
+        select: impl FnOnce(&Declared) -> Vec<Pick>,
     ) -> io::Result<Trace> {
         let open = || -> io::Result<vcd::Parser<io::BufReader<std::fs::File>>> {
             Ok(vcd::Parser::new(io::BufReader::with_capacity(
