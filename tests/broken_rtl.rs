@@ -48,6 +48,20 @@ fn check(name: &str, f: &BrokenFixture) {
     let run = format!("{}.{}.{}", f.unit, f.profile, f.seed);
     check_report(name, f, &stdout);
     check_sessions(name, &waves, &run, cycle, &stdout);
+    // The text view of the VCD finds the same divergence.
+    let text = Command::new(gpucosim_bin())
+        .arg("waves")
+        .arg(waves.join(format!("{run}.vcd")))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    let ports = diverging_ports(&stdout).join(", ");
+    assert!(
+        text.lines()
+            .next()
+            .is_some_and(|l| l.ends_with(&format!("first divergence at cycle {cycle} on {ports}"))),
+        "{name}: gpucosim waves says:\n{text}"
+    );
     let vcd = Vcd::read(&waves.join(format!("{run}.vcd")));
     assert!(
         vcd.stamps().contains(&(cycle * 10)),

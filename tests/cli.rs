@@ -444,3 +444,132 @@ fn a_cached_start_runs_no_other_program() {
     assert!(!marker.exists(), "python3 was run on a cached start");
     assert!(t0.elapsed().as_secs() < 20);
 }
+
+/// A VCD of the toy unit whose model and RTL differ on `q_o[2]` from
+/// cycle 5, written by the same writer as a run's.
+fn toy_vcd(dir: &std::path::Path) -> std::path::PathBuf {
+    use gpucosim_tests::toy_ports as p;
+    let t = &p::TABLE;
+    let mut cap = gpucosim_waves::Capture::new(t, 64);
+    for c in 0..20u64 {
+        let mut inp = vec![0u32; t.in_words()];
+        p::rst_ni.set(&mut inp, u64::from(c >= 2));
+        p::d_i.set_elem(&mut inp, 1, c);
+        let mut m = vec![0u32; t.out_words()];
+        p::sum_o.set(&mut m, 3 * c);
+        p::q_o.set_elem(&mut m, 2, c);
+        let mut r = m.clone();
+        if c >= 5 {
+            p::q_o.set_elem(&mut r, 2, c + 0x100);
+        }
+        cap.record(c, &inp, &m, &r);
+    }
+    let path = dir.join("toy.gfx9.1.vcd");
+    gpucosim_waves::write_capture(&path, t, &cap, &gpucosim_waves::Meta::default()).unwrap();
+    path
+}
+
+#[test]
+fn waves_prints_the_divergence_of_a_vcd_or_a_bundle() {
+    let dir = tempfile::tempdir().unwrap();
+    let vcd = toy_vcd(dir.path());
+    let v = vcd.to_str().unwrap();
+    let (code, out, err) = run(&["waves", v], &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[0].ends_with("first divergence at cycle 5 on q_o"),
+        "{out}"
+    );
+    // Cycles 0..=7 (8 up to the divergence, then 2 more), q_o[2] only.
+    assert!(
+        lines[1]
+            .split_whitespace()
+            .eq(["cycle", "0", "1", "2", "3", "4", "5", "6", "7"]),
+        "{out}"
+    );
+    assert!(lines[2].starts_with("q_o[2] model"), "{out}");
+    assert!(lines[3].trim_end().ends_with("105*  106*  107*"), "{out}");
+    assert_eq!(lines.len(), 4, "{out}");
+    // The directory holding it is read the same way.
+    let (code, out2, _) = run(&["waves", dir.path().to_str().unwrap()], &[]);
+    assert_eq!((code, &out2), (0, &out));
+    // Chosen signals and cycles.
+    let (code, out, err) = run(
+        &[
+            "waves",
+            v,
+            "--signals",
+            "in.d_i[1]",
+            "sum_*",
+            "--cycles",
+            "10..=11",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[1].split_whitespace().eq(["cycle", "10", "11"]),
+        "{out}"
+    );
+    assert!(
+        lines[2].split_whitespace().eq(["d_i[1]", "in", "a", "b"]),
+        "{out}"
+    );
+    assert!(
+        lines[3]
+            .split_whitespace()
+            .eq(["sum_o", "model", "1e", "21"]),
+        "{out}"
+    );
+    assert!(lines[4].split_whitespace().eq(["rtl", "1e", "21"]), "{out}");
+}
+
+#[test]
+fn waves_errors_are_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let junk = dir.path().join("junk.vcd");
+    std::fs::write(&junk, "not a waveform\n").unwrap();
+    let vcd = toy_vcd(dir.path());
+    let v = vcd.to_str().unwrap();
+    expect_error(
+        &["waves", "/nonexistent/x.vcd"],
+        &[],
+        "no such file: /nonexistent/x.vcd",
+    );
+    expect_error(&["waves", empty.to_str().unwrap()], &[], "holds no VCD");
+    expect_error(
+        &["waves", junk.to_str().unwrap()],
+        &[],
+        "is not a gpucosim VCD",
+    );
+    expect_error(
+        &["waves", v, "--signals", "nothing*"],
+        &[],
+        "no signal matches `nothing*`",
+    );
+    expect_error(
+        &["waves", v, "--cycles", "5..5"],
+        &[],
+        "the cycle range `5..5` is empty",
+    );
+    expect_error(
+        &["waves", v, "--cycles", "x..3"],
+        &[],
+        "is not a cycle range",
+    );
+    expect_error(
+        &["waves", v, "--cycles", "100..200"],
+        &[],
+        "holds no cycle in 100..=199",
+    );
+    std::fs::copy(&vcd, dir.path().join("other.vcd")).unwrap();
+    expect_error(
+        &["waves", dir.path().to_str().unwrap()],
+        &[],
+        "holds several VCDs",
+    );
+}
