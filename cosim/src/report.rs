@@ -409,7 +409,11 @@ fn wrap_value(v: &serde_json::Value) -> Vec<String> {
         if x.is_array() {
             continue;
         }
-        let item = format!("{k}: {x}");
+        let item = match x.as_str() {
+            // A long hex string (a V#) in groups of 8 digits.
+            Some(h) if h.starts_with("0x") => format!("{k}: {}", group_hex(h)),
+            _ => format!("{k}: {x}"),
+        };
         if !line.is_empty() && line.len() + item.len() + 2 > WIDTH {
             lines.push(std::mem::take(&mut line));
         }

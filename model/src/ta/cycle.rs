@@ -372,13 +372,17 @@ impl Unit for TaModel {
                 let i = &self.instr;
                 let pending = self.reqs.pending_pieces();
                 format!(
-                    "active: {:?} {:?} size {} fmt {} exec {:#x} vsharp {:#034x}, {} piece(s) pending",
+                    "active: {:?} {:?} size {} fmt {} exec {:#x} vsharp 0x{}, {} piece(s) pending",
                     i.kind,
                     i.op,
                     i.size,
                     i.fmt,
                     i.exec,
-                    i.vsharp,
+                    (0..4)
+                        .rev()
+                        .map(|d| format!("{:08x}", (i.vsharp >> (32 * d)) as u32))
+                        .collect::<Vec<_>>()
+                        .join("_"),
                     pending
                 )
             }
