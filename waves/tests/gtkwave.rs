@@ -307,10 +307,15 @@ fn gtkwave_shows_the_session() {
     assert_eq!(r.num("visible"), r.num("total") - hidden);
 }
 
-/// Skips (printing a line) when GTKWave cannot be run here.
+/// Skips (printing a line) when GTKWave cannot be run here, unless
+/// `GPUCOSIM_REQUIRE_GTKWAVE=1` (CI) makes that a failure.
 fn can_run_gtkwave() -> bool {
     let ok = on_path("gtkwave") && on_path("xvfb-run");
     if !ok {
+        assert!(
+            std::env::var("GPUCOSIM_REQUIRE_GTKWAVE").as_deref() != Ok("1"),
+            "GPUCOSIM_REQUIRE_GTKWAVE=1 but gtkwave or xvfb-run is not on PATH"
+        );
         println!("skipped: gtkwave or xvfb-run is not on PATH");
     }
     ok
