@@ -427,3 +427,71 @@ fn gtkwave_shows_the_trace_session() {
         ]
     );
 }
+
+/// Every signal and scope the Surfer command file names exists in the VCD
+/// as Surfer reads it: through `wellen`, the reader Surfer is built on (its
+/// Python binding, `pip install pywellen`). Array elements are scopes of
+/// their own there (`tb.model.lane_addr_o.[17]`). Skipped (saying so)
+/// without `pywellen`, unless `GPUCOSIM_REQUIRE_WELLEN=1`.
+#[test]
+fn surfer_names_exist_as_wellen_reads_the_vcd() {
+    let probe = Command::new("python3")
+        .args(["-c", "import pywellen"])
+        .output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        assert!(
+            std::env::var("GPUCOSIM_REQUIRE_WELLEN").as_deref() != Ok("1"),
+            "GPUCOSIM_REQUIRE_WELLEN=1 but python3 cannot import pywellen"
+        );
+        println!("skipped: python3 cannot import pywellen");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let gtkw = bundle(dir.path(), 140);
+    let sucl = gtkw.with_extension("sucl");
+    let vcd = gtkw.with_extension("vcd");
+    let script = r#"
+import sys, pywellen
+w = pywellen.Waveform(sys.argv[1])
+for v in w.all_vars():
+    print("var", v.full_name)
+for s in w.all_scopes():
+    print("scope", s.full_name)
+"#;
+    let out = Command::new("python3")
+        .args(["-c", script])
+        .arg(&vcd)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen = String::from_utf8(out.stdout).unwrap();
+    let vars: Vec<&str> = seen
+        .lines()
+        .filter_map(|l| l.strip_prefix("var "))
+        .collect();
+    let scopes: Vec<&str> = seen
+        .lines()
+        .filter_map(|l| l.strip_prefix("scope "))
+        .collect();
+    assert!(vars.contains(&"tb.model.lane_addr_o.[17]"), "{seen}");
+    let text = std::fs::read_to_string(&sucl).unwrap();
+    let mut checked = 0;
+    for line in text.lines() {
+        let Some((cmd, arg)) = line.split_once(' ') else {
+            continue;
+        };
+        match cmd {
+            "variable_add" => assert!(vars.contains(&arg), "Surfer has no variable {arg}"),
+            "scope_add" | "scope_add_as_group" | "scope_select" => {
+                assert!(scopes.contains(&arg), "Surfer has no scope {arg}")
+            }
+            _ => continue,
+        }
+        checked += 1;
+    }
+    assert!(checked > 10, "{text}");
+}
