@@ -70,7 +70,7 @@ use std::path::{Path, PathBuf};
 use vcd::{IdCode, ReferenceIndex, TimescaleUnit, VarType};
 
 mod fst;
-pub use fst::{FstWriter, MAX_CHANGE_BYTES};
+pub use fst::{FstWriter, BLOCK_BYTES};
 
 /// A ring buffer of the last `window` cycles.
 pub struct Capture {
