@@ -24,7 +24,6 @@
 
 use crate::{Frame, Group, Layout, Meta};
 use gpucosim_model::ports::{get_bits, PortTable};
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -94,17 +93,20 @@ fn chars_words(out: &mut Vec<u8>, words: &[u32], width: u32) {
     );
 }
 
-/// Appends a value of `width` (2..=64) bits packed as the format packs
-/// two-state vectors: most significant bit first, from bit 7 of the first
-/// byte, the last byte padded with zeros.
+/// Writes a value of `width` (2..=64) bits packed as the format packs
+/// two-state vectors, most significant bit first from bit 7 of the first
+/// byte, the last byte padded with zeros, at the start of `out`; returns
+/// the bytes written.
 #[inline]
-fn packed_u64(out: &mut Vec<u8>, v: u64, width: u32) {
-    let n = width.div_ceil(8);
-    let aligned = v << (8 * n - width);
-    out.extend_from_slice(&aligned.to_be_bytes()[8 - n as usize..]);
+fn packed_u64(out: &mut [u8], v: u64, width: u32) -> usize {
+    let n = width.div_ceil(8) as usize;
+    let aligned = v << (8 * n as u32 - width);
+    out[..n].copy_from_slice(&aligned.to_be_bytes()[8 - n..]);
+    n
 }
 
-/// [`packed_u64`] for a value of any width given as little-endian words.
+/// Appends a value of any width given as little-endian words, packed as
+/// [`packed_u64`] packs it.
 fn packed_words(out: &mut Vec<u8>, words: &[u32], width: u32) {
     let n = width.div_ceil(8) as usize;
     for j in 0..n {
@@ -255,6 +257,8 @@ struct FVar {
     /// Bit offset of the variable in its buffer.
     bit: usize,
     width: u32,
+    /// The words of its buffer it lies in.
+    words: std::ops::Range<usize>,
 }
 
 /// A port of one group: its words and its variables.
@@ -302,6 +306,9 @@ struct Encoder {
     changes: Vec<Vec<u8>>,
     last_step: Vec<u32>,
     held: usize,
+    /// Per variable, the model's variable an RTL output variable is
+    /// compared with.
+    partner: Vec<Option<usize>>,
     /// Scratch for a block's bytes and one variable's compressed changes.
     scratch: Vec<u8>,
     lz4: Vec<u8>,
@@ -364,7 +371,65 @@ impl Encoder {
         self.held += c.len() - before;
     }
 
-    fn frame(&mut self, cycle: u64, inp: &[u32], model: &[u32], rtl: &[u32]) -> io::Result<()> {
+    /// Records a change of variable `h` (2 to 64 bits wide) to `v`, with one
+    /// append.
+    #[inline]
+    fn change_u64(&mut self, h: usize, v: u64, width: u32) {
+        let step = self.times.len() as u32 - 1;
+        let mut d = u64::from(step - self.last_step[h]) << 1;
+        self.last_step[h] = step;
+        let mut buf = [0u8; 24];
+        let mut n = 0;
+        while d >= 0x80 {
+            buf[n] = d as u8 | 0x80;
+            d >>= 7;
+            n += 1;
+        }
+        buf[n] = d as u8;
+        n += 1;
+        n += packed_u64(&mut buf[n..], v, width);
+        self.changes[h].extend_from_slice(&buf[..n]);
+        self.held += n;
+    }
+
+    /// Encodes the frames of a batch.
+    fn batch(&mut self, b: &Batch) -> io::Result<()> {
+        let (iw, ow) = (self.in_words, self.out_words);
+        let stride = iw + 2 * ow;
+        fn split(f: &[u32], iw: usize, ow: usize) -> [&[u32]; 3] {
+            let (i, o) = f.split_at(iw);
+            let (m, r) = o.split_at(ow);
+            [i, m, r]
+        }
+        // Each frame is compared with the one before it in the batch, the
+        // first with the last of the batch before.
+        let kept = std::mem::take(&mut self.prev);
+        let mut r = Ok(());
+        for (k, &c) in b.cycles.iter().enumerate() {
+            let cur = split(&b.words[k * stride..(k + 1) * stride], iw, ow);
+            let prev = if k == 0 {
+                [&kept[0][..], &kept[1][..], &kept[2][..]]
+            } else {
+                split(&b.words[(k - 1) * stride..k * stride], iw, ow)
+            };
+            r = self.frame(c, cur, prev);
+            if r.is_err() {
+                break;
+            }
+        }
+        self.prev = kept;
+        if let Some(last) = b.cycles.len().checked_sub(1) {
+            let f = split(&b.words[last * stride..(last + 1) * stride], iw, ow);
+            for (p, f) in self.prev.iter_mut().zip(f) {
+                p.copy_from_slice(f);
+            }
+        }
+        r
+    }
+
+    /// Encodes one frame, `prev` the frame before it.
+    fn frame(&mut self, cycle: u64, cur: [&[u32]; 3], prev: [&[u32]; 3]) -> io::Result<()> {
+        let [_, model, rtl] = cur;
         let t = cycle * 10;
         let n = self.mism.len();
         for (k, (_, off, words)) in self.mism.iter().enumerate() {
@@ -376,51 +441,48 @@ impl Encoder {
             self.info.start = t;
             self.block_start = t;
             let mism = self.mism_now.clone();
-            self.frame = self.snapshot([inp, model, rtl], false, cycle, &mism);
-            return self.rise(cycle, inp, model, rtl);
+            self.frame = self.snapshot(cur, false, cycle, &mism);
+            return self.rise(cycle);
         };
         if self.held >= BLOCK_BYTES {
             self.write_block()?;
             // The next block starts with the values before this frame.
-            let prev = std::mem::take(&mut self.prev);
             let mism = std::mem::take(&mut self.prev_mism);
-            self.frame = self.snapshot([&prev[0], &prev[1], &prev[2]], true, prev_cycle, &mism);
-            self.prev = prev;
+            self.frame = self.snapshot(prev, true, prev_cycle, &mism);
             self.prev_mism = mism;
             self.block_start = t;
         }
         self.times.push(t);
         self.change(self.clk, Some(false), |_| {});
-        self.change(self.cycle, None, |c| packed_u64(c, cycle, 64));
+        self.change_u64(self.cycle, cycle, 64);
         for pi in 0..self.ports.len() {
             let p = &self.ports[pi];
-            let (cur, g) = match p.group {
-                Group::In => (inp, 0),
-                Group::Model => (model, 1),
-                Group::Rtl => (rtl, 2),
-            };
+            let g = p.group as usize;
+            let (cur, old) = (cur[g], prev[g]);
             let span = p.offset..p.offset + p.words;
-            if cur[span.clone()] == self.prev[g][span] {
+            if cur[span.clone()] == old[span] {
                 continue;
             }
             for vi in p.vars.clone() {
                 let v = &self.vars[vi];
                 let (h, bit, width) = (v.handle, v.bit, v.width);
+                let ws = v.words.clone();
+                if cur[ws.clone()].iter().zip(&old[ws]).all(|(a, b)| a == b) {
+                    continue;
+                }
                 if width <= 64 {
                     let val = get_bits(cur, bit, width);
-                    if val == get_bits(&self.prev[g], bit, width) {
+                    if val == get_bits(old, bit, width) {
+                        // Only a neighbour's bits of the words changed.
                         continue;
                     }
                     if width == 1 {
                         self.change(h, Some(val != 0), |_| {});
                     } else {
-                        self.change(h, None, |c| packed_u64(c, val, width));
+                        self.change_u64(h, val, width);
                     }
                 } else {
                     let span = bit / 32..bit / 32 + width.div_ceil(32) as usize;
-                    if cur[span.clone()] == self.prev[g][span.clone()] {
-                        continue;
-                    }
                     self.change(h, None, |c| packed_words(c, &cur[span], width));
                 }
             }
@@ -431,16 +493,13 @@ impl Encoder {
                 self.change(h, Some(self.mism_now[k]), |_| {});
             }
         }
-        self.rise(cycle, inp, model, rtl)
+        self.rise(cycle)
     }
 
-    /// The rising edge of `cycle`; keeps the frame for change detection.
-    fn rise(&mut self, cycle: u64, inp: &[u32], model: &[u32], rtl: &[u32]) -> io::Result<()> {
+    /// The rising edge of `cycle`.
+    fn rise(&mut self, cycle: u64) -> io::Result<()> {
         self.times.push(cycle * 10 + 5);
         self.change(self.clk, Some(true), |_| {});
-        self.prev[0].copy_from_slice(&inp[..self.in_words]);
-        self.prev[1].copy_from_slice(&model[..self.out_words]);
-        self.prev[2].copy_from_slice(&rtl[..self.out_words]);
         self.prev_mism.copy_from_slice(&self.mism_now);
         self.prev_cycle = Some(cycle);
         Ok(())
@@ -461,60 +520,65 @@ impl Encoder {
         b.extend_from_slice(&end.to_be_bytes());
         let mem_at = b.len();
         b.extend_from_slice(&[0; 8]); // memory to read it, below
+                                      // The values at the start, compressed when that is smaller.
+        let zipped = miniz_oxide::deflate::compress_to_vec_zlib(&self.frame, 1);
+        let frame = if zipped.len() < self.frame.len() {
+            &zipped
+        } else {
+            &self.frame
+        };
         varint(b, self.frame.len() as u64);
-        varint(b, self.frame.len() as u64); // not compressed
+        varint(b, frame.len() as u64);
         varint(b, self.widths.len() as u64);
-        b.extend_from_slice(&self.frame);
+        b.extend_from_slice(frame);
         varint(b, self.widths.len() as u64);
         let vc_start = b.len();
         b.push(PACK_LZ4);
         let mut chain = Vec::new();
         let mut memory = 0u64;
-        {
-            let mut seen: HashMap<&[u8], usize> = HashMap::new();
-            let (mut zeros, mut prev_at) = (0u64, vc_start);
-            for (h, data) in self.changes.iter().enumerate() {
-                if data.is_empty() {
-                    zeros += 1;
-                    continue;
-                }
-                if zeros > 0 {
-                    varint(&mut chain, zeros << 1);
-                    zeros = 0;
-                }
-                // Readers unpack an alias's changes again, so they count too.
-                memory += data.len() as u64;
-                if let Some(&first) = seen.get(&data[..]) {
-                    svarint(&mut chain, -(first as i64 + 1) << 1 | 1);
-                    continue;
-                }
-                seen.insert(data, h);
-                let at = b.len();
-                let packed = if data.len() >= 32 {
-                    let lz4 = &mut self.lz4;
-                    lz4.resize(lz4_flex::block::get_maximum_output_size(data.len()), 0);
-                    let n = lz4_flex::block::compress_into(data, lz4)
-                        .map_err(|e| io::Error::other(e.to_string()))?;
-                    (n < data.len()).then_some(&lz4[..n])
-                } else {
-                    None
-                };
-                match packed {
-                    Some(p) => {
-                        varint(b, data.len() as u64);
-                        b.extend_from_slice(p);
-                    }
-                    None => {
-                        varint(b, 0);
-                        b.extend_from_slice(data);
-                    }
-                }
-                svarint(&mut chain, ((at - prev_at) as i64) << 1 | 1);
-                prev_at = at;
+        let (mut zeros, mut prev_at) = (0u64, vc_start);
+        for (h, data) in self.changes.iter().enumerate() {
+            if data.is_empty() {
+                zeros += 1;
+                continue;
             }
             if zeros > 0 {
                 varint(&mut chain, zeros << 1);
+                zeros = 0;
             }
+            // Readers unpack an alias's changes again, so they count too.
+            memory += data.len() as u64;
+            // The RTL's output where it agrees with the model's all block
+            // long: an alias of the model's.
+            if let Some(m) = self.partner[h].filter(|m| self.changes[*m] == *data) {
+                svarint(&mut chain, -(m as i64 + 1) << 1 | 1);
+                continue;
+            }
+            let at = b.len();
+            let packed = if data.len() >= 32 {
+                let lz4 = &mut self.lz4;
+                lz4.resize(lz4_flex::block::get_maximum_output_size(data.len()), 0);
+                let n = lz4_flex::block::compress_into(data, lz4)
+                    .map_err(|e| io::Error::other(e.to_string()))?;
+                (n < data.len()).then_some(&lz4[..n])
+            } else {
+                None
+            };
+            match packed {
+                Some(p) => {
+                    varint(b, data.len() as u64);
+                    b.extend_from_slice(p);
+                }
+                None => {
+                    varint(b, 0);
+                    b.extend_from_slice(data);
+                }
+            }
+            svarint(&mut chain, ((at - prev_at) as i64) << 1 | 1);
+            prev_at = at;
+        }
+        if zeros > 0 {
+            varint(&mut chain, zeros << 1);
         }
         b.extend_from_slice(&chain);
         b.extend_from_slice(&(chain.len() as u64).to_be_bytes());
@@ -610,10 +674,12 @@ impl FstWriter {
                     });
                 }
             }
+            let bit = v.offset * 32 + v.lsb;
             vars.push(FVar {
                 handle,
-                bit: v.offset * 32 + v.lsb,
+                bit,
                 width: v.width,
+                words: bit / 32..(bit + v.width as usize).div_ceil(32),
             });
         }
         if scope.is_some() {
@@ -644,6 +710,14 @@ impl FstWriter {
         out.write_all(&h.blocks())?;
         let (iw, ow) = (table.in_words(), table.out_words());
         let n = h.widths.len();
+        let mut partner = vec![None; n];
+        let model_vars = layout.vars.iter().position(|v| v.group == Group::Model);
+        let rtl_vars = layout.vars.iter().position(|v| v.group == Group::Rtl);
+        if let (Some(m), Some(r)) = (model_vars, rtl_vars) {
+            for k in 0..r - m {
+                partner[vars[r + k].handle] = Some(vars[m + k].handle);
+            }
+        }
         let nm = mism.len();
         let enc = Encoder {
             out,
@@ -669,27 +743,25 @@ impl FstWriter {
             changes: vec![Vec::new(); n],
             last_step: vec![0; n],
             held: 0,
+            partner,
             scratch: Vec::new(),
             lz4: Vec::new(),
         };
         let (to_encoder, batches) = sync_channel::<Batch>(2);
         let (give_back, spent) = sync_channel::<Batch>(4);
-        let stride = iw + 2 * ow;
         let encoder = std::thread::Builder::new()
             .name("fst-writer".into())
             .spawn(move || {
                 let mut enc = enc;
                 for mut b in batches {
-                    for (k, &c) in b.cycles.iter().enumerate() {
-                        let f = &b.words[k * stride..(k + 1) * stride];
-                        enc.frame(c, &f[..iw], &f[iw..iw + ow], &f[iw + ow..])?;
-                    }
+                    enc.batch(&b)?;
                     b.cycles.clear();
                     b.words.clear();
                     let _ = give_back.try_send(b);
                 }
                 enc.finish()
             })?;
+        let stride = iw + 2 * ow;
         Ok(FstWriter {
             path: path.to_path_buf(),
             tmp: Some(tmp),
@@ -797,17 +869,16 @@ mod tests {
 
     #[test]
     fn values_are_packed_most_significant_bit_first() {
-        let mut out = Vec::new();
-        packed_u64(&mut out, 0b1_0110_0101, 9);
-        assert_eq!(out, [0b1011_0010, 0b1000_0000]);
-        out.clear();
-        packed_u64(&mut out, u64::MAX, 64);
+        let mut out = [0u8; 8];
+        assert_eq!(packed_u64(&mut out, 0b1_0110_0101, 9), 2);
+        assert_eq!(out[..2], [0b1011_0010, 0b1000_0000]);
+        assert_eq!(packed_u64(&mut out, u64::MAX, 64), 8);
         assert_eq!(out, [0xff; 8]);
         for (v, w) in [(0x5a5u64, 12u32), (1 << 47 | 3, 48), (0xdead_beef, 32)] {
-            let (mut a, mut b) = (Vec::new(), Vec::new());
-            packed_u64(&mut a, v, w);
+            let mut b = Vec::new();
+            let n = packed_u64(&mut out, v, w);
             packed_words(&mut b, &[v as u32, (v >> 32) as u32], w);
-            assert_eq!(a, b, "{v:#x} in {w} bits");
+            assert_eq!(out[..n], b, "{v:#x} in {w} bits");
         }
         let mut c = Vec::new();
         chars_u64(&mut c, 0b101, 4);
