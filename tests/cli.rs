@@ -69,6 +69,22 @@ fn nonsense_arguments_exit_2_with_a_clear_line() {
     expect_error(&["regress", "--seeds", "9..2"], &[], "bad seed range");
     expect_error(&["regress", "--unit", "nope"], &[], "unknown unit `nope`");
     expect_error(&["frobnicate"], &[], "unrecognized subcommand");
+    for cmd in [
+        &["run", "--unit", "ta", "--profile", "gfx9"][..],
+        &["regress"],
+        &["replay", "some-bundle"],
+        &["kernel", "run", "k.s"],
+    ] {
+        let mut args = cmd.to_vec();
+        args.extend(["--waves-format", "bogus"]);
+        expect_error(
+            &args,
+            &[],
+            "invalid value 'bogus' for '--waves-format <FORMAT>'",
+        );
+        let (_, _, err) = run(&args, &[]);
+        assert!(err.contains("[possible values: vcd, fst]"), "{err}");
+    }
     // A run of no cycles would pass having checked nothing.
     expect_error(
         &["run", "--unit", "ta", "--profile", "gfx9", "--cycles", "0"],
@@ -465,7 +481,14 @@ fn toy_vcd(dir: &std::path::Path) -> std::path::PathBuf {
         cap.record(c, &inp, &m, &r);
     }
     let path = dir.join("toy.gfx9.1.vcd");
-    gpucosim_waves::write_capture(&path, t, &cap, &gpucosim_waves::Meta::default()).unwrap();
+    gpucosim_waves::write_capture(
+        &path,
+        t,
+        &cap,
+        &gpucosim_waves::Meta::default(),
+        gpucosim_waves::WaveFormat::Vcd,
+    )
+    .unwrap();
     path
 }
 

@@ -5,6 +5,7 @@
 //! result or end green.
 
 use gpucosim_tests::{gpucosim_bin, quick, waitcnt_fatal_or_hang, BrokenFixture, Vcd};
+use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -232,6 +233,20 @@ fn output_locations_that_cannot_be_written_are_refused_before_anything_runs() {
         (
             vec!["run", "--unit", "ta", "--profile", "gfx9", "--waves", u],
             "--waves",
+        ),
+        (
+            vec![
+                "run",
+                "--unit",
+                "ta",
+                "--profile",
+                "gfx9",
+                "--waves-format",
+                "fst",
+                "--waves",
+                "/proc/gpucosim-waves",
+            ],
+            "--waves /proc/gpucosim-waves",
         ),
         (
             vec![
@@ -693,4 +708,108 @@ fn memory_does_not_grow_with_run_length() {
         long - short < 8 * 1024,
         "peak RSS {short} kB for 50,000 cycles, {long} kB for 500,000"
     );
+}
+
+/// Per handle of an FST, its changes (time, characters).
+type Changes = BTreeMap<usize, Vec<(u64, String)>>;
+
+/// The variables of an FST (full path → handle) and their changes.
+fn read_fst(path: &Path) -> (BTreeMap<String, usize>, Changes) {
+    use fst_reader::{FstFilter, FstHierarchyEntry, FstReader, FstSignalValue};
+    let f = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+    let mut r = FstReader::open_and_read_time_table(f).unwrap();
+    let (mut scope, mut vars) = (Vec::new(), BTreeMap::new());
+    r.read_hierarchy(|e| match e {
+        FstHierarchyEntry::Scope { name, .. } => scope.push(name),
+        FstHierarchyEntry::UpScope => {
+            scope.pop();
+        }
+        FstHierarchyEntry::Var { name, handle, .. } => {
+            vars.insert(format!("{}.{name}", scope.join(".")), handle.get_index());
+        }
+        _ => {}
+    })
+    .unwrap();
+    let mut changes = Changes::new();
+    r.read_signals(&FstFilter::all(), |t, h, v| {
+        if let FstSignalValue::String(s) = v {
+            let s = String::from_utf8_lossy(s).into_owned();
+            changes.entry(h.get_index()).or_default().push((t, s));
+        }
+    })
+    .unwrap();
+    (vars, changes)
+}
+
+#[test]
+fn an_fst_waveform_is_written_for_a_divergence_or_its_loss_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = fixture("waitcnt_release_early");
+    let rtl = f.apply(dir.path());
+    prebuild(&rtl, &f.unit, &f.profile);
+    let run = |waves: &Path, json: Option<&Path>, limit: Option<u64>| {
+        let mut cmd = gpucosim();
+        cmd.args(["run", "--unit", &f.unit, "--profile", &f.profile])
+            .args([
+                "--seed",
+                &f.seed.to_string(),
+                "--cycles",
+                &f.cycles.to_string(),
+            ])
+            .args(["--waves-format", "fst", "--rtl"])
+            .arg(&rtl)
+            .arg("--waves")
+            .arg(waves);
+        if let Some(j) = json {
+            cmd.arg("--json").arg(j);
+        }
+        if let Some(l) = limit {
+            limit_files(&mut cmd, l);
+        }
+        cmd.output().unwrap()
+    };
+    // Written: `<name>.fst`, the window around the divergence, named in the
+    // report, the JSON and the command that reproduces it.
+    let (waves, json) = (dir.path().join("waves"), dir.path().join("run.json"));
+    let o = run(&waves, Some(&json), None);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    let at = cycle_in(&out);
+    let fst = waves.join("waitcnt.gfx9.1.fst");
+    assert!(
+        out.contains(&format!("waveform: {} (cycles ", fst.display())),
+        "{out}"
+    );
+    assert!(out.contains("--waves-format fst"), "{out}");
+    let names: Vec<_> = std::fs::read_dir(&waves)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["waitcnt.gfx9.1.fst"]);
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(j["vcd"], fst.display().to_string());
+    let (vars, changes) = read_fst(&fst);
+    let any = vars["tb.mismatch.any"];
+    let first_rise = changes[&any].iter().find(|(_, v)| v == "1").map(|c| c.0);
+    assert_eq!(first_rise, Some(10 * at), "{:?}", changes[&any]);
+    assert!(vars.contains_key("tb.cycle"), "{vars:?}");
+    assert!(vars.keys().any(|k| k.starts_with("tb.rtl.")), "{vars:?}");
+
+    // Not written (a file-size limit of half its size, as a full disk): the
+    // divergence is reported all the same (exit 1), the loss in one line,
+    // and nothing is left.
+    let size = std::fs::metadata(&fst).unwrap().len();
+    let waves = dir.path().join("waves2");
+    let o = run(&waves, None, Some(size / 2));
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(out.contains("waveform NOT written:"), "{out}");
+    let lost: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("the waveform was not written"))
+        .collect();
+    assert_eq!(lost.len(), 1, "{err}");
+    assert!(lost[0].contains("waitcnt.gfx9.1.fst"), "{err}");
+    assert_eq!(std::fs::read_dir(&waves).unwrap().count(), 0);
 }

@@ -21,6 +21,7 @@ fn cfg(rtl: &Path, bundles: &Path, shrink: bool) -> RegressConfig {
         window: 128,
         timeout: None,
         stall: Some(60.0),
+        waves_format: Default::default(),
     }
 }
 

@@ -32,7 +32,7 @@ use crate::rtlbuild::{self, checksum_fold, CHECKSUM_SEED};
 use crate::testbench::Testbench;
 use crate::verilator::Verilator;
 use gpucosim_model::Profile;
-use gpucosim_waves::{Capture, Meta};
+use gpucosim_waves::{Capture, Meta, WaveFormat};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -396,7 +396,7 @@ fn vcd_window<B: Testbench>(
     let mut best = Duration::MAX;
     for _ in 0..spec.repeats {
         let t0 = Instant::now();
-        gpucosim_waves::write_capture(&path, table, &capture, &meta)
+        gpucosim_waves::write_capture(&path, table, &capture, &meta, WaveFormat::Vcd)
             .map_err(|e| Error::io(&path, e))?;
         best = best.min(t0.elapsed());
     }

@@ -23,13 +23,11 @@ use gpucosim_model::ports::{Dir, Port, PortTable};
 use gpucosim_model::{Coverage, Profile, Unit};
 use gpucosim_waves::session::{self, View};
 use gpucosim_waves::text;
-use gpucosim_waves::{Capture, Frame, Layout, Meta, VcdWriter};
+use gpucosim_waves::{Capture, Dump, Frame, Layout, Meta, WaveFormat};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use std::collections::VecDeque;
-use std::fs::File;
-use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
@@ -54,8 +52,10 @@ pub struct RunSpec {
     pub cycles: u64,
     /// `--rtl` as given, for the repro command.
     pub rtl_arg: Option<PathBuf>,
-    /// Directory for VCDs (none: no waveform is written).
+    /// Directory for waveforms (none: no waveform is written).
     pub waves: Option<PathBuf>,
+    /// The waveforms' format (and extension).
+    pub waves_format: WaveFormat,
     /// Ring window in cycles.
     pub window: usize,
     /// Cycles recorded past the divergence.
@@ -87,6 +87,7 @@ impl RunSpec {
             cycles,
             rtl_arg: None,
             waves: None,
+            waves_format: WaveFormat::Vcd,
             window: 1024,
             post: 8,
             dump_all: false,
@@ -129,6 +130,9 @@ impl RunSpec {
                 .map(|w| shell_quote(&w.display().to_string()))
                 .unwrap_or_else(|| "waves".into())
         ));
+        if self.waves_format != WaveFormat::Vcd {
+            s.push_str(&format!(" --waves-format {}", self.waves_format));
+        }
         s
     }
 }
@@ -289,11 +293,11 @@ pub struct Outcome<T> {
     pub trace: Option<String>,
     /// Viewer sessions written next to the waveform.
     pub sessions: Vec<PathBuf>,
-    /// VCD written, if any.
+    /// The waveform written (VCD or FST), if any.
     pub vcd: Option<PathBuf>,
-    /// The first and last cycle of the VCD window.
+    /// The first and last cycle of the waveform's window.
     pub window: Option<(u64, u64)>,
-    /// Why the VCD could not be written, if it could not.
+    /// Why the waveform could not be written, if it could not.
     pub vcd_error: Option<String>,
     /// The last lines the RTL printed.
     pub rtl_text: Vec<String>,
@@ -640,7 +644,7 @@ struct Checker<'s> {
     guard: &'s Guard,
     rout: Vec<u32>,
     capture: Capture,
-    stream: Option<(VcdWriter<BufWriter<File>>, PathBuf)>,
+    stream: Option<Dump>,
     stream_error: Option<String>,
     rtl_trace: Option<(&'s Path, u64, u64)>,
     tracing_rtl: bool,
@@ -678,7 +682,7 @@ impl Checker<'_> {
             compare = self.rtl_status(st, cycle);
         }
         self.capture.record(cycle, inp, mout, &self.rout);
-        if let Some((w, p)) = &mut self.stream {
+        if let Some(w) = &mut self.stream {
             let r = w.frame(&Frame {
                 cycle,
                 inputs: inp,
@@ -686,7 +690,7 @@ impl Checker<'_> {
                 rtl: &self.rout,
             });
             if let Err(e) = r {
-                self.stream_error = Some(format!("{}: {e}", p.display()));
+                self.stream_error = Some(format!("{}: {e}", w.path().display()));
                 self.stream = None;
             }
         }
@@ -816,7 +820,7 @@ struct Chunk {
 /// transactions consumed and the coverage are those of the cycles checked:
 /// the outcome is the same, bit for bit, as without the pipeline.
 ///
-/// A VCD that cannot be written does not fail the run: the outcome says why
+/// A waveform that cannot be written does not fail the run: the outcome says why
 /// in [`Outcome::vcd_error`], so the divergence is still reported.
 pub fn run<B: Testbench>(
     spec: &RunSpec,
@@ -844,14 +848,13 @@ pub fn run<B: Testbench>(
         ],
     };
     let mut stream_error = None;
+    let wave_path =
+        |dir: &Path| dir.join(format!("{}.{}", spec.name(), spec.waves_format.extension()));
     let stream = match (&spec.waves, spec.dump_all) {
         (Some(dir), true) => {
-            let path = dir.join(format!("{}.vcd", spec.name()));
-            let w = std::fs::create_dir_all(dir)
-                .and_then(|()| File::create(&path))
-                .and_then(|f| VcdWriter::new(BufWriter::new(f), table, &meta));
-            match w {
-                Ok(w) => Some((w, path)),
+            let path = wave_path(dir);
+            match Dump::create(&path, table, &meta, spec.waves_format) {
+                Ok(w) => Some(w),
                 Err(e) => {
                     stream_error = Some(format!("{}: {e}", path.display()));
                     None
@@ -951,14 +954,16 @@ pub fn run<B: Testbench>(
             end,
             End::Rtl { .. } | End::Hang { .. } | End::Timeout { .. }
         );
-    if let Some((w, p)) = chk.stream.take() {
+    if let Some(w) = chk.stream.take() {
+        let p = w.path().to_path_buf();
         match w.finish() {
             Ok(()) => vcd = Some(p),
             Err(e) => vcd_error = Some(format!("{}: {e}", p.display())),
         }
     } else if let (Some(dir), true, None) = (&spec.waves, wanted, &vcd_error) {
-        let path = dir.join(format!("{}.vcd", spec.name()));
-        match gpucosim_waves::write_capture(&path, table, &chk.capture, &meta) {
+        let path = wave_path(dir);
+        let format = spec.waves_format;
+        match gpucosim_waves::write_capture(&path, table, &chk.capture, &meta, format) {
             Ok(()) => vcd = Some(path),
             Err(e) => vcd_error = Some(format!("{}: {e}", path.display())),
         }

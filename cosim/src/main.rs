@@ -5,6 +5,7 @@ use gpucosim::engine::{self, RunSpec, Stimulus, Verdict, EXIT_INPUT};
 use gpucosim::error::{Error, Result};
 use gpucosim::{outputs, regress, rtlbuild, units, watchdog, with_testbench};
 use gpucosim_model::Profile;
+use gpucosim_waves::WaveFormat;
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -142,16 +143,21 @@ enum Cmd {
         /// ports. Default: $GPUCOSIM_RTL, else the built-in rtl/.
         #[arg(long)]
         rtl: Option<PathBuf>,
-        /// Directory for waveforms: a VCD of the window around a divergence.
+        /// Directory for waveforms: a VCD (or FST) of the window around a
+        /// divergence.
         #[arg(long)]
         waves: Option<PathBuf>,
+        /// Waveform format: `vcd` (text) or `fst` (GTKWave's compressed
+        /// format); the file is `<name>.vcd` or `<name>.fst`.
+        #[arg(long, value_name = "FORMAT", default_value = "vcd", value_parser = waves_format())]
+        waves_format: WaveFormat,
         /// Cycles kept in the waveform ring before a divergence.
         #[arg(long, default_value_t = 1024)]
         window: usize,
         /// Cycles recorded past the divergence.
         #[arg(long, default_value_t = 8)]
         post: u64,
-        /// Write the whole run to the VCD, not only the window.
+        /// Write the whole run to the waveform, not only the window.
         #[arg(long, requires = "waves")]
         dump_all: bool,
         /// Diverging cycles to report before stopping.
@@ -279,6 +285,9 @@ enum Cmd {
         /// Write the waveform of the replay here.
         #[arg(long)]
         waves: Option<PathBuf>,
+        /// Waveform format: `vcd` or `fst`.
+        #[arg(long, value_name = "FORMAT", default_value = "vcd", value_parser = waves_format())]
+        waves_format: WaveFormat,
     },
     /// Minimise a failure bundle's stimulus to one that still diverges.
     Shrink {
@@ -424,6 +433,9 @@ enum KernelCmd {
         /// Write waveforms here (on a divergence, the window around it).
         #[arg(long)]
         waves: Option<PathBuf>,
+        /// Waveform format: `vcd` or `fst`.
+        #[arg(long, value_name = "FORMAT", default_value = "vcd", value_parser = waves_format())]
+        waves_format: WaveFormat,
         /// Directory for failure bundles (replay them with `gpucosim replay`).
         #[arg(long, default_value = "gpucosim-failures")]
         bundles: PathBuf,
@@ -437,6 +449,14 @@ fn parse_seconds(s: &str) -> std::result::Result<f64, String> {
         Ok(x) if (0.0..1e9).contains(&x) => Ok(x),
         _ => Err(format!("expected a number of seconds, got `{s}`")),
     }
+}
+
+/// `vcd` or `fst`, as listed in `--help`.
+fn waves_format() -> impl clap::builder::TypedValueParser<Value = WaveFormat> {
+    use clap::builder::TypedValueParser;
+    let names = WaveFormat::ALL.map(WaveFormat::extension);
+    clap::builder::PossibleValuesParser::new(names)
+        .map(|s| s.parse::<WaveFormat>().expect("a listed format"))
 }
 
 fn parse_kv(s: &str) -> std::result::Result<(String, String), String> {
@@ -476,6 +496,7 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
             cycles,
             rtl,
             waves,
+            waves_format,
             window,
             post,
             dump_all,
@@ -492,6 +513,7 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
             let mut spec = RunSpec::new(&target.unit, target.profile, seed, cycles);
             spec.rtl_arg = rtl;
             spec.waves = waves;
+            spec.waves_format = waves_format;
             spec.window = window;
             spec.post = post;
             spec.dump_all = dump_all;
@@ -644,6 +666,7 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
             cycles,
             rtl,
             waves,
+            waves_format,
             bundles,
             limits,
             ..
@@ -666,7 +689,16 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
             )?;
             watchdog::catch_stop_signals();
             kernel_traffic_run(
-                &file, &launch, em, profile, seed, cycles, &rtl, &waves, &bundles, limits,
+                &file,
+                &launch,
+                em,
+                profile,
+                seed,
+                cycles,
+                &rtl,
+                (&waves, waves_format),
+                &bundles,
+                limits,
             )
         }
         Cmd::Kernel(KernelCmd::Run {
@@ -680,6 +712,7 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
             cycles,
             rtl,
             waves,
+            waves_format,
             bundles,
             limits,
         }) => {
@@ -713,7 +746,16 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
             let mut worst = ExitCode::SUCCESS;
             for k in kernels {
                 let code = kernel_run(
-                    &file, k, profile, seed, &opts, cycles, &rtl, &waves, &bundles, limits,
+                    &file,
+                    k,
+                    profile,
+                    seed,
+                    &opts,
+                    cycles,
+                    &rtl,
+                    (&waves, waves_format),
+                    &bundles,
+                    limits,
                 )?;
                 if code != ExitCode::SUCCESS {
                     worst = code;
@@ -821,9 +863,10 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
             force,
             rtl,
             waves,
+            waves_format,
         } => {
             let repro = regress::Repro::load(&bundle)?;
-            with_testbench!(repro.unit.as_str(), B => cmd_replay::<B>(&repro, force, rtl, waves))
+            with_testbench!(repro.unit.as_str(), B => cmd_replay::<B>(&repro, force, rtl, (waves, waves_format)))
         }
         Cmd::Shrink { bundle, out, force } => {
             let repro = regress::Repro::load(&bundle)?;
@@ -1091,7 +1134,7 @@ fn kernel_traffic_run(
     seed: u64,
     cycles: Option<u64>,
     rtl: &Option<PathBuf>,
-    waves: &Option<PathBuf>,
+    (waves, waves_format): (&Option<PathBuf>, WaveFormat),
     bundles: &std::path::Path,
     limits: LimitArgs,
 ) -> Result<ExitCode> {
@@ -1133,6 +1176,7 @@ fn kernel_traffic_run(
         cycles: lds_cycles,
         rtl,
         waves,
+        waves_format,
         bundles,
         limits,
         cmd: &cmd,
@@ -1158,6 +1202,7 @@ struct TrafficRun<'a> {
     cycles: u64,
     rtl: &'a Option<PathBuf>,
     waves: &'a Option<PathBuf>,
+    waves_format: WaveFormat,
     bundles: &'a std::path::Path,
     limits: LimitArgs,
     cmd: &'a str,
@@ -1176,6 +1221,7 @@ where
     spec.label = Some(c.label.to_string());
     spec.rtl_arg = c.rtl.clone();
     spec.waves = c.waves.clone();
+    spec.waves_format = c.waves_format;
     spec.limits = c.limits.limits();
     spec.reproduce = Some(c.cmd.to_string());
     let name = spec.name();
@@ -1263,7 +1309,7 @@ fn kernel_run(
     opts: &gpucosim::kernel::replay::ReplayOpts,
     cycles: u64,
     rtl: &Option<PathBuf>,
-    waves: &Option<PathBuf>,
+    (waves, waves_format): (&Option<PathBuf>, WaveFormat),
     bundles: &std::path::Path,
     limits: LimitArgs,
 ) -> Result<ExitCode> {
@@ -1275,6 +1321,7 @@ fn kernel_run(
     spec.label = Some(k.name.clone());
     spec.rtl_arg = rtl.clone();
     spec.waves = waves.clone();
+    spec.waves_format = waves_format;
     spec.limits = limits.limits();
     let mut cmd = format!(
         "gpucosim kernel run {} --profile {profile} --seed {seed} --kernel {} --wave-count {} --iterations {} --cycles {cycles}",
@@ -1424,6 +1471,9 @@ struct RegressArgs {
     /// Waveform window of failure bundles, in cycles.
     #[arg(long, default_value_t = 1024)]
     window: usize,
+    /// Format of the failure bundles' waveforms: `vcd` or `fst`.
+    #[arg(long, value_name = "FORMAT", default_value = "vcd", value_parser = waves_format())]
+    waves_format: WaveFormat,
     #[command(flatten)]
     limits: LimitArgs,
     /// Print the jobs (of the shard) one per line, without running them.
@@ -1529,6 +1579,7 @@ fn cmd_regress(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
             window: a.window,
             timeout: limits.timeout.map(|d| d.as_secs_f64()),
             stall: limits.stall.map(|d| d.as_secs_f64()),
+            waves_format: a.waves_format,
         };
         with_testbench!(u.as_str(), B => {
             gpucosim::engine::parse_knobs::<B>(&cfg.knobs)?;
@@ -1750,7 +1801,7 @@ fn cmd_replay<B: gpucosim::testbench::Testbench>(
     repro: &regress::Repro,
     force: bool,
     rtl: Option<PathBuf>,
-    waves: Option<PathBuf>,
+    (waves, waves_format): (Option<PathBuf>, WaveFormat),
 ) -> Result<ExitCode> {
     let root = rtl.unwrap_or_else(|| repro.rtl_dir.clone());
     regress::check_rtl_hash::<B>(repro, &root, force)?;
@@ -1762,7 +1813,10 @@ fn cmd_replay<B: gpucosim::testbench::Testbench>(
     let mut r = repro.clone();
     r.rtl_dir = root;
     watchdog::catch_stop_signals();
-    let out = regress::replay::<B>(&r, &lib, repro.stimulus::<B>()?, waves.as_deref())?;
+    let mut spec = r.spec(waves.as_deref());
+    spec.waves_format = waves_format;
+    let mut rtl = gpucosim::rtl::Rtl::load(&lib, B::table())?;
+    let out = engine::run::<B>(&spec, &mut rtl, repro.stimulus::<B>()?, None)?;
     let name = repro.name();
     if out.passed() {
         println!(
@@ -1771,7 +1825,6 @@ fn cmd_replay<B: gpucosim::testbench::Testbench>(
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let spec = r.spec(waves.as_deref());
     print!("{}", engine::report(&spec, &out, B::table()));
     if let Some(e) = &out.vcd_error {
         eprintln!("error: the waveform was not written: {e}");

@@ -22,6 +22,7 @@ use crate::rtlbuild;
 use crate::testbench::Testbench;
 use crate::watchdog::Limits;
 use gpucosim_model::{Coverage, Profile};
+use gpucosim_waves::WaveFormat;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -1031,6 +1032,25 @@ pub struct RegressConfig {
     /// Stall limit per job, in seconds.
     #[serde(default)]
     pub stall: Option<f64>,
+    /// The format of the bundles' waveforms.
+    #[serde(default, with = "wave_format")]
+    pub waves_format: WaveFormat,
+}
+
+/// A [`WaveFormat`] as its name (`"vcd"`, `"fst"`).
+mod wave_format {
+    use gpucosim_waves::WaveFormat;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(f: &WaveFormat, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(f)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<WaveFormat, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
 }
 
 impl RegressConfig {
@@ -1047,6 +1067,7 @@ fn spec_for(job: &Job, cfg: &RegressConfig, waves: Option<PathBuf>) -> RunSpec {
     let mut s = RunSpec::new(&job.unit, job.profile, job.seed, cfg.cycles);
     s.rtl_arg = cfg.rtl_arg.clone();
     s.waves = waves;
+    s.waves_format = cfg.waves_format;
     s.window = cfg.window;
     s.knobs = cfg.knobs.clone();
     s.limits = cfg.limits();

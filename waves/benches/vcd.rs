@@ -3,7 +3,7 @@
 //! 400 output words per cycle). Target: under 50 ms per window.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use gpucosim_waves::{write_capture, Capture, Meta, VcdWriter};
+use gpucosim_waves::{write_capture, Capture, Meta, VcdWriter, WaveFormat};
 
 gpucosim_model::ports! {
     /// A port table shaped like a wide address unit.
@@ -72,7 +72,7 @@ fn vcd(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("window.vcd");
     c.bench_function("vcd_1024_cycles_to_file", |b| {
-        b.iter(|| write_capture(&path, &wide::TABLE, &cap, &meta).unwrap())
+        b.iter(|| write_capture(&path, &wide::TABLE, &cap, &meta, WaveFormat::Vcd).unwrap())
     });
 }
 

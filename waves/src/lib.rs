@@ -1,4 +1,4 @@
-//! Signal capture and VCD output for gpucosim.
+//! Signal capture and waveform output (VCD and FST) for gpucosim.
 //!
 //! [`Capture`] keeps the last `window` cycles of inputs and of both sides'
 //! outputs in one preallocated buffer (a ring; recording a cycle is three
@@ -10,6 +10,11 @@
 //! variable per element, named as viewers show it (`tb.rtl.lane_addr_o[17]`,
 //! declared `lane_addr_o[17] [47:0]`). [`Layout`] lists the variables. Cycle
 //! `n` is at time `10n` ns, its rising clock edge at `10n + 5`.
+//!
+//! [`FstWriter`] writes the same variables to an FST (GTKWave's compressed
+//! format, [`WaveFormat::Fst`]). [`Dump`] streams frames into either format
+//! and [`write_capture`] writes a capture window; both write to a temporary
+//! file beside the target and rename it into place when complete.
 //!
 //! ```
 //! use gpucosim_waves::{Capture, VcdWriter, Meta};
@@ -62,9 +67,13 @@ pub mod session;
 pub mod text;
 
 use gpucosim_model::ports::{get_bits, Dir, PortTable};
+use std::fs::File;
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use vcd::{IdCode, ReferenceIndex, TimescaleUnit, VarType};
+
+mod fst;
+pub use fst::{FstWriter, BLOCK_BYTES};
 
 /// A ring buffer of the last `window` cycles.
 pub struct Capture {
@@ -499,37 +508,147 @@ fn vector(s: &mut Vec<u8>, code: &[u8], v: u64, width: u32) {
     s.push(b'\n');
 }
 
-/// Writes the frames of `capture` as a VCD at `path`, atomically (a
+/// A new temporary file in `path`'s directory (created if need be), to be
+/// renamed to `path` once complete; 0666 less the umask, like any other file
+/// the user writes.
+pub(crate) fn temp_file_for(path: &Path) -> io::Result<tempfile::NamedTempFile> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    tempfile::Builder::new()
+        .prefix(".gpucosim-")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
+        .tempfile_in(dir)
+}
+
+/// The format of a waveform file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum WaveFormat {
+    /// Value change dump (text; IEEE 1364).
+    #[default]
+    Vcd,
+    /// GTKWave's compressed format.
+    Fst,
+}
+
+impl WaveFormat {
+    /// Every format.
+    pub const ALL: [WaveFormat; 2] = [WaveFormat::Vcd, WaveFormat::Fst];
+
+    /// The format's name and file extension: `vcd`, `fst`.
+    pub fn extension(self) -> &'static str {
+        match self {
+            WaveFormat::Vcd => "vcd",
+            WaveFormat::Fst => "fst",
+        }
+    }
+}
+
+impl std::fmt::Display for WaveFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.extension())
+    }
+}
+
+impl std::str::FromStr for WaveFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        WaveFormat::ALL
+            .into_iter()
+            .find(|w| w.extension() == s)
+            .ok_or_else(|| format!("unknown waveform format `{s}` (expected vcd or fst)"))
+    }
+}
+
+/// A waveform file being written frame by frame, in either format, at a
+/// path it takes only when complete: frames go to a temporary file in the
+/// same directory, which [`Dump::finish`] renames into place. Dropped
+/// unfinished (or after an error), it leaves nothing behind.
+pub struct Dump {
+    kind: DumpKind,
+}
+
+// One per run: the size of the variants does not matter.
+#[allow(clippy::large_enum_variant)]
+enum DumpKind {
+    Vcd {
+        w: VcdWriter<io::BufWriter<File>>,
+        tmp: tempfile::TempPath,
+        path: PathBuf,
+    },
+    Fst(FstWriter),
+}
+
+impl Dump {
+    /// Starts the waveform of `table`'s ports at `path` in `format`,
+    /// creating its directory if need be.
+    pub fn create(
+        path: &Path,
+        table: &PortTable,
+        meta: &Meta,
+        format: WaveFormat,
+    ) -> io::Result<Dump> {
+        let kind = match format {
+            WaveFormat::Vcd => {
+                let (file, tmp) = temp_file_for(path)?.into_parts();
+                let w = VcdWriter::new(io::BufWriter::with_capacity(1 << 20, file), table, meta)?;
+                DumpKind::Vcd {
+                    w,
+                    tmp,
+                    path: path.to_path_buf(),
+                }
+            }
+            WaveFormat::Fst => DumpKind::Fst(FstWriter::create(path, table, meta)?),
+        };
+        Ok(Dump { kind })
+    }
+
+    /// The path the file takes when finished.
+    pub fn path(&self) -> &Path {
+        match &self.kind {
+            DumpKind::Vcd { path, .. } => path,
+            DumpKind::Fst(w) => w.path(),
+        }
+    }
+
+    /// Writes one cycle (see [`VcdWriter::frame`]).
+    #[inline]
+    pub fn frame(&mut self, f: &Frame<'_>) -> io::Result<()> {
+        match &mut self.kind {
+            DumpKind::Vcd { w, .. } => w.frame(f),
+            DumpKind::Fst(w) => w.frame(f),
+        }
+    }
+
+    /// Completes the file and renames it into place.
+    pub fn finish(self) -> io::Result<()> {
+        match self.kind {
+            DumpKind::Vcd { w, tmp, path } => {
+                w.finish()?;
+                tmp.persist(&path).map_err(|e| e.error)?;
+                Ok(())
+            }
+            DumpKind::Fst(w) => w.finish(),
+        }
+    }
+}
+
+/// Writes the frames of `capture` at `path` in `format`, atomically (a
 /// temporary file in the same directory, renamed into place).
 pub fn write_capture(
     path: &Path,
     table: &PortTable,
     capture: &Capture,
     meta: &Meta,
+    format: WaveFormat,
 ) -> io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    // 0666 less the umask, like any other file the user writes.
-    let tmp = tempfile::Builder::new()
-        .prefix(".gpucosim-")
-        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
-        .tempfile_in(dir)?;
-    {
-        let mut w = VcdWriter::new(
-            io::BufWriter::with_capacity(1 << 20, tmp.as_file()),
-            table,
-            meta,
-        )?;
-        for f in capture.frames() {
-            w.frame(&f)?;
-        }
-        w.finish()?;
+    let mut d = Dump::create(path, table, meta, format)?;
+    for f in capture.frames() {
+        d.frame(&f)?;
     }
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    d.finish()
 }
 
 #[cfg(test)]

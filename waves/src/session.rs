@@ -855,7 +855,7 @@ mod tests {
             cap.record(c, &i, &m, &r);
         }
         let path = dir.join("toy.gfx9.7.vcd");
-        write_capture(&path, table, &cap, &Meta::default()).unwrap();
+        write_capture(&path, table, &cap, &Meta::default(), crate::WaveFormat::Vcd).unwrap();
         path
     }
 

@@ -547,7 +547,14 @@ mod tests {
         );
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.vcd");
-        crate::write_capture(&path, &toy::TABLE, &cap, &Meta::default()).unwrap();
+        crate::write_capture(
+            &path,
+            &toy::TABLE,
+            &cap,
+            &Meta::default(),
+            crate::WaveFormat::Vcd,
+        )
+        .unwrap();
         let b = Trace::read_vcd(&path, None, |_| picks.clone())
             .unwrap()
             .render();

@@ -181,7 +181,14 @@ fn bundle(dir: &Path, focus: u64) -> PathBuf {
         cap.record(c, &i, &m, &r);
     }
     let vcd = dir.join("toy.gfx9.3.vcd");
-    write_capture(&vcd, table, &cap, &Meta::default()).unwrap();
+    write_capture(
+        &vcd,
+        table,
+        &cap,
+        &Meta::default(),
+        gpucosim_waves::WaveFormat::Vcd,
+    )
+    .unwrap();
     let layout = Layout::new(table);
     let view = View {
         layout: &layout,
