@@ -1908,7 +1908,8 @@ fn cmd_waves(
             1 => found.remove(0),
             0 => {
                 return Err(Error::Input(format!(
-                    "{} holds no VCD (a bundle of a run with --waves has one)",
+                    "{} holds no VCD (a bundle of a run with --waves has one; the text view \
+                     does not read FST: run with --waves-format vcd)",
                     file.display()
                 )))
             }
@@ -1935,6 +1936,13 @@ fn cmd_waves(
     };
     if !vcd.is_file() {
         return Err(Error::Input(format!("no such file: {}", vcd.display())));
+    }
+    if vcd.extension().is_some_and(|e| e == "fst") {
+        return Err(Error::Input(format!(
+            "{}: the text view reads VCDs, not FST (gtkwave and surfer read it; \
+             run with --waves-format vcd for a VCD)",
+            vcd.display()
+        )));
     }
     let first = first_mismatch(&vcd).map_err(bad)?;
     let range = match (cycles, &first) {
