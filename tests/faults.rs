@@ -781,11 +781,18 @@ fn an_fst_waveform_is_written_for_a_divergence_or_its_loss_reported() {
         "{out}"
     );
     assert!(out.contains("--waves-format fst"), "{out}");
-    let names: Vec<_> = std::fs::read_dir(&waves)
+    let mut names: Vec<_> = std::fs::read_dir(&waves)
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
-    assert_eq!(names, ["waitcnt.gfx9.1.fst"]);
+    names.sort();
+    // With its viewer sessions, which name it.
+    assert_eq!(
+        names,
+        ["waitcnt.gfx9.1.fst", "waitcnt.gfx9.1.gtkw", "waitcnt.gfx9.1.sucl"]
+    );
+    let gtkw = std::fs::read_to_string(waves.join("waitcnt.gfx9.1.gtkw")).unwrap();
+    assert!(gtkw.contains("[dumpfile] \"waitcnt.gfx9.1.fst\""), "{gtkw}");
     let j: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(j["vcd"], fst.display().to_string());
