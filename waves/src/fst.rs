@@ -36,6 +36,10 @@ pub const BLOCK_BYTES: usize = 4 << 20;
 /// Frames handed to the encoding thread at once.
 const BATCH: usize = 256;
 
+/// Bytes of frames that may wait for the encoding thread (while it writes
+/// a block, the run goes on).
+const QUEUE_BYTES: usize = 16 << 20;
+
 /// Block types of the format.
 const HEADER: u8 = 0;
 const GEOMETRY: u8 = 3;
@@ -827,8 +831,10 @@ impl FstWriter {
             scratch: Vec::new(),
             lz4: Vec::new(),
         };
-        let (to_encoder, batches) = sync_channel::<Batch>(2);
-        let (give_back, spent) = sync_channel::<Batch>(4);
+        // Room for the frames that arrive while a block is written.
+        let queue = (QUEUE_BYTES / (4 * BATCH * (iw + 2 * ow)).max(1)).max(2);
+        let (to_encoder, batches) = sync_channel::<Batch>(queue);
+        let (give_back, spent) = sync_channel::<Batch>(queue + 2);
         let encoder = std::thread::Builder::new()
             .name("fst-writer".into())
             .spawn(move || {
