@@ -36,6 +36,11 @@ fn bare_loop_and_shim_checksums_agree_on_both_profiles() {
             assert!(r.is_finite() && r > 0.0, "{f:?}");
         }
         assert!(f.vcd_bytes > 0 && f.vcd_ms > 0.0);
+        // Whole-run waveforms of the same run, in both formats.
+        let d = &f.dump;
+        assert_eq!(d.cycles, 3000);
+        assert!(d.none_ms > 0.0 && d.vcd_ms > 0.0 && d.fst_ms > 0.0, "{d:?}");
+        assert!(0 < d.fst_bytes && d.fst_bytes < d.vcd_bytes, "{d:?}");
     }
 }
 

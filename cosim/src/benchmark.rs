@@ -13,7 +13,8 @@
 //!    RTL (as `gpucosim run` runs on a machine with two CPUs or more);
 //!
 //! plus the time to write a VCD of a 1,024-cycle window from a capture
-//! filled by a real run. The recorded inputs come from running the driver
+//! filled by a real run, and what a whole-run waveform (`--dump-all`) costs
+//! in each format ([`DumpFigures`]). The recorded inputs come from running the driver
 //! closed-loop against the model exactly as the engine does (reset cycles
 //! included), so all four see the same per-cycle input words. Loops 1–3 fold
 //! every cycle's outputs into one checksum ([`rtlbuild::checksum_fold`]);
@@ -41,6 +42,9 @@ use std::time::{Duration, Instant};
 /// Cycles of the VCD window measured.
 pub const VCD_WINDOW: usize = 1024;
 
+/// Cycles of the whole-run waveforms measured (at most `--cycles`).
+pub const DUMP_CYCLES: u64 = 20_000;
+
 /// The targets of the suite.
 pub mod targets {
     /// Lock-step ÷ bare Verilator loop, at least.
@@ -53,6 +57,11 @@ pub mod targets {
     pub const START_S: f64 = 1.0;
     /// `regress --jobs 2` ÷ `--jobs 1` throughput, at least.
     pub const REGRESS_SCALING: f64 = 1.8;
+    /// A run dumping its whole waveform as FST ÷ the same run without
+    /// waveforms, at most.
+    pub const FST_DUMP_COST: f64 = 1.3;
+    /// The VCD of a whole run ÷ its FST, in bytes, at least.
+    pub const FST_SHRINK: f64 = 10.0;
 }
 
 /// What to measure.
@@ -119,6 +128,43 @@ pub struct UnitFigures {
     pub vcd_ms: f64,
     /// Size of that VCD in bytes.
     pub vcd_bytes: u64,
+    /// Whole-run waveforms.
+    pub dump: DumpFigures,
+}
+
+/// What a whole-run waveform (`--dump-all`) costs: the same lock-step run
+/// on one thread without waveforms and dumping its whole run as a VCD and
+/// as an FST, each timed from the start of the run to the file renamed
+/// into place (best of the repeats), and the files' sizes.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DumpFigures {
+    /// Cycles of each run.
+    pub cycles: u64,
+    /// Milliseconds without waveforms.
+    pub none_ms: f64,
+    /// Milliseconds dumping a VCD.
+    pub vcd_ms: f64,
+    /// Milliseconds dumping an FST.
+    pub fst_ms: f64,
+    /// Bytes of the VCD.
+    pub vcd_bytes: u64,
+    /// Bytes of the FST.
+    pub fst_bytes: u64,
+}
+
+impl DumpFigures {
+    /// The VCD run ÷ the run without waveforms.
+    pub fn vcd_cost(&self) -> f64 {
+        self.vcd_ms / self.none_ms.max(1e-9)
+    }
+    /// The FST run ÷ the run without waveforms.
+    pub fn fst_cost(&self) -> f64 {
+        self.fst_ms / self.none_ms.max(1e-9)
+    }
+    /// VCD bytes ÷ FST bytes.
+    pub fn shrink(&self) -> f64 {
+        self.vcd_bytes as f64 / self.fst_bytes.max(1) as f64
+    }
 }
 
 impl UnitFigures {
@@ -346,6 +392,7 @@ pub fn bench_unit<B: Testbench>(spec: &BenchSpec, profile: Profile) -> Result<Un
     // VCD of a 1,024-cycle window, captured from model and RTL over the
     // recorded inputs.
     let (vcd_t, vcd_bytes) = vcd_window::<B>(profile, &lib, &rec, spec)?;
+    let dump = whole_run_dumps::<B>(&lib, &run_spec, spec)?;
     Ok(UnitFigures {
         unit: table.unit.to_string(),
         profile,
@@ -361,6 +408,55 @@ pub fn bench_unit<B: Testbench>(spec: &BenchSpec, profile: Profile) -> Result<Un
         checksums: (bare_sum, shim_sum, model_sum),
         vcd_ms: vcd_t.as_secs_f64() * 1e3,
         vcd_bytes,
+        dump,
+    })
+}
+
+/// Times `run_spec` over [`DUMP_CYCLES`] without waveforms, dumping a VCD
+/// and dumping an FST (interleaved rounds, best of each), each from the
+/// start of the run to the file in place; the files go to the work
+/// directory and are removed after measuring.
+fn whole_run_dumps<B: Testbench>(
+    lib: &Path,
+    run_spec: &RunSpec,
+    spec: &BenchSpec,
+) -> Result<DumpFigures> {
+    let table = B::table();
+    let cycles = DUMP_CYCLES.min(spec.cycles);
+    let dir = spec.work_dir.join("dump");
+    let formats = [None, Some(WaveFormat::Vcd), Some(WaveFormat::Fst)];
+    let mut best = [Duration::MAX; 3];
+    let mut bytes = [0u64; 3];
+    for _ in 0..spec.repeats {
+        for (k, format) in formats.iter().enumerate() {
+            let s = RunSpec {
+                cycles,
+                waves: format.map(|_| dir.clone()),
+                waves_format: format.unwrap_or_default(),
+                dump_all: format.is_some(),
+                ..run_spec.clone()
+            };
+            let mut rtl = Rtl::load(lib, table)?;
+            let t0 = Instant::now();
+            let o = engine::run::<B>(&s, &mut rtl, Stimulus::Fresh, None)?;
+            best[k] = best[k].min(t0.elapsed());
+            if let Some(e) = &o.vcd_error {
+                return Err(Error::Env(format!("whole-run waveform: {e}")));
+            }
+            if let Some(p) = &o.vcd {
+                bytes[k] = std::fs::metadata(p).map_err(|e| Error::io(p, e))?.len();
+                std::fs::remove_file(p).map_err(|e| Error::io(p, e))?;
+            }
+        }
+    }
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    Ok(DumpFigures {
+        cycles,
+        none_ms: ms(best[0]),
+        vcd_ms: ms(best[1]),
+        fst_ms: ms(best[2]),
+        vcd_bytes: bytes[1],
+        fst_bytes: bytes[2],
     })
 }
 
@@ -679,6 +775,35 @@ impl Report {
         s
     }
 
+    /// The table of whole-run waveforms.
+    pub fn dump_table(&self) -> String {
+        let mut s = String::new();
+        s.push_str(
+            "| unit | profile | cycles | no waveform | VCD | VCD ÷ none | VCD size | FST | FST ÷ none | FST size | VCD ÷ FST size |\n\
+             |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        );
+        for r in &self.rows {
+            let d = &r.dump;
+            let mb = |b: u64| format!("{:.1} MB", b as f64 / 1e6);
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {:.0} ms | {:.0} ms | {:.2} | {} | {:.0} ms | {:.2} | {} | {:.1}× |",
+                r.unit,
+                r.profile,
+                d.cycles,
+                d.none_ms,
+                d.vcd_ms,
+                d.vcd_cost(),
+                mb(d.vcd_bytes),
+                d.fst_ms,
+                d.fst_cost(),
+                mb(d.fst_bytes),
+                d.shrink()
+            );
+        }
+        s
+    }
+
     /// The targets and whether each is met.
     pub fn targets(&self) -> String {
         use targets::*;
@@ -705,6 +830,19 @@ impl Report {
                         r.lockstep_cycles
                     )
                 }
+            );
+        }
+        for r in &self.rows {
+            let d = &r.dump;
+            let _ = writeln!(
+                s,
+                "- {} {}: a whole-run FST costs {:.2}× the run without waveforms (target ≤ {FST_DUMP_COST}×): {}; it is {:.1}× smaller than the VCD (target ≥ {FST_SHRINK}×): {}",
+                r.unit,
+                r.profile,
+                d.fst_cost(),
+                met(d.fst_cost() <= FST_DUMP_COST),
+                d.shrink(),
+                met(d.shrink() >= FST_SHRINK)
             );
         }
         if let Some(worst) = self.starts.iter().map(|(_, _, d)| *d).max() {
@@ -761,6 +899,14 @@ impl Report {
              (each job of `gpucosim regress`); (5) the same with driver and model on a second thread \
              ahead of the RTL (`gpucosim run` on two CPUs or more). \
              The checksums of (1) and (2) were equal in every row (`gpucosim bench` fails otherwise).\n\n",
+        );
+        s.push_str("## Whole-run waveforms\n\n");
+        s.push_str(&self.dump_table());
+        let _ = writeln!(
+            s,
+            "\nThe lock-step run of (4), {} cycles on one thread, without waveforms and with `--dump-all` in each format (`--waves-format vcd`, `fst`), each timed from the start of the run until its file is in place, best of {}; the FST encoder runs on a second thread.\n",
+            self.rows.first().map_or(DUMP_CYCLES, |r| r.dump.cycles),
+            self.spec.repeats
         );
         s.push_str("## Targets\n\n");
         s.push_str(&self.targets());

@@ -1027,7 +1027,12 @@ fn bench(
         regress,
         load_after: benchmark::load_average(),
     };
-    print!("{}\n{}", report.table(), report.targets());
+    print!(
+        "{}\n{}\n{}",
+        report.table(),
+        report.dump_table(),
+        report.targets()
+    );
     if let Some(path) = write {
         gpucosim::write_atomic(&path, report.markdown().as_bytes())?;
         println!("wrote {}", path.display());

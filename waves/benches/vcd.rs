@@ -5,55 +5,11 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use gpucosim_waves::{write_capture, Capture, Meta, VcdWriter, WaveFormat};
 
-gpucosim_model::ports! {
-    /// A port table shaped like a wide address unit.
-    mod wide("wide", "wide_top") {
-        input rst_ni: 1,
-        input valid_i: 1,
-        input desc_i: 128,
-        input exec_i: 64,
-        input index_i: 32 x 64,
-        input offset_i: 32 x 64,
-        output ready_o: 1,
-        output addr_o: 48 x 256,
-        output mask_o: 256,
-        output line_o: 48,
-    }
-}
-
-/// A capture of 1,024 cycles with every lane changing every cycle (the
-/// worst case for a change-based format).
-fn filled() -> Capture {
-    let t = &wide::TABLE;
-    let mut cap = Capture::new(t, 1024);
-    let mut x: u32 = 0x1234_5678;
-    let mut next = || {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        x
-    };
-    let mut inp = vec![0u32; t.in_words()];
-    let mut out = vec![0u32; t.out_words()];
-    for c in 0..2048u64 {
-        inp.iter_mut().for_each(|w| *w = next());
-        out.iter_mut().for_each(|w| *w = next());
-        let mut rtl = out.clone();
-        if c % 97 == 0 {
-            rtl[3] ^= 1;
-        }
-        // Keep bits above each port's width zero, as the packing requires.
-        wide::rst_ni.set(&mut inp, 1);
-        wide::valid_i.set(&mut inp, 1);
-        wide::ready_o.set(&mut out, 1);
-        wide::ready_o.set(&mut rtl, 1);
-        cap.record(c, &inp, &out, &rtl);
-    }
-    cap
-}
+mod common;
+use common::{filled, wide};
 
 fn vcd(c: &mut Criterion) {
-    let cap = filled();
+    let cap = filled(1024);
     let meta = Meta {
         comments: vec!["bench".into()],
     };

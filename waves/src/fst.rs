@@ -36,6 +36,10 @@ pub const BLOCK_BYTES: usize = 4 << 20;
 /// Frames handed to the encoding thread at once.
 const BATCH: usize = 256;
 
+/// Bytes of frames that may wait for the encoding thread (while it writes
+/// a block, the run goes on).
+const QUEUE_BYTES: usize = 16 << 20;
+
 /// Block types of the format.
 const HEADER: u8 = 0;
 const GEOMETRY: u8 = 3;
@@ -79,6 +83,22 @@ fn svarint(out: &mut Vec<u8>, mut v: i64) {
     }
 }
 
+/// The `width` (at most 64) bits from bit `sh` (below 32) of `words`, the
+/// one to three words a variable lies in.
+#[inline]
+fn bits_at(words: &[u32], sh: u32, width: u32) -> u64 {
+    let mut x = 0u128;
+    for (k, w) in words.iter().enumerate() {
+        x |= u128::from(*w) << (32 * k);
+    }
+    let v = (x >> sh) as u64;
+    if width == 64 {
+        v
+    } else {
+        v & ((1 << width) - 1)
+    }
+}
+
 /// Appends the `width` low bits of `v` as characters, most significant first.
 fn chars_u64(out: &mut Vec<u8>, v: u64, width: u32) {
     out.extend((0..width).rev().map(|i| b'0' + (v >> i & 1) as u8));
@@ -97,17 +117,24 @@ fn chars_words(out: &mut Vec<u8>, words: &[u32], width: u32) {
 /// two-state vectors, most significant bit first from bit 7 of the first
 /// byte, the last byte padded with zeros, at the start of `out`; returns
 /// the bytes written.
+/// `out` has room for 8 bytes (all written, the bytes past the value's
+/// zero).
 #[inline]
 fn packed_u64(out: &mut [u8], v: u64, width: u32) -> usize {
-    let n = width.div_ceil(8) as usize;
-    let aligned = v << (8 * n as u32 - width);
-    out[..n].copy_from_slice(&aligned.to_be_bytes()[8 - n..]);
-    n
+    out[..8].copy_from_slice(&(v << (64 - width)).to_be_bytes());
+    width.div_ceil(8) as usize
 }
 
 /// Appends a value of any width given as little-endian words, packed as
 /// [`packed_u64`] packs it.
 fn packed_words(out: &mut Vec<u8>, words: &[u32], width: u32) {
+    if width % 32 == 0 {
+        // Whole words, most significant first.
+        for w in words.iter().rev() {
+            out.extend_from_slice(&w.to_be_bytes());
+        }
+        return;
+    }
     let n = width.div_ceil(8) as usize;
     for j in 0..n {
         let mut byte = 0u8;
@@ -267,6 +294,10 @@ struct FPort {
     offset: usize,
     words: usize,
     vars: std::ops::Range<usize>,
+    /// For an RTL output port: whether it has been equal to the model's
+    /// port since the block started, its variables' changes those of the
+    /// model's and so not recorded (the block aliases them).
+    twin: bool,
 }
 
 /// Frames on their way to the encoding thread.
@@ -305,6 +336,8 @@ struct Encoder {
     times: Vec<u64>,
     changes: Vec<Vec<u8>>,
     last_step: Vec<u32>,
+    /// The current time step of the block (`times.len() - 1`).
+    step: u32,
     held: usize,
     /// Per variable, the model's variable an RTL output variable is
     /// compared with.
@@ -352,11 +385,27 @@ impl Encoder {
         s
     }
 
+    /// Marks the RTL ports equal to the model's in `start`, the values at
+    /// the start of a block, as twins.
+    fn start_twins(&mut self, start: [&[u32]; 3]) {
+        for p in &mut self.ports {
+            let span = p.offset..p.offset + p.words;
+            p.twin = p.group == Group::Rtl && start[1][span.clone()] == start[2][span];
+        }
+    }
+
+    /// A new time step.
+    #[inline]
+    fn time(&mut self, t: u64) {
+        self.times.push(t);
+        self.step = self.times.len() as u32 - 1;
+    }
+
     /// Records a change of variable `h` at the current time step: `value`
     /// appends its packed bits.
     #[inline]
     fn change(&mut self, h: usize, one_bit: Option<bool>, value: impl FnOnce(&mut Vec<u8>)) {
-        let step = self.times.len() as u32 - 1;
+        let step = self.step;
         let delta = u64::from(step - self.last_step[h]);
         self.last_step[h] = step;
         let c = &mut self.changes[h];
@@ -375,7 +424,7 @@ impl Encoder {
     /// append.
     #[inline]
     fn change_u64(&mut self, h: usize, v: u64, width: u32) {
-        let step = self.times.len() as u32 - 1;
+        let step = self.step;
         let mut d = u64::from(step - self.last_step[h]) << 1;
         self.last_step[h] = step;
         let mut buf = [0u8; 24];
@@ -388,7 +437,11 @@ impl Encoder {
         buf[n] = d as u8;
         n += 1;
         n += packed_u64(&mut buf[n..], v, width);
-        self.changes[h].extend_from_slice(&buf[..n]);
+        // A copy of fixed size, then cut: quicker than one of `n` bytes.
+        let c = &mut self.changes[h];
+        let len = c.len();
+        c.extend_from_slice(&buf);
+        c.truncate(len + n);
         self.held += n;
     }
 
@@ -442,6 +495,7 @@ impl Encoder {
             self.block_start = t;
             let mism = self.mism_now.clone();
             self.frame = self.snapshot(cur, false, cycle, &mism);
+            self.start_twins(cur);
             return self.rise(cycle);
         };
         if self.held >= BLOCK_BYTES {
@@ -451,8 +505,24 @@ impl Encoder {
             self.frame = self.snapshot(prev, true, prev_cycle, &mism);
             self.prev_mism = mism;
             self.block_start = t;
+            self.start_twins(prev);
         }
-        self.times.push(t);
+        // An RTL port that stops being the model's twin: its changes so far
+        // in the block are the model's (before this frame's).
+        for p in self.ports.iter_mut().filter(|p| p.twin) {
+            let span = p.offset..p.offset + p.words;
+            if rtl[span.clone()] != model[span] {
+                p.twin = false;
+                for v in &self.vars[p.vars.clone()] {
+                    let m = self.partner[v.handle].expect("an RTL variable has a twin");
+                    let copy = self.changes[m].clone();
+                    self.held += copy.len();
+                    self.changes[v.handle] = copy;
+                    self.last_step[v.handle] = self.last_step[m];
+                }
+            }
+        }
+        self.time(t);
         self.change(self.clk, Some(false), |_| {});
         self.change_u64(self.cycle, cycle, 64);
         for pi in 0..self.ports.len() {
@@ -460,19 +530,22 @@ impl Encoder {
             let g = p.group as usize;
             let (cur, old) = (cur[g], prev[g]);
             let span = p.offset..p.offset + p.words;
-            if cur[span.clone()] == old[span] {
+            if p.twin || cur[span.clone()] == old[span] {
                 continue;
             }
             for vi in p.vars.clone() {
                 let v = &self.vars[vi];
                 let (h, bit, width) = (v.handle, v.bit, v.width);
                 let ws = v.words.clone();
-                if cur[ws.clone()].iter().zip(&old[ws]).all(|(a, b)| a == b) {
+                let (now, was) = (&cur[ws.clone()], &old[ws]);
+                // One to three words: a loop, not a call to `memcmp`.
+                if now.iter().zip(was).all(|(a, b)| a == b) {
                     continue;
                 }
                 if width <= 64 {
-                    let val = get_bits(cur, bit, width);
-                    if val == get_bits(old, bit, width) {
+                    let sh = (bit % 32) as u32;
+                    let val = bits_at(now, sh, width);
+                    if val == bits_at(was, sh, width) {
                         // Only a neighbour's bits of the words changed.
                         continue;
                     }
@@ -498,7 +571,7 @@ impl Encoder {
 
     /// The rising edge of `cycle`.
     fn rise(&mut self, cycle: u64) -> io::Result<()> {
-        self.times.push(cycle * 10 + 5);
+        self.time(cycle * 10 + 5);
         self.change(self.clk, Some(true), |_| {});
         self.prev_mism.copy_from_slice(&self.mism_now);
         self.prev_cycle = Some(cycle);
@@ -536,8 +609,16 @@ impl Encoder {
         b.push(PACK_LZ4);
         let mut chain = Vec::new();
         let mut memory = 0u64;
+        // The variables of twin ports: their changes are their twins'.
+        let mut twin_of = vec![None; self.widths.len()];
+        for p in self.ports.iter().filter(|p| p.twin) {
+            for v in &self.vars[p.vars.clone()] {
+                twin_of[v.handle] = self.partner[v.handle];
+            }
+        }
         let (mut zeros, mut prev_at) = (0u64, vc_start);
         for (h, data) in self.changes.iter().enumerate() {
+            let data = twin_of[h].map_or(data, |m| &self.changes[m]);
             if data.is_empty() {
                 zeros += 1;
                 continue;
@@ -550,7 +631,8 @@ impl Encoder {
             memory += data.len() as u64;
             // The RTL's output where it agrees with the model's all block
             // long: an alias of the model's.
-            if let Some(m) = self.partner[h].filter(|m| self.changes[*m] == *data) {
+            let twin = twin_of[h].or(self.partner[h].filter(|m| self.changes[*m] == *data));
+            if let Some(m) = twin {
                 svarint(&mut chain, -(m as i64 + 1) << 1 | 1);
                 continue;
             }
@@ -671,6 +753,7 @@ impl FstWriter {
                         offset: v.offset,
                         words,
                         vars: vars.len()..vars.len() + 1,
+                        twin: false,
                     });
                 }
             }
@@ -742,13 +825,16 @@ impl FstWriter {
             times: Vec::new(),
             changes: vec![Vec::new(); n],
             last_step: vec![0; n],
+            step: 0,
             held: 0,
             partner,
             scratch: Vec::new(),
             lz4: Vec::new(),
         };
-        let (to_encoder, batches) = sync_channel::<Batch>(2);
-        let (give_back, spent) = sync_channel::<Batch>(4);
+        // Room for the frames that arrive while a block is written.
+        let queue = (QUEUE_BYTES / (4 * BATCH * (iw + 2 * ow)).max(1)).max(2);
+        let (to_encoder, batches) = sync_channel::<Batch>(queue);
+        let (give_back, spent) = sync_channel::<Batch>(queue + 2);
         let encoder = std::thread::Builder::new()
             .name("fst-writer".into())
             .spawn(move || {
@@ -877,9 +963,22 @@ mod tests {
         for (v, w) in [(0x5a5u64, 12u32), (1 << 47 | 3, 48), (0xdead_beef, 32)] {
             let mut b = Vec::new();
             let n = packed_u64(&mut out, v, w);
-            packed_words(&mut b, &[v as u32, (v >> 32) as u32], w);
+            packed_words(
+                &mut b,
+                &[v as u32, (v >> 32) as u32][..w.div_ceil(32) as usize],
+                w,
+            );
             assert_eq!(out[..n], b, "{v:#x} in {w} bits");
         }
+        // 128 bits: whole words, and one bit at a time.
+        let words = [0x0102_0304, 0, 0, 0x8000_00ff];
+        let (mut fast, mut slow) = (Vec::new(), Vec::new());
+        packed_words(&mut fast, &words, 128);
+        packed_words(&mut slow, &[words[0], words[1], words[2], words[3] & 1], 97);
+        assert_eq!(fast[..4], [0x80, 0, 0, 0xff]);
+        assert_eq!(fast[12..], [1, 2, 3, 4]);
+        assert_eq!(slow.len(), 13);
+        assert_eq!(slow[0], 0x80);
         let mut c = Vec::new();
         chars_u64(&mut c, 0b101, 4);
         assert_eq!(c, b"0101");
