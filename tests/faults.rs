@@ -789,7 +789,11 @@ fn an_fst_waveform_is_written_for_a_divergence_or_its_loss_reported() {
     // With its viewer sessions, which name it.
     assert_eq!(
         names,
-        ["waitcnt.gfx9.1.fst", "waitcnt.gfx9.1.gtkw", "waitcnt.gfx9.1.sucl"]
+        [
+            "waitcnt.gfx9.1.fst",
+            "waitcnt.gfx9.1.gtkw",
+            "waitcnt.gfx9.1.sucl"
+        ]
     );
     let gtkw = std::fs::read_to_string(waves.join("waitcnt.gfx9.1.gtkw")).unwrap();
     assert!(gtkw.contains("[dumpfile] \"waitcnt.gfx9.1.fst\""), "{gtkw}");
