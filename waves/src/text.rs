@@ -121,6 +121,21 @@ fn slice(words: &[u32], lsb: u32, width: u32) -> u64 {
 }
 
 impl Trace {
+    /// No cycles yet of the signals `picks`.
+    fn empty(picks: &[Pick]) -> Trace {
+        Trace {
+            cycles: Vec::new(),
+            rows: picks
+                .iter()
+                .map(|p| Row {
+                    pick: p.clone(),
+                    model: Vec::new(),
+                    rtl: (!p.input).then(Vec::new),
+                })
+                .collect(),
+        }
+    }
+
     /// The picked signals over `frames` (a capture ring's frames).
     pub fn from_frames<'a>(
         layout: &Layout,
@@ -143,17 +158,7 @@ impl Trace {
                 }
             })
             .collect();
-        let mut t = Trace {
-            cycles: Vec::new(),
-            rows: picks
-                .iter()
-                .map(|p| Row {
-                    pick: p.clone(),
-                    model: Vec::new(),
-                    rtl: (!p.input).then(Vec::new),
-                })
-                .collect(),
-        };
+        let mut t = Trace::empty(picks);
         let value = |v: &Var, buf: &[u32], p: &Pick| {
             let w = v.offset;
             let base = v.lsb as u32 + p.lsb;
@@ -290,17 +295,7 @@ impl Trace {
             }
         }
         let mut cur: Vec<[Option<u64>; 2]> = vec![[None, None]; picks.len()];
-        let mut t = Trace {
-            cycles: Vec::new(),
-            rows: picks
-                .iter()
-                .map(|p| Row {
-                    pick: p.clone(),
-                    model: Vec::new(),
-                    rtl: (!p.input).then(Vec::new),
-                })
-                .collect(),
-        };
+        let mut t = Trace::empty(&picks);
         let (from, to) = cycles.unwrap_or((0, u64::MAX));
         let mut now: Option<u64> = None;
         let sample = |t: &mut Trace, at: u64, cur: &[[Option<u64>; 2]]| {
