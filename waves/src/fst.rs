@@ -708,7 +708,8 @@ impl Encoder {
     }
 }
 
-/// Streams frames into an FST file (see the [module](self) documentation).
+/// Streams frames into an FST file: the same variables, names, widths and
+/// timing as [`VcdWriter`](crate::VcdWriter), encoded on a second thread.
 pub struct FstWriter {
     path: PathBuf,
     /// The temporary file written; removed unless renamed into place.
