@@ -14,9 +14,12 @@
 //! packed words, packs each changed value one bit per bit straight from them
 //! (the format's two-state encoding), and writes a block whenever the
 //! changes held reach [`BLOCK_BYTES`]: each variable's changes compressed
-//! with LZ4, and a variable whose changes in the block are those of an
-//! earlier one (the model's and the RTL's outputs where they agree) stored
-//! once, as an alias. Memory stays bounded however long the run.
+//! with LZ4, and an RTL output whose changes in the block are its model
+//! twin's (where the two agree) stored once, as an alias — an RTL port
+//! equal to the model's since the block started is not even encoded. Up to
+//! 16 MB of frames may wait for the thread; memory stays bounded however
+//! long the run. The file's version text is the first line of [`Meta`]
+//! (the format has no room for comments such as the reproduce command).
 //!
 //! The file is written to a temporary file beside its path and renamed into
 //! place by [`FstWriter::finish`], so a run that is interrupted or fails
@@ -705,7 +708,8 @@ impl Encoder {
     }
 }
 
-/// Streams frames into an FST file (see the [module](self) documentation).
+/// Streams frames into an FST file: the same variables, names, widths and
+/// timing as [`VcdWriter`](crate::VcdWriter), encoded on a second thread.
 pub struct FstWriter {
     path: PathBuf,
     /// The temporary file written; removed unless renamed into place.
