@@ -63,10 +63,17 @@ struct Sim {
   pthread_t thread{};
   volatile sig_atomic_t in_step = 0;
   sigjmp_buf jump;
+  // The mutant selected in an instrumented build (gpucosim mutate); 0 is
+  // the RTL as written.
+  int mutant = 0;
 };
 
 std::mutex g_mutex;
 std::vector<Sim*> g_sims;
+
+// The mutant of the instance stepping on this thread, read by the
+// instrumented RTL through gpucosim_mutant().
+thread_local int t_mutant = 0;
 
 // The instance stepping on this thread: Verilator's callbacks carry none.
 Sim* current() {
@@ -161,6 +168,11 @@ extern "C" int gc_vl_printf(const char* fmt, ...) {
 }
 
 extern "C" {
+// The DPI-C function an instrumented build (gpucosim mutate) reads its
+// mutant select from: the mutant of the instance being stepped. Unused by
+// other builds.
+int gpucosim_mutant() { return t_mutant; }
+
 uint32_t gc_abi_version() { return @ABI@u; }
 uint64_t gc_layout_hash() { return 0x@HASH@ull; }
 uint32_t gc_in_words() { return @IN_WORDS@u; }
@@ -224,6 +236,7 @@ int gc_step(void* h, const uint32_t* in, uint32_t* out) {
     return kAborted << 8;
   }
   s->in_step = 1;
+  t_mutant = s->mutant;
   try {
     step_inner(s, in, out);
   } catch (const FatalUnwind&) {
@@ -232,6 +245,10 @@ int gc_step(void* h, const uint32_t* in, uint32_t* out) {
   s->time += 10;
   return (s->end << 8) | (s->text.empty() ? 0 : kTextPending);
 }
+
+// Selects mutant `k` of an instrumented build; call before the first step
+// (the RTL reads it once, in its initial blocks).
+void gc_set_mutant(void* h, int k) { static_cast<Sim*>(h)->mutant = k; }
 
 // Whether a step is running (read by the watchdog thread).
 int gc_in_step(void* h) { return static_cast<Sim*>(h)->in_step; }

@@ -14,6 +14,7 @@ pub mod bundle;
 pub mod engine;
 pub mod error;
 pub mod kernel;
+pub mod mutate;
 pub mod outputs;
 pub mod regress;
 pub mod report;

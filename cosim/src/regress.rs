@@ -1035,6 +1035,9 @@ pub struct RegressConfig {
     /// The format of the bundles' waveforms.
     #[serde(default, with = "wave_format")]
     pub waves_format: WaveFormat,
+    /// The mutant selected in a build instrumented by `gpucosim mutate`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mutant: Option<u32>,
 }
 
 /// A [`WaveFormat`] as its name (`"vcd"`, `"fst"`).
@@ -1171,6 +1174,9 @@ fn run_job_inner<B: Testbench>(
     let stage = crate::bundle::stage_bundle(&bundle_dir)?;
     let mut spec = spec_for(job, cfg, Some(stage.path().to_path_buf()));
     let mut rtl = Rtl::load(lib, B::table())?;
+    if let Some(k) = cfg.mutant {
+        rtl.set_mutant(k);
+    }
     let passing_repro = spec_for(job, cfg, None).repro_command();
     // A failure's reproduce command is its bundle's replay, also in the
     // waveform's header.

@@ -19,6 +19,7 @@ type HandleIntFn = unsafe extern "C" fn(*mut c_void) -> c_int;
 type MessageFn = unsafe extern "C" fn(*mut c_void) -> *const c_char;
 type TextFn = unsafe extern "C" fn(*mut c_void, *mut usize, *mut usize) -> *const c_char;
 type TraceOpenFn = unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int;
+type SetIntFn = unsafe extern "C" fn(*mut c_void, c_int);
 type U32Fn = unsafe extern "C" fn() -> u32;
 type U64Fn = unsafe extern "C" fn() -> u64;
 
@@ -64,6 +65,7 @@ struct Api {
     text_clear: HandleFn,
     trace_open: TraceOpenFn,
     trace_close: HandleFn,
+    set_mutant: SetIntFn,
 }
 
 /// One instance of a Verilated unit.
@@ -128,6 +130,7 @@ impl Rtl {
                 text_clear: sym!("gc_text_clear"),
                 trace_open: sym!("gc_trace_open"),
                 trace_close: sym!("gc_trace_close"),
+                set_mutant: sym!("gc_set_mutant"),
             };
             let handle = create();
             if handle.is_null() {
@@ -142,6 +145,14 @@ impl Rtl {
                 _lib: l,
             })
         }
+    }
+
+    /// Selects mutant `k` of a build instrumented by `gpucosim mutate` (0:
+    /// the RTL as written); other builds ignore it. Takes effect only
+    /// before the first [`Rtl::step`]: the RTL reads it at time 0.
+    pub fn set_mutant(&mut self, k: u32) {
+        // SAFETY: the handle is live; the shim only stores the value.
+        unsafe { (self.api.set_mutant)(self.handle, k as c_int) }
     }
 
     /// One clock cycle: apply `inputs`, sample `outputs`, rising edge.

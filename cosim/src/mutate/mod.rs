@@ -1,0 +1,735 @@
+//! Mutation testing of the checker: how many bugs in the RTL would the
+//! regression catch?
+//!
+//! A campaign mutates a unit's SystemVerilog ([`gen`]), builds one
+//! instrumented model in which a run-time select chooses the mutant (the
+//! shim's `gc_set_mutant`, read by the RTL through the DPI-C function
+//! `gpucosim_mutant`), checks that the RTL as written (select 0) passes
+//! the regression's jobs, then runs each mutant over the same jobs, in
+//! child processes, stopping at the first job that fails. A mutant is
+//! killed by a divergence, killed by an RTL error (a `$fatal`, a crash, a
+//! timeout; counted as killed and reported apart), or it survives.
+//! Survivors are checked for cheap proofs of equivalence ([`equiv`]).
+//! docs/mutate.md has the user's view.
+
+pub mod equiv;
+pub mod gen;
+pub mod report;
+
+use crate::error::{Error, Result};
+use crate::regress::{self, JobList, JobResult, JobSpec, Plan, RegressConfig, Seeds, Status};
+use crate::rtlbuild::{self, RtlSources};
+use crate::testbench::Testbench;
+use crate::verilator::Verilator;
+use gen::{Mutant, Operator, Unit};
+use gpucosim_model::Profile;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// What a campaign runs.
+#[derive(Debug, Clone)]
+pub struct CampaignSpec {
+    /// `--rtl` as given.
+    pub rtl_arg: Option<PathBuf>,
+    /// Seeds of each mutant's jobs (the regression's by default).
+    pub seeds: Seeds,
+    /// Cycles per job.
+    pub cycles: u64,
+    /// Knobs for every job.
+    pub knobs: Vec<(String, String)>,
+    /// Mutants to run: a sample of this many (all if none).
+    pub sample: Option<usize>,
+    /// Seed of the sample.
+    pub sample_seed: u64,
+    /// Run exactly these mutants (overrides the sample).
+    pub ids: Vec<u32>,
+    /// Parallel mutants.
+    pub jobs: usize,
+    /// Mutants whose instrumented build is compared with a separate build.
+    pub verify: usize,
+    /// Time limit of one job, in seconds (default: from the unmutated
+    /// runs).
+    pub timeout: Option<f64>,
+}
+
+/// How a mutant fared.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "fate", rename_all = "kebab-case")]
+pub enum Fate {
+    /// A job diverged.
+    Killed {
+        /// The job (`UNIT.PROFILE.SEED`).
+        job: String,
+        /// Its seed.
+        seed: u64,
+        /// First diverging cycle.
+        cycle: u64,
+        /// First diverging signal.
+        signal: String,
+        /// Cycles simulated until the kill, over all jobs run.
+        cycles_to_kill: u64,
+    },
+    /// The RTL stopped, crashed or hung: killed, reported apart.
+    RtlError {
+        /// The job.
+        job: String,
+        /// Its seed.
+        seed: u64,
+        /// What happened.
+        message: String,
+        /// Cycles simulated until the kill.
+        cycles_to_kill: u64,
+    },
+    /// Every job passed.
+    Survived {
+        /// Cycles simulated.
+        cycles: u64,
+    },
+    /// Every job passed, and the mutant is proven equivalent.
+    Equivalent {
+        /// The proof.
+        reason: String,
+    },
+    /// The mutant does not compile (left out of the build and the rate).
+    NotBuilt {
+        /// The compiler's complaint.
+        reason: String,
+    },
+    /// Not run (the campaign was stopped).
+    NotRun,
+}
+
+impl Fate {
+    /// Killed by a divergence or an RTL error.
+    pub fn killed(&self) -> bool {
+        matches!(self, Fate::Killed { .. } | Fate::RtlError { .. })
+    }
+
+    /// Cycles to the kill.
+    pub fn cycles_to_kill(&self) -> Option<u64> {
+        match self {
+            Fate::Killed { cycles_to_kill, .. } | Fate::RtlError { cycles_to_kill, .. } => {
+                Some(*cycles_to_kill)
+            }
+            _ => None,
+        }
+    }
+
+    /// One word.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Fate::Killed { .. } => "killed",
+            Fate::RtlError { .. } => "rtl-error",
+            Fate::Survived { .. } => "survived",
+            Fate::Equivalent { .. } => "equivalent",
+            Fate::NotBuilt { .. } => "not-built",
+            Fate::NotRun => "not-run",
+        }
+    }
+}
+
+/// One mutant's result.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MutantResult {
+    /// Its number.
+    pub id: u32,
+    /// Its file (relative to the unit's directory).
+    pub file: String,
+    /// Line.
+    pub line: usize,
+    /// Operator.
+    pub operator: Operator,
+    /// The change as a diff of the lines it touches.
+    pub diff: String,
+    /// How it fared.
+    #[serde(flatten)]
+    pub fate: Fate,
+}
+
+/// A campaign's result for one unit and profile.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct GroupResult {
+    /// Unit.
+    pub unit: String,
+    /// Profile.
+    pub profile: Profile,
+    /// The RTL directory mutated.
+    pub rtl: PathBuf,
+    /// Files not mutated because they are generated.
+    pub generated: Vec<String>,
+    /// Mutants the sources have.
+    pub total_mutants: usize,
+    /// Jobs each mutant runs (seeds).
+    pub seeds: Seeds,
+    /// Cycles per job.
+    pub cycles: u64,
+    /// Seconds to build the instrumented model (0 when cached).
+    pub build_seconds: f64,
+    /// Seconds of the unmutated runs.
+    pub baseline_seconds: f64,
+    /// Seconds running the mutants.
+    pub run_seconds: f64,
+    /// Mutants run, by id.
+    pub mutants: Vec<MutantResult>,
+    /// Instrumented builds compared with separate builds: (id, agreed
+    /// cycles, or the first differing cycle).
+    #[serde(default)]
+    pub verified: Vec<Verified>,
+}
+
+/// A check that the instrumented build with a mutant selected behaves as a
+/// separate build of that mutant.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Verified {
+    /// The mutant.
+    pub id: u32,
+    /// Cycles compared.
+    pub cycles: u64,
+    /// The first cycle whose outputs differ, if any.
+    pub differs_at: Option<u64>,
+    /// Seconds to build the separate mutant.
+    pub build_seconds: f64,
+}
+
+impl GroupResult {
+    /// `UNIT.PROFILE`.
+    pub fn name(&self) -> String {
+        format!("{}.{}", self.unit, self.profile)
+    }
+}
+
+/// The instrumented sources of a unit, written where a build can read them.
+pub struct Instrumented {
+    /// The RTL root holding `<unit>/`.
+    pub root: PathBuf,
+    /// Mutants that do not compile, with Verilator's message.
+    pub not_built: BTreeMap<u32, String>,
+    _dir: tempfile::TempDir,
+}
+
+/// Writes `files` as `<root>/<unit>/...`.
+fn write_tree(root: &Path, unit: &str, files: &BTreeMap<String, String>) -> Result<()> {
+    let dir = root.join(unit);
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    for (name, text) in files {
+        let p = dir.join(name);
+        std::fs::write(&p, text).map_err(|e| Error::io(&p, e))?;
+    }
+    Ok(())
+}
+
+/// Lints a tree as the build compiles it; returns the error lines.
+fn lint_errors(
+    verilator: &Verilator,
+    sources: &RtlSources,
+    top: &str,
+    profile: Profile,
+) -> Result<Vec<String>> {
+    let mut cmd = verilator.command();
+    cmd.args(["--lint-only", "-Wno-fatal", "-Wno-lint", "-Wno-style"])
+        .arg("--top-module")
+        .arg(top)
+        .arg(format!("-GGFX={}", profile.gfx()))
+        .arg(format!("-I{}", sources.dir.display()))
+        .args(&sources.files);
+    let out = cmd
+        .output()
+        .map_err(|e| Error::Env(format!("cannot run {}: {e}", verilator.exe.display())))?;
+    let text = String::from_utf8_lossy(&out.stderr).into_owned();
+    let errs: Vec<String> = text
+        .lines()
+        .filter(|l| l.starts_with("%Error"))
+        .map(String::from)
+        .collect();
+    if !out.status.success() && errs.is_empty() {
+        return Err(Error::Env(format!(
+            "Verilator could not lint the instrumented RTL: {}",
+            text.lines().next().unwrap_or("no output")
+        )));
+    }
+    Ok(errs)
+}
+
+/// `%Error: path:line:col: ...` → (file name, line, column).
+fn error_at(line: &str) -> Option<(String, usize, usize)> {
+    let rest = line.split_once(": ")?.1;
+    let mut it = rest.splitn(4, ':');
+    let path = it.next()?;
+    let l: usize = it.next()?.trim().parse().ok()?;
+    let c: usize = it.next()?.trim().parse().ok()?;
+    let name = Path::new(path).file_name()?.to_str()?.to_string();
+    Some((name, l, c))
+}
+
+/// Instruments the mutants `ids` of `unit` for `profile`, leaving out
+/// (and reporting) mutants Verilator rejects.
+pub fn instrument(
+    unit: &Unit,
+    unit_name: &str,
+    top: &str,
+    profile: Profile,
+    ids: &BTreeSet<u32>,
+    verilator: &Verilator,
+) -> Result<Instrumented> {
+    let dir = tempfile::Builder::new()
+        .prefix("gpucosim-mutants-")
+        .tempdir()
+        .map_err(|e| Error::Env(format!("cannot create a temporary directory: {e}")))?;
+    let root = dir.path().to_path_buf();
+    let mut ids = ids.clone();
+    let mut not_built = BTreeMap::new();
+    for _round in 0..20 {
+        let (files, ranges) = unit.instrument(&ids);
+        write_tree(&root, unit_name, &files)?;
+        let sources = RtlSources::collect(&root, unit_name)?;
+        let errs = lint_errors(verilator, &sources, top, profile)?;
+        if errs.is_empty() {
+            return Ok(Instrumented {
+                root,
+                not_built,
+                _dir: dir,
+            });
+        }
+        let mut culprits = BTreeSet::new();
+        let mut unplaced = Vec::new();
+        for e in &errs {
+            let Some((file, line, col)) = error_at(e) else {
+                unplaced.push(e.clone());
+                continue;
+            };
+            let (Some(text), Some(r)) = (files.get(&file), ranges.get(&file)) else {
+                unplaced.push(e.clone());
+                continue;
+            };
+            let off = text
+                .split_inclusive('\n')
+                .take(line.saturating_sub(1))
+                .map(str::len)
+                .sum::<usize>()
+                + col.saturating_sub(1);
+            // The innermost mutant text holding the error.
+            match r
+                .iter()
+                .filter(|&&(a, b, _)| a <= off && off < b.max(a + 1))
+                .min_by_key(|&&(a, b, _)| b - a)
+            {
+                Some(&(_, _, id)) => {
+                    culprits.insert(id);
+                    not_built.entry(id).or_insert_with(|| {
+                        e.split_once(": ").map_or(e.as_str(), |x| x.1).to_string()
+                    });
+                }
+                None => unplaced.push(e.clone()),
+            }
+        }
+        if culprits.is_empty() {
+            return Err(Error::Input(format!(
+                "the RTL of {unit_name} does not compile without mutants, or the instrumentation broke it: {}",
+                unplaced.first().map_or("", |s| s.as_str())
+            )));
+        }
+        ids.retain(|i| !culprits.contains(i));
+    }
+    Err(Error::Env(format!(
+        "{} mutants of {unit_name} do not compile; giving up",
+        not_built.len()
+    )))
+}
+
+/// The lines a mutant changes, as a small diff.
+pub fn diff(unit: &Unit, m: &Mutant) -> String {
+    let src = &unit.files[&m.file];
+    let mut out = String::new();
+    let mut edits: Vec<&gen::Edit> = m.edits.iter().collect();
+    edits.sort_by_key(|e| e.start);
+    for e in edits {
+        let ls = src[..e.start].rfind('\n').map_or(0, |i| i + 1);
+        let le = src[e.end..].find('\n').map_or(src.len(), |i| e.end + i);
+        let line = src[..e.start].matches('\n').count() + 1;
+        let new = format!("{}{}{}", &src[ls..e.start], e.text, &src[e.end..le]);
+        out.push_str(&format!("@@ {}:{line}\n", m.file));
+        for l in src[ls..le].lines() {
+            out.push_str(&format!("-{l}\n"));
+        }
+        for l in new.lines() {
+            out.push_str(&format!("+{l}\n"));
+        }
+    }
+    out
+}
+
+/// Chooses the mutants to run.
+pub fn select(unit: &Unit, spec: &CampaignSpec) -> Result<BTreeSet<u32>> {
+    let n = unit.mutants.len() as u32;
+    if !spec.ids.is_empty() {
+        for &id in &spec.ids {
+            if id == 0 || id > n {
+                return Err(Error::Input(format!(
+                    "no mutant {id}: the unit has mutants 1..{n}"
+                )));
+            }
+        }
+        return Ok(spec.ids.iter().copied().collect());
+    }
+    let mut all: Vec<u32> = (1..=n).collect();
+    if let Some(k) = spec.sample {
+        if k < all.len() {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(spec.sample_seed);
+            all.shuffle(&mut rng);
+            all.truncate(k);
+        }
+    }
+    Ok(all.into_iter().collect())
+}
+
+/// The jobs a mutant runs: the regression's for one unit and profile.
+pub fn job_list(unit: &str, profile: Profile, spec: &CampaignSpec) -> Result<JobList> {
+    JobList::new(
+        &Plan {
+            units: vec![unit.to_string()],
+            profiles: vec![profile],
+            seeds: spec.seeds,
+            cycles: spec.cycles,
+            knobs: spec.knobs.clone(),
+            kernels: Vec::new(),
+        },
+        None,
+    )
+}
+
+/// Runs the jobs of one mutant (0: none) in child processes, stopping at
+/// the first that does not pass.
+fn run_mutant(
+    exe: &Path,
+    base: &JobSpec,
+    list: &JobList,
+    mutant: u32,
+    stop: &AtomicBool,
+) -> (Fate, Vec<JobResult>) {
+    let mut cycles = 0u64;
+    let mut results = Vec::new();
+    for job in list.iter() {
+        if stop.load(Ordering::SeqCst) {
+            return (Fate::NotRun, results);
+        }
+        let mut spec = base.clone();
+        spec.job = job.clone();
+        spec.cfg.mutant = (mutant != 0).then_some(mutant);
+        let r = regress::run_job_in_child(exe, &spec, stop);
+        let name = job.name();
+        let fate = match r.status {
+            Status::Passed => {
+                cycles += r.cycles;
+                results.push(r);
+                continue;
+            }
+            Status::Diverged => {
+                let (cycle, signal) = r.first_mismatch.clone().unwrap_or_default();
+                Fate::Killed {
+                    job: name,
+                    seed: job.seed,
+                    cycle,
+                    signal,
+                    cycles_to_kill: cycles + cycle + 1,
+                }
+            }
+            Status::RtlError | Status::Timeout | Status::Error => Fate::RtlError {
+                job: name,
+                seed: job.seed,
+                message: r.message.clone(),
+                cycles_to_kill: cycles + r.cycles,
+            },
+            Status::Interrupted => Fate::NotRun,
+        };
+        results.push(r);
+        return (fate, results);
+    }
+    (Fate::Survived { cycles }, results)
+}
+
+/// Progress of a campaign, for the terminal.
+pub trait Progress: Sync {
+    /// A phase starts (`building`, `baseline`, ...).
+    fn phase(&self, group: &str, what: &str);
+    /// A mutant finished.
+    fn mutant(&self, group: &str, done: usize, total: usize, r: &MutantResult);
+}
+
+/// Runs a campaign on one unit and profile.
+#[allow(clippy::too_many_arguments)]
+pub fn campaign<B: Testbench>(
+    exe: &Path,
+    profile: Profile,
+    spec: &CampaignSpec,
+    stop: &AtomicBool,
+    progress: &dyn Progress,
+) -> Result<GroupResult> {
+    let table = B::table();
+    let unit_name = table.unit;
+    let group = format!("{unit_name}.{profile}");
+    let root = rtlbuild::rtl_root(spec.rtl_arg.as_deref());
+    let sources = RtlSources::collect(&root, unit_name)?;
+    let unit = Unit::scan(&sources.dir, &sources.files, &sources.includes)?;
+    if unit.mutants.is_empty() {
+        return Err(Error::Input(format!(
+            "no mutation points in {}: no always blocks, continuous assignments or functions outside generated files",
+            sources.dir.display()
+        )));
+    }
+    let chosen = select(&unit, spec)?;
+    let cache = rtlbuild::cache_root();
+    let verilator = Verilator::locate(&cache)?;
+    // Every mutant is instrumented, so one build serves every campaign on
+    // these sources.
+    progress.phase(&group, "instrumenting");
+    let all: BTreeSet<u32> = unit.mutants.iter().map(|m| m.id).collect();
+    let inst = instrument(&unit, unit_name, table.top, profile, &all, &verilator)?;
+    progress.phase(&group, "building the instrumented model");
+    let t0 = Instant::now();
+    let isources = RtlSources::collect(&inst.root, unit_name)?;
+    let built = rtlbuild::build(
+        &rtlbuild::BuildRequest {
+            table,
+            profile,
+            sources: &isources,
+            trace: false,
+        },
+        &verilator,
+        &cache,
+    )?;
+    let build_seconds = if built.cached {
+        0.0
+    } else {
+        t0.elapsed().as_secs_f64()
+    };
+    let list = job_list(unit_name, profile, spec)?;
+    let bundles = tempfile::Builder::new()
+        .prefix("gpucosim-mutate-")
+        .tempdir()
+        .map_err(|e| Error::Env(format!("cannot create a temporary directory: {e}")))?;
+    let mut base = JobSpec {
+        job: list.get(0),
+        cfg: RegressConfig {
+            cycles: spec.cycles,
+            rtl_arg: Some(inst.root.clone()),
+            knobs: spec.knobs.clone(),
+            bundles: bundles.path().to_path_buf(),
+            shrink: false,
+            window: 16,
+            timeout: spec.timeout,
+            stall: None,
+            waves_format: gpucosim_waves::WaveFormat::Vcd,
+            mutant: None,
+        },
+        root: inst.root.clone(),
+        lib: built.lib.clone(),
+        hash: rtlbuild::sources_hash(&isources)?,
+    };
+    // The RTL as written must pass; its runs also set the time limit.
+    progress.phase(&group, "running the unmutated RTL");
+    let t0 = Instant::now();
+    let (fate, results) = run_mutant(exe, &base, &list, 0, stop);
+    let baseline_seconds = t0.elapsed().as_secs_f64();
+    match fate {
+        Fate::Survived { .. } => {}
+        Fate::NotRun => {
+            return Err(Error::Env(format!(
+                "{group}: interrupted while running the unmutated RTL"
+            )))
+        }
+        _ => {
+            let r = results.last().expect("a failing job");
+            return Err(Error::Input(format!(
+                "the RTL of {group} fails the regression without a mutant ({}: {}); fix that first: {}",
+                r.job.name(),
+                r.message,
+                r.reproduce
+            )));
+        }
+    }
+    if base.cfg.timeout.is_none() {
+        let slowest = results.iter().map(|r| r.seconds).fold(0.0, f64::max);
+        base.cfg.timeout = Some(10.0 * slowest + 10.0);
+    }
+    let verified =
+        verify_sample::<B>(&unit, &inst, &built.lib, profile, spec, &chosen, &verilator)?;
+    progress.phase(&group, "running mutants");
+    let t0 = Instant::now();
+    let todo: Vec<u32> = chosen.iter().copied().collect();
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let results: Mutex<Vec<MutantResult>> = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..spec.jobs.max(1) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                if i >= todo.len() {
+                    break;
+                }
+                let id = todo[i];
+                let m = unit.mutant(id).expect("chosen mutants exist");
+                let fate = if let Some(reason) = inst.not_built.get(&id) {
+                    Fate::NotBuilt {
+                        reason: reason.clone(),
+                    }
+                } else {
+                    let (fate, _) = run_mutant(exe, &base, &list, id, stop);
+                    match fate {
+                        Fate::Survived { cycles } => match equiv::prove(&unit, m, profile) {
+                            Some(reason) => Fate::Equivalent { reason },
+                            None => Fate::Survived { cycles },
+                        },
+                        f => f,
+                    }
+                };
+                let r = MutantResult {
+                    id,
+                    file: m.file.clone(),
+                    line: m.line,
+                    operator: m.operator,
+                    diff: diff(&unit, m),
+                    fate,
+                };
+                let d = done.fetch_add(1, Ordering::SeqCst) + 1;
+                progress.mutant(&group, d, todo.len(), &r);
+                results.lock().expect("results").push(r);
+            });
+        }
+    });
+    let mut mutants = results.into_inner().expect("results");
+    mutants.sort_by_key(|r| r.id);
+    Ok(GroupResult {
+        unit: unit_name.to_string(),
+        profile,
+        rtl: sources.dir.clone(),
+        generated: unit.generated.clone(),
+        total_mutants: unit.mutants.len(),
+        seeds: spec.seeds,
+        cycles: spec.cycles,
+        build_seconds,
+        baseline_seconds,
+        run_seconds: t0.elapsed().as_secs_f64(),
+        mutants,
+        verified,
+    })
+}
+
+/// Builds `spec.verify` of the chosen mutants separately and checks that
+/// each behaves exactly as the instrumented build with it selected: the
+/// same outputs, every cycle, over the first seed's recorded inputs.
+fn verify_sample<B: Testbench>(
+    unit: &Unit,
+    inst: &Instrumented,
+    lib: &Path,
+    profile: Profile,
+    spec: &CampaignSpec,
+    chosen: &BTreeSet<u32>,
+    verilator: &Verilator,
+) -> Result<Vec<Verified>> {
+    if spec.verify == 0 {
+        return Ok(Vec::new());
+    }
+    let table = B::table();
+    let ids: Vec<u32> = chosen
+        .iter()
+        .copied()
+        .filter(|id| !inst.not_built.contains_key(id))
+        .collect();
+    let step = (ids.len() / spec.verify.max(1)).max(1);
+    let picks: Vec<u32> = ids
+        .iter()
+        .step_by(step)
+        .take(spec.verify)
+        .copied()
+        .collect();
+    let rec = crate::benchmark::record_inputs::<B>(profile, spec.seeds.first, spec.cycles)?;
+    let cache = rtlbuild::cache_root();
+    let mut out = Vec::new();
+    for id in picks {
+        let dir = tempfile::Builder::new()
+            .prefix("gpucosim-mutant-")
+            .tempdir()
+            .map_err(|e| Error::Env(format!("cannot create a temporary directory: {e}")))?;
+        write_tree(dir.path(), table.unit, &unit.apply(id))?;
+        let sources = RtlSources::collect(dir.path(), table.unit)?;
+        let t0 = Instant::now();
+        let built = rtlbuild::build(
+            &rtlbuild::BuildRequest {
+                table,
+                profile,
+                sources: &sources,
+                trace: false,
+            },
+            verilator,
+            &cache,
+        )?;
+        let build_seconds = t0.elapsed().as_secs_f64();
+        let mut a = crate::rtl::Rtl::load(lib, table)?;
+        a.set_mutant(id);
+        let mut b = crate::rtl::Rtl::load(&built.lib, table)?;
+        let (iw, ow) = (table.in_words(), table.out_words());
+        let (mut oa, mut ob) = (vec![0u32; ow], vec![0u32; ow]);
+        let mut differs_at = None;
+        let mut cycles = 0;
+        for (c, inp) in rec.chunks_exact(iw).enumerate() {
+            a.step(inp, &mut oa);
+            b.step(inp, &mut ob);
+            cycles += 1;
+            if oa != ob {
+                differs_at = Some(c as u64);
+                break;
+            }
+        }
+        out.push(Verified {
+            id,
+            cycles,
+            differs_at,
+            build_seconds,
+        });
+    }
+    Ok(out)
+}
+
+/// Runs `gpucosim job`'s executable check: a path that exists.
+pub fn exe_path() -> Result<PathBuf> {
+    std::env::current_exe()
+        .map_err(|e| Error::Env(format!("cannot find the gpucosim executable: {e}")))
+}
+
+/// Lists the mutants of a unit (for `--list`).
+pub fn scan_unit(rtl_arg: Option<&Path>, unit: &str) -> Result<Unit> {
+    let root = rtlbuild::rtl_root(rtl_arg);
+    let sources = RtlSources::collect(&root, unit)?;
+    Unit::scan(&sources.dir, &sources.files, &sources.includes)
+}
+
+/// The command that runs one mutant again.
+pub fn repro_command(
+    g: &GroupResult,
+    id: u32,
+    rtl_arg: Option<&Path>,
+    seed: Option<u64>,
+) -> String {
+    let mut c = format!(
+        "gpucosim mutate --unit {} --profile {} --mutant {id}",
+        g.unit, g.profile
+    );
+    match seed {
+        Some(s) => c.push_str(&format!(" --seeds {s}..{s}")),
+        None => c.push_str(&format!(" --seeds {}", g.seeds)),
+    }
+    c.push_str(&format!(" --cycles {}", g.cycles));
+    if let Some(r) = rtl_arg {
+        c.push_str(&format!(
+            " --rtl {}",
+            crate::engine::shell_quote(&r.display().to_string())
+        ));
+    }
+    c
+}
