@@ -22,6 +22,7 @@ fn cfg(rtl: &Path, bundles: &Path, shrink: bool) -> RegressConfig {
         timeout: None,
         stall: Some(60.0),
         waves_format: Default::default(),
+        mutant: None,
     }
 }
 

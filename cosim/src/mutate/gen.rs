@@ -509,6 +509,9 @@ struct FileScan<'a> {
     reset_values: BTreeSet<(usize, usize)>,
     /// Where the select's declarations go.
     inserts: Vec<(usize, String)>,
+    /// Binary and conditional expressions already taken as part of an
+    /// operator chain (by address).
+    chained: std::collections::HashSet<usize>,
 }
 
 impl<'a> FileScan<'a> {
@@ -523,6 +526,7 @@ impl<'a> FileScan<'a> {
             forbidden: Vec::new(),
             reset_values: BTreeSet::new(),
             inserts: Vec::new(),
+            chained: std::collections::HashSet::new(),
         }
     }
 
@@ -586,7 +590,14 @@ impl<'a> FileScan<'a> {
     /// Whether a node at `sp` may be mutated; and if so whether it is in
     /// a package.
     fn mutable(&self, sp: (usize, usize)) -> Option<bool> {
-        if self.forbidden.iter().any(|&(a, b)| sp.0 < b && a < sp.1) {
+        // An edit may replace a whole node holding a forbidden one (a
+        // statement with its left-hand side), never a part of one.
+        let contains = |a: usize, b: usize| sp.0 <= a && b <= sp.1 && (sp.0, sp.1) != (a, b);
+        if self
+            .forbidden
+            .iter()
+            .any(|&(a, b)| sp.0 < b && a < sp.1 && !contains(a, b))
+        {
             return None;
         }
         self.allowed
@@ -718,7 +729,16 @@ impl<'a> FileScan<'a> {
         // Pass 2: the mutation points.
         for node in tree {
             match node {
-                RefNode::ExpressionBinary(x) => self.binary(x),
+                RefNode::ExpressionBinary(x) => {
+                    if !self.chained.contains(&(x as *const _ as usize)) {
+                        self.chain(&Chain::Binary(x));
+                    }
+                }
+                RefNode::ConditionalExpression(c) => {
+                    if !self.chained.contains(&(c as *const _ as usize)) {
+                        self.chain(&Chain::Cond(c));
+                    }
+                }
                 RefNode::ExpressionUnary(x) => {
                     let op = tree.get_str_trim(&x.nodes.0).unwrap_or_default();
                     if op == "!" || op == "~" {
@@ -735,7 +755,6 @@ impl<'a> FileScan<'a> {
                         self.invert(p);
                     }
                 }
-                RefNode::ConditionalExpression(c) => self.invert(&c.nodes.0),
                 RefNode::IntegralNumber(n) => {
                     if let Some(sp) = self.span(n) {
                         for t in off_by_one(self.src(sp)) {
@@ -787,20 +806,84 @@ impl<'a> FileScan<'a> {
         }
     }
 
-    fn binary(&mut self, x: &sv_parser::ExpressionBinary) {
-        let tree = self.tree;
-        let (Some(sp), Some(op_sp), Some(l), Some(r)) = (
-            self.span(x),
-            self.span(&x.nodes.1),
-            self.span(&x.nodes.0),
-            self.span(&x.nodes.3),
-        ) else {
+    /// Flattens an operator chain into its operands and operators, in
+    /// source order. `sv-parser` nests binary operators to the right
+    /// whatever their precedence, and takes a `?:` after a binary operator
+    /// into its right operand (`a == b ? c : d` as `a == (b ? c : d)`);
+    /// [`Expr::parse`] rebuilds the tree SystemVerilog means.
+    fn flatten(&mut self, e: &Chain<'_>, out: &mut Vec<Item>) -> bool {
+        match e {
+            Chain::Binary(b) => {
+                self.chained.insert(*b as *const _ as usize);
+                let Some(op) = self.span(&b.nodes.1) else {
+                    return false;
+                };
+                let text = self.src(op).to_string();
+                self.flatten(&Chain::of(&b.nodes.0), out)
+                    && {
+                        out.push(Item::Op(text, op));
+                        true
+                    }
+                    && self.flatten(&Chain::of(&b.nodes.3), out)
+            }
+            Chain::Cond(c) => {
+                self.chained.insert(*c as *const _ as usize);
+                let p = &c.nodes.0;
+                if !p.nodes.0.nodes.1.is_empty() {
+                    return false;
+                }
+                let sv_parser::ExpressionOrCondPattern::Expression(cond) = &p.nodes.0.nodes.0 else {
+                    return false;
+                };
+                self.flatten(&Chain::of(cond), out)
+                    && {
+                        out.push(Item::Question);
+                        true
+                    }
+                    && self.flatten(&Chain::of(&c.nodes.3), out)
+                    && {
+                        out.push(Item::Colon);
+                        true
+                    }
+                    && self.flatten(&Chain::of(&c.nodes.5), out)
+            }
+            Chain::Atom(a) => match self.span(*a) {
+                Some(sp) => {
+                    out.push(Item::Atom(sp));
+                    true
+                }
+                None => false,
+            },
+        }
+    }
+
+    /// The mutants of an operator chain.
+    fn chain(&mut self, top: &Chain<'_>) {
+        let mut items = Vec::new();
+        if !self.flatten(top, &mut items) {
+            return;
+        }
+        let Some(tree) = Expr::parse(&items) else {
             return;
         };
-        let op = tree
-            .get_str_trim(&x.nodes.1)
-            .unwrap_or_default()
-            .to_string();
+        let mut nodes = Vec::new();
+        tree.walk(&mut nodes);
+        for n in nodes {
+            match n {
+                Expr::Bin { op, op_span, l, r } => self.binary(op, *op_span, l, r),
+                Expr::Cond { c, .. } => {
+                    let sp = c.span();
+                    let t = format!("!({})", self.src(sp));
+                    self.expr(Operator::Condition, sp, t);
+                }
+                Expr::Atom(_) => {}
+            }
+        }
+    }
+
+    fn binary(&mut self, op: &str, op_sp: (usize, usize), l: &Expr, r: &Expr) {
+        let sp = (l.span().0, r.span().1);
+        let (l, r) = (l.span(), r.span());
         let with_op = |new: &str| {
             format!(
                 "{}{}{}",
@@ -809,7 +892,7 @@ impl<'a> FileScan<'a> {
                 &self.text[op_sp.1..sp.1]
             )
         };
-        let swaps: &[(&str, Operator)] = match op.as_str() {
+        let swaps: &[(&str, Operator)] = match op {
             "<" => &[("<=", Operator::Relational)],
             "<=" => &[("<", Operator::Relational)],
             ">" => &[(">=", Operator::Relational)],
@@ -836,12 +919,12 @@ impl<'a> FileScan<'a> {
             let t = with_op(new);
             self.expr(o, sp, t);
         }
-        if matches!(op.as_str(), "&&" | "||" | "&" | "|") {
+        if matches!(op, "&&" | "||" | "&" | "|") {
             let (lt, rt) = (self.src(l).to_string(), self.src(r).to_string());
             self.expr(Operator::DropTerm, sp, lt);
             self.expr(Operator::DropTerm, sp, rt);
         }
-        if matches!(op.as_str(), "<<" | ">>" | "<<<" | ">>>") {
+        if matches!(op, "<<" | ">>" | "<<<" | ">>>") {
             let head = &self.text[sp.0..r.0];
             let amount = self.src(r);
             let plus = format!("{head}(({amount}) + 1)");
@@ -961,6 +1044,148 @@ impl<'a> FileScan<'a> {
     }
 }
 
+/// A node of an operator chain as `sv-parser` gives it.
+enum Chain<'a> {
+    Binary(&'a sv_parser::ExpressionBinary),
+    Cond(&'a sv_parser::ConditionalExpression),
+    Atom(&'a sv_parser::Expression),
+}
+
+impl<'a> Chain<'a> {
+    fn of(e: &'a sv_parser::Expression) -> Chain<'a> {
+        match e {
+            sv_parser::Expression::Binary(b) => Chain::Binary(b),
+            sv_parser::Expression::ConditionalExpression(c) => Chain::Cond(c),
+            other => Chain::Atom(other),
+        }
+    }
+}
+
+/// An operand or operator of a flattened chain.
+#[derive(Debug, Clone, PartialEq)]
+enum Item {
+    Atom((usize, usize)),
+    Op(String, (usize, usize)),
+    Question,
+    Colon,
+}
+
+/// An operator chain as SystemVerilog groups it (IEEE 1800-2017 table
+/// 11-2: binary operators left-associative by precedence, `?:` lowest and
+/// right-associative).
+#[derive(Debug, Clone, PartialEq)]
+enum Expr {
+    Atom((usize, usize)),
+    Bin {
+        op: String,
+        op_span: (usize, usize),
+        l: Box<Expr>,
+        r: Box<Expr>,
+    },
+    Cond {
+        c: Box<Expr>,
+        t: Box<Expr>,
+        f: Box<Expr>,
+    },
+}
+
+/// Binding strength of a binary operator (higher binds tighter).
+fn precedence(op: &str) -> Option<u8> {
+    Some(match op {
+        "->" | "<->" => 1,
+        "||" => 3,
+        "&&" => 4,
+        "|" => 5,
+        "^" | "~^" | "^~" => 6,
+        "&" => 7,
+        "==" | "!=" | "===" | "!==" | "==?" | "!=?" => 8,
+        "<" | "<=" | ">" | ">=" => 9,
+        "<<" | ">>" | "<<<" | ">>>" => 10,
+        "+" | "-" => 11,
+        "*" | "/" | "%" => 12,
+        "**" => 13,
+        _ => return None,
+    })
+}
+
+/// Precedence of `?:` (between `->` and `||`).
+const COND_PREC: u8 = 2;
+
+impl Expr {
+    fn parse(items: &[Item]) -> Option<Expr> {
+        let mut i = 0;
+        let e = Expr::climb(items, &mut i, 0)?;
+        (i == items.len()).then_some(e)
+    }
+
+    fn climb(items: &[Item], i: &mut usize, min: u8) -> Option<Expr> {
+        let Item::Atom(sp) = items.get(*i)? else {
+            return None;
+        };
+        *i += 1;
+        let mut lhs = Expr::Atom(*sp);
+        loop {
+            match items.get(*i) {
+                Some(Item::Op(op, op_span)) => {
+                    let p = precedence(op)?;
+                    if p < min {
+                        break;
+                    }
+                    *i += 1;
+                    let rhs = Expr::climb(items, i, p + 1)?;
+                    lhs = Expr::Bin {
+                        op: op.clone(),
+                        op_span: *op_span,
+                        l: Box::new(lhs),
+                        r: Box::new(rhs),
+                    };
+                }
+                Some(Item::Question) if COND_PREC >= min => {
+                    *i += 1;
+                    let t = Expr::climb(items, i, 0)?;
+                    if items.get(*i) != Some(&Item::Colon) {
+                        return None;
+                    }
+                    *i += 1;
+                    let f = Expr::climb(items, i, COND_PREC)?;
+                    lhs = Expr::Cond {
+                        c: Box::new(lhs),
+                        t: Box::new(t),
+                        f: Box::new(f),
+                    };
+                }
+                _ => break,
+            }
+        }
+        Some(lhs)
+    }
+
+    fn span(&self) -> (usize, usize) {
+        match self {
+            Expr::Atom(sp) => *sp,
+            Expr::Bin { l, r, .. } => (l.span().0, r.span().1),
+            Expr::Cond { c, f, .. } => (c.span().0, f.span().1),
+        }
+    }
+
+    /// Every node, parents first.
+    fn walk<'a>(&'a self, out: &mut Vec<&'a Expr>) {
+        out.push(self);
+        match self {
+            Expr::Atom(_) => {}
+            Expr::Bin { l, r, .. } => {
+                l.walk(out);
+                r.walk(out);
+            }
+            Expr::Cond { c, t, f } => {
+                c.walk(out);
+                t.walk(out);
+                f.walk(out);
+            }
+        }
+    }
+}
+
 fn same_file(a: &Path, b: &Path) -> bool {
     a == b || a.canonicalize().ok() == b.canonicalize().ok()
 }
@@ -1062,6 +1287,51 @@ fn off_by_one(lit: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn shape(e: &Expr, src: &str) -> String {
+        match e {
+            Expr::Atom(sp) => src[sp.0..sp.1].to_string(),
+            Expr::Bin { op, l, r, .. } => format!("({} {op} {})", shape(l, src), shape(r, src)),
+            Expr::Cond { c, t, f } => {
+                format!("({} ? {} : {})", shape(c, src), shape(t, src), shape(f, src))
+            }
+        }
+    }
+
+    /// Items of a space-separated expression.
+    fn items(src: &str) -> Vec<Item> {
+        let mut at = 0;
+        src.split(' ')
+            .map(|t| {
+                let sp = (at, at + t.len());
+                at += t.len() + 1;
+                match t {
+                    "?" => Item::Question,
+                    ":" => Item::Colon,
+                    t if precedence(t).is_some() => Item::Op(t.to_string(), sp),
+                    _ => Item::Atom(sp),
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn chains_group_by_precedence() {
+        for (src, want) in [
+            ("a * b + c", "((a * b) + c)"),
+            ("a + b * c", "(a + (b * c))"),
+            ("a - b - c", "((a - b) - c)"),
+            ("a == b ? c : d + e", "((a == b) ? c : (d + e))"),
+            ("a ? b : c ? d : e", "(a ? b : (c ? d : e))"),
+            ("!a && b || c & d", "((!a && b) || (c & d))"),
+            ("a << b + 1 < c", "((a << (b + 1)) < c)"),
+            ("a | b ^ c & d", "(a | (b ^ (c & d)))"),
+        ] {
+            let e = Expr::parse(&items(src)).unwrap();
+            assert_eq!(shape(&e, src), want, "{src}");
+        }
+        assert!(Expr::parse(&items("a ? b")).is_none());
+    }
 
     #[test]
     fn literals_off_by_one() {

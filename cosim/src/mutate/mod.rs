@@ -513,6 +513,7 @@ pub fn campaign<B: Testbench>(
         .prefix("gpucosim-mutate-")
         .tempdir()
         .map_err(|e| Error::Env(format!("cannot create a temporary directory: {e}")))?;
+    let mut baseline_results = Vec::new();
     let mut base = JobSpec {
         job: list.get(0),
         cfg: RegressConfig {
@@ -531,28 +532,53 @@ pub fn campaign<B: Testbench>(
         lib: built.lib.clone(),
         hash: rtlbuild::sources_hash(&isources)?,
     };
-    // The RTL as written must pass; its runs also set the time limit.
+    // The RTL as written must pass, built as it is and instrumented with
+    // no mutant selected; the runs also set the time limit.
     progress.phase(&group, "running the unmutated RTL");
     let t0 = Instant::now();
-    let (fate, results) = run_mutant(exe, &base, &list, 0, stop);
-    let baseline_seconds = t0.elapsed().as_secs_f64();
-    match fate {
-        Fate::Survived { .. } => {}
-        Fate::NotRun => {
-            return Err(Error::Env(format!(
-                "{group}: interrupted while running the unmutated RTL"
-            )))
+    let plain = regress::LibCache::default().get::<B>(&root, profile)?;
+    let mut plain_base = base.clone();
+    plain_base.cfg.rtl_arg = spec.rtl_arg.clone();
+    plain_base.root = root.clone();
+    (plain_base.lib, plain_base.hash) = plain;
+    for (spec_, instrumented) in [(&plain_base, false), (&base, true)] {
+        let (fate, results) = run_mutant(exe, spec_, &list, 0, stop);
+        match fate {
+            Fate::Survived { .. } => {}
+            Fate::NotRun => {
+                return Err(Error::Env(format!(
+                    "{group}: interrupted while running the unmutated RTL"
+                )))
+            }
+            _ => {
+                let r = results.last().expect("a failing job");
+                return Err(if instrumented {
+                    Error::Env(format!(
+                        "the instrumented build of {group} with no mutant selected fails {} where the RTL as written passes ({}): a gpucosim bug, please report it",
+                        r.job.name(),
+                        r.message
+                    ))
+                } else {
+                    Error::Input(format!(
+                        "the RTL of {group} fails the regression without a mutant ({}: {}); fix that first: gpucosim regress --unit {unit_name} --profile {profile} --seeds {s}..{s} --cycles {}{}",
+                        r.job.name(),
+                        r.message,
+                        spec.cycles,
+                        spec.rtl_arg.as_ref().map_or(String::new(), |p| format!(
+                            " --rtl {}",
+                            crate::engine::shell_quote(&p.display().to_string())
+                        )),
+                        s = r.job.seed,
+                    ))
+                });
+            }
         }
-        _ => {
-            let r = results.last().expect("a failing job");
-            return Err(Error::Input(format!(
-                "the RTL of {group} fails the regression without a mutant ({}: {}); fix that first: {}",
-                r.job.name(),
-                r.message,
-                r.reproduce
-            )));
+        if instrumented {
+            baseline_results = results;
         }
     }
+    let baseline_seconds = t0.elapsed().as_secs_f64();
+    let results = baseline_results;
     if base.cfg.timeout.is_none() {
         let slowest = results.iter().map(|r| r.seconds).fold(0.0, f64::max);
         base.cfg.timeout = Some(10.0 * slowest + 10.0);
@@ -635,65 +661,108 @@ fn verify_sample<B: Testbench>(
     if spec.verify == 0 {
         return Ok(Vec::new());
     }
-    let table = B::table();
     let ids: Vec<u32> = chosen
         .iter()
         .copied()
         .filter(|id| !inst.not_built.contains_key(id))
         .collect();
     let step = (ids.len() / spec.verify.max(1)).max(1);
-    let picks: Vec<u32> = ids
-        .iter()
-        .step_by(step)
-        .take(spec.verify)
-        .copied()
-        .collect();
+    let picks: Vec<u32> = ids.iter().step_by(step).take(spec.verify).copied().collect();
     let rec = crate::benchmark::record_inputs::<B>(profile, spec.seeds.first, spec.cycles)?;
-    let cache = rtlbuild::cache_root();
     let mut out = Vec::new();
     for id in picks {
-        let dir = tempfile::Builder::new()
-            .prefix("gpucosim-mutant-")
-            .tempdir()
-            .map_err(|e| Error::Env(format!("cannot create a temporary directory: {e}")))?;
-        write_tree(dir.path(), table.unit, &unit.apply(id))?;
-        let sources = RtlSources::collect(dir.path(), table.unit)?;
         let t0 = Instant::now();
-        let built = rtlbuild::build(
-            &rtlbuild::BuildRequest {
-                table,
-                profile,
-                sources: &sources,
-                trace: false,
-            },
-            verilator,
-            &cache,
-        )?;
+        let alone = build_alone::<B>(unit, profile, id, verilator)?;
         let build_seconds = t0.elapsed().as_secs_f64();
-        let mut a = crate::rtl::Rtl::load(lib, table)?;
-        a.set_mutant(id);
-        let mut b = crate::rtl::Rtl::load(&built.lib, table)?;
-        let (iw, ow) = (table.in_words(), table.out_words());
-        let (mut oa, mut ob) = (vec![0u32; ow], vec![0u32; ow]);
-        let mut differs_at = None;
-        let mut cycles = 0;
-        for (c, inp) in rec.chunks_exact(iw).enumerate() {
-            a.step(inp, &mut oa);
-            b.step(inp, &mut ob);
-            cycles += 1;
-            if oa != ob {
-                differs_at = Some(c as u64);
-                break;
-            }
-        }
+        let differs_at = compare_libs::<B>(lib, id, &alone, &rec)?;
         out.push(Verified {
             id,
-            cycles,
+            cycles: differs_at.map_or(spec.cycles, |c| c + 1),
             differs_at,
             build_seconds,
         });
     }
     Ok(out)
+}
+
+/// Builds mutant `id` (0: none) of `unit` on its own, without the select.
+fn build_alone<B: Testbench>(
+    unit: &Unit,
+    profile: Profile,
+    id: u32,
+    verilator: &Verilator,
+) -> Result<PathBuf> {
+    let table = B::table();
+    let dir = tempfile::Builder::new()
+        .prefix("gpucosim-mutant-")
+        .tempdir()
+        .map_err(|e| Error::Env(format!("cannot create a temporary directory: {e}")))?;
+    write_tree(dir.path(), table.unit, &unit.apply(id))?;
+    let sources = RtlSources::collect(dir.path(), table.unit)?;
+    let built = rtlbuild::build(
+        &rtlbuild::BuildRequest {
+            table,
+            profile,
+            sources: &sources,
+            trace: false,
+        },
+        verilator,
+        &rtlbuild::cache_root(),
+    )?;
+    Ok(built.lib)
+}
+
+/// Steps the library `a` with mutant `sel` selected and the library `b`
+/// over the recorded inputs: the first cycle whose outputs differ.
+fn compare_libs<B: Testbench>(a: &Path, sel: u32, b: &Path, rec: &[u32]) -> Result<Option<u64>> {
+    let table = B::table();
+    let mut ra = crate::rtl::Rtl::load(a, table)?;
+    ra.set_mutant(sel);
+    let mut rb = crate::rtl::Rtl::load(b, table)?;
+    let (iw, ow) = (table.in_words(), table.out_words());
+    let (mut oa, mut ob) = (vec![0u32; ow], vec![0u32; ow]);
+    for (c, inp) in rec.chunks_exact(iw).enumerate() {
+        ra.step(inp, &mut oa);
+        rb.step(inp, &mut ob);
+        if oa != ob {
+            return Ok(Some(c as u64));
+        }
+    }
+    Ok(None)
+}
+
+/// Runs the instrumented build of `unit` (every mutant) with mutant
+/// `selected` and a separate build of mutant `alone` (0: the RTL as
+/// written) over `cycles` cycles of `seed`'s stimulus: the first cycle
+/// whose outputs differ, if any.
+pub fn compare_with_separate_build<B: Testbench>(
+    unit: &Unit,
+    profile: Profile,
+    selected: u32,
+    alone: u32,
+    seed: u64,
+    cycles: u64,
+) -> Result<Option<u64>> {
+    let table = B::table();
+    let cache = rtlbuild::cache_root();
+    let verilator = Verilator::locate(&cache)?;
+    let all: BTreeSet<u32> = unit.mutants.iter().map(|m| m.id).collect();
+    let inst = instrument(unit, table.unit, table.top, profile, &all, &verilator)?;
+    let isources = RtlSources::collect(&inst.root, table.unit)?;
+    let lib = rtlbuild::build(
+        &rtlbuild::BuildRequest {
+            table,
+            profile,
+            sources: &isources,
+            trace: false,
+        },
+        &verilator,
+        &cache,
+    )?
+    .lib;
+    let b = build_alone::<B>(unit, profile, alone, &verilator)?;
+    let rec = crate::benchmark::record_inputs::<B>(profile, seed, cycles)?;
+    compare_libs::<B>(&lib, selected, &b, &rec)
 }
 
 /// Runs `gpucosim job`'s executable check: a path that exists.
