@@ -266,6 +266,10 @@ enum Cmd {
         /// report it but exit by the jobs' results alone.
         #[arg(long)]
         allow_partial: bool,
+        /// Fail (exit 1, a failed JUnit test case `coverage.UNIT.PROFILE`)
+        /// when a coverage bin of a unit and profile that ran was never hit.
+        #[arg(long)]
+        require_coverage: bool,
     },
     /// Run one job of a regression (used by `regress`, which starts one
     /// process per job): a job spec as JSON on stdin, its result as one JSON
@@ -810,6 +814,7 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
             coverage,
             results,
             allow_partial,
+            require_coverage,
         } => {
             for (p, what) in [
                 (&junit, "--junit"),
@@ -831,6 +836,7 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
                 junit.as_deref(),
                 coverage.as_deref(),
                 results.as_deref(),
+                require_coverage,
             );
             print!("{}", merged.summary());
             let (ran, stopped, not_run) = merged.counts();
@@ -840,6 +846,7 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
                 merged.failures() - stopped,
                 not_run_note(stopped, not_run)
             );
+            print_coverage_failures(&merged, require_coverage);
             for p in &problems {
                 if allow_partial {
                     tracing::warn!("partial merge: {p}");
@@ -853,7 +860,7 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
                 if lost || (!problems.is_empty() && !allow_partial) {
                     EXIT_INPUT
                 } else {
-                    merged.exit_code()
+                    merged.exit_code_with(require_coverage)
                 },
             ))
         }
@@ -1484,6 +1491,14 @@ struct RegressArgs {
     /// Print the jobs (of the shard) one per line, without running them.
     #[arg(long)]
     list: bool,
+    /// Run no seed with a unit's stress variant (by default every seed
+    /// that is a multiple of 4 runs with one; docs/regress.md).
+    #[arg(long)]
+    no_stress: bool,
+    /// Fail (exit 1, a failed JUnit test case `coverage.UNIT.PROFILE`)
+    /// when a coverage bin of a unit and profile that ran was never hit.
+    #[arg(long)]
+    require_coverage: bool,
 }
 
 fn cmd_regress(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
@@ -1526,6 +1541,7 @@ fn cmd_regress(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
         cycles: a.cycles,
         knobs: a.knobs.clone(),
         kernels,
+        stress: !a.no_stress,
     };
     // Kernel jobs run on their units (waitcnt, or lds and ta for a
     // launch), on their profiles.
@@ -1588,10 +1604,15 @@ fn cmd_regress(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
         };
         with_testbench!(u.as_str(), B => {
             gpucosim::engine::parse_knobs::<B>(&cfg.knobs)?;
+            if plan.stress {
+                for v in <B as gpucosim::testbench::Testbench>::variants() {
+                    gpucosim::engine::parse_knobs::<B>(&regress::variant_knobs(v, &cfg.knobs))?;
+                }
+            }
             for &p in &profiles {
                 let (lib, hash) = libs.get::<B>(&root, p)?;
                 specs.insert((u.clone(), p), regress::JobSpec {
-                    job: regress::Job { unit: u.clone(), profile: p, seed: 0, kernel: None },
+                    job: regress::Job { unit: u.clone(), profile: p, seed: 0, kernel: None, variant: None },
                     cfg: cfg.clone(),
                     root: root.clone(),
                     lib,
@@ -1698,6 +1719,7 @@ fn cmd_regress(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
         a.junit.as_deref(),
         a.coverage.as_deref(),
         a.results.as_deref(),
+        a.require_coverage,
     );
     if !bundles_existed {
         // Made for bundles that no job needed: leave no empty directory.
@@ -1732,11 +1754,22 @@ fn cmd_regress(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
             lost = true;
         }
     }
+    print_coverage_failures(&res, a.require_coverage);
     Ok(ExitCode::from(match signal {
         Some(sig) if res.interrupted => (128 + sig) as u8,
         _ if lost => EXIT_INPUT,
-        _ => res.exit_code(),
+        _ => res.exit_code_with(a.require_coverage),
     }))
+}
+
+/// With `--require-coverage`, a line per unit and profile that left bins
+/// unhit, as the failed jobs are listed.
+fn print_coverage_failures(r: &regress::Results, require_coverage: bool) {
+    if require_coverage {
+        for l in r.coverage_failures() {
+            println!("  FAIL {l}");
+        }
+    }
 }
 
 /// `, K stopped while running, N not run`, or nothing.
@@ -1770,6 +1803,7 @@ fn write_reports(
     junit: Option<&std::path::Path>,
     coverage: Option<&std::path::Path>,
     results: Option<&std::path::Path>,
+    require_coverage: bool,
 ) -> bool {
     let mut lost = false;
     let mut write = |p: Option<&std::path::Path>, what: &str, body: &dyn Fn() -> String| {
@@ -1780,7 +1814,7 @@ fn write_reports(
             }
         }
     };
-    write(junit, "--junit", &|| r.junit());
+    write(junit, "--junit", &|| r.junit_with(require_coverage));
     write(coverage, "--coverage", &|| {
         serde_json::to_string_pretty(&r.coverage_json()).expect("JSON")
     });
