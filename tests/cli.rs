@@ -289,6 +289,7 @@ fn one_of_two_shards(dir: &std::path::Path) -> std::path::PathBuf {
     use gpucosim::regress::{JobList, JobResult, Plan, Results, Shard, Status};
     let plan = Plan {
         kernels: Vec::new(),
+        stress: false,
         units: vec!["ta".into()],
         profiles: vec![gpucosim_model::Profile::Gfx9],
         seeds: "1..4".parse().unwrap(),

@@ -29,6 +29,7 @@ fn cfg(rtl: &Path, bundles: &Path, shrink: bool) -> RegressConfig {
 fn toy_plan(seeds: &str) -> Plan {
     Plan {
         kernels: Vec::new(),
+        stress: false,
         units: vec!["toy".into()],
         profiles: vec![Profile::Gfx9],
         seeds: seeds.parse().unwrap(),
@@ -73,6 +74,7 @@ fn a_huge_plan_is_sharded_without_listing_it() {
     // whole list first would need terabytes.
     let plan = Plan {
         kernels: Vec::new(),
+        stress: false,
         units: vec!["ta".into(), "lds".into(), "waitcnt".into()],
         profiles: Profile::all().collect(),
         seeds: "1..10000000000".parse().unwrap(),
@@ -198,6 +200,7 @@ fn junit_reports_every_status_with_its_counts_type_message_and_text() {
         profile,
         seed,
         kernel: None,
+        variant: None,
     };
     let mut r = Results::new(&plan, None);
     let mut add = |profile, seed, status, seconds: f64, message: &str| {
@@ -376,6 +379,7 @@ fn an_interrupted_run_lists_its_unrun_jobs_as_skipped() {
             profile: Profile::Gfx9,
             seed,
             kernel: None,
+            variant: None,
         });
         jr.status = regress::Status::Passed;
         r.add(jr);
@@ -385,6 +389,7 @@ fn an_interrupted_run_lists_its_unrun_jobs_as_skipped() {
         profile: Profile::Gfx9,
         seed: 3,
         kernel: None,
+        variant: None,
     });
     stopped.status = regress::Status::Interrupted;
     stopped.message = "INTERRUPTED before cycle 12: stopped by SIGTERM".into();

@@ -270,6 +270,10 @@ enum Cmd {
         /// report it but exit by the jobs' results alone.
         #[arg(long)]
         allow_partial: bool,
+        /// Fail (exit 1, a failed JUnit test case `coverage.UNIT.PROFILE`)
+        /// when a coverage bin of a unit and profile that ran was never hit.
+        #[arg(long)]
+        require_coverage: bool,
     },
     /// Run one job of a regression (used by `regress`, which starts one
     /// process per job): a job spec as JSON on stdin, its result as one JSON
@@ -815,6 +819,7 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
             coverage,
             results,
             allow_partial,
+            require_coverage,
         } => {
             for (p, what) in [
                 (&junit, "--junit"),
@@ -836,6 +841,7 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
                 junit.as_deref(),
                 coverage.as_deref(),
                 results.as_deref(),
+                require_coverage,
             );
             print!("{}", merged.summary());
             let (ran, stopped, not_run) = merged.counts();
@@ -845,6 +851,7 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
                 merged.failures() - stopped,
                 not_run_note(stopped, not_run)
             );
+            print_coverage_failures(&merged, require_coverage);
             for p in &problems {
                 if allow_partial {
                     tracing::warn!("partial merge: {p}");
@@ -858,7 +865,7 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
                 if lost || (!problems.is_empty() && !allow_partial) {
                     EXIT_INPUT
                 } else {
-                    merged.exit_code()
+                    merged.exit_code_with(require_coverage)
                 },
             ))
         }
@@ -1489,6 +1496,14 @@ struct RegressArgs {
     /// Print the jobs (of the shard) one per line, without running them.
     #[arg(long)]
     list: bool,
+    /// Run no seed with a unit's stress variant (by default every seed
+    /// that is a multiple of 4 runs with one; docs/regress.md).
+    #[arg(long)]
+    no_stress: bool,
+    /// Fail (exit 1, a failed JUnit test case `coverage.UNIT.PROFILE`)
+    /// when a coverage bin of a unit and profile that ran was never hit.
+    #[arg(long)]
+    require_coverage: bool,
 }
 
 #[derive(clap::Args)]
@@ -1521,6 +1536,10 @@ struct MutateArgs {
     /// Stimulus knob `name=value` for every unit, or `unit.name=value`.
     #[arg(long = "knob", value_parser = parse_kv)]
     knobs: Vec<(String, String)>,
+    /// Run every seed with the default knobs: no stress variants on every
+    /// fourth seed (see `regress --no-stress`).
+    #[arg(long)]
+    no_stress: bool,
     /// Mutants run in parallel (default: all cores).
     #[arg(long)]
     jobs: Option<usize>,
@@ -1659,6 +1678,7 @@ fn cmd_mutate(a: MutateArgs, quiet: bool) -> Result<ExitCode> {
             seeds: a.seeds,
             cycles: a.cycles,
             knobs,
+            stress: !a.no_stress,
             sample: a.mutants,
             sample_seed: a.sample_seed,
             ids: a.ids.clone(),
@@ -1785,6 +1805,7 @@ fn cmd_regress(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
         cycles: a.cycles,
         knobs: a.knobs.clone(),
         kernels,
+        stress: !a.no_stress,
     };
     // Kernel jobs run on their units (waitcnt, or lds and ta for a
     // launch), on their profiles.
@@ -1848,10 +1869,15 @@ fn cmd_regress(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
         };
         with_testbench!(u.as_str(), B => {
             gpucosim::engine::parse_knobs::<B>(&cfg.knobs)?;
+            if plan.stress {
+                for v in <B as gpucosim::testbench::Testbench>::variants() {
+                    gpucosim::engine::parse_knobs::<B>(&regress::variant_knobs(v, &cfg.knobs))?;
+                }
+            }
             for &p in &profiles {
                 let (lib, hash) = libs.get::<B>(&root, p)?;
                 specs.insert((u.clone(), p), regress::JobSpec {
-                    job: regress::Job { unit: u.clone(), profile: p, seed: 0, kernel: None },
+                    job: regress::Job { unit: u.clone(), profile: p, seed: 0, kernel: None, variant: None },
                     cfg: cfg.clone(),
                     root: root.clone(),
                     lib,
@@ -1958,6 +1984,7 @@ fn cmd_regress(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
         a.junit.as_deref(),
         a.coverage.as_deref(),
         a.results.as_deref(),
+        a.require_coverage,
     );
     if !bundles_existed {
         // Made for bundles that no job needed: leave no empty directory.
@@ -1992,11 +2019,22 @@ fn cmd_regress(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
             lost = true;
         }
     }
+    print_coverage_failures(&res, a.require_coverage);
     Ok(ExitCode::from(match signal {
         Some(sig) if res.interrupted => (128 + sig) as u8,
         _ if lost => EXIT_INPUT,
-        _ => res.exit_code(),
+        _ => res.exit_code_with(a.require_coverage),
     }))
+}
+
+/// With `--require-coverage`, a line per unit and profile that left bins
+/// unhit, as the failed jobs are listed.
+fn print_coverage_failures(r: &regress::Results, require_coverage: bool) {
+    if require_coverage {
+        for l in r.coverage_failures() {
+            println!("  FAIL {l}");
+        }
+    }
 }
 
 /// `, K stopped while running, N not run`, or nothing.
@@ -2030,6 +2068,7 @@ fn write_reports(
     junit: Option<&std::path::Path>,
     coverage: Option<&std::path::Path>,
     results: Option<&std::path::Path>,
+    require_coverage: bool,
 ) -> bool {
     let mut lost = false;
     let mut write = |p: Option<&std::path::Path>, what: &str, body: &dyn Fn() -> String| {
@@ -2040,7 +2079,7 @@ fn write_reports(
             }
         }
     };
-    write(junit, "--junit", &|| r.junit());
+    write(junit, "--junit", &|| r.junit_with(require_coverage));
     write(coverage, "--coverage", &|| {
         serde_json::to_string_pretty(&r.coverage_json()).expect("JSON")
     });

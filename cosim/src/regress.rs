@@ -19,7 +19,7 @@ use crate::engine::{self, Outcome, RunSpec, Stimulus, Verdict};
 use crate::error::{Error, Result};
 use crate::rtl::Rtl;
 use crate::rtlbuild;
-use crate::testbench::Testbench;
+use crate::testbench::{Testbench, Variant};
 use crate::watchdog::Limits;
 use gpucosim_model::{Coverage, Profile};
 use gpucosim_waves::WaveFormat;
@@ -161,20 +161,57 @@ pub struct Job {
     /// unit's random stimulus.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel: Option<KernelRef>,
+    /// The stress variant whose knobs the job runs with ([`variant_of`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
 }
 
 impl Job {
-    /// `UNIT.PROFILE.SEED`, or `waitcnt.PROFILE.KERNEL.SEED` for a kernel.
+    /// `UNIT.PROFILE.SEED`, `UNIT.PROFILE.VARIANT.SEED` for a stress
+    /// variant, or `waitcnt.PROFILE.KERNEL.SEED` for a kernel.
     pub fn name(&self) -> String {
-        match &self.kernel {
-            Some(k) => format!("{}.{}.{}.{}", self.unit, self.profile, k.name, self.seed),
-            None => format!("{}.{}.{}", self.unit, self.profile, self.seed),
+        match (&self.kernel, &self.variant) {
+            (Some(k), _) => format!("{}.{}.{}.{}", self.unit, self.profile, k.name, self.seed),
+            (None, Some(v)) => format!("{}.{}.{v}.{}", self.unit, self.profile, self.seed),
+            (None, None) => format!("{}.{}.{}", self.unit, self.profile, self.seed),
         }
     }
     /// `UNIT.PROFILE`.
     pub fn group(&self) -> String {
         format!("{}.{}", self.unit, self.profile)
     }
+}
+
+/// Every `STRESS_EVERY`-th seed (seed % STRESS_EVERY == 0) of a unit's
+/// random jobs runs with one of the unit's stress variants, unless the plan
+/// turns them off (`--no-stress`).
+pub const STRESS_EVERY: u64 = 4;
+
+/// The stress variant that seed `seed` of `unit` runs with in a plan with
+/// variants: for seeds that are a multiple of [`STRESS_EVERY`], the unit's
+/// variants in turn (seed 4 the first, 8 the second, …); none for the other
+/// seeds or a unit without variants. A function of the unit and seed alone,
+/// so every shard of a plan agrees.
+pub fn variant_of(unit: &str, seed: u64) -> Option<&'static Variant> {
+    let vs = crate::units::variants(unit);
+    if seed % STRESS_EVERY != 0 || vs.is_empty() {
+        return None;
+    }
+    let k = (seed / STRESS_EVERY).wrapping_sub(1) % vs.len() as u64;
+    vs.get(k as usize)
+}
+
+/// The knobs of a job run with variant `v`: the variant's, except those
+/// the user set, then the user's (`user`, as given). User knobs win.
+pub fn variant_knobs(v: &Variant, user: &[(String, String)]) -> Vec<(String, String)> {
+    let mut k: Vec<(String, String)> = v
+        .knobs
+        .iter()
+        .filter(|(n, _)| !user.iter().any(|(u, _)| u == n))
+        .map(|(n, val)| (n.to_string(), val.to_string()))
+        .collect();
+    k.extend(user.iter().cloned());
+    k
 }
 
 /// A shard `K/N` (1-based `K`).
@@ -271,6 +308,11 @@ pub struct Plan {
     /// Compiled kernels replayed through the waitcnt unit (`--kernels`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kernels: Vec<KernelRef>,
+    /// Whether a share of the seeds runs with the units' stress variants
+    /// ([`variant_of`]; off with `--no-stress`). Results files written
+    /// before variants existed read as without.
+    #[serde(default)]
+    pub stress: bool,
 }
 
 impl Plan {
@@ -293,13 +335,21 @@ impl Plan {
                 profile: k.profile,
                 seed: self.seeds.first + (i - unit_jobs) % seeds,
                 kernel: Some(k.clone()),
+                variant: None,
             };
         }
+        let unit = &self.units[(i / per_unit) as usize];
+        let seed = self.seeds.first + i % seeds;
         Job {
-            unit: self.units[(i / per_unit) as usize].clone(),
+            unit: unit.clone(),
             profile: self.profiles[((i / seeds) % self.profiles.len() as u64) as usize],
-            seed: self.seeds.first + i % seeds,
+            seed,
             kernel: None,
+            variant: if self.stress {
+                variant_of(unit, seed).map(|v| v.name.to_string())
+            } else {
+                None
+            },
         }
     }
 
@@ -321,7 +371,11 @@ impl Plan {
             } else {
                 format!(", knobs {}", knobs.join(" "))
             }
-        ) + &if self.kernels.is_empty() {
+        ) + if self.stress {
+            ""
+        } else {
+            ", no stress variants"
+        } + &if self.kernels.is_empty() {
             String::new()
         } else {
             let names: Vec<String> = self
@@ -405,6 +459,7 @@ pub fn jobs(
         cycles: 0,
         knobs: Vec::new(),
         kernels: Vec::new(),
+        stress: false,
     };
     JobList::new(&plan, shard)
         .map(|l| l.iter().collect())
@@ -860,6 +915,55 @@ impl Results {
         }
     }
 
+    /// The exit code of [`Results::exit_code`], or, when `require_coverage`
+    /// and every job passed, 1 if a group that ran left a bin unhit.
+    pub fn exit_code_with(&self, require_coverage: bool) -> u8 {
+        match self.exit_code() {
+            engine::EXIT_PASS if require_coverage && !self.unhit_bins().is_empty() => {
+                engine::EXIT_DIVERGED
+            }
+            c => c,
+        }
+    }
+
+    /// Per `UNIT.PROFILE` whose jobs reported coverage, the bins never hit
+    /// (groups with none left out), in group order. Bins a profile cannot
+    /// hit are not declared on it, so are never listed.
+    pub fn unhit_bins(&self) -> Vec<(String, Vec<String>)> {
+        self.coverage
+            .iter()
+            .map(|(g, c)| {
+                (
+                    g.clone(),
+                    c.holes().into_iter().map(String::from).collect::<Vec<_>>(),
+                )
+            })
+            .filter(|(_, h)| !h.is_empty())
+            .collect()
+    }
+
+    /// The JUnit test case name of a group's coverage check.
+    pub fn coverage_case(group: &str) -> String {
+        format!("coverage.{group}")
+    }
+
+    /// One line per group with unhit bins, for `--require-coverage`:
+    /// `coverage.UNIT.PROFILE: N bins never hit: a, b`.
+    pub fn coverage_failures(&self) -> Vec<String> {
+        self.unhit_bins()
+            .into_iter()
+            .map(|(g, h)| {
+                format!(
+                    "{}: {} bin{} never hit: {}",
+                    Results::coverage_case(&g),
+                    h.len(),
+                    if h.len() == 1 { "" } else { "s" },
+                    h.join(", ")
+                )
+            })
+            .collect()
+    }
+
     /// The coverage report as JSON: per group, bins with hits, covered,
     /// total and the bins never hit.
     pub fn coverage_json(&self) -> serde_json::Value {
@@ -886,6 +990,13 @@ impl Results {
     /// errors carry the job's message and its report, bundle, unwritten
     /// outputs and reproduce command as their text.
     pub fn junit(&self) -> String {
+        self.junit_with(false)
+    }
+
+    /// [`Results::junit`], and with `require_coverage` one more test case
+    /// per group whose jobs reported coverage, `coverage.UNIT.PROFILE`: a
+    /// `<failure type="coverage">` naming the bins never hit, or a pass.
+    pub fn junit_with(&self, require_coverage: bool) -> String {
         use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
         let secs = |s: f64| Duration::try_from_secs_f64(s).unwrap_or_default();
         let skipped = |message: &str| {
@@ -925,6 +1036,33 @@ impl Results {
             let mut case = TestCase::new(j.job.name(), status);
             case.set_time(secs(j.seconds));
             groups.entry(j.job.group()).or_default().push(case);
+        }
+        if require_coverage {
+            for (g, c) in &self.coverage {
+                let holes = c.holes();
+                let status = if holes.is_empty() {
+                    TestCaseStatus::success()
+                } else {
+                    let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    s.set_message(format!(
+                        "{} of {} coverage bins never hit: {}",
+                        holes.len(),
+                        c.bins.len(),
+                        holes.join(", ")
+                    ))
+                    .set_type("coverage")
+                    .set_description(
+                        holes
+                            .iter()
+                            .map(|h| format!("{g}:{h}\n"))
+                            .collect::<String>(),
+                    );
+                    s
+                };
+                let mut case = TestCase::new(Results::coverage_case(g), status);
+                case.set_time(Duration::ZERO);
+                groups.entry(g.clone()).or_default().push(case);
+            }
         }
         let (listed, total_skipped) = self.not_run_listed(SKIPPED_LISTED);
         for (job, why) in &listed {
@@ -1066,7 +1204,13 @@ impl RegressConfig {
     }
 }
 
-fn spec_for(job: &Job, cfg: &RegressConfig, waves: Option<PathBuf>) -> RunSpec {
+/// The run of `job`; `variants` are its unit's stress variants.
+fn spec_for(
+    job: &Job,
+    cfg: &RegressConfig,
+    waves: Option<PathBuf>,
+    variants: &[Variant],
+) -> Result<RunSpec> {
     let mut s = RunSpec::new(&job.unit, job.profile, job.seed, cfg.cycles);
     s.rtl_arg = cfg.rtl_arg.clone();
     s.waves = waves;
@@ -1074,6 +1218,13 @@ fn spec_for(job: &Job, cfg: &RegressConfig, waves: Option<PathBuf>) -> RunSpec {
     s.window = cfg.window;
     s.knobs = cfg.knobs.clone();
     s.limits = cfg.limits();
+    if let (Some(name), None) = (&job.variant, &job.kernel) {
+        let v = variants.iter().find(|v| v.name == name).ok_or_else(|| {
+            Error::Input(format!("unit {} has no stress variant `{name}`", job.unit))
+        })?;
+        s.knobs = variant_knobs(v, &cfg.knobs);
+        s.label = Some(v.name.to_string());
+    }
     if let Some(k) = &job.kernel {
         s.label = Some(k.name.clone());
         let launch = k.launch.as_ref().map_or(String::new(), |l| {
@@ -1098,7 +1249,7 @@ fn spec_for(job: &Job, cfg: &RegressConfig, waves: Option<PathBuf>) -> RunSpec {
         }
         s.reproduce = Some(cmd);
     }
-    s
+    Ok(s)
 }
 
 /// Per-process cache of built RTL libraries, keyed by unit and profile.
@@ -1172,12 +1323,12 @@ fn run_job_inner<B: Testbench>(
     let bundle_dir = cfg.bundles.join(job.name());
     // The waveform is written straight into the bundle-to-be.
     let stage = crate::bundle::stage_bundle(&bundle_dir)?;
-    let mut spec = spec_for(job, cfg, Some(stage.path().to_path_buf()));
+    let mut spec = spec_for(job, cfg, Some(stage.path().to_path_buf()), B::variants())?;
     let mut rtl = Rtl::load(lib, B::table())?;
     if let Some(k) = cfg.mutant {
         rtl.set_mutant(k);
     }
-    let passing_repro = spec_for(job, cfg, None).repro_command();
+    let passing_repro = spec_for(job, cfg, None, B::variants())?.repro_command();
     // A failure's reproduce command is its bundle's replay, also in the
     // waveform's header.
     spec.reproduce = Some(format!(
@@ -1241,6 +1392,11 @@ fn run_job_inner<B: Testbench>(
     let mut bspec = spec.clone();
     bspec.waves = Some(bundle_dir.clone());
     res.report = crate::bundle::bundle_report::<B>(&bspec, &out, &bundle_dir);
+    if let Some(v) = &job.variant {
+        // The same run from scratch, with the variant's knobs.
+        res.report
+            .push_str(&format!("stress variant {v}, run again: {passing_repro}\n"));
+    }
     if let Some(e) = &out.vcd_error {
         res.lost.push(format!("waveform {e}"));
     }

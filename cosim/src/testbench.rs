@@ -106,6 +106,18 @@ impl Index {
     }
 }
 
+/// A named set of knobs that drives a unit's error and corner paths
+/// (injected protocol errors, out-of-range and misaligned accesses,
+/// backpressure, …) harder than its defaults. `gpucosim regress` runs a
+/// share of its seeds with one (docs/regress.md, "Stress variants").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Variant {
+    /// Name, as it appears in job names (`UNIT.PROFILE.NAME.SEED`).
+    pub name: &'static str,
+    /// The knobs, `name=value` as `--knob` takes them.
+    pub knobs: &'static [(&'static str, &'static str)],
+}
+
 /// An `eval` calculator: one request in, its result (or a one-line error)
 /// out. A calculator may keep state between the requests of one input (the
 /// LDS keeps its memory).
@@ -143,6 +155,10 @@ pub trait Testbench: 'static {
     /// The `gpucosim eval` calculator of the unit on `profile` (request and
     /// result formats in the unit's doc).
     fn evaluator(profile: Profile) -> Evaluator;
+    /// The unit's stress variants (none by default).
+    fn variants() -> &'static [Variant] {
+        &[]
+    }
     /// What the elements (or, for a mask, the bits) of `port` stand for;
     /// `None` for a plain value.
     fn index(port: &str) -> Option<Index> {

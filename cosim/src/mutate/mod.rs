@@ -43,6 +43,9 @@ pub struct CampaignSpec {
     pub cycles: u64,
     /// Knobs for every job.
     pub knobs: Vec<(String, String)>,
+    /// Run the regression's stress variants on their seeds, as `regress`
+    /// does.
+    pub stress: bool,
     /// Mutants to run: a sample of this many (all if none).
     pub sample: Option<usize>,
     /// Seed of the sample.
@@ -169,6 +172,12 @@ pub struct GroupResult {
     pub seeds: Seeds,
     /// Cycles per job.
     pub cycles: u64,
+    /// Knobs of every job.
+    #[serde(default)]
+    pub knobs: Vec<(String, String)>,
+    /// Stress variants ran on their seeds.
+    #[serde(default)]
+    pub stress: bool,
     /// Seconds to build the instrumented model (0 when cached).
     pub build_seconds: f64,
     /// Seconds of the unmutated runs.
@@ -398,6 +407,7 @@ pub fn job_list(unit: &str, profile: Profile, spec: &CampaignSpec) -> Result<Job
             cycles: spec.cycles,
             knobs: spec.knobs.clone(),
             kernels: Vec::new(),
+            stress: spec.stress,
         },
         None,
     )
@@ -638,6 +648,8 @@ pub fn campaign<B: Testbench>(
         total_mutants: unit.mutants.len(),
         seeds: spec.seeds,
         cycles: spec.cycles,
+        knobs: spec.knobs.clone(),
+        stress: spec.stress,
         build_seconds,
         baseline_seconds,
         run_seconds: t0.elapsed().as_secs_f64(),
@@ -794,6 +806,12 @@ pub fn repro_command(
         None => c.push_str(&format!(" --seeds {}", g.seeds)),
     }
     c.push_str(&format!(" --cycles {}", g.cycles));
+    for (k, v) in &g.knobs {
+        c.push_str(&format!(" --knob {}", crate::engine::shell_quote(&format!("{k}={v}"))));
+    }
+    if !g.stress {
+        c.push_str(" --no-stress");
+    }
     if let Some(r) = rtl_arg {
         c.push_str(&format!(
             " --rtl {}",

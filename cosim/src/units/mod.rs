@@ -52,6 +52,14 @@ macro_rules! __declare_units {
             TABLES.iter().map(|t| t())
         }
 
+        /// The stress variants of `unit` (none for a unit not registered).
+        pub fn variants(unit: &str) -> &'static [$crate::testbench::Variant] {
+            match unit {
+                $(stringify!($unit) => <$unit::$Tb as Testbench>::variants(),)*
+                _ => &[],
+            }
+        }
+
         /// Every unit's generated RTL include, `rtl/<unit>/<unit>_enc.svh`:
         /// (unit, text), in [`UNITS`] order.
         pub fn enc_svh_files() -> Vec<(&'static str, String)> {

@@ -137,6 +137,9 @@ impl LdsModel {
         if partial {
             rec.hit(Bin::OorPartial, c);
         }
+        for bin in addressing_corners(r, active, self.lds.profile()) {
+            rec.hit(bin, c);
+        }
         // Bins of profiles with wave32 and a CU mode only (the recorder
         // counts no bin a profile lacks).
         if !r.wave64 {
@@ -230,4 +233,89 @@ impl Unit for LdsModel {
     fn coverage(&self) -> &Coverage {
         &self.cov
     }
+}
+
+/// The addressing corners of instruction `r` with active lanes `active`
+/// (docs/lds.md "Addresses and slots", SPEC §2.1, §2.3): an addtid whose
+/// M0 has low bits (ignored), a DWORD-mode load or store with an element
+/// not aligned to its size (aligned down), an element whose address or
+/// bytes wrap past 0xFFFFFFFF, a permute with two sources on one active
+/// lane (the highest wins), a bpermute reading an inactive lane (0).
+fn addressing_corners(r: &Request, active: u64, profile: Profile) -> Vec<Bin> {
+    let info = isa::OpInfo::decode(r.op);
+    let mut bins = Vec::new();
+    if active == 0 {
+        return bins;
+    }
+    let off16 = u32::from(r.offset1) << 8 | u32::from(r.offset0);
+    match info.kind {
+        Kind::Load | Kind::Store | Kind::Atomic => {
+            let w = u64::from(info.width);
+            let adj = if info.two {
+                w * if info.st64 { 64 } else { 1 }
+            } else {
+                0
+            };
+            let (mut down, mut wrap) = (false, false);
+            for l in (0..LANES).filter(|&l| active >> l & 1 != 0) {
+                for e in 0..if info.two { 2 } else { 1 } {
+                    let a = if info.addtid {
+                        u64::from(off16) + 4 * l as u64 + u64::from(r.m0 & !3)
+                    } else if info.two {
+                        let o = u64::from(if e == 0 { r.offset0 } else { r.offset1 });
+                        u64::from(r.addr[l]) + o * adj
+                    } else {
+                        u64::from(r.addr[l]) + u64::from(off16)
+                    };
+                    down |= info.kind != Kind::Atomic && !r.unaligned && a % w != 0;
+                    // Past 2^32 by the sum, or by the bytes of an element
+                    // that starts below it (an unaligned one, or one not
+                    // aligned down).
+                    let kept = if info.kind != Kind::Atomic && !r.unaligned {
+                        (a & 0xFFFF_FFFF) / w * w
+                    } else {
+                        a & 0xFFFF_FFFF
+                    };
+                    wrap |= a >> 32 != 0 || kept + w > 1 << 32;
+                }
+            }
+            if info.addtid && r.m0 & 3 != 0 {
+                bins.push(Bin::AddtidM0Low);
+            }
+            if down {
+                bins.push(Bin::DwordAlignedDown);
+            }
+            if wrap {
+                bins.push(Bin::AddrWrap);
+            }
+        }
+        Kind::Permute | Kind::Bpermute => {
+            // The lane each active lane reads (bpermute) or writes
+            // (permute), as the unit computes it.
+            let (n, halves) = if profile.wave32() {
+                (32, true)
+            } else {
+                (64, false)
+            };
+            let mut written = 0u64;
+            for i in (0..LANES).filter(|&i| active >> i & 1 != 0) {
+                let base = if halves { i as u32 / 32 * 32 } else { 0 };
+                let s = base + (r.addr[i].wrapping_add(off16) >> 2) % n;
+                let on = active >> s & 1 != 0;
+                if info.kind == Kind::Bpermute && !on {
+                    bins.push(Bin::BpermuteInactive);
+                    break;
+                }
+                if info.kind == Kind::Permute && on {
+                    if written >> s & 1 != 0 {
+                        bins.push(Bin::PermuteCollision);
+                        break;
+                    }
+                    written |= 1 << s;
+                }
+            }
+        }
+        Kind::Invalid => {}
+    }
+    bins
 }

@@ -20,6 +20,12 @@ fn oob_select(p: Profile) -> bool {
     TaParams::of(p).range == RangeRule::OobSelect
 }
 
+/// Profiles whose 2-bit swizzle_enable has a reserved code (2, taken as
+/// linear, SPEC §1.1).
+fn swizzle_reserved(p: Profile) -> bool {
+    TaParams::of(p).swizzle == SwizzleEncoding::EnableEs
+}
+
 /// Profiles whose swizzle element size comes from `elem_size` (2 and 8
 /// bytes possible).
 fn elem_size(p: Profile) -> bool {
@@ -41,6 +47,8 @@ crate::bins! {
         Size16 = "size.16",
         Atomic32 = "atomic.32bit",
         Atomic64 = "atomic.64bit",
+        OddSize = "encoding.odd_size",
+        FormatAtomic = "encoding.format_atomic",
         MubufFormat = "format.mubuf",
         Mtbuf = "format.mtbuf",
         FormatInvalid = "format.invalid",
@@ -57,6 +65,7 @@ crate::bins! {
         SwizzleEs4 = "swizzle.es4",
         SwizzleEs8 = "swizzle.es8" if elem_size,
         SwizzleEs16 = "swizzle.es16",
+        SwizzleReserved = "swizzle.reserved" if swizzle_reserved,
         SwizzleIs8 = "swizzle.is8",
         SwizzleIs16 = "swizzle.is16",
         SwizzleIs32 = "swizzle.is32",

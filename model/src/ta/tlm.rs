@@ -5,8 +5,8 @@
 //! Nothing here allocates: results go into caller-owned fixed-size buffers.
 
 use super::cover::{Bin, Events};
-use super::isa::{mtbuf_es, Instr, Kind, Op, Vsharp, ADDR_MASK, LANES};
-use super::params::{RangeRule, TaParams};
+use super::isa::{mtbuf_es, Instr, Kind, Op, VsField, Vsharp, ADDR_MASK, LANES};
+use super::params::{RangeRule, SwizzleEncoding, TaParams};
 use crate::profile::Profile;
 
 /// Dword slots per lane.
@@ -754,8 +754,29 @@ fn instr_events(
             });
         }
     }
+    // Encodings no real instruction has but the contract defines
+    // (docs/ta.md): a size_i outside the sizes of the access's class, and
+    // a format kind with an atomic op_i.
+    let odd_size = match acc.class {
+        Class::Atomic => !matches!(instr.size, 4 | 8),
+        Class::NonFormat => !matches!(instr.size, 1 | 2 | 4 | 8 | 12 | 16),
+        Class::Format => false,
+    };
+    if odd_size {
+        ev.set(Bin::OddSize);
+    }
+    if instr.kind != Kind::Mubuf && instr.op.is_atomic() {
+        ev.set(Bin::FormatAtomic);
+    }
     if vs.rtype != 0 {
         ev.set(Bin::ResourceMismatch);
+    }
+    // SPEC §1.1: gfx11's swizzle_enable 2 is reserved, taken as linear.
+    let params = TaParams::of(profile);
+    if params.swizzle == SwizzleEncoding::EnableEs
+        && params.vsharp.get(instr.vsharp, VsField::Swizzle) == 2
+    {
+        ev.set(Bin::SwizzleReserved);
     }
     if instr.vsharp == 0 {
         ev.set(Bin::ResourceAllZero);

@@ -12,6 +12,11 @@ fn has_vs(p: Profile) -> bool {
     WaitcntParams::of(p).has_vs()
 }
 
+/// Profiles without VS_CNT, where `s_waitcnt_vscnt` is illegal.
+fn no_vs(p: Profile) -> bool {
+    !has_vs(p)
+}
+
 /// Profiles with LDS_PARAM_LOAD and LDS_DIRECT_LOAD.
 fn lds_param_load(p: Profile) -> bool {
     WaitcntParams::of(p).lds_param_load
@@ -66,5 +71,14 @@ crate::bins! {
         ErrBusy = "err_busy",
         ErrDual = "err_dual",
         ErrUnderflow = "err_underflow",
+        ErrIllegalIssue = "err_illegal_issue",
+        ErrIllegalReturn = "err_illegal_return",
+        ErrIllegalVscnt = "err_illegal_vscnt" if no_vs,
+        ErrBusyIssue = "err_busy_issue",
+        ErrUnderflowNonzero = "err_underflow_nonzero",
+        ErrUnderflowOtherCounts = "err_underflow_other_counts",
+        ErrMultiOneWave = "err_multi_one_wave",
+        ErrMultiKindsOneWave = "err_multi_kinds_one_wave",
+        ErrMultiWaves = "err_multi_waves",
     }
 }

@@ -286,12 +286,15 @@ impl Unit for WaitcntModel {
             return;
         }
         // Errors per wave (bit `code - 1` per error raised); bit w of
-        // `err_waves`: wave w has one.
+        // `err_waves`: wave w has one; `n_err[w]`: how many errors wave w
+        // has (coverage: several errors of one code count apart).
         let mut err = [0u8; WAVES];
         let mut err_waves = 0u16;
+        let mut n_err = [0u8; WAVES];
         let mut note = |w: usize, e: ErrCode| {
             err[w] |= e.bit() as u8;
             err_waves |= 1 << w;
+            n_err[w] = n_err[w].saturating_add(1);
         };
 
         // Inputs.
@@ -313,11 +316,14 @@ impl Unit for WaitcntModel {
             let busy = self.waiting >> iw & 1 != 0;
             if !legal {
                 note(iw, ErrCode::Illegal);
+                self.hit(Bin::ErrIllegalIssue);
             }
             if busy {
                 note(iw, ErrCode::Busy);
+                self.hit(Bin::ErrBusyIssue);
             }
             if dual {
+                // One error for the pair (the wait's side adds none).
                 note(iw, ErrCode::Dual);
             }
             if legal && !busy && !dual {
@@ -343,12 +349,10 @@ impl Unit for WaitcntModel {
             let busy = self.waiting >> ww & 1 != 0;
             if !legal {
                 note(ww, ErrCode::Illegal);
+                self.hit(Bin::ErrIllegalVscnt);
             }
             if busy {
                 note(ww, ErrCode::Busy);
-            }
-            if dual {
-                note(ww, ErrCode::Dual);
             }
             if legal && !busy && !dual {
                 accepted = true;
@@ -378,6 +382,7 @@ impl Unit for WaitcntModel {
                 let code = (rcodes >> (4 * k) & 15) as usize;
                 if self.legal >> code & 1 == 0 {
                     note(w, ErrCode::Illegal);
+                    self.hit(Bin::ErrIllegalReturn);
                     continue;
                 }
                 let inc = self.incr[code];
@@ -408,10 +413,22 @@ impl Unit for WaitcntModel {
             let w = todo.trailing_zeros() as usize;
             todo &= todo - 1;
             if ret_waves >> w & 1 != 0 {
+                // Whether a counter underflows, and whether another one
+                // still counts down.
+                let (mut under, mut counts) = (false, false);
                 for c in 0..4 {
                     if dec[w][c] > self.cnt[w][c] {
                         note(w, ErrCode::Underflow);
+                        under = true;
+                        if self.cnt[w][c] != 0 {
+                            self.hit(Bin::ErrUnderflowNonzero);
+                        }
+                    } else if dec[w][c] != 0 {
+                        counts = true;
                     }
+                }
+                if under && counts {
+                    self.hit(Bin::ErrUnderflowOtherCounts);
                 }
             }
             let was_waiting = self.waiting >> w & 1 != 0;
@@ -447,6 +464,15 @@ impl Unit for WaitcntModel {
             for e in ErrCode::from_mask(err[w] as u32) {
                 self.hit_nth(Bin::ErrIllegal, e as usize - 1);
             }
+            if n_err[w] >= 2 {
+                self.hit(Bin::ErrMultiOneWave);
+            }
+            if err[w].count_ones() >= 2 {
+                self.hit(Bin::ErrMultiKindsOneWave);
+            }
+        }
+        if err_waves.count_ones() >= 2 {
+            self.hit(Bin::ErrMultiWaves);
         }
         put_wide(&P::err_o, outputs, errs as u128);
         P::issue_ack_o.set(outputs, ack as u64);
@@ -846,8 +872,144 @@ mod tests {
             .copied()
             .filter(|n| !gfx11_only.iter().any(|s| n.contains(s)))
             .collect();
-        assert_eq!(crate::cover::names::<Bin>(Profile::Gfx9), want.as_slice());
-        assert_eq!(crate::cover::names::<Bin>(Profile::Gfx11).len(), 46);
+        // An `s_waitcnt_vscnt` is an error only where there is no VS_CNT.
+        let g9: Vec<&str> = crate::cover::names::<Bin>(Profile::Gfx9)
+            .iter()
+            .copied()
+            .filter(|n| *n != "err_illegal_vscnt")
+            .collect();
+        assert_eq!(g9, want);
+        assert!(crate::cover::names::<Bin>(Profile::Gfx9).contains(&"err_illegal_vscnt"));
+        assert_eq!(crate::cover::names::<Bin>(Profile::Gfx11).len(), 54);
+    }
+
+    /// Hits of the error bins of `names` after `cycles` on a fresh
+    /// scoreboard of `p`.
+    fn err_bins(p: Profile, cycles: &[Cyc], names: &[&str]) -> Vec<u64> {
+        let mut tb = Tb::new(p);
+        for c in cycles {
+            tb.step(c);
+        }
+        let cov = tb.m.coverage();
+        names
+            .iter()
+            .map(|n| cov.hits[cov.names.iter().position(|m| m == n).unwrap()])
+            .collect()
+    }
+
+    /// `err_multi_one_wave` counts a cycle in which two or more protocol
+    /// errors arrive on one wave (of one code or of several), and
+    /// `err_multi_kinds_one_wave` one in which they are of two codes or
+    /// more; one error per wave, or errors on two waves, hit neither (but
+    /// the latter hits `err_multi_waves`). Fails if a bin counts single
+    /// errors, misses a pair, or is counted on the wrong wave.
+    #[test]
+    fn two_errors_on_one_wave_in_one_cycle_are_covered() {
+        let bins = [
+            "err_multi_one_wave",
+            "err_multi_kinds_one_wave",
+            "err_multi_waves",
+        ];
+        for p in Profile::all() {
+            let two_illegal_returns = Cyc {
+                rets: vec![(3, 12), (3, 13)],
+                ..Cyc::default()
+            };
+            assert_eq!(err_bins(p, &[two_illegal_returns], &bins), [1, 0, 0], "{p}");
+            // An illegal issue and an underflowing return of wave 2.
+            let illegal_and_underflow = Cyc {
+                issue: Some((2, 15)),
+                rets: vec![(2, Class::Lds.code())],
+                ..Cyc::default()
+            };
+            assert_eq!(
+                err_bins(p, &[illegal_and_underflow], &bins),
+                [1, 1, 0],
+                "{p}"
+            );
+            // An issue and a wait of one wave (dual: one error, not two).
+            let dual = Cyc {
+                issue: Some((4, Class::Lds.code())),
+                wait: Some((4, false, 0)),
+                ..Cyc::default()
+            };
+            assert_eq!(err_bins(p, &[dual], &bins), [0, 0, 0], "{p}");
+            // One error on each of two waves, in one cycle.
+            let two_waves = Cyc {
+                issue: Some((1, 14)),
+                rets: vec![(6, Class::Export.code())],
+                ..Cyc::default()
+            };
+            assert_eq!(err_bins(p, &[two_waves], &bins), [0, 0, 1], "{p}");
+            // The same two errors of one wave in two cycles: single errors.
+            let apart = [issue(2, Class::Lds), ret(2, Class::Lds), ret(2, Class::Lds)];
+            let mut a = apart.to_vec();
+            a.push(Cyc {
+                issue: Some((2, 15)),
+                ..Cyc::default()
+            });
+            assert_eq!(err_bins(p, &a, &bins), [0, 0, 0], "{p}");
+            // A clean run hits none.
+            let clean = [issue(0, Class::Lds), ret(0, Class::Lds), wait(0, 0)];
+            assert_eq!(err_bins(p, &clean, &bins), [0, 0, 0], "{p}");
+        }
+    }
+
+    /// The finer error bins: where an `illegal` comes from, a `busy`
+    /// issue, an underflow of a counter that was not 0 (an SMEM return of
+    /// weight 2 on LGKM_CNT = 1), and an underflow while another counter
+    /// of the wave counts down (a FLAT return with VM_CNT at 0).
+    #[test]
+    fn error_sources_and_underflow_corners_are_covered() {
+        let bins = [
+            "err_illegal_issue",
+            "err_illegal_return",
+            "err_busy_issue",
+            "err_underflow_nonzero",
+            "err_underflow_other_counts",
+        ];
+        for p in Profile::all() {
+            let c = [Cyc {
+                issue: Some((0, 13)),
+                ..Cyc::default()
+            }];
+            assert_eq!(err_bins(p, &c, &bins), [1, 0, 0, 0, 0], "{p}");
+            assert_eq!(
+                err_bins(p, &[ret(0, Class::Lds)], &bins),
+                [0, 0, 0, 0, 0],
+                "{p}"
+            );
+            let c = [Cyc {
+                rets: vec![(0, 14)],
+                ..Cyc::default()
+            }];
+            assert_eq!(err_bins(p, &c, &bins), [0, 1, 0, 0, 0], "{p}");
+            let c = [issue(0, Class::Lds), wait(0, 0), issue(0, Class::Lds)];
+            assert_eq!(err_bins(p, &c, &bins), [0, 0, 1, 0, 0], "{p}");
+            let c = [issue(0, Class::Smem1), ret(0, Class::Smem2)];
+            assert_eq!(err_bins(p, &c, &bins), [0, 0, 0, 1, 0], "{p}");
+            let c = [issue(0, Class::Lds), ret(0, Class::FlatLoad)];
+            assert_eq!(err_bins(p, &c, &bins), [0, 0, 0, 0, 1], "{p}");
+        }
+        // `s_waitcnt_vscnt` on gfx9, which has no VS_CNT; legal on gfx11.
+        let vscnt = [Cyc {
+            wait: Some((0, true, 0)),
+            ..Cyc::default()
+        }];
+        assert_eq!(
+            err_bins(Profile::Gfx9, &vscnt, &["err_illegal_vscnt", "err_illegal"]),
+            [1, 1]
+        );
+        let cov = {
+            let mut tb = Tb::new(Profile::Gfx11);
+            tb.step(&vscnt[0]);
+            tb.m.coverage().clone()
+        };
+        assert!(!cov.names.contains(&"err_illegal_vscnt"));
+        assert_eq!(
+            cov.hits[cov.names.iter().position(|m| *m == "err_illegal").unwrap()],
+            0
+        );
     }
 
     #[test]

@@ -17,7 +17,7 @@ pub use driver::LdsDriver;
 pub use stimulus::LdsKnobs;
 pub use txn::LdsTxn;
 
-use crate::testbench::{Evaluator, Index, Testbench};
+use crate::testbench::{Evaluator, Index, Testbench, Variant};
 use gpucosim_model::lds::ports::lds_ports as P;
 use gpucosim_model::lds::LdsModel;
 use gpucosim_model::ports::PortTable;
@@ -47,6 +47,24 @@ impl Testbench for LdsTestbench {
     }
     fn driver(_profile: Profile, _knobs: &LdsKnobs) -> LdsDriver {
         LdsDriver::new()
+    }
+    /// `stress`: the error and corner paths — misaligned atomics (MEMVIOL),
+    /// misaligned DWORD-mode and UNALIGNED accesses, allocations ending
+    /// inside the window (out of range), addresses wrapping at 2^32,
+    /// undefined op codes — back to back.
+    fn variants() -> &'static [Variant] {
+        &[Variant {
+            name: "stress",
+            knobs: &[
+                ("misalign", "40"),
+                ("misalign_dword", "40"),
+                ("unaligned", "30"),
+                ("range_edge", "40"),
+                ("wrap", "15"),
+                ("invalid", "5"),
+                ("max_gap", "1"),
+            ],
+        }]
     }
     fn simplify(txn: &LdsTxn) -> Vec<LdsTxn> {
         txn::simplify(txn)

@@ -47,6 +47,12 @@ pub struct LdsKnobs {
     pub max_gap: u8,
     /// Percent of instructions with an undefined op code.
     pub invalid: u32,
+    /// Percent of DWORD-mode loads and stores with misaligned lanes (the
+    /// unit aligns them down; default 0).
+    pub misalign_dword: u32,
+    /// Percent of instructions whose lane addresses are moved to just
+    /// below 2^32, so that addresses and bytes wrap to 0 (default 0).
+    pub wrap: u32,
 }
 
 impl Default for LdsKnobs {
@@ -67,6 +73,8 @@ impl Default for LdsKnobs {
             cu_mode: 30,
             max_gap: 2,
             invalid: 1,
+            misalign_dword: 0,
+            wrap: 0,
         }
     }
 }
@@ -217,6 +225,26 @@ pub fn generate(profile: Profile, k: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn 
     }
     if pct(rng, k.base) {
         t.req.lds_base = rng.gen_range(0..512);
+    }
+    // Drawn only when asked for, so the default stream is as before.
+    let mem = matches!(info.kind, Kind::Load | Kind::Store);
+    if k.misalign_dword > 0 && mem && !t.req.unaligned && pct(rng, k.misalign_dword) {
+        for a in t.req.addr.iter_mut() {
+            if rng.gen_range(0..2) == 0 {
+                *a += rng.gen_range(1..4);
+            }
+        }
+    }
+    if k.wrap > 0 && pct(rng, k.wrap) {
+        let down = rng.gen_range(1..=64u32) * 4 + rng.gen_range(0..4);
+        for a in t.req.addr.iter_mut() {
+            *a = a.wrapping_sub(down);
+        }
+        if info.addtid {
+            t.req.offset1 = 0xFF;
+            t.req.offset0 = rng.gen();
+            t.req.m0 = 0u32.wrapping_sub(down);
+        }
     }
     t.gap = rng.gen_range(0..=k.max_gap);
     t

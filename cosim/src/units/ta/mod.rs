@@ -17,7 +17,7 @@ pub use driver::TaDriver;
 pub use stimulus::TaKnobs;
 pub use txn::TaTxn;
 
-use crate::testbench::{Evaluator, Index, Testbench};
+use crate::testbench::{Evaluator, Index, Testbench, Variant};
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::ta::ports::ta_ports as p;
 use gpucosim_model::ta::TaModel;
@@ -47,6 +47,27 @@ impl Testbench for TaTestbench {
     }
     fn driver(_profile: Profile, _knobs: &TaKnobs) -> TaDriver {
         TaDriver::new()
+    }
+    /// `stress`: the error and corner paths — range edges, wrapping
+    /// addresses, misaligned lanes (MEMVIOL), invalid formats, mismatched
+    /// and all-zero V#s, exec 0, odd encodings — under heavy backpressure,
+    /// back to back.
+    fn variants() -> &'static [Variant] {
+        &[Variant {
+            name: "stress",
+            knobs: &[
+                ("edge_pct", "70"),
+                ("wrap_pct", "25"),
+                ("misalign_pct", "50"),
+                ("invalid_format_pct", "25"),
+                ("mismatch_pct", "10"),
+                ("all_zero_pct", "10"),
+                ("exec_zero_pct", "10"),
+                ("odd_encoding_pct", "15"),
+                ("stall_pct", "70"),
+                ("gap_max", "0"),
+            ],
+        }]
     }
     fn simplify(txn: &TaTxn) -> Vec<TaTxn> {
         txn::simplify(txn)

@@ -117,6 +117,8 @@ pub struct WaitcntDriver {
     dom: [u8; 16],
     /// Bit c: class code c is legal on the profile.
     legal: u16,
+    /// Whether the profile has VS_CNT (and `s_waitcnt_vscnt`).
+    has_vs: bool,
     /// Issue offered last cycle: (wave, slot index).
     offered_issue: Option<usize>,
     rr_issue: usize,
@@ -153,6 +155,7 @@ impl WaitcntDriver {
                 .iter()
                 .filter(|c| c.legal(profile))
                 .fold(0, |m, c| m | 1 << c.code()),
+            has_vs: WaitcntParams::of(profile).has_vs(),
             offered_issue: None,
             rr_issue: 0,
             rr_wait: 0,
@@ -522,9 +525,13 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                 let w = (self.rr_wait + i) % WAVES;
                 match self.slots[w] {
                     Slot::Wait { imm, vscnt, idx } => {
-                        self.open_wait[w] = Some(idx);
-                        if let Some(l) = &mut self.log {
-                            l.waits[w] = Some(idx);
+                        // An `s_waitcnt_vscnt` without VS_CNT is refused
+                        // (`illegal`): no wait is left open.
+                        if !vscnt || self.has_vs {
+                            self.open_wait[w] = Some(idx);
+                            if let Some(l) = &mut self.log {
+                                l.waits[w] = Some(idx);
+                            }
                         }
                         P::wait_valid_i.set(inputs, 1);
                         P::wait_wave_i.set(inputs, w as u64);

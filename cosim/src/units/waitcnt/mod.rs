@@ -16,7 +16,7 @@ pub use driver::WaitcntDriver;
 pub use stimulus::WaitcntKnobs;
 pub use txn::WaitcntTxn;
 
-use crate::testbench::{Evaluator, Index, Testbench};
+use crate::testbench::{Evaluator, Index, Testbench, Variant};
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::waitcnt::ports::waitcnt_ports as P;
 use gpucosim_model::waitcnt::WaitcntModel;
@@ -46,6 +46,17 @@ impl Testbench for WaitcntTestbench {
     }
     fn driver(profile: Profile, _knobs: &WaitcntKnobs) -> WaitcntDriver {
         WaitcntDriver::new(profile)
+    }
+    /// `errors`: injected protocol errors (every kind, and several on one
+    /// wave or on several waves in one cycle) on few waves with short
+    /// latencies, so that injected returns meet counters that are low but
+    /// not 0 (underflow of a non-zero counter) and errors meet pending
+    /// waits (`busy`).
+    fn variants() -> &'static [Variant] {
+        &[Variant {
+            name: "errors",
+            knobs: &[("err_pct", "12"), ("waves", "6"), ("lat_max", "12")],
+        }]
     }
     fn simplify(txn: &WaitcntTxn) -> Vec<WaitcntTxn> {
         txn::simplify(txn)

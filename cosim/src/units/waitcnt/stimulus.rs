@@ -35,7 +35,9 @@ pub struct WaitcntKnobs {
     pub wait_pct: u8,
     /// Percentage of sequencer pauses.
     pub idle_pct: u8,
-    /// Percentage of injected protocol errors (default 0).
+    /// Percentage of injected protocol errors (default 0): the three
+    /// `bad_*` kinds, and on profiles without VS_CNT also
+    /// `s_waitcnt_vscnt` waits.
     pub err_pct: u8,
 }
 
@@ -137,6 +139,15 @@ pub fn generate(profile: Profile, knobs: &WaitcntKnobs, rng: &mut ChaCha8Rng) ->
     let roll = rng.gen_range(0..100u32);
     let mut at = knobs.err_pct as u32;
     if roll < at {
+        // An `s_waitcnt_vscnt` where there is no VS_CNT (`illegal`); drawn
+        // only on such profiles, so the others' streams are as before.
+        if !WaitcntParams::of(profile).has_vs() && rng.gen_range(0..8u8) == 0 {
+            return WaitcntTxn::Wait {
+                wave,
+                imm: rng.gen(),
+                vscnt: true,
+            };
+        }
         let code = if rng.gen_bool(0.25) {
             rng.gen_range(12..16u8)
         } else {
