@@ -893,6 +893,39 @@ fn run_tool(mut cmd: Command, req: &BuildRequest<'_>, what: &str) -> Result<()> 
     })
 }
 
+/// Verilates `sources` into C++ in `out` (nothing compiled) with the
+/// options of a model build: the code Verilator's optimiser makes of the
+/// RTL. Returns Verilator's complaint if it fails.
+pub fn verilate_cpp(
+    table: &PortTable,
+    profile: Profile,
+    sources: &RtlSources,
+    verilator: &Verilator,
+    out: &Path,
+) -> Result<Option<String>> {
+    let flavor = Flavor::from_env()?;
+    let mut cmd = verilator.command();
+    cmd.args(VERILATOR_FLAGS.iter().filter(|f| **f != "--exe"))
+        .args(flavor.verilator_flags())
+        .arg("--top-module")
+        .arg(table.top)
+        .arg(format!("-GGFX={}", profile.gfx()))
+        .arg(format!("-I{}", sources.dir.display()))
+        .arg("-Mdir")
+        .arg(out)
+        .args(&sources.files);
+    let o = cmd
+        .output()
+        .map_err(|e| Error::Env(format!("cannot run {}: {e}", verilator.exe.display())))?;
+    Ok((!o.status.success()).then(|| {
+        let err = String::from_utf8_lossy(&o.stderr);
+        err.lines()
+            .find(|l| l.starts_with("%Error"))
+            .unwrap_or("Verilator failed")
+            .to_string()
+    }))
+}
+
 /// Runs `verilator --lint-only -Wall` on a unit's RTL for one profile.
 /// Returns Verilator's warnings and errors, or `None` when it is clean.
 pub fn lint(

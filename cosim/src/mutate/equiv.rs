@@ -8,10 +8,86 @@
 //! GFX is 9 both are false). The proof is per profile. Anything else (a
 //! signal, a function call, a parameter computed by a function) is not
 //! evaluated: such a survivor stays a survivor, to be diagnosed by hand.
-//! A formal check (e.g. Yosys `equiv_*`) would prove more; it is not run.
+//!
+//! Second, Verilator's optimiser: the mutant and the RTL as written are
+//! Verilated to C++ with the options of a model build; if the two outputs
+//! are the same text (the RTL's directory aside), they are the same
+//! model, so no stimulus can tell them apart. This proves, e.g., a change
+//! under a parameter that folds to a constant (`!x || HasVs` where `HasVs`
+//! is 1) or an OR with a bit that is already set; it does not prove
+//! invariants of registers (a counter a profile never increments) or
+//! assignments that are always overwritten, which stay survivors.
+//! A formal check (e.g. Yosys `equiv_*`) would prove more; Yosys 0.23 and
+//! 0.70 reject the built-in RTL's SystemVerilog (multi-dimensional packed
+//! types, functions returning typedefs), so none is run.
 
 use super::gen::{Mutant, Unit};
+use crate::error::{Error, Result};
+use crate::rtlbuild::{self, RtlSources};
+use crate::verilator::Verilator;
+use gpucosim_model::ports::PortTable;
 use gpucosim_model::Profile;
+use std::collections::BTreeMap;
+
+/// The C++ Verilator makes of a unit's sources, file by file, with the
+/// RTL's directory replaced by a placeholder.
+pub type Verilated = BTreeMap<String, String>;
+
+/// Verilates `files` (the unit's sources by name) as a model build would.
+pub fn verilate(
+    files: &BTreeMap<String, String>,
+    table: &PortTable,
+    profile: Profile,
+    verilator: &Verilator,
+) -> Result<Option<Verilated>> {
+    let dir = tempfile::Builder::new()
+        .prefix("gpucosim-equiv-")
+        .tempdir()
+        .map_err(|e| Error::Env(format!("cannot create a temporary directory: {e}")))?;
+    let root = dir.path().join("rtl");
+    let unit_dir = root.join(table.unit);
+    std::fs::create_dir_all(&unit_dir).map_err(|e| Error::io(&unit_dir, e))?;
+    for (n, t) in files {
+        let p = unit_dir.join(n);
+        std::fs::write(&p, t).map_err(|e| Error::io(&p, e))?;
+    }
+    let sources = RtlSources::collect(&root, table.unit)?;
+    let out = dir.path().join("obj");
+    if rtlbuild::verilate_cpp(table, profile, &sources, verilator, &out)?.is_some() {
+        return Ok(None);
+    }
+    let prefix = dir.path().display().to_string();
+    let mut v = Verilated::new();
+    for e in std::fs::read_dir(&out).map_err(|e| Error::io(&out, e))? {
+        let p = e.map_err(|e| Error::io(&out, e))?.path();
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        if !(name.ends_with(".cpp") || name.ends_with(".h")) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).map_err(|e| Error::io(&p, e))?;
+        v.insert(name, text.replace(&prefix, "@RTL@"));
+    }
+    Ok(Some(v))
+}
+
+/// A proof that mutant `m` is equivalent on `profile` because Verilator
+/// makes the same C++ of it as of the RTL as written (`original`).
+pub fn prove_by_verilator(
+    unit: &Unit,
+    m: &Mutant,
+    original: &Verilated,
+    table: &PortTable,
+    profile: Profile,
+    verilator: &Verilator,
+) -> Result<Option<String>> {
+    let mutated = verilate(&unit.apply(m.id), table, profile, verilator)?;
+    Ok((mutated.as_ref() == Some(original)).then(|| {
+        format!(
+            "Verilator's optimiser makes the same C++ of it as of the RTL as written (GFX={})",
+            profile.gfx()
+        )
+    }))
+}
 
 /// A proof that `m` is equivalent on `profile`, if one is found.
 pub fn prove(unit: &Unit, m: &Mutant, profile: Profile) -> Option<String> {
@@ -86,7 +162,8 @@ fn literal(t: &str) -> Option<i128> {
         None => t.parse().ok(),
         Some((_, rest)) => {
             let rest = rest.trim_start_matches(['s', 'S']);
-            let (base, digits) = rest.split_at(1);
+            let base = rest.get(..1)?;
+            let digits = &rest[1..];
             let radix = match base.to_ascii_lowercase().as_str() {
                 "d" => 10,
                 "h" => 16,
@@ -245,5 +322,9 @@ mod tests {
         assert_eq!(eval("GFX >= 11 && x", &env), None);
         assert_eq!(eval("~GFX", &env), None);
         assert_eq!(eval("1 + 2 * 3", &env), Some(7));
+        // A cast's size, unbased literals and X digits are not evaluated.
+        assert_eq!(eval("8'(GFX)", &env), None);
+        assert_eq!(eval("'0", &env), None);
+        assert_eq!(eval("4'bx0", &env), None);
     }
 }

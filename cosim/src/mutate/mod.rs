@@ -598,6 +598,25 @@ pub fn campaign<B: Testbench>(
     progress.phase(&group, "running mutants");
     let t0 = Instant::now();
     let todo: Vec<u32> = chosen.iter().copied().collect();
+    // A survivor is checked for equivalence: by evaluation, then by
+    // Verilator's optimiser against the RTL as written (Verilated once).
+    let original = std::sync::OnceLock::new();
+    let prove = |m: &Mutant| -> Option<String> {
+        if let Some(r) = equiv::prove(&unit, m, profile) {
+            return Some(r);
+        }
+        let orig = original.get_or_init(|| {
+            equiv::verilate(&unit.files, table, profile, &verilator)
+                .map_err(|e| tracing::warn!("{group}: cannot Verilate the RTL as written: {e}"))
+                .ok()
+                .flatten()
+        });
+        let orig = orig.as_ref()?;
+        equiv::prove_by_verilator(&unit, m, orig, table, profile, &verilator)
+            .map_err(|e| tracing::warn!("{group}: mutant {}: {e}", m.id))
+            .ok()
+            .flatten()
+    };
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let results: Mutex<Vec<MutantResult>> = Mutex::new(Vec::new());
@@ -617,7 +636,7 @@ pub fn campaign<B: Testbench>(
                 } else {
                     let (fate, _) = run_mutant(exe, &base, &list, id, stop);
                     match fate {
-                        Fate::Survived { cycles } => match equiv::prove(&unit, m, profile) {
+                        Fate::Survived { cycles } => match prove(m) {
                             Some(reason) => Fate::Equivalent { reason },
                             None => Fate::Survived { cycles },
                         },
