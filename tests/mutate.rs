@@ -43,7 +43,11 @@ fn mutants_cover_every_operator_and_skip_what_cannot_run() {
     let mut ops = BTreeSet::new();
     for u in ["ta", "lds", "waitcnt"] {
         let unit = builtin(u);
-        assert!(unit.mutants.len() > 100, "{u}: {} mutants", unit.mutants.len());
+        assert!(
+            unit.mutants.len() > 100,
+            "{u}: {} mutants",
+            unit.mutants.len()
+        );
         for m in &unit.mutants {
             ops.insert(m.operator);
             // Generated files and includes are never mutated.
@@ -53,7 +57,11 @@ fn mutants_cover_every_operator_and_skip_what_cannot_run() {
             let line = src.lines().nth(m.line - 1).unwrap();
             // Not in a `for` header, a declaration or a system call's
             // arguments.
-            assert!(!line.trim_start().starts_with("for ("), "{u}.m{}: {line}", m.id);
+            assert!(
+                !line.trim_start().starts_with("for ("),
+                "{u}.m{}: {line}",
+                m.id
+            );
             assert!(!line.contains("localparam"), "{u}.m{}: {line}", m.id);
             for e in &m.edits {
                 for (at, _) in src.match_indices('$') {
@@ -96,8 +104,15 @@ fn mutants_cover_every_operator_and_skip_what_cannot_run() {
     // Mutant numbering is a function of the sources: scanning twice agrees.
     let again = builtin("lds");
     assert_eq!(
-        lds.mutants.iter().map(|m| (&m.file, m.line, m.operator, &m.mutated)).collect::<Vec<_>>(),
-        again.mutants.iter().map(|m| (&m.file, m.line, m.operator, &m.mutated)).collect::<Vec<_>>()
+        lds.mutants
+            .iter()
+            .map(|m| (&m.file, m.line, m.operator, &m.mutated))
+            .collect::<Vec<_>>(),
+        again
+            .mutants
+            .iter()
+            .map(|m| (&m.file, m.line, m.operator, &m.mutated))
+            .collect::<Vec<_>>()
     );
 }
 
@@ -109,16 +124,34 @@ fn broken_rtl_fixtures_are_among_the_mutants() {
         let unit = builtin(&f.unit);
         let file = Path::new(&f.file).file_name().unwrap().to_str().unwrap();
         let broken = unit.files[file].replace(&f.find, &f.replace);
+        // A mutant's replacement is parenthesised; the fixtures are not.
+        let bare = |m: &mutate::gen::Mutant| {
+            let mut m = m.clone();
+            for e in &mut m.edits {
+                if let Some(inner) = e.text.strip_prefix('(').and_then(|t| t.strip_suffix(')')) {
+                    e.text = inner.to_string();
+                }
+            }
+            let src = &unit.files[file];
+            let mut out = src.clone();
+            for e in m.edits.iter().rev() {
+                out.replace_range(e.start..e.end, &e.text);
+            }
+            out
+        };
         if unit
             .mutants
             .iter()
-            .any(|m| m.file == file && unit.apply(m.id)[file] == broken)
+            .any(|m| m.file == file && (unit.apply(m.id)[file] == broken || bare(m) == broken))
         {
             found.push(name);
         }
     }
     for must in ["lds_range_off_by_one", "ta_gfx9_stride0_range_gt"] {
-        assert!(found.iter().any(|f| f == must), "{must} is not a mutant; found {found:?}");
+        assert!(
+            found.iter().any(|f| f == must),
+            "{must} is not a mutant; found {found:?}"
+        );
     }
 }
 
@@ -127,15 +160,31 @@ fn instrumented_build_behaves_as_each_mutant_built_alone() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("m.json");
     let (code, out, err) = run(&[
-        "mutate", "--unit", "waitcnt", "--profile", "gfx9", "--mutants", "3", "--verify", "3",
-        "--seeds", "1..1", "--cycles", "3000", "--json", json.to_str().unwrap(),
+        "mutate",
+        "--unit",
+        "waitcnt",
+        "--profile",
+        "gfx9",
+        "--mutants",
+        "3",
+        "--verify",
+        "3",
+        "--seeds",
+        "1..1",
+        "--cycles",
+        "3000",
+        "--json",
+        json.to_str().unwrap(),
     ]);
     assert!(code == 0, "exit {code}\n{out}\n{err}");
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let verified = v["groups"][0]["verified"].as_array().unwrap();
     assert_eq!(verified.len(), 3, "{v}");
     for x in verified {
-        assert!(x["differs_at"].is_null(), "instrumented and separate builds differ: {x}");
+        assert!(
+            x["differs_at"].is_null(),
+            "instrumented and separate builds differ: {x}"
+        );
         assert_eq!(x["cycles"], 3000);
     }
     assert!(out.contains("instrumented vs built alone: same outputs for 3000 cycles"));
@@ -146,17 +195,26 @@ fn the_output_comparison_catches_a_different_build() {
     // The check above can fail: the RTL as written against a separately
     // built mutant that the regression kills differs within the run.
     let unit = builtin("waitcnt");
-    let id = find(&unit, Operator::StuckAt1, "    err       = '0;", "    err       = (('0) | 1'b1);");
-    let differs = mutate::compare_with_separate_build::<gpucosim::units::waitcnt::WaitcntTestbench>(
+    let id = find(
         &unit,
-        gpucosim_model::Profile::Gfx9,
-        id,
-        0,
-        1,
-        2000,
-    )
-    .unwrap();
-    assert!(differs.is_some(), "mutant {id} built alone matched the unmutated RTL");
+        Operator::StuckAt1,
+        "    err       = '0;",
+        "    err       = (('0) | 1'b1);",
+    );
+    let differs =
+        mutate::compare_with_separate_build::<gpucosim::units::waitcnt::WaitcntTestbench>(
+            &unit,
+            gpucosim_model::Profile::Gfx9,
+            id,
+            0,
+            1,
+            2000,
+        )
+        .unwrap();
+    assert!(
+        differs.is_some(),
+        "mutant {id} built alone matched the unmutated RTL"
+    );
     let same = mutate::compare_with_separate_build::<gpucosim::units::waitcnt::WaitcntTestbench>(
         &unit,
         gpucosim_model::Profile::Gfx9,
@@ -174,21 +232,52 @@ fn campaign_reports_kills_survivors_and_gates_on_a_floor() {
     let dir = tempfile::tempdir().unwrap();
     let (json, junit) = (dir.path().join("m.json"), dir.path().join("m.xml"));
     let unit = builtin("waitcnt");
-    let killed = find(&unit, Operator::StuckAt1, "    err       = '0;", "    err       = (('0) | 1'b1);");
+    let killed = find(
+        &unit,
+        Operator::StuckAt1,
+        "    err       = '0;",
+        "    err       = (('0) | 1'b1);",
+    );
     // A default the loop below it overwrites on every wave: equivalent,
     // and beyond the cheap proofs, so it survives.
-    let dead = find(&unit, Operator::StuckAt1, "    stall     = '0;", "    stall     = (('0) | 1'b1);");
+    let dead = find(
+        &unit,
+        Operator::StuckAt1,
+        "    stall     = '0;",
+        "    stall     = (('0) | 1'b1);",
+    );
     let (code, out, err) = run(&[
-        "mutate", "--unit", "waitcnt", "--profile", "gfx9",
-        "--mutant", &killed.to_string(), "--mutant", &dead.to_string(),
-        "--seeds", "1..2", "--cycles", "2000", "--min-kill-rate", "0.9",
-        "--json", json.to_str().unwrap(), "--junit", junit.to_str().unwrap(),
+        "mutate",
+        "--unit",
+        "waitcnt",
+        "--profile",
+        "gfx9",
+        "--mutant",
+        &killed.to_string(),
+        "--mutant",
+        &dead.to_string(),
+        "--seeds",
+        "1..2",
+        "--cycles",
+        "2000",
+        "--min-kill-rate",
+        "0.9",
+        "--json",
+        json.to_str().unwrap(),
+        "--junit",
+        junit.to_str().unwrap(),
     ]);
     // The overwritten default survives: one of two killed is below 90 %.
     assert_eq!(code, 1, "{out}\n{err}");
-    assert!(err.contains("kill rate below 90.0 %: waitcnt.gfx9 50.0 %"), "{err}");
+    assert!(
+        err.contains("kill rate below 90.0 %: waitcnt.gfx9 50.0 %"),
+        "{err}"
+    );
     assert!(out.contains("SURVIVORS"), "{out}");
-    assert!(out.contains(&format!("waitcnt.gfx9.m{dead} [stuck-at-1] waitcnt_top.sv")), "{out}");
+    assert!(
+        out.contains(&format!("waitcnt.gfx9.m{dead} [stuck-at-1] waitcnt_top.sv")),
+        "{out}"
+    );
     assert!(out.contains(&format!(
         "run again: gpucosim mutate --unit waitcnt --profile gfx9 --mutant {dead} --seeds 1..2 --cycles 2000"
     )));
@@ -207,7 +296,10 @@ fn campaign_reports_kills_survivors_and_gates_on_a_floor() {
     // floor is a testcase of its own.
     let xml = std::fs::read_to_string(&junit).unwrap();
     let doc = roxmltree::Document::parse(&xml).unwrap();
-    let cases: Vec<_> = doc.descendants().filter(|n| n.has_tag_name("testcase")).collect();
+    let cases: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
     assert_eq!(cases.len(), 3, "{xml}");
     let failed: Vec<&str> = cases
         .iter()
@@ -215,13 +307,30 @@ fn campaign_reports_kills_survivors_and_gates_on_a_floor() {
         .map(|c| c.attribute("name").unwrap())
         .collect();
     assert_eq!(failed.len(), 2, "{xml}");
-    assert!(failed.iter().any(|n| n.starts_with(&format!("waitcnt.gfx9.m{dead} "))));
+    assert!(failed
+        .iter()
+        .any(|n| n.starts_with(&format!("waitcnt.gfx9.m{dead} "))));
     assert!(failed.contains(&"waitcnt.gfx9.kill-rate"));
-    assert!(xml.contains("+    stall     = ((&apos;0) | 1&apos;b1);") || xml.contains("+    stall     = (('0) | 1'b1);"), "{xml}");
+    assert!(
+        xml.contains("+    stall     = ((&apos;0) | 1&apos;b1);")
+            || xml.contains("+    stall     = (('0) | 1'b1);"),
+        "{xml}"
+    );
     // Without the survivor the floor holds.
     let (code, out, err) = run(&[
-        "mutate", "--unit", "waitcnt", "--profile", "gfx9", "--mutant", &killed.to_string(),
-        "--seeds", "1..1", "--cycles", "2000", "--min-kill-rate", "1",
+        "mutate",
+        "--unit",
+        "waitcnt",
+        "--profile",
+        "gfx9",
+        "--mutant",
+        &killed.to_string(),
+        "--seeds",
+        "1..1",
+        "--cycles",
+        "2000",
+        "--min-kill-rate",
+        "1",
     ]);
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.contains("100.0 %"), "{out}");
@@ -243,11 +352,22 @@ fn parameter_only_changes_are_proven_equivalent() {
         &unit,
         Operator::Relational,
         "    wait_legal = !wait_vscnt_i || HasVs || (GFX > 11);",
-        "    wait_legal = !wait_vscnt_i || HasVs || (GFX >= 11);",
+        "    wait_legal = !wait_vscnt_i || HasVs || ((GFX >= 11));",
     );
     let (code, out, err) = run(&[
-        "mutate", "--unit", "waitcnt", "--profile", "gfx9", "--rtl", root.to_str().unwrap(),
-        "--mutant", &id.to_string(), "--seeds", "1..1", "--cycles", "1000",
+        "mutate",
+        "--unit",
+        "waitcnt",
+        "--profile",
+        "gfx9",
+        "--rtl",
+        root.to_str().unwrap(),
+        "--mutant",
+        &id.to_string(),
+        "--seeds",
+        "1..1",
+        "--cycles",
+        "1000",
     ]);
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.contains("Equivalent"), "{out}");
@@ -265,11 +385,25 @@ fn bad_input_and_failing_rtl_are_one_line_errors() {
         .1;
     let root = f.apply(dir.path());
     let (code, out, err) = run(&[
-        "mutate", "--unit", "lds", "--profile", "gfx9", "--rtl", root.to_str().unwrap(),
-        "--mutants", "2", "--seeds", "3..3", "--cycles", "20000",
+        "mutate",
+        "--unit",
+        "lds",
+        "--profile",
+        "gfx9",
+        "--rtl",
+        root.to_str().unwrap(),
+        "--mutants",
+        "2",
+        "--seeds",
+        "3..3",
+        "--cycles",
+        "20000",
     ]);
     assert_eq!(code, 2, "{out}\n{err}");
-    assert!(err.contains("fails the regression without a mutant"), "{err}");
+    assert!(
+        err.contains("fails the regression without a mutant"),
+        "{err}"
+    );
     assert!(err.contains("fix that first"), "{err}");
     // Unparsable SystemVerilog.
     let bad = rtl_with(
@@ -278,14 +412,41 @@ fn bad_input_and_failing_rtl_are_one_line_errors() {
         "    waiting_d = stall;",
         "    waiting_d = = stall;",
     );
-    let (code, _, err) = run(&["mutate", "--unit", "waitcnt", "--rtl", bad.to_str().unwrap(), "--list"]);
+    let (code, _, err) = run(&[
+        "mutate",
+        "--unit",
+        "waitcnt",
+        "--rtl",
+        bad.to_str().unwrap(),
+        "--list",
+    ]);
     assert_eq!(code, 2);
-    assert!(err.contains("cannot parse") && err.contains("waitcnt_top.sv:"), "{err}");
+    assert!(
+        err.contains("cannot parse") && err.contains("waitcnt_top.sv:"),
+        "{err}"
+    );
     for (args, says) in [
-        (&["mutate", "--unit", "waitcnt", "--profile", "gfx9", "--mutant", "100000"][..], "no mutant 100000"),
-        (&["mutate", "--unit", "waitcnt", "--min-kill-rate", "2"][..], "--min-kill-rate 2"),
+        (
+            &[
+                "mutate",
+                "--unit",
+                "waitcnt",
+                "--profile",
+                "gfx9",
+                "--mutant",
+                "100000",
+            ][..],
+            "no mutant 100000",
+        ),
+        (
+            &["mutate", "--unit", "waitcnt", "--min-kill-rate", "2"][..],
+            "--min-kill-rate 2",
+        ),
         (&["mutate", "--unit", "nope"][..], "unknown unit"),
-        (&["mutate", "--unit", "waitcnt", "--mutants", "0"][..], "--mutants must be at least 1"),
+        (
+            &["mutate", "--unit", "waitcnt", "--mutants", "0"][..],
+            "--mutants must be at least 1",
+        ),
     ] {
         let (code, out, err) = run(args);
         assert_eq!(code, 2, "{args:?}: {out}\n{err}");
@@ -295,59 +456,57 @@ fn bad_input_and_failing_rtl_are_one_line_errors() {
 }
 
 #[test]
-#[ignore]
-fn bisect_instrumentation() {
-    use gpucosim::rtlbuild::{self, RtlSources};
-    use gpucosim::testbench::Testbench;
-    type B = gpucosim::units::ta::TaTestbench;
-    let unit = builtin("ta");
-    let profile = gpucosim_model::Profile::Gfx11;
-    let cache = rtlbuild::cache_root();
-    let v = gpucosim::verilator::Verilator::locate(&cache).unwrap();
-    let rec = gpucosim::benchmark::record_inputs::<B>(profile, 1, 200).unwrap();
-    let table = B::table();
-    let orig = {
-        let s = RtlSources::collect(&repo_root().join("rtl"), "ta").unwrap();
-        rtlbuild::build(&rtlbuild::BuildRequest { table, profile, sources: &s, trace: false }, &v, &cache).unwrap().lib
-    };
-    let bad = |ids: &[u32]| -> bool {
-        let set: BTreeSet<u32> = ids.iter().copied().collect();
-        let inst = mutate::instrument(&unit, "ta", table.top, profile, &set, &v).unwrap();
-        let s = RtlSources::collect(&inst.root, "ta").unwrap();
-        let lib = rtlbuild::build(&rtlbuild::BuildRequest { table, profile, sources: &s, trace: false }, &v, &cache).unwrap().lib;
-        let mut a = gpucosim::rtl::Rtl::load(&lib, table).unwrap();
-        let mut b = gpucosim::rtl::Rtl::load(&orig, table).unwrap();
-        let (iw, ow) = (table.in_words(), table.out_words());
-        let (mut oa, mut ob) = (vec![0u32; ow], vec![0u32; ow]);
-        for inp in rec.chunks_exact(iw) {
-            a.step(inp, &mut oa);
-            b.step(inp, &mut ob);
-            if oa != ob {
-                return true;
-            }
+fn a_stopped_campaign_keeps_what_ran() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("m.json");
+    let mut child = quick(Command::new(gpucosim_bin()))
+        .args([
+            "mutate",
+            "--unit",
+            "waitcnt",
+            "--profile",
+            "gfx9",
+            "--mutants",
+            "150",
+            "--jobs",
+            "1",
+            "--seeds",
+            "1..2",
+            "--cycles",
+            "20000",
+            "--json",
+            json.to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Stop it once a few mutants are done.
+    let err = child.stderr.take().unwrap();
+    let mut lines = BufReader::new(err).lines();
+    let mut seen = Vec::new();
+    for l in lines.by_ref() {
+        let l = l.unwrap();
+        let done = l.contains("[3/150]");
+        seen.push(l);
+        if done {
+            break;
         }
-        false
-    };
-    let mut ids: Vec<u32> = unit.mutants.iter().map(|m| m.id).collect();
-    assert!(bad(&ids));
-    while ids.len() > 1 {
-        let (l, r) = ids.split_at(ids.len() / 2);
-        ids = if bad(l) { l.to_vec() } else { r.to_vec() };
-        eprintln!("narrowed to {} ({}..{})", ids.len(), ids[0], ids[ids.len() - 1]);
     }
-    let m = unit.mutant(ids[0]).unwrap();
-    panic!("culprit m{} {}", m.id, mutate::diff(&unit, m));
-}
-
-#[test]
-#[ignore]
-fn dump_instrumented() {
-    let unit = builtin(&std::env::var("U").unwrap());
-    let ids: BTreeSet<u32> = std::env::var("IDS").unwrap().split(',').map(|s| s.parse().unwrap()).collect();
-    let (files, _) = unit.instrument(&ids);
-    let out = std::path::PathBuf::from(std::env::var("OUT").unwrap());
-    std::fs::create_dir_all(&out).unwrap();
-    for (n, t) in files {
-        std::fs::write(out.join(n), t).unwrap();
-    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let rest: Vec<String> = lines.map_while(|l| l.ok()).collect();
+    let st = child.wait().unwrap();
+    assert_eq!(st.code(), Some(143), "{seen:?} {rest:?}");
+    assert!(
+        rest.iter()
+            .any(|l| l.contains("interrupted; the report covers the mutants that ran")),
+        "{rest:?}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let ms = v["groups"][0]["mutants"].as_array().unwrap();
+    assert_eq!(ms.len(), 150);
+    let ran = ms.iter().filter(|m| m["fate"] != "not-run").count();
+    assert!((3..150).contains(&ran), "{ran} ran");
+    assert!(ms.iter().any(|m| m["fate"] == "not-run"));
 }

@@ -60,7 +60,11 @@ pub fn verilate(
     let mut v = Verilated::new();
     for e in std::fs::read_dir(&out).map_err(|e| Error::io(&out, e))? {
         let p = e.map_err(|e| Error::io(&out, e))?.path();
-        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        let name = p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_string();
         if !(name.ends_with(".cpp") || name.ends_with(".h")) {
             continue;
         }

@@ -832,7 +832,8 @@ impl<'a> FileScan<'a> {
                 if !p.nodes.0.nodes.1.is_empty() {
                     return false;
                 }
-                let sv_parser::ExpressionOrCondPattern::Expression(cond) = &p.nodes.0.nodes.0 else {
+                let sv_parser::ExpressionOrCondPattern::Expression(cond) = &p.nodes.0.nodes.0
+                else {
                     return false;
                 };
                 self.flatten(&Chain::of(cond), out)
@@ -884,9 +885,13 @@ impl<'a> FileScan<'a> {
     fn binary(&mut self, op: &str, op_sp: (usize, usize), l: &Expr, r: &Expr) {
         let sp = (l.span().0, r.span().1);
         let (l, r) = (l.span(), r.span());
+        // Every replacement is parenthesised: put back into its chain as
+        // plain text (a mutant built alone) it must group as the node it
+        // replaces (`a && b && c` with the first `&&` swapped is
+        // `(a || b) && c`, not `a || b && c`).
         let with_op = |new: &str| {
             format!(
-                "{}{}{}",
+                "({}{}{})",
                 &self.text[sp.0..op_sp.0],
                 new,
                 &self.text[op_sp.1..sp.1]
@@ -920,15 +925,15 @@ impl<'a> FileScan<'a> {
             self.expr(o, sp, t);
         }
         if matches!(op, "&&" | "||" | "&" | "|") {
-            let (lt, rt) = (self.src(l).to_string(), self.src(r).to_string());
+            let (lt, rt) = (format!("({})", self.src(l)), format!("({})", self.src(r)));
             self.expr(Operator::DropTerm, sp, lt);
             self.expr(Operator::DropTerm, sp, rt);
         }
         if matches!(op, "<<" | ">>" | "<<<" | ">>>") {
             let head = &self.text[sp.0..r.0];
             let amount = self.src(r);
-            let plus = format!("{head}(({amount}) + 1)");
-            let minus = format!("{head}(({amount}) - 1)");
+            let plus = format!("({head}(({amount}) + 1))");
+            let minus = format!("({head}(({amount}) - 1))");
             self.expr(Operator::ShiftAmount, sp, plus);
             self.expr(Operator::ShiftAmount, sp, minus);
         }
@@ -1293,7 +1298,12 @@ mod tests {
             Expr::Atom(sp) => src[sp.0..sp.1].to_string(),
             Expr::Bin { op, l, r, .. } => format!("({} {op} {})", shape(l, src), shape(r, src)),
             Expr::Cond { c, t, f } => {
-                format!("({} ? {} : {})", shape(c, src), shape(t, src), shape(f, src))
+                format!(
+                    "({} ? {} : {})",
+                    shape(c, src),
+                    shape(t, src),
+                    shape(f, src)
+                )
             }
         }
     }

@@ -698,7 +698,12 @@ fn verify_sample<B: Testbench>(
         .filter(|id| !inst.not_built.contains_key(id))
         .collect();
     let step = (ids.len() / spec.verify.max(1)).max(1);
-    let picks: Vec<u32> = ids.iter().step_by(step).take(spec.verify).copied().collect();
+    let picks: Vec<u32> = ids
+        .iter()
+        .step_by(step)
+        .take(spec.verify)
+        .copied()
+        .collect();
     let rec = crate::benchmark::record_inputs::<B>(profile, spec.seeds.first, spec.cycles)?;
     let mut out = Vec::new();
     for id in picks {
@@ -826,7 +831,10 @@ pub fn repro_command(
     }
     c.push_str(&format!(" --cycles {}", g.cycles));
     for (k, v) in &g.knobs {
-        c.push_str(&format!(" --knob {}", crate::engine::shell_quote(&format!("{k}={v}"))));
+        c.push_str(&format!(
+            " --knob {}",
+            crate::engine::shell_quote(&format!("{k}={v}"))
+        ));
     }
     if !g.stress {
         c.push_str(" --no-stress");
