@@ -716,6 +716,121 @@ pub struct Report {
     pub regress: std::result::Result<(f64, f64), String>,
     /// Load average (1 min) when the suite ended.
     pub load_after: String,
+    /// A timed mutation campaign, when asked for.
+    pub mutate: Option<MutateFigures>,
+}
+
+/// A mutation campaign timed against building its mutants one by one.
+#[derive(Debug, Clone)]
+pub struct MutateFigures {
+    /// Unit.
+    pub unit: String,
+    /// Profile.
+    pub profile: Profile,
+    /// Mutants run.
+    pub mutants: usize,
+    /// Kill rate of the campaign.
+    pub kill_rate: Option<f64>,
+    /// Seconds to build the instrumented model (from nothing cached).
+    pub build: f64,
+    /// Seconds of the unmutated runs.
+    pub baseline: f64,
+    /// Seconds running the mutants.
+    pub runs: f64,
+    /// Wall time of the whole campaign.
+    pub total: f64,
+    /// Seconds of separate builds of single mutants.
+    pub separate: Vec<f64>,
+    /// Load average (1 min) at the start and the end.
+    pub load: (String, String),
+}
+
+impl MutateFigures {
+    /// The campaign with one build per mutant instead: the mean separate
+    /// build times the mutants, plus the same runs.
+    pub fn separate_total(&self) -> f64 {
+        let mean = self.separate.iter().sum::<f64>() / self.separate.len().max(1) as f64;
+        mean * self.mutants as f64 + self.baseline + self.runs
+    }
+
+    /// The section of `BENCHMARKS.md`.
+    pub fn markdown(&self) -> String {
+        let mean = self.separate.iter().sum::<f64>() / self.separate.len().max(1) as f64;
+        let builds: Vec<String> = self.separate.iter().map(|b| format!("{b:.1} s")).collect();
+        format!(
+            "`gpucosim mutate --unit {u} --profile {p} --mutants {n} --verify {k}` with its instrumented model built from nothing cached (`gpucosim bench --mutate {u}:{p}:{n}`), on this machine's cores:\n\n\
+             | | one instrumented build | {n} separate builds (estimated) |\n|---|---:|---:|\n\
+             | building | {b:.1} s (once) | {n} × {mean:.1} s = {sb:.0} s |\n\
+             | unmutated runs | {bl:.1} s | {bl:.1} s |\n\
+             | running the {n} mutants | {r:.1} s | {r:.1} s |\n\
+             | **wall time** | **{t:.1} s** | **{st:.0} s** ({x:.1}×) |\n\n\
+             The separate build time is the mean of {k} mutants built alone, measured in the same run ({builds}); \
+             the instrumented model's wall time includes its {k} `--verify` builds. Kill rate of the sample: {kr}. \
+             Load average (1 min): {l0} at the start, {l1} at the end.\n",
+            u = self.unit,
+            p = self.profile,
+            n = self.mutants,
+            k = self.separate.len(),
+            b = self.build,
+            sb = mean * self.mutants as f64,
+            bl = self.baseline,
+            r = self.runs,
+            t = self.total,
+            st = self.separate_total(),
+            x = self.separate_total() / self.total.max(1e-9),
+            builds = builds.join(", "),
+            kr = self.kill_rate.map_or("-".into(), |r| format!("{:.1} %", 100.0 * r)),
+            l0 = self.load.0,
+            l1 = self.load.1,
+        )
+    }
+}
+
+/// Times a campaign of `n` mutants of `B` on `profile` whose instrumented
+/// model is built afresh, with 3 of its mutants also built separately.
+pub fn bench_mutate<B: Testbench>(
+    exe: &Path,
+    profile: Profile,
+    n: usize,
+    rtl: Option<&Path>,
+) -> Result<MutateFigures> {
+    use crate::mutate::{self, CampaignSpec};
+    let load0 = load_average();
+    let spec = CampaignSpec {
+        rtl_arg: rtl.map(Path::to_path_buf),
+        seeds: "1..16".parse().expect("a seed range"),
+        cycles: 50_000,
+        knobs: Vec::new(),
+        stress: true,
+        sample: Some(n),
+        sample_seed: 1,
+        ids: Vec::new(),
+        jobs: std::thread::available_parallelism().map_or(1, |c| c.get()),
+        verify: 3,
+        timeout: None,
+        fresh_build: true,
+    };
+    struct Quiet;
+    impl mutate::Progress for Quiet {
+        fn phase(&self, _: &str, _: &str) {}
+        fn mutant(&self, _: &str, _: usize, _: usize, _: &mutate::MutantResult) {}
+    }
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let t0 = Instant::now();
+    let g = mutate::campaign::<B>(exe, profile, &spec, &stop, &Quiet)?;
+    let total = t0.elapsed().as_secs_f64();
+    Ok(MutateFigures {
+        unit: B::UNIT.to_string(),
+        profile,
+        mutants: g.mutants.len(),
+        kill_rate: mutate::report::summarise(&g).kill_rate,
+        build: g.build_seconds,
+        baseline: g.baseline_seconds,
+        runs: g.run_seconds,
+        total,
+        separate: g.verified.iter().map(|v| v.build_seconds).collect(),
+        load: (load0, load_average()),
+    })
 }
 
 fn met(ok: bool) -> &'static str {
@@ -908,6 +1023,11 @@ impl Report {
             self.rows.first().map_or(DUMP_CYCLES, |r| r.dump.cycles),
             self.spec.repeats
         );
+        if let Some(m) = &self.mutate {
+            s.push_str("## Mutation campaign: one build for every mutant\n\n");
+            s.push_str(&m.markdown());
+            s.push('\n');
+        }
         s.push_str("## Targets\n\n");
         s.push_str(&self.targets());
         s.push_str("\n## Machine\n\n");

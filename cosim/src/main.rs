@@ -222,6 +222,11 @@ enum Cmd {
         /// profile.
         #[arg(long, value_delimiter = ',', conflicts_with = "write")]
         rss: Vec<u64>,
+        /// Also time a mutation campaign of N mutants of one unit and
+        /// profile (`UNIT:PROFILE:N`), its instrumented model built afresh,
+        /// against building 3 of the mutants separately.
+        #[arg(long, value_name = "UNIT:PROFILE:N", value_parser = parse_mutate_bench)]
+        mutate: Option<(String, Profile, usize)>,
     },
     /// Decode an `s_waitcnt` instruction word (e.g. 0xBF8C0070), a gfx11
     /// `s_waitcnt_vscnt null, imm` word (e.g. 0xBC7C0005) or an `s_waitcnt`
@@ -573,7 +578,8 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
             rtl,
             write,
             rss: _,
-        } => bench(units, profiles, cycles, seed, repeats, rtl, write),
+            mutate,
+        } => bench(units, profiles, (cycles, seed, repeats), rtl, write, mutate),
         Cmd::Kernel(KernelCmd::Check {
             file,
             profile,
@@ -963,14 +969,27 @@ fn bench_rss(
     Ok(ExitCode::SUCCESS)
 }
 
+fn parse_mutate_bench(s: &str) -> std::result::Result<(String, Profile, usize), String> {
+    let bad = || format!("bad --mutate `{s}`: expected UNIT:PROFILE:N, e.g. waitcnt:gfx9:100");
+    let mut it = s.split(':');
+    let (Some(u), Some(p), Some(n), None) = (it.next(), it.next(), it.next(), it.next()) else {
+        return Err(bad());
+    };
+    let p: Profile = p.parse().map_err(|_| bad())?;
+    let n: usize = n.parse().map_err(|_| bad())?;
+    if n == 0 {
+        return Err(bad());
+    }
+    Ok((u.to_string(), p, n))
+}
+
 fn bench(
     units: Vec<String>,
     profiles: Vec<Profile>,
-    cycles: u64,
-    seed: u64,
-    repeats: usize,
+    (cycles, seed, repeats): (u64, u64, usize),
     rtl: Option<PathBuf>,
     write: Option<PathBuf>,
+    mutate: Option<(String, Profile, usize)>,
 ) -> Result<ExitCode> {
     use gpucosim::benchmark::{self, BenchSpec, Machine, Report};
     let (units, profiles) = or_all(units, profiles);
@@ -1026,7 +1045,17 @@ fn bench(
         work.path(),
     )
     .map_err(|e| e.to_string());
+    let mutate = match mutate {
+        None => None,
+        Some((u, p, n)) => {
+            tracing::info!("bench: a mutation campaign of {n} mutants of {u} {p}…");
+            Some(
+                with_testbench!(u.as_str(), B => benchmark::bench_mutate::<B>(&exe, p, n, rtl.as_deref()))?,
+            )
+        }
+    };
     let report = Report {
+        mutate,
         machine,
         command: std::iter::once("gpucosim".to_string())
             .chain(std::env::args().skip(1))
@@ -1685,6 +1714,7 @@ fn cmd_mutate(a: MutateArgs, quiet: bool) -> Result<ExitCode> {
             jobs,
             verify: a.verify,
             timeout: a.timeout,
+            fresh_build: false,
         };
         with_testbench!(u.as_str(), B => gpucosim::engine::parse_knobs::<B>(&spec.knobs).map(drop))?;
         for &p in &profiles {

@@ -59,6 +59,9 @@ pub struct CampaignSpec {
     /// Time limit of one job, in seconds (default: from the unmutated
     /// runs).
     pub timeout: Option<f64>,
+    /// Build the instrumented model even if an identical one is cached
+    /// (for measuring the build).
+    pub fresh_build: bool,
 }
 
 /// How a mutant fared.
@@ -501,6 +504,16 @@ pub fn campaign<B: Testbench>(
     let all: BTreeSet<u32> = unit.mutants.iter().map(|m| m.id).collect();
     let inst = instrument(&unit, unit_name, table.top, profile, &all, &verilator)?;
     progress.phase(&group, "building the instrumented model");
+    if spec.fresh_build {
+        // A comment no cached build has seen.
+        let nonce = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let p = RtlSources::collect(&inst.root, unit_name)?.files[0].clone();
+        let mut t = std::fs::read_to_string(&p).map_err(|e| Error::io(&p, e))?;
+        t.push_str(&format!("// fresh build {nonce}\n"));
+        std::fs::write(&p, t).map_err(|e| Error::io(&p, e))?;
+    }
     let t0 = Instant::now();
     let isources = RtlSources::collect(&inst.root, unit_name)?;
     let built = rtlbuild::build(
@@ -708,7 +721,7 @@ fn verify_sample<B: Testbench>(
     let mut out = Vec::new();
     for id in picks {
         let t0 = Instant::now();
-        let alone = build_alone::<B>(unit, profile, id, verilator)?;
+        let alone = build_alone::<B>(unit, profile, id, verilator, spec.fresh_build)?;
         let build_seconds = t0.elapsed().as_secs_f64();
         let differs_at = compare_libs::<B>(lib, id, &alone, &rec)?;
         out.push(Verified {
@@ -727,13 +740,26 @@ fn build_alone<B: Testbench>(
     profile: Profile,
     id: u32,
     verilator: &Verilator,
+    fresh: bool,
 ) -> Result<PathBuf> {
     let table = B::table();
     let dir = tempfile::Builder::new()
         .prefix("gpucosim-mutant-")
         .tempdir()
         .map_err(|e| Error::Env(format!("cannot create a temporary directory: {e}")))?;
-    write_tree(dir.path(), table.unit, &unit.apply(id))?;
+    let mut files = unit.apply(id);
+    if fresh {
+        // A comment no cached build has seen.
+        let nonce = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        if let Some(m) = unit.mutant(id) {
+            if let Some(t) = files.get_mut(&m.file) {
+                t.push_str(&format!("// fresh build {nonce}\n"));
+            }
+        }
+    }
+    write_tree(dir.path(), table.unit, &files)?;
     let sources = RtlSources::collect(dir.path(), table.unit)?;
     let built = rtlbuild::build(
         &rtlbuild::BuildRequest {
@@ -796,7 +822,7 @@ pub fn compare_with_separate_build<B: Testbench>(
         &cache,
     )?
     .lib;
-    let b = build_alone::<B>(unit, profile, alone, &verilator)?;
+    let b = build_alone::<B>(unit, profile, alone, &verilator, false)?;
     let rec = crate::benchmark::record_inputs::<B>(profile, seed, cycles)?;
     compare_libs::<B>(&lib, selected, &b, &rec)
 }
