@@ -510,3 +510,54 @@ fn a_stopped_campaign_keeps_what_ran() {
     assert!((3..150).contains(&ran), "{ran} ran");
     assert!(ms.iter().any(|m| m["fate"] == "not-run"));
 }
+
+#[test]
+fn mutants_that_do_not_compile_are_left_out_and_named() {
+    // A stuck-at on an enum-typed assignment is not legal SystemVerilog
+    // (no implicit conversion to an enum): Verilator rejects it, the
+    // campaign leaves it out of the build and the rate, and says why.
+    let dir = tempfile::tempdir().unwrap();
+    let root = rtl_with(
+        dir.path(),
+        "waitcnt/waitcnt_top.sv",
+        "  // Outputs. Everything combinational is forced to 0 while in reset.",
+        "  typedef enum logic [1:0] { ModeA, ModeB } mode_e;
+  mode_e mode;
+  always_comb mode = ModeB;
+  // Outputs. Everything combinational is forced to 0 while in reset.",
+    );
+    let unit = mutate::scan_unit(Some(&root), "waitcnt").unwrap();
+    let bad = find(
+        &unit,
+        Operator::StuckAt0,
+        "  always_comb mode = ModeB;",
+        "  always_comb mode = (((ModeB) >> 1) << 1);",
+    );
+    let json = dir.path().join("m.json");
+    let (code, out, err) = run(&[
+        "mutate",
+        "--unit",
+        "waitcnt",
+        "--profile",
+        "gfx9",
+        "--rtl",
+        root.to_str().unwrap(),
+        "--mutant",
+        &bad.to_string(),
+        "--seeds",
+        "1..1",
+        "--cycles",
+        "300",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let m = &v["groups"][0]["mutants"][0];
+    assert_eq!(m["fate"], "not-built", "{m}");
+    assert_eq!(m["operator"], "stuck-at-0");
+    assert!(m["reason"].as_str().unwrap().contains("enum"), "{m}");
+    assert!(!m["reason"].as_str().unwrap().contains("/tmp"), "{m}");
+    assert_eq!(v["summaries"][0]["counts"]["not_built"], 1);
+    assert!(v["summaries"][0]["kill_rate"].is_null());
+}

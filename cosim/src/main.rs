@@ -1773,7 +1773,7 @@ fn cmd_mutate(a: MutateArgs, quiet: bool) -> Result<ExitCode> {
         let low: Vec<String> = groups
             .iter()
             .map(mutate::report::summarise)
-            .filter(|s| s.kill_rate.is_none_or(|r| r + 1e-12 < min))
+            .filter(|s| !matches!(s.kill_rate, Some(r) if r + 1e-12 >= min))
             .map(|s| {
                 format!(
                     "{} {}",

@@ -245,10 +245,7 @@ impl P<'_> {
 
     fn binary(&mut self, min: u8) -> Option<i128> {
         let mut l = self.unary()?;
-        loop {
-            let Some(Tok::Op(op)) = self.peek().cloned() else {
-                break;
-            };
+        while let Some(Tok::Op(op)) = self.peek().cloned() {
             let Some(p) = prec(op) else { break };
             if p < min {
                 break;

@@ -46,8 +46,10 @@ pub enum Operator {
     /// An `if` or `?:` condition inverted.
     Condition,
     /// Bit 0 of an assigned value stuck at 0.
+    #[serde(rename = "stuck-at-0")]
     StuckAt0,
     /// Bit 0 of an assigned value stuck at 1.
+    #[serde(rename = "stuck-at-1")]
     StuckAt1,
     /// One term of an AND or OR dropped.
     DropTerm,
@@ -729,15 +731,15 @@ impl<'a> FileScan<'a> {
         // Pass 2: the mutation points.
         for node in tree {
             match node {
-                RefNode::ExpressionBinary(x) => {
-                    if !self.chained.contains(&(x as *const _ as usize)) {
-                        self.chain(&Chain::Binary(x));
-                    }
+                RefNode::ExpressionBinary(x)
+                    if !self.chained.contains(&(x as *const _ as usize)) =>
+                {
+                    self.chain(&Chain::Binary(x));
                 }
-                RefNode::ConditionalExpression(c) => {
-                    if !self.chained.contains(&(c as *const _ as usize)) {
-                        self.chain(&Chain::Cond(c));
-                    }
+                RefNode::ConditionalExpression(c)
+                    if !self.chained.contains(&(c as *const _ as usize)) =>
+                {
+                    self.chain(&Chain::Cond(c));
                 }
                 RefNode::ExpressionUnary(x) => {
                     let op = tree.get_str_trim(&x.nodes.0).unwrap_or_default();
@@ -762,10 +764,8 @@ impl<'a> FileScan<'a> {
                         }
                     }
                 }
-                RefNode::OperatorAssignment(a) => {
-                    if tree.get_str_trim(&a.nodes.1) == Some("=") {
-                        self.stuck(&a.nodes.2);
-                    }
+                RefNode::OperatorAssignment(a) if tree.get_str_trim(&a.nodes.1) == Some("=") => {
+                    self.stuck(&a.nodes.2);
                 }
                 RefNode::NonblockingAssignment(a) => self.stuck(&a.nodes.3),
                 RefNode::NetAssignment(a) => self.stuck(&a.nodes.2),

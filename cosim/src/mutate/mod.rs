@@ -333,9 +333,14 @@ pub fn instrument(
             {
                 Some(&(_, _, id)) => {
                     culprits.insert(id);
-                    not_built.entry(id).or_insert_with(|| {
-                        e.split_once(": ").map_or(e.as_str(), |x| x.1).to_string()
-                    });
+                    // Verilator's message without its place in the
+                    // instrumented text (the mutant's own place is known).
+                    let msg = e
+                        .split_once(&format!(":{line}:{col}: "))
+                        .map_or(e.as_str(), |x| x.1)
+                        .trim()
+                        .to_string();
+                    not_built.entry(id).or_insert(msg);
                 }
                 None => unplaced.push(e.clone()),
             }
