@@ -503,6 +503,36 @@ pub fn campaign<B: Testbench>(
     let chosen = select(&unit, spec)?;
     let cache = rtlbuild::cache_root();
     let verilator = Verilator::locate(&cache)?;
+    let list = job_list(unit_name, profile, spec)?;
+    let bundles = tempfile::Builder::new()
+        .prefix("gpucosim-mutate-")
+        .tempdir()
+        .map_err(|e| Error::Env(format!("cannot create a temporary directory: {e}")))?;
+    let cfg = RegressConfig {
+        cycles: spec.cycles,
+        rtl_arg: spec.rtl_arg.clone(),
+        knobs: spec.knobs.clone(),
+        bundles: bundles.path().to_path_buf(),
+        shrink: false,
+        window: 16,
+        timeout: spec.timeout,
+        stall: None,
+        waves_format: gpucosim_waves::WaveFormat::Vcd,
+        mutant: None,
+    };
+    // The RTL as written must pass, before anything is instrumented.
+    progress.phase(&group, "running the unmutated RTL");
+    let t0 = Instant::now();
+    let (lib, hash) = regress::LibCache::default().get::<B>(&root, profile)?;
+    let plain = JobSpec {
+        job: list.get(0),
+        cfg: cfg.clone(),
+        root: root.clone(),
+        lib,
+        hash,
+    };
+    baseline(exe, &plain, &list, stop, &group, false, spec)?;
+    let mut baseline_seconds = t0.elapsed().as_secs_f64();
     // Every mutant is instrumented, so one build serves every campaign on
     // these sources.
     progress.phase(&group, "instrumenting");
@@ -536,77 +566,21 @@ pub fn campaign<B: Testbench>(
     } else {
         t0.elapsed().as_secs_f64()
     };
-    let list = job_list(unit_name, profile, spec)?;
-    let bundles = tempfile::Builder::new()
-        .prefix("gpucosim-mutate-")
-        .tempdir()
-        .map_err(|e| Error::Env(format!("cannot create a temporary directory: {e}")))?;
-    let mut baseline_results = Vec::new();
     let mut base = JobSpec {
         job: list.get(0),
         cfg: RegressConfig {
-            cycles: spec.cycles,
             rtl_arg: Some(inst.root.clone()),
-            knobs: spec.knobs.clone(),
-            bundles: bundles.path().to_path_buf(),
-            shrink: false,
-            window: 16,
-            timeout: spec.timeout,
-            stall: None,
-            waves_format: gpucosim_waves::WaveFormat::Vcd,
-            mutant: None,
+            ..cfg
         },
         root: inst.root.clone(),
         lib: built.lib.clone(),
         hash: rtlbuild::sources_hash(&isources)?,
     };
-    // The RTL as written must pass, built as it is and instrumented with
-    // no mutant selected; the runs also set the time limit.
-    progress.phase(&group, "running the unmutated RTL");
+    // The instrumented build with no mutant selected must pass too; its
+    // runs set the time limit.
     let t0 = Instant::now();
-    let plain = regress::LibCache::default().get::<B>(&root, profile)?;
-    let mut plain_base = base.clone();
-    plain_base.cfg.rtl_arg = spec.rtl_arg.clone();
-    plain_base.root = root.clone();
-    (plain_base.lib, plain_base.hash) = plain;
-    for (spec_, instrumented) in [(&plain_base, false), (&base, true)] {
-        let (fate, results) = run_mutant(exe, spec_, &list, 0, stop);
-        match fate {
-            Fate::Survived { .. } => {}
-            Fate::NotRun => {
-                return Err(Error::Env(format!(
-                    "{group}: interrupted while running the unmutated RTL"
-                )))
-            }
-            _ => {
-                let r = results.last().expect("a failing job");
-                return Err(if instrumented {
-                    Error::Env(format!(
-                        "the instrumented build of {group} with no mutant selected fails {} where the RTL as written passes ({}): a gpucosim bug, please report it",
-                        r.job.name(),
-                        r.message
-                    ))
-                } else {
-                    Error::Input(format!(
-                        "the RTL of {group} fails the regression without a mutant ({}: {}); fix that first: gpucosim regress --unit {unit_name} --profile {profile} --seeds {s}..{s} --cycles {}{}",
-                        r.job.name(),
-                        r.message,
-                        spec.cycles,
-                        spec.rtl_arg.as_ref().map_or(String::new(), |p| format!(
-                            " --rtl {}",
-                            crate::engine::shell_quote(&p.display().to_string())
-                        )),
-                        s = r.job.seed,
-                    ))
-                });
-            }
-        }
-        if instrumented {
-            baseline_results = results;
-        }
-    }
-    let baseline_seconds = t0.elapsed().as_secs_f64();
-    let results = baseline_results;
+    let results = baseline(exe, &base, &list, stop, &group, true, spec)?;
+    baseline_seconds += t0.elapsed().as_secs_f64();
     if base.cfg.timeout.is_none() {
         let slowest = results.iter().map(|r| r.seconds).fold(0.0, f64::max);
         base.cfg.timeout = Some(10.0 * slowest + 10.0);
@@ -693,6 +667,49 @@ pub fn campaign<B: Testbench>(
         mutants,
         verified,
     })
+}
+
+/// Runs the jobs with no mutant selected; an error if one does not pass.
+fn baseline(
+    exe: &Path,
+    base: &JobSpec,
+    list: &JobList,
+    stop: &AtomicBool,
+    group: &str,
+    instrumented: bool,
+    spec: &CampaignSpec,
+) -> Result<Vec<JobResult>> {
+    let (fate, results) = run_mutant(exe, base, list, 0, stop);
+    match fate {
+        Fate::Survived { .. } => Ok(results),
+        Fate::NotRun => Err(Error::Env(format!(
+            "{group}: interrupted while running the unmutated RTL"
+        ))),
+        _ => {
+            let r = results.last().expect("a failing job");
+            Err(if instrumented {
+                Error::Env(format!(
+                    "the instrumented build of {group} with no mutant selected fails {} where the RTL as written passes ({}): a gpucosim bug, please report it",
+                    r.job.name(),
+                    r.message
+                ))
+            } else {
+                Error::Input(format!(
+                    "the RTL of {group} fails the regression without a mutant ({}: {}); fix that first: gpucosim regress --unit {} --profile {} --seeds {s}..{s} --cycles {}{}",
+                    r.job.name(),
+                    r.message,
+                    r.job.unit,
+                    r.job.profile,
+                    spec.cycles,
+                    spec.rtl_arg.as_ref().map_or(String::new(), |p| format!(
+                        " --rtl {}",
+                        crate::engine::shell_quote(&p.display().to_string())
+                    )),
+                    s = r.job.seed,
+                ))
+            })
+        }
+    }
 }
 
 /// Builds `spec.verify` of the chosen mutants separately and checks that
