@@ -894,16 +894,16 @@ fn run_tool(mut cmd: Command, req: &BuildRequest<'_>, what: &str) -> Result<()> 
 }
 
 /// Verilates `sources` into C++ in `out` (nothing compiled) with the
-/// options of a model build: the code Verilator's optimiser makes of the
-/// RTL. Returns Verilator's complaint if it fails.
+/// options of a model build of `flavor`: the code Verilator's optimiser
+/// makes of the RTL. Returns Verilator's complaint if it fails.
 pub fn verilate_cpp(
     table: &PortTable,
     profile: Profile,
     sources: &RtlSources,
     verilator: &Verilator,
     out: &Path,
+    flavor: Flavor,
 ) -> Result<Option<String>> {
-    let flavor = Flavor::from_env()?;
     let mut cmd = verilator.command();
     cmd.args(VERILATOR_FLAGS.iter().filter(|f| **f != "--exe"))
         .args(flavor.verilator_flags())
