@@ -561,3 +561,54 @@ fn mutants_that_do_not_compile_are_left_out_and_named() {
     assert_eq!(v["summaries"][0]["counts"]["not_built"], 1);
     assert!(v["summaries"][0]["kill_rate"].is_null());
 }
+
+#[test]
+fn changes_the_optimiser_folds_away_are_proven_equivalent() {
+    // On gfx11 `HasVs` is 1, so `!wait_vscnt_i || HasVs` is 1 whatever
+    // the input: dropping the input's term changes nothing, and Verilator
+    // makes the same C++ of both. On gfx9 (`HasVs` = 0) the same mutant is
+    // killed.
+    let unit = builtin("waitcnt");
+    let id = find(
+        &unit,
+        Operator::DropTerm,
+        "    wait_legal = !wait_vscnt_i || HasVs;",
+        "    wait_legal = (HasVs);",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("m.json");
+    let (code, out, err) = run(&[
+        "mutate",
+        "--unit",
+        "waitcnt",
+        "--mutant",
+        &id.to_string(),
+        "--seeds",
+        "1..4",
+        "--cycles",
+        "5000",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let fate = |p: &str| {
+        let g = v["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["profile"] == p)
+            .unwrap();
+        g["mutants"][0].clone()
+    };
+    assert_eq!(fate("gfx9")["fate"], "killed", "{v}");
+    let m = fate("gfx11");
+    assert_eq!(m["fate"], "equivalent", "{m}");
+    assert!(
+        m["reason"]
+            .as_str()
+            .unwrap()
+            .contains("Verilator's optimiser"),
+        "{m}"
+    );
+}
