@@ -68,9 +68,21 @@ enum Slot {
         waited: bool,
         idx: usize,
     },
+    /// `busy`: the pair is to meet a waiting wave, after an `s_waitcnt 0`;
+    /// `waited`: that wait has been offered.
     BadDual {
         code: u8,
         imm: u16,
+        vscnt: bool,
+        busy: bool,
+        waited: bool,
+        idx: usize,
+    },
+    /// `waited`: the `s_waitcnt 0` before the wait has been offered.
+    BadWait {
+        imm: u16,
+        vscnt: bool,
+        waited: bool,
         idx: usize,
     },
 }
@@ -102,6 +114,9 @@ pub struct WaitcntDriver {
     slots: [Slot; WAVES],
     /// Bit w: `slots[w]` is not `Slot::Empty`.
     occupied: u16,
+    /// Bit w: `slots[w]` is a `Slot::BadWait` whose `s_waitcnt 0` has been
+    /// offered: its wait is offered whether or not the wave waits.
+    after_wait: u16,
     lookahead: Option<(WaitcntTxn, usize)>,
     exhausted: bool,
     consumed: usize,
@@ -137,6 +152,7 @@ impl WaitcntDriver {
             profile,
             slots: [Slot::Empty; WAVES],
             occupied: 0,
+            after_wait: 0,
             lookahead: None,
             exhausted: false,
             consumed: 0,
@@ -188,6 +204,11 @@ impl WaitcntDriver {
             self.occupied &= !(1 << w);
         } else {
             self.occupied |= 1 << w;
+        }
+        if let Slot::BadWait { waited: true, .. } = slot {
+            self.after_wait |= 1 << w;
+        } else {
+            self.after_wait &= !(1 << w);
         }
     }
 
@@ -252,7 +273,13 @@ impl WaitcntDriver {
                     },
                 );
             }
-            WaitcntTxn::BadDual { wave, class, imm } => {
+            WaitcntTxn::BadDual {
+                wave,
+                code,
+                imm,
+                vscnt,
+                busy,
+            } => {
                 let w = wave as usize % WAVES;
                 if self.slots[w] != Slot::Empty {
                     return Err((txn, idx));
@@ -260,8 +287,26 @@ impl WaitcntDriver {
                 self.set_slot(
                     w,
                     Slot::BadDual {
-                        code: class.code() as u8,
+                        code: code & 15,
                         imm,
+                        vscnt,
+                        busy,
+                        waited: false,
+                        idx,
+                    },
+                );
+            }
+            WaitcntTxn::BadWait { wave, imm, vscnt } => {
+                let w = wave as usize % WAVES;
+                if self.slots[w] != Slot::Empty {
+                    return Err((txn, idx));
+                }
+                self.set_slot(
+                    w,
+                    Slot::BadWait {
+                        imm,
+                        vscnt,
+                        waited: false,
                         idx,
                     },
                 );
@@ -495,10 +540,20 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                         code as u32
                     }
                     // Offered only while the wave does not wait, so that the
-                    // wait is not itself refused as `busy`.
-                    Slot::BadDual { code, imm, .. } if !wave_waits => {
+                    // wait is not itself refused as `busy`; or, to meet a
+                    // waiting wave, after an `s_waitcnt 0` whatever the
+                    // wave's state (`busy` on both sides if it waits).
+                    Slot::BadDual {
+                        code,
+                        imm,
+                        vscnt,
+                        busy,
+                        waited,
+                        ..
+                    } if (!busy && !wave_waits) || (busy && waited) => {
                         P::wait_valid_i.set(inputs, 1);
                         P::wait_wave_i.set(inputs, w as u64);
+                        P::wait_vscnt_i.set(inputs, vscnt as u64);
                         P::wait_imm_i.set(inputs, imm as u64);
                         code as u32
                     }
@@ -512,9 +567,10 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                 self.rr_issue = (w + 1) % WAVES;
                 break;
             }
-            // Occupied slots of waves that neither wait nor offer an issue,
-            // in round-robin order from `rr_wait`.
-            let mut eligible = self.occupied & !(waiting as u16);
+            // Occupied slots of waves that neither wait nor offer an issue
+            // (or whose injected wait is offered whether or not the wave
+            // waits), in round-robin order from `rr_wait`.
+            let mut eligible = (self.occupied & !(waiting as u16)) | self.after_wait;
             if issue_wave < WAVES {
                 eligible &= !(1 << issue_wave);
             }
@@ -563,6 +619,67 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                         self.rr_wait = (w + 1) % WAVES;
                         break;
                     }
+                    // Likewise before an injected wait or issue-and-wait pair.
+                    Slot::BadWait { waited: false, .. }
+                    | Slot::BadDual {
+                        busy: true,
+                        waited: false,
+                        ..
+                    } => {
+                        P::wait_valid_i.set(inputs, 1);
+                        P::wait_wave_i.set(inputs, w as u64);
+                        let slot = match self.slots[w] {
+                            Slot::BadWait { imm, vscnt, idx, .. } => Slot::BadWait {
+                                imm,
+                                vscnt,
+                                waited: true,
+                                idx,
+                            },
+                            Slot::BadDual {
+                                code,
+                                imm,
+                                vscnt,
+                                busy,
+                                idx,
+                                ..
+                            } => Slot::BadDual {
+                                code,
+                                imm,
+                                vscnt,
+                                busy,
+                                waited: true,
+                                idx,
+                            },
+                            other => other,
+                        };
+                        self.set_slot(w, slot);
+                        self.rr_wait = (w + 1) % WAVES;
+                        break;
+                    }
+                    // The injected wait, in the cycle after its `s_waitcnt 0`
+                    // (or later): `busy` if the wave waits, else an ordinary
+                    // wait (refused as `illegal` if it is an `s_waitcnt_vscnt`
+                    // without VS_CNT).
+                    Slot::BadWait {
+                        imm,
+                        vscnt,
+                        waited: true,
+                        idx,
+                    } => {
+                        if waiting >> w & 1 == 0 && (!vscnt || self.has_vs) {
+                            self.open_wait[w] = Some(idx);
+                            if let Some(l) = &mut self.log {
+                                l.waits[w] = Some(idx);
+                            }
+                        }
+                        P::wait_valid_i.set(inputs, 1);
+                        P::wait_wave_i.set(inputs, w as u64);
+                        P::wait_vscnt_i.set(inputs, vscnt as u64);
+                        P::wait_imm_i.set(inputs, imm as u64);
+                        self.set_slot(w, Slot::Empty);
+                        self.rr_wait = (w + 1) % WAVES;
+                        break;
+                    }
                     _ => {}
                 }
             }
@@ -600,7 +717,8 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
             Slot::Issue { idx, .. }
             | Slot::Wait { idx, .. }
             | Slot::BadIssue { idx, .. }
-            | Slot::BadDual { idx, .. } => Some(idx),
+            | Slot::BadDual { idx, .. }
+            | Slot::BadWait { idx, .. } => Some(idx),
         });
         let mem = self.mem.iter().flat_map(|q| q.iter().map(|e| e.idx));
         let bad = self.bad.iter().map(|b| b.2);
@@ -623,7 +741,8 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
             Slot::Issue { idx, .. }
             | Slot::Wait { idx, .. }
             | Slot::BadIssue { idx, .. }
-            | Slot::BadDual { idx, .. } => Some(idx),
+            | Slot::BadDual { idx, .. }
+            | Slot::BadWait { idx, .. } => Some(idx),
         };
         let mem = self.mem[w * DOMAINS..(w + 1) * DOMAINS]
             .iter()
