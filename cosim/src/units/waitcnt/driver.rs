@@ -143,6 +143,8 @@ pub struct WaitcntDriver {
     log: Option<Record>,
     /// Per wave: the wait offered and not yet released, for reports.
     open_wait: [Option<usize>; WAVES],
+    /// Offer inputs in the reset cycles (see [`WaitcntDriver::reset_inputs`]).
+    reset_inputs: bool,
 }
 
 impl WaitcntDriver {
@@ -178,7 +180,15 @@ impl WaitcntDriver {
             now: 0,
             log: None,
             open_wait: [None; WAVES],
+            reset_inputs: false,
         }
+    }
+
+    /// Offers issues, waits and returns while `rst_ni` is low (they must
+    /// have no effect: every output but the counters is 0 in reset).
+    pub fn reset_inputs(mut self, on: bool) -> Self {
+        self.reset_inputs = on;
+        self
     }
 
     /// Keeps a record of when each issue is accepted and returned and each
@@ -708,6 +718,38 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
             Drive::Done
         } else {
             Drive::Busy
+        }
+    }
+
+    /// With [`WaitcntDriver::reset_inputs`]: an issue of each kind, waits
+    /// and returns while `rst_ni` is low, which the unit must ignore (every
+    /// output but the counters 0). Cycle 0: an illegal issue and an
+    /// `s_waitcnt_vscnt` of one wave (`dual`, and `illegal` where there is
+    /// no VS_CNT), an illegal return and an underflowing one. Cycle 1 (the
+    /// state reset by then): an issue that would be acknowledged, a wait
+    /// that would release at once, an illegal and an underflowing return.
+    fn drive_in_reset(&mut self, cycle: u64, inputs: &mut [u32]) {
+        if !self.reset_inputs {
+            return;
+        }
+        let (issue_wave, issue_code, wait_wave, vscnt) = if cycle == 0 {
+            (2, 15, 2, true)
+        } else {
+            (0, Class::Lds.code() as u64, 1, false)
+        };
+        P::issue_valid_i.set(inputs, 1);
+        P::issue_wave_i.set(inputs, issue_wave);
+        P::issue_class_i.set(inputs, issue_code);
+        P::wait_valid_i.set(inputs, 1);
+        P::wait_wave_i.set(inputs, wait_wave);
+        P::wait_vscnt_i.set(inputs, vscnt as u64);
+        for (k, (w, code)) in [(3, 14), (4, Class::Smem2.code() as u64)]
+            .into_iter()
+            .enumerate()
+        {
+            P::ret_valid_i.set_bit(inputs, k, true);
+            P::ret_wave_i.set_elem(inputs, k, w);
+            P::ret_class_i.set_elem(inputs, k, code);
         }
     }
 
