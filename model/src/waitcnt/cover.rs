@@ -85,5 +85,6 @@ crate::bins! {
         ErrIllegalBusyWait = "err_illegal_busy_wait" if no_vs,
         ErrIllegalDualWait = "err_illegal_dual_wait" if no_vs,
         ErrIllegalBusyDual = "err_illegal_busy_dual",
+        ErrIllegalUnderflow = "err_illegal_underflow",
     }
 }

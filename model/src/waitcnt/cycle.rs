@@ -484,6 +484,10 @@ impl Unit for WaitcntModel {
             if n_err[w] >= 2 {
                 self.hit(Bin::ErrMultiOneWave);
             }
+            let iu = (ErrCode::Illegal.bit() | ErrCode::Underflow.bit()) as u8;
+            if err[w] & iu == iu {
+                self.hit(Bin::ErrIllegalUnderflow);
+            }
             if err[w].count_ones() >= 2 {
                 self.hit(Bin::ErrMultiKindsOneWave);
             }
@@ -904,7 +908,7 @@ mod tests {
         for n in gfx9_only {
             assert!(crate::cover::names::<Bin>(Profile::Gfx9).contains(&n));
         }
-        assert_eq!(crate::cover::names::<Bin>(Profile::Gfx11).len(), 57);
+        assert_eq!(crate::cover::names::<Bin>(Profile::Gfx11).len(), 58);
     }
 
     /// Hits of the error bins of `names` after `cycles` on a fresh
@@ -947,10 +951,26 @@ mod tests {
                 ..Cyc::default()
             };
             assert_eq!(
-                err_bins(p, &[illegal_and_underflow], &bins),
+                err_bins(p, &[illegal_and_underflow.clone()], &bins),
                 [1, 1, 0],
                 "{p}"
             );
+            // `err_illegal_underflow`: an illegal return and an underflowing
+            // one of one wave, or an illegal issue and an underflow; not the
+            // two on two waves, nor two illegal returns.
+            let iu = ["err_illegal_underflow"];
+            assert_eq!(err_bins(p, &[illegal_and_underflow], &iu), [1], "{p}");
+            let rets = |a: usize, b: usize| Cyc {
+                rets: vec![(a, 13), (b, Class::Smem1.code())],
+                ..Cyc::default()
+            };
+            assert_eq!(err_bins(p, &[rets(5, 5)], &iu), [1], "{p}");
+            assert_eq!(err_bins(p, &[rets(5, 6)], &iu), [0], "{p}");
+            let two_illegal = Cyc {
+                rets: vec![(5, 13), (5, 14)],
+                ..Cyc::default()
+            };
+            assert_eq!(err_bins(p, &[two_illegal], &iu), [0], "{p}");
             // An issue and a wait of one wave (dual: one error, not two).
             let dual = Cyc {
                 issue: Some((4, Class::Lds.code())),

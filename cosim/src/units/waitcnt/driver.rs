@@ -262,11 +262,15 @@ impl WaitcntDriver {
                 }
                 self.idle_left = cycles.max(1) as u32;
             }
-            WaitcntTxn::BadReturn { wave, code } => {
-                if self.bad.len() >= BAD_CAP {
+            WaitcntTxn::BadReturn { wave, code, also } => {
+                if self.bad.len() + 2 > BAD_CAP {
                     return Err((txn, idx));
                 }
+                // Queued together, so both go out in one cycle.
                 self.bad.push_back((wave % WAVES as u8, code & 15, idx));
+                if let Some(c) = also {
+                    self.bad.push_back((wave % WAVES as u8, c & 15, idx));
+                }
             }
             WaitcntTxn::BadIssue { wave, code } => {
                 let w = wave as usize % WAVES;
@@ -695,13 +699,19 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
             }
         }
 
-        // The memory system: one injected return, then due returns.
+        // The memory system: one injected return (two when the next one is
+        // for the same wave, as a `bad_return`'s `also` is), then due
+        // returns.
         let mut k = 0;
-        if let Some((w, code, _)) = self.bad.pop_front() {
-            P::ret_valid_i.set_bit(inputs, 0, true);
-            P::ret_wave_i.set_elem(inputs, 0, w as u64);
-            P::ret_class_i.set_elem(inputs, 0, code as u64);
-            k = 1;
+        while let Some(&(w, code, _)) = self.bad.front() {
+            if k == 2 || (k == 1 && P::ret_wave_i.elem(inputs, 0) != w as u64) {
+                break;
+            }
+            self.bad.pop_front();
+            P::ret_valid_i.set_bit(inputs, k, true);
+            P::ret_wave_i.set_elem(inputs, k, w as u64);
+            P::ret_class_i.set_elem(inputs, k, code as u64);
+            k += 1;
         }
         self.returns(inputs, k);
         self.now += 1;

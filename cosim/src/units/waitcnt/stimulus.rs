@@ -164,7 +164,14 @@ pub fn generate(profile: Profile, knobs: &WaitcntKnobs, rng: &mut ChaCha8Rng) ->
             c.map_or(0, |c| c.code() as u8)
         };
         return match rng.gen_range(0..7u8) {
-            0 | 1 => WaitcntTxn::BadReturn { wave, code },
+            // An illegal return, half the time with an SMEM2 return of the
+            // wave (weight 2 on LGKM_CNT: an underflow unless it holds 2).
+            0 | 1 => WaitcntTxn::BadReturn {
+                wave,
+                code,
+                also: (illegal_codes(profile).any(|c| c == code) && rng.gen_bool(0.5))
+                    .then_some(Class::Smem2.code() as u8),
+            },
             2 | 3 => WaitcntTxn::BadIssue { wave, code },
             // With an illegal code: `illegal` and `dual`; with
             // `s_waitcnt_vscnt` where there is no VS_CNT: `illegal` (the
@@ -462,6 +469,7 @@ mod tests {
                 "err_busy_wait",
                 "err_illegal_dual_issue",
                 "err_illegal_busy_dual",
+                "err_illegal_underflow",
             ];
             if !WaitcntParams::of(p).has_vs() {
                 bins.extend(["err_illegal_busy_wait", "err_illegal_dual_wait"]);

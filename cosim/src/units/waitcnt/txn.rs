@@ -43,6 +43,11 @@ pub enum WaitcntTxn {
         wave: u8,
         /// Class code (12..15 are illegal everywhere).
         code: u8,
+        /// A second injected return of the same wave in the same cycle, of
+        /// this class code (with an illegal `code`: an illegal return
+        /// meeting an underflow of its wave).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        also: Option<u8>,
     },
     /// Injected error: `wave` executes `s_waitcnt 0` (all counters), then an
     /// issue of class code `code` is offered while it waits (a `busy` error),
