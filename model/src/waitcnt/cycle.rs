@@ -951,7 +951,7 @@ mod tests {
                 ..Cyc::default()
             };
             assert_eq!(
-                err_bins(p, &[illegal_and_underflow.clone()], &bins),
+                err_bins(p, std::slice::from_ref(&illegal_and_underflow), &bins),
                 [1, 1, 0],
                 "{p}"
             );
