@@ -540,6 +540,7 @@ impl<'a, B: Testbench> ModelRun<'a, B> {
     fn drive(&mut self, cycle: u64, inp: &mut [u32], mout: &[u32]) -> Drive {
         inp.fill(0);
         if cycle < RESET_CYCLES {
+            self.driver.drive_in_reset(cycle, inp);
             Drive::Busy
         } else {
             self.rst.set(inp, 1);

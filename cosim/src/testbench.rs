@@ -48,6 +48,13 @@ pub trait Driver<T>: Send {
     /// zeros in the first cycle after reset). Transactions are pulled from
     /// `src` when the driver is ready for one.
     fn drive(&mut self, prev_out: &[u32], inputs: &mut [u32], src: &mut dyn TxnSource<T>) -> Drive;
+    /// Sets `inputs` (already zeroed, with `rst_ni` low) for reset cycle
+    /// `cycle` (`0..RESET_CYCLES`), for a unit whose cycle contract says
+    /// what its outputs are in reset whatever the inputs. By default the
+    /// inputs stay 0.
+    fn drive_in_reset(&mut self, cycle: u64, inputs: &mut [u32]) {
+        let _ = (cycle, inputs);
+    }
     /// Index (in consumption order) of the oldest transaction still in
     /// flight, for mismatch reports.
     fn in_flight(&self) -> Option<usize>;

@@ -75,10 +75,16 @@ crate::bins! {
         ErrIllegalReturn = "err_illegal_return",
         ErrIllegalVscnt = "err_illegal_vscnt" if no_vs,
         ErrBusyIssue = "err_busy_issue",
+        ErrBusyWait = "err_busy_wait",
         ErrUnderflowNonzero = "err_underflow_nonzero",
         ErrUnderflowOtherCounts = "err_underflow_other_counts",
         ErrMultiOneWave = "err_multi_one_wave",
         ErrMultiKindsOneWave = "err_multi_kinds_one_wave",
         ErrMultiWaves = "err_multi_waves",
+        ErrIllegalDualIssue = "err_illegal_dual_issue",
+        ErrIllegalBusyWait = "err_illegal_busy_wait" if no_vs,
+        ErrIllegalDualWait = "err_illegal_dual_wait" if no_vs,
+        ErrIllegalBusyDual = "err_illegal_busy_dual",
+        ErrIllegalUnderflow = "err_illegal_underflow",
     }
 }

@@ -311,8 +311,10 @@ impl Unit for WaitcntModel {
         let mut ack = false;
         // Bit c: counter c would overflow.
         let mut sat = 0u32;
+        let mut issue_illegal = false;
         if issue_valid {
             let legal = self.legal >> icode & 1 != 0;
+            issue_illegal = !legal;
             let busy = self.waiting >> iw & 1 != 0;
             if !legal {
                 note(iw, ErrCode::Illegal);
@@ -325,6 +327,9 @@ impl Unit for WaitcntModel {
             if dual {
                 // One error for the pair (the wait's side adds none).
                 note(iw, ErrCode::Dual);
+                if !legal {
+                    self.hit(Bin::ErrIllegalDualIssue);
+                }
             }
             if legal && !busy && !dual {
                 let inc = self.incr[icode];
@@ -353,6 +358,18 @@ impl Unit for WaitcntModel {
             }
             if busy {
                 note(ww, ErrCode::Busy);
+                self.hit(Bin::ErrBusyWait);
+                if !legal {
+                    self.hit(Bin::ErrIllegalBusyWait);
+                }
+            }
+            if dual && !legal {
+                self.hit(Bin::ErrIllegalDualWait);
+            }
+            // An issue and a wait together meeting a waiting wave, one of
+            // them illegal: three codes at once.
+            if dual && busy && (issue_illegal || !legal) {
+                self.hit(Bin::ErrIllegalBusyDual);
             }
             if legal && !busy && !dual {
                 accepted = true;
@@ -466,6 +483,10 @@ impl Unit for WaitcntModel {
             }
             if n_err[w] >= 2 {
                 self.hit(Bin::ErrMultiOneWave);
+            }
+            let iu = (ErrCode::Illegal.bit() | ErrCode::Underflow.bit()) as u8;
+            if err[w] & iu == iu {
+                self.hit(Bin::ErrIllegalUnderflow);
             }
             if err[w].count_ones() >= 2 {
                 self.hit(Bin::ErrMultiKindsOneWave);
@@ -873,14 +894,21 @@ mod tests {
             .filter(|n| !gfx11_only.iter().any(|s| n.contains(s)))
             .collect();
         // An `s_waitcnt_vscnt` is an error only where there is no VS_CNT.
+        let gfx9_only = [
+            "err_illegal_vscnt",
+            "err_illegal_busy_wait",
+            "err_illegal_dual_wait",
+        ];
         let g9: Vec<&str> = crate::cover::names::<Bin>(Profile::Gfx9)
             .iter()
             .copied()
-            .filter(|n| *n != "err_illegal_vscnt")
+            .filter(|n| !gfx9_only.contains(n))
             .collect();
         assert_eq!(g9, want);
-        assert!(crate::cover::names::<Bin>(Profile::Gfx9).contains(&"err_illegal_vscnt"));
-        assert_eq!(crate::cover::names::<Bin>(Profile::Gfx11).len(), 54);
+        for n in gfx9_only {
+            assert!(crate::cover::names::<Bin>(Profile::Gfx9).contains(&n));
+        }
+        assert_eq!(crate::cover::names::<Bin>(Profile::Gfx11).len(), 58);
     }
 
     /// Hits of the error bins of `names` after `cycles` on a fresh
@@ -923,10 +951,26 @@ mod tests {
                 ..Cyc::default()
             };
             assert_eq!(
-                err_bins(p, &[illegal_and_underflow], &bins),
+                err_bins(p, std::slice::from_ref(&illegal_and_underflow), &bins),
                 [1, 1, 0],
                 "{p}"
             );
+            // `err_illegal_underflow`: an illegal return and an underflowing
+            // one of one wave, or an illegal issue and an underflow; not the
+            // two on two waves, nor two illegal returns.
+            let iu = ["err_illegal_underflow"];
+            assert_eq!(err_bins(p, &[illegal_and_underflow], &iu), [1], "{p}");
+            let rets = |a: usize, b: usize| Cyc {
+                rets: vec![(a, 13), (b, Class::Smem1.code())],
+                ..Cyc::default()
+            };
+            assert_eq!(err_bins(p, &[rets(5, 5)], &iu), [1], "{p}");
+            assert_eq!(err_bins(p, &[rets(5, 6)], &iu), [0], "{p}");
+            let two_illegal = Cyc {
+                rets: vec![(5, 13), (5, 14)],
+                ..Cyc::default()
+            };
+            assert_eq!(err_bins(p, &[two_illegal], &iu), [0], "{p}");
             // An issue and a wait of one wave (dual: one error, not two).
             let dual = Cyc {
                 issue: Some((4, Class::Lds.code())),
@@ -1010,6 +1054,163 @@ mod tests {
             cov.hits[cov.names.iter().position(|m| *m == "err_illegal").unwrap()],
             0
         );
+    }
+
+    /// A wait offered to a waiting wave (`err_busy_wait`), and two codes
+    /// from one instruction: an illegal issue that is also dual
+    /// (`err_illegal_dual_issue`), an `s_waitcnt_vscnt` without VS_CNT
+    /// that is also busy (`err_illegal_busy_wait`) or dual
+    /// (`err_illegal_dual_wait`). Each is hit exactly when its case
+    /// occurs, with `err_o` showing both codes; single errors, and the same
+    /// errors on two waves or from two instructions, hit none.
+    #[test]
+    fn busy_waits_and_two_codes_from_one_instruction_are_covered() {
+        let all = [
+            "err_busy_wait",
+            "err_illegal_dual_issue",
+            "err_illegal_busy_wait",
+            "err_illegal_dual_wait",
+        ];
+        let both = |a: ErrCode, b: ErrCode| (a.bit() | b.bit()) as u8;
+        let illegal = |p: Profile| if p == Profile::Gfx9 { 10 } else { 12 };
+        for p in Profile::all() {
+            let gfx9 = p == Profile::Gfx9;
+            // The last two bins exist only without VS_CNT (gfx9).
+            let bins = if gfx9 { &all[..] } else { &all[..2] };
+            let n = bins.len();
+            // Wave 0 waits on an outstanding load, then a wait is offered
+            // to it (and an ordinary wait to wave 1 in the next cycle).
+            let busy = [
+                issue(0, Class::VmemLoad),
+                wait(0, 0),
+                wait(0, 0xFFFF),
+                wait(1, 0),
+            ];
+            let mut tb = Tb::new(p);
+            let outs: Vec<Out> = busy.iter().map(|c| tb.step(c)).collect();
+            assert_eq!(outs[2].err[0], ErrCode::Busy.bit() as u8, "{p}");
+            assert_eq!(outs[2].stall, 1, "{p}: the busy wait is ignored");
+            assert_eq!(err_bins(p, &busy, bins), [1, 0, 0, 0][..n], "{p}");
+            // A wait to a wave that waits no longer is not busy.
+            let released = [
+                issue(0, Class::Lds),
+                ret(0, Class::Lds),
+                wait(0, 0),
+                wait(0, 0),
+            ];
+            assert_eq!(err_bins(p, &released, bins), [0; 4][..n], "{p}");
+            // An illegal class offered with a wait to the same wave.
+            let c = Cyc {
+                issue: Some((3, illegal(p))),
+                wait: Some((3, false, 0)),
+                ..Cyc::default()
+            };
+            let mut tb = Tb::new(p);
+            let o = tb.step(&c);
+            assert_eq!(o.err[3], both(ErrCode::Illegal, ErrCode::Dual), "{p}");
+            assert_eq!((o.ack, o.stall, o.release), (false, 0, 0), "{p}");
+            assert_eq!(err_bins(p, &[c], bins), [0, 1, 0, 0][..n], "{p}");
+            // Illegal and dual on two waves in one cycle, or a legal dual.
+            let apart = Cyc {
+                issue: Some((3, illegal(p))),
+                wait: Some((4, false, 0)),
+                ..Cyc::default()
+            };
+            let legal_dual = Cyc {
+                issue: Some((3, Class::Lds.code())),
+                wait: Some((3, false, 0)),
+                ..Cyc::default()
+            };
+            assert_eq!(err_bins(p, &[apart, legal_dual], bins), [0; 4][..n], "{p}");
+            // An illegal class with a wait, to a waiting wave: all three
+            // codes (`err_illegal_busy_dual`); busy and dual alone do not
+            // hit it, nor does an illegal return beside them.
+            let ibd = ["err_illegal_busy_dual"];
+            let three = [
+                issue(0, Class::VmemLoad),
+                wait(0, 0),
+                Cyc {
+                    issue: Some((0, illegal(p))),
+                    wait: Some((0, false, 0)),
+                    ..Cyc::default()
+                },
+            ];
+            let mut tb = Tb::new(p);
+            let o = three.iter().map(|c| tb.step(c)).last().unwrap();
+            let all3 = ErrCode::Illegal.bit() | ErrCode::Busy.bit() | ErrCode::Dual.bit();
+            assert_eq!(o.err[0], all3 as u8, "{p}");
+            assert_eq!(err_bins(p, &three, &ibd), [1], "{p}");
+            let busy_dual_ret = [
+                issue(0, Class::VmemLoad),
+                wait(0, 0),
+                Cyc {
+                    issue: Some((0, Class::Lds.code())),
+                    wait: Some((0, false, 0)),
+                    rets: vec![(0, 15)],
+                },
+            ];
+            let mut tb = Tb::new(p);
+            let o = busy_dual_ret.iter().map(|c| tb.step(c)).last().unwrap();
+            assert_eq!(o.err[0], all3 as u8, "{p}: the return's illegal");
+            assert_eq!(err_bins(p, &busy_dual_ret, &ibd), [0], "{p}");
+            // `s_waitcnt_vscnt` to a waiting wave: illegal and busy on gfx9,
+            // busy on gfx11.
+            let vscnt_busy = [
+                issue(0, Class::VmemLoad),
+                wait(0, 0),
+                Cyc {
+                    wait: Some((0, true, 0)),
+                    ..Cyc::default()
+                },
+            ];
+            let mut tb = Tb::new(p);
+            let o = vscnt_busy.iter().map(|c| tb.step(c)).last().unwrap();
+            let want = if gfx9 {
+                both(ErrCode::Illegal, ErrCode::Busy)
+            } else {
+                ErrCode::Busy.bit() as u8
+            };
+            assert_eq!(o.err[0], want, "{p}");
+            let vscnt_dual = Cyc {
+                issue: Some((5, Class::Export.code())),
+                wait: Some((5, true, 0)),
+                ..Cyc::default()
+            };
+            let mut tb = Tb::new(p);
+            let o = tb.step(&vscnt_dual);
+            let want = if gfx9 {
+                both(ErrCode::Illegal, ErrCode::Dual)
+            } else {
+                ErrCode::Dual.bit() as u8
+            };
+            assert_eq!(o.err[5], want, "{p}");
+            assert!(!o.ack, "{p}");
+            if gfx9 {
+                assert_eq!(err_bins(p, &vscnt_busy, bins), [1, 0, 1, 0], "{p}");
+                assert_eq!(err_bins(p, &[vscnt_dual], bins), [0, 0, 0, 1], "{p}");
+                // An illegal wait to a wave that does not wait (while
+                // another one does): neither combination.
+                let alone = [
+                    issue(0, Class::VmemLoad),
+                    wait(0, 0),
+                    Cyc {
+                        wait: Some((1, true, 0)),
+                        ..Cyc::default()
+                    },
+                ];
+                assert_eq!(err_bins(p, &alone, bins), [0, 0, 0, 0], "{p}");
+            } else {
+                assert_eq!(
+                    err_bins(p, &vscnt_busy, bins),
+                    [1, 0],
+                    "{p}: busy, not illegal"
+                );
+                assert_eq!(err_bins(p, &[vscnt_dual], bins), [0, 0], "{p}");
+                let names = crate::cover::names::<Bin>(p);
+                assert!(!names.contains(&"err_illegal_busy_wait"));
+                assert!(!names.contains(&"err_illegal_dual_wait"));
+            }
+        }
     }
 
     #[test]

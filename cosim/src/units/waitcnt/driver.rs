@@ -68,9 +68,21 @@ enum Slot {
         waited: bool,
         idx: usize,
     },
+    /// `busy`: the pair is to meet a waiting wave, after an `s_waitcnt 0`;
+    /// `waited`: that wait has been offered.
     BadDual {
         code: u8,
         imm: u16,
+        vscnt: bool,
+        busy: bool,
+        waited: bool,
+        idx: usize,
+    },
+    /// `waited`: the `s_waitcnt 0` before the wait has been offered.
+    BadWait {
+        imm: u16,
+        vscnt: bool,
+        waited: bool,
         idx: usize,
     },
 }
@@ -102,6 +114,9 @@ pub struct WaitcntDriver {
     slots: [Slot; WAVES],
     /// Bit w: `slots[w]` is not `Slot::Empty`.
     occupied: u16,
+    /// Bit w: `slots[w]` is a `Slot::BadWait` whose `s_waitcnt 0` has been
+    /// offered: its wait is offered whether or not the wave waits.
+    after_wait: u16,
     lookahead: Option<(WaitcntTxn, usize)>,
     exhausted: bool,
     consumed: usize,
@@ -128,6 +143,8 @@ pub struct WaitcntDriver {
     log: Option<Record>,
     /// Per wave: the wait offered and not yet released, for reports.
     open_wait: [Option<usize>; WAVES],
+    /// Offer inputs in the reset cycles (see [`WaitcntDriver::reset_inputs`]).
+    reset_inputs: bool,
 }
 
 impl WaitcntDriver {
@@ -137,6 +154,7 @@ impl WaitcntDriver {
             profile,
             slots: [Slot::Empty; WAVES],
             occupied: 0,
+            after_wait: 0,
             lookahead: None,
             exhausted: false,
             consumed: 0,
@@ -162,7 +180,15 @@ impl WaitcntDriver {
             now: 0,
             log: None,
             open_wait: [None; WAVES],
+            reset_inputs: false,
         }
+    }
+
+    /// Offers issues, waits and returns while `rst_ni` is low (they must
+    /// have no effect: every output but the counters is 0 in reset).
+    pub fn reset_inputs(mut self, on: bool) -> Self {
+        self.reset_inputs = on;
+        self
     }
 
     /// Keeps a record of when each issue is accepted and returned and each
@@ -188,6 +214,11 @@ impl WaitcntDriver {
             self.occupied &= !(1 << w);
         } else {
             self.occupied |= 1 << w;
+        }
+        if let Slot::BadWait { waited: true, .. } = slot {
+            self.after_wait |= 1 << w;
+        } else {
+            self.after_wait &= !(1 << w);
         }
     }
 
@@ -231,11 +262,15 @@ impl WaitcntDriver {
                 }
                 self.idle_left = cycles.max(1) as u32;
             }
-            WaitcntTxn::BadReturn { wave, code } => {
-                if self.bad.len() >= BAD_CAP {
+            WaitcntTxn::BadReturn { wave, code, also } => {
+                if self.bad.len() + 2 > BAD_CAP {
                     return Err((txn, idx));
                 }
+                // Queued together, so both go out in one cycle.
                 self.bad.push_back((wave % WAVES as u8, code & 15, idx));
+                if let Some(c) = also {
+                    self.bad.push_back((wave % WAVES as u8, c & 15, idx));
+                }
             }
             WaitcntTxn::BadIssue { wave, code } => {
                 let w = wave as usize % WAVES;
@@ -252,7 +287,13 @@ impl WaitcntDriver {
                     },
                 );
             }
-            WaitcntTxn::BadDual { wave, class, imm } => {
+            WaitcntTxn::BadDual {
+                wave,
+                code,
+                imm,
+                vscnt,
+                busy,
+            } => {
                 let w = wave as usize % WAVES;
                 if self.slots[w] != Slot::Empty {
                     return Err((txn, idx));
@@ -260,8 +301,26 @@ impl WaitcntDriver {
                 self.set_slot(
                     w,
                     Slot::BadDual {
-                        code: class.code() as u8,
+                        code: code & 15,
                         imm,
+                        vscnt,
+                        busy,
+                        waited: false,
+                        idx,
+                    },
+                );
+            }
+            WaitcntTxn::BadWait { wave, imm, vscnt } => {
+                let w = wave as usize % WAVES;
+                if self.slots[w] != Slot::Empty {
+                    return Err((txn, idx));
+                }
+                self.set_slot(
+                    w,
+                    Slot::BadWait {
+                        imm,
+                        vscnt,
+                        waited: false,
                         idx,
                     },
                 );
@@ -495,10 +554,20 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                         code as u32
                     }
                     // Offered only while the wave does not wait, so that the
-                    // wait is not itself refused as `busy`.
-                    Slot::BadDual { code, imm, .. } if !wave_waits => {
+                    // wait is not itself refused as `busy`; or, to meet a
+                    // waiting wave, after an `s_waitcnt 0` whatever the
+                    // wave's state (`busy` on both sides if it waits).
+                    Slot::BadDual {
+                        code,
+                        imm,
+                        vscnt,
+                        busy,
+                        waited,
+                        ..
+                    } if (!busy && !wave_waits) || (busy && waited) => {
                         P::wait_valid_i.set(inputs, 1);
                         P::wait_wave_i.set(inputs, w as u64);
+                        P::wait_vscnt_i.set(inputs, vscnt as u64);
                         P::wait_imm_i.set(inputs, imm as u64);
                         code as u32
                     }
@@ -512,9 +581,10 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                 self.rr_issue = (w + 1) % WAVES;
                 break;
             }
-            // Occupied slots of waves that neither wait nor offer an issue,
-            // in round-robin order from `rr_wait`.
-            let mut eligible = self.occupied & !(waiting as u16);
+            // Occupied slots of waves that neither wait nor offer an issue
+            // (or whose injected wait is offered whether or not the wave
+            // waits), in round-robin order from `rr_wait`.
+            let mut eligible = (self.occupied & !(waiting as u16)) | self.after_wait;
             if issue_wave < WAVES {
                 eligible &= !(1 << issue_wave);
             }
@@ -563,18 +633,85 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                         self.rr_wait = (w + 1) % WAVES;
                         break;
                     }
+                    // Likewise before an injected wait or issue-and-wait pair.
+                    Slot::BadWait { waited: false, .. }
+                    | Slot::BadDual {
+                        busy: true,
+                        waited: false,
+                        ..
+                    } => {
+                        P::wait_valid_i.set(inputs, 1);
+                        P::wait_wave_i.set(inputs, w as u64);
+                        let slot = match self.slots[w] {
+                            Slot::BadWait { imm, vscnt, idx, .. } => Slot::BadWait {
+                                imm,
+                                vscnt,
+                                waited: true,
+                                idx,
+                            },
+                            Slot::BadDual {
+                                code,
+                                imm,
+                                vscnt,
+                                busy,
+                                idx,
+                                ..
+                            } => Slot::BadDual {
+                                code,
+                                imm,
+                                vscnt,
+                                busy,
+                                waited: true,
+                                idx,
+                            },
+                            other => other,
+                        };
+                        self.set_slot(w, slot);
+                        self.rr_wait = (w + 1) % WAVES;
+                        break;
+                    }
+                    // The injected wait, in the cycle after its `s_waitcnt 0`
+                    // (or later): `busy` if the wave waits, else an ordinary
+                    // wait (refused as `illegal` if it is an `s_waitcnt_vscnt`
+                    // without VS_CNT).
+                    Slot::BadWait {
+                        imm,
+                        vscnt,
+                        waited: true,
+                        idx,
+                    } => {
+                        if waiting >> w & 1 == 0 && (!vscnt || self.has_vs) {
+                            self.open_wait[w] = Some(idx);
+                            if let Some(l) = &mut self.log {
+                                l.waits[w] = Some(idx);
+                            }
+                        }
+                        P::wait_valid_i.set(inputs, 1);
+                        P::wait_wave_i.set(inputs, w as u64);
+                        P::wait_vscnt_i.set(inputs, vscnt as u64);
+                        P::wait_imm_i.set(inputs, imm as u64);
+                        self.set_slot(w, Slot::Empty);
+                        self.rr_wait = (w + 1) % WAVES;
+                        break;
+                    }
                     _ => {}
                 }
             }
         }
 
-        // The memory system: one injected return, then due returns.
+        // The memory system: one injected return (two when the next one is
+        // for the same wave, as a `bad_return`'s `also` is), then due
+        // returns.
         let mut k = 0;
-        if let Some((w, code, _)) = self.bad.pop_front() {
-            P::ret_valid_i.set_bit(inputs, 0, true);
-            P::ret_wave_i.set_elem(inputs, 0, w as u64);
-            P::ret_class_i.set_elem(inputs, 0, code as u64);
-            k = 1;
+        while let Some(&(w, code, _)) = self.bad.front() {
+            if k == 2 || (k == 1 && P::ret_wave_i.elem(inputs, 0) != w as u64) {
+                break;
+            }
+            self.bad.pop_front();
+            P::ret_valid_i.set_bit(inputs, k, true);
+            P::ret_wave_i.set_elem(inputs, k, w as u64);
+            P::ret_class_i.set_elem(inputs, k, code as u64);
+            k += 1;
         }
         self.returns(inputs, k);
         self.now += 1;
@@ -594,13 +731,46 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
         }
     }
 
+    /// With [`WaitcntDriver::reset_inputs`]: an issue of each kind, waits
+    /// and returns while `rst_ni` is low, which the unit must ignore (every
+    /// output but the counters 0). Cycle 0: an illegal issue and an
+    /// `s_waitcnt_vscnt` of one wave (`dual`, and `illegal` where there is
+    /// no VS_CNT), an illegal return and an underflowing one. Cycle 1 (the
+    /// state reset by then): an issue that would be acknowledged, a wait
+    /// that would release at once, an illegal and an underflowing return.
+    fn drive_in_reset(&mut self, cycle: u64, inputs: &mut [u32]) {
+        if !self.reset_inputs {
+            return;
+        }
+        let (issue_wave, issue_code, wait_wave, vscnt) = if cycle == 0 {
+            (2, 15, 2, true)
+        } else {
+            (0, Class::Lds.code() as u64, 1, false)
+        };
+        P::issue_valid_i.set(inputs, 1);
+        P::issue_wave_i.set(inputs, issue_wave);
+        P::issue_class_i.set(inputs, issue_code);
+        P::wait_valid_i.set(inputs, 1);
+        P::wait_wave_i.set(inputs, wait_wave);
+        P::wait_vscnt_i.set(inputs, vscnt as u64);
+        for (k, (w, code)) in [(3, 14), (4, Class::Smem2.code() as u64)]
+            .into_iter()
+            .enumerate()
+        {
+            P::ret_valid_i.set_bit(inputs, k, true);
+            P::ret_wave_i.set_elem(inputs, k, w);
+            P::ret_class_i.set_elem(inputs, k, code);
+        }
+    }
+
     fn in_flight(&self) -> Option<usize> {
         let slots = self.slots.iter().filter_map(|s| match *s {
             Slot::Empty => None,
             Slot::Issue { idx, .. }
             | Slot::Wait { idx, .. }
             | Slot::BadIssue { idx, .. }
-            | Slot::BadDual { idx, .. } => Some(idx),
+            | Slot::BadDual { idx, .. }
+            | Slot::BadWait { idx, .. } => Some(idx),
         });
         let mem = self.mem.iter().flat_map(|q| q.iter().map(|e| e.idx));
         let bad = self.bad.iter().map(|b| b.2);
@@ -623,7 +793,8 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
             Slot::Issue { idx, .. }
             | Slot::Wait { idx, .. }
             | Slot::BadIssue { idx, .. }
-            | Slot::BadDual { idx, .. } => Some(idx),
+            | Slot::BadDual { idx, .. }
+            | Slot::BadWait { idx, .. } => Some(idx),
         };
         let mem = self.mem[w * DOMAINS..(w + 1) * DOMAINS]
             .iter()

@@ -44,8 +44,10 @@ impl Testbench for WaitcntTestbench {
     fn directed(profile: Profile) -> Vec<WaitcntTxn> {
         stimulus::directed(profile)
     }
-    fn driver(profile: Profile, _knobs: &WaitcntKnobs) -> WaitcntDriver {
-        WaitcntDriver::new(profile)
+    /// With injected errors (`err_pct` > 0) the reset cycles carry inputs
+    /// too, which the unit must ignore.
+    fn driver(profile: Profile, knobs: &WaitcntKnobs) -> WaitcntDriver {
+        WaitcntDriver::new(profile).reset_inputs(knobs.err_pct > 0)
     }
     /// `errors`: injected protocol errors (every kind, and several on one
     /// wave or on several waves in one cycle) on few waves with short

@@ -132,6 +132,11 @@ fn legal_classes(profile: Profile) -> impl Iterator<Item = Class> {
     Class::ALL.into_iter().filter(move |c| c.legal(profile))
 }
 
+/// The class codes (0..15) the profile does not have.
+fn illegal_codes(profile: Profile) -> impl Iterator<Item = u8> {
+    (0..16u8).filter(move |&c| Class::from_code(c as u32).map_or(true, |c| !c.legal(profile)))
+}
+
 /// Draws a random transaction.
 pub fn generate(profile: Profile, knobs: &WaitcntKnobs, rng: &mut ChaCha8Rng) -> WaitcntTxn {
     let waves = knobs.waves.clamp(1, WAVES as u8);
@@ -148,20 +153,42 @@ pub fn generate(profile: Profile, knobs: &WaitcntKnobs, rng: &mut ChaCha8Rng) ->
                 vscnt: true,
             };
         }
+        // A class code the profile lacks (10 and 11 too on gfx9), or a
+        // legal one.
         let code = if rng.gen_bool(0.25) {
-            rng.gen_range(12..16u8)
+            let n = illegal_codes(profile).count();
+            illegal_codes(profile).nth(rng.gen_range(0..n)).unwrap_or(15)
         } else {
             let n = legal_classes(profile).count();
             let c = legal_classes(profile).nth(rng.gen_range(0..n));
             c.map_or(0, |c| c.code() as u8)
         };
-        return match rng.gen_range(0..5u8) {
-            0 | 1 => WaitcntTxn::BadReturn { wave, code },
-            2 | 3 => WaitcntTxn::BadIssue { wave, code },
-            _ => WaitcntTxn::BadDual {
+        return match rng.gen_range(0..7u8) {
+            // An illegal return, half the time with an SMEM2 return of the
+            // wave (weight 2 on LGKM_CNT: an underflow unless it holds 2).
+            0 | 1 => WaitcntTxn::BadReturn {
                 wave,
-                class: Class::from_code(code as u32).unwrap_or(Class::Lds),
+                code,
+                also: (illegal_codes(profile).any(|c| c == code) && rng.gen_bool(0.5))
+                    .then_some(Class::Smem2.code() as u8),
+            },
+            2 | 3 => WaitcntTxn::BadIssue { wave, code },
+            // With an illegal code: `illegal` and `dual`; with
+            // `s_waitcnt_vscnt` where there is no VS_CNT: `illegal` (the
+            // wait's) and `dual`; meeting a waiting wave: `busy` as well.
+            4 => WaitcntTxn::BadDual {
+                wave,
+                code,
                 imm: rng.gen(),
+                vscnt: rng.gen_bool(0.25),
+                busy: rng.gen_bool(0.5),
+            },
+            // A wait to a waiting wave (`busy`; with `s_waitcnt_vscnt`
+            // where there is no VS_CNT, `illegal` and `busy`).
+            _ => WaitcntTxn::BadWait {
+                wave,
+                imm: rng.gen(),
+                vscnt: rng.gen_bool(0.5),
             },
         };
     }
@@ -381,6 +408,73 @@ mod tests {
             let (cov, _, errors) = run(p, &knobs, draw(p, 3, 2000, &knobs), 200_000);
             assert!(errors > 0);
             for bin in ["err_illegal", "err_busy", "err_dual", "err_underflow"] {
+                let i = cov.names.iter().position(|n| *n == bin).unwrap();
+                assert!(cov.hits[i] > 0, "{p}: {bin} not hit");
+            }
+        }
+    }
+
+    /// The `errors` variant's stream injects waits to waiting waves and
+    /// errors of two codes from one instruction: issue-and-wait pairs with
+    /// an illegal class, with `s_waitcnt_vscnt` (illegal on gfx9), and
+    /// meeting a waiting wave; waits after an `s_waitcnt 0`, as
+    /// `s_waitcnt_vscnt` too. Run on the model, they hit the bins of those
+    /// cases on every profile that has them.
+    #[test]
+    fn errors_variant_injects_busy_waits_and_two_code_errors() {
+        use crate::testbench::Testbench;
+        let variant = WaitcntTestbench::variants()
+            .iter()
+            .find(|v| v.name == "errors")
+            .unwrap();
+        let pairs: Vec<(String, String)> = variant
+            .knobs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let knobs = crate::engine::parse_knobs::<WaitcntTestbench>(&pairs).unwrap();
+        assert!(knobs.err_pct > 0);
+        for p in Profile::all() {
+            let txns = draw(p, 4, 3000, &knobs);
+            let count = |f: &dyn Fn(&WaitcntTxn) -> bool| txns.iter().filter(|t| f(t)).count();
+            let illegal = |code: u8| Class::from_code(code as u32).map_or(true, |c| !c.legal(p));
+            let kinds = [
+                (
+                    "wait after s_waitcnt 0",
+                    count(&|t| matches!(t, WaitcntTxn::BadWait { vscnt: false, .. })),
+                ),
+                (
+                    "s_waitcnt_vscnt after s_waitcnt 0",
+                    count(&|t| matches!(t, WaitcntTxn::BadWait { vscnt: true, .. })),
+                ),
+                (
+                    "illegal issue with a wait",
+                    count(&|t| matches!(*t, WaitcntTxn::BadDual { code, .. } if illegal(code))),
+                ),
+                (
+                    "issue with s_waitcnt_vscnt",
+                    count(&|t| matches!(t, WaitcntTxn::BadDual { vscnt: true, .. })),
+                ),
+                (
+                    "issue and wait after s_waitcnt 0",
+                    count(&|t| matches!(t, WaitcntTxn::BadDual { busy: true, .. })),
+                ),
+            ];
+            for (what, n) in kinds {
+                assert!(n > 0, "{p}: no {what} in the stream");
+            }
+            let (cov, _, errors) = run(p, &knobs, txns, 400_000);
+            assert!(errors > 0);
+            let mut bins = vec![
+                "err_busy_wait",
+                "err_illegal_dual_issue",
+                "err_illegal_busy_dual",
+                "err_illegal_underflow",
+            ];
+            if !WaitcntParams::of(p).has_vs() {
+                bins.extend(["err_illegal_busy_wait", "err_illegal_dual_wait"]);
+            }
+            for bin in bins {
                 let i = cov.names.iter().position(|n| *n == bin).unwrap();
                 assert!(cov.hits[i] > 0, "{p}: {bin} not hit");
             }

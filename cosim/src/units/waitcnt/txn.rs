@@ -43,6 +43,11 @@ pub enum WaitcntTxn {
         wave: u8,
         /// Class code (12..15 are illegal everywhere).
         code: u8,
+        /// A second injected return of the same wave in the same cycle, of
+        /// this class code (with an illegal `code`: an illegal return
+        /// meeting an underflow of its wave).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        also: Option<u8>,
     },
     /// Injected error: `wave` executes `s_waitcnt 0` (all counters), then an
     /// issue of class code `code` is offered while it waits (a `busy` error),
@@ -55,15 +60,36 @@ pub enum WaitcntTxn {
         /// Class code.
         code: u8,
     },
-    /// Injected error: an issue of `class` and an `s_waitcnt imm` offered to
-    /// `wave` in the same cycle (a `dual` error; both are ignored).
+    /// Injected error: an issue of class code `code` and an `s_waitcnt imm`
+    /// (`s_waitcnt_vscnt null, imm` when `vscnt`) offered to `wave` in the
+    /// same cycle (a `dual` error; both are ignored). An illegal code, or
+    /// `vscnt` on a profile without VS_CNT, adds `illegal`.
     BadDual {
         /// Wave (0..15).
         wave: u8,
-        /// Class of the issue.
-        class: Class,
+        /// Class code of the issue (12..15 are illegal everywhere).
+        code: u8,
         /// Immediate of the wait.
         imm: u16,
+        /// The wait is `s_waitcnt_vscnt`.
+        vscnt: bool,
+        /// The wave first executes `s_waitcnt 0` (all counters) and the
+        /// pair is offered in the next cycle, meeting the wave waiting if
+        /// a counter was not 0 (`busy` on both sides); otherwise the pair
+        /// is offered while the wave does not wait.
+        busy: bool,
+    },
+    /// Injected error: `wave` executes `s_waitcnt 0` (all counters), and in
+    /// the next cycle the wait `imm` (`s_waitcnt_vscnt null, imm` when
+    /// `vscnt`) is offered: a `busy` error if the wave waits (`illegal` as
+    /// well for `vscnt` on a profile without VS_CNT), else an ordinary wait.
+    BadWait {
+        /// Wave (0..15).
+        wave: u8,
+        /// Immediate of the second wait.
+        imm: u16,
+        /// The second wait is `s_waitcnt_vscnt`.
+        vscnt: bool,
     },
 }
 
@@ -137,7 +163,8 @@ pub fn simplify(txn: &WaitcntTxn) -> Vec<WaitcntTxn> {
         }
         WaitcntTxn::BadReturn { .. }
         | WaitcntTxn::BadIssue { .. }
-        | WaitcntTxn::BadDual { .. } => {}
+        | WaitcntTxn::BadDual { .. }
+        | WaitcntTxn::BadWait { .. } => {}
     }
     v
 }
