@@ -927,6 +927,19 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
 }
 
 /// The units and profiles given, or all of them when none is.
+/// The `--knob` pairs that apply to `unit`: plain `name=value`, and
+/// `unit.name=value` for this unit (without its prefix).
+fn unit_knobs(knobs: &[(String, String)], unit: &str) -> Vec<(String, String)> {
+    knobs
+        .iter()
+        .filter_map(|(k, v)| match k.split_once('.') {
+            Some((u, name)) if u == unit => Some((name.to_string(), v.clone())),
+            Some(_) => None,
+            None => Some((k.clone(), v.clone())),
+        })
+        .collect()
+}
+
 fn or_all(units: Vec<String>, profiles: Vec<Profile>) -> (Vec<String>, Vec<Profile>) {
     let units = if units.is_empty() {
         units::UNITS.iter().map(|u| u.to_string()).collect()
@@ -1693,15 +1706,7 @@ fn cmd_mutate(a: MutateArgs, quiet: bool) -> Result<ExitCode> {
     let mut groups = Vec::new();
     let mut failure = None;
     'all: for u in &units {
-        let knobs: Vec<(String, String)> = a
-            .knobs
-            .iter()
-            .filter_map(|(k, v)| match k.split_once('.') {
-                Some((unit, name)) if unit == u => Some((name.to_string(), v.clone())),
-                Some(_) => None,
-                None => Some((k.clone(), v.clone())),
-            })
-            .collect();
+        let knobs = unit_knobs(&a.knobs, u);
         let spec = mutate::CampaignSpec {
             rtl_arg: a.rtl.clone(),
             seeds: a.seeds,
@@ -1876,15 +1881,7 @@ fn cmd_regress(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     let mut specs = std::collections::BTreeMap::new();
     let limits = a.limits.limits();
     for u in &spec_units {
-        let knobs: Vec<(String, String)> = a
-            .knobs
-            .iter()
-            .filter_map(|(k, v)| match k.split_once('.') {
-                Some((unit, name)) if unit == u => Some((name.to_string(), v.clone())),
-                Some(_) => None,
-                None => Some((k.clone(), v.clone())),
-            })
-            .collect();
+        let knobs = unit_knobs(&a.knobs, u);
         let cfg = regress::RegressConfig {
             cycles: a.cycles,
             rtl_arg: a.rtl.clone(),

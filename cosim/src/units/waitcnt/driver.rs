@@ -208,6 +208,24 @@ impl WaitcntDriver {
 
     /// Sets wave `w`'s slot, keeping `occupied` in step.
     #[inline]
+    /// Offers wave `w`'s wait `(imm, vscnt, idx)` this cycle and frees its
+    /// slot; `opens`: the unit takes it, so it stays open until released.
+    fn offer_wait(&mut self, inputs: &mut [u32], w: usize, wait: (u16, bool, usize), opens: bool) {
+        let (imm, vscnt, idx) = wait;
+        if opens {
+            self.open_wait[w] = Some(idx);
+            if let Some(l) = &mut self.log {
+                l.waits[w] = Some(idx);
+            }
+        }
+        P::wait_valid_i.set(inputs, 1);
+        P::wait_wave_i.set(inputs, w as u64);
+        P::wait_vscnt_i.set(inputs, vscnt as u64);
+        P::wait_imm_i.set(inputs, imm as u64);
+        self.set_slot(w, Slot::Empty);
+        self.rr_wait = (w + 1) % WAVES;
+    }
+
     fn set_slot(&mut self, w: usize, slot: Slot) {
         self.slots[w] = slot;
         if slot == Slot::Empty {
@@ -597,18 +615,8 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                     Slot::Wait { imm, vscnt, idx } => {
                         // An `s_waitcnt_vscnt` without VS_CNT is refused
                         // (`illegal`): no wait is left open.
-                        if !vscnt || self.has_vs {
-                            self.open_wait[w] = Some(idx);
-                            if let Some(l) = &mut self.log {
-                                l.waits[w] = Some(idx);
-                            }
-                        }
-                        P::wait_valid_i.set(inputs, 1);
-                        P::wait_wave_i.set(inputs, w as u64);
-                        P::wait_vscnt_i.set(inputs, vscnt as u64);
-                        P::wait_imm_i.set(inputs, imm as u64);
-                        self.set_slot(w, Slot::Empty);
-                        self.rr_wait = (w + 1) % WAVES;
+                        let opens = !vscnt || self.has_vs;
+                        self.offer_wait(inputs, w, (imm, vscnt, idx), opens);
                         break;
                     }
                     // The wave first waits for all its counters to drain, so
@@ -680,18 +688,8 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                         waited: true,
                         idx,
                     } => {
-                        if waiting >> w & 1 == 0 && (!vscnt || self.has_vs) {
-                            self.open_wait[w] = Some(idx);
-                            if let Some(l) = &mut self.log {
-                                l.waits[w] = Some(idx);
-                            }
-                        }
-                        P::wait_valid_i.set(inputs, 1);
-                        P::wait_wave_i.set(inputs, w as u64);
-                        P::wait_vscnt_i.set(inputs, vscnt as u64);
-                        P::wait_imm_i.set(inputs, imm as u64);
-                        self.set_slot(w, Slot::Empty);
-                        self.rr_wait = (w + 1) % WAVES;
+                        let opens = waiting >> w & 1 == 0 && (!vscnt || self.has_vs);
+                        self.offer_wait(inputs, w, (imm, vscnt, idx), opens);
                         break;
                     }
                     _ => {}
