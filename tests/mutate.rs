@@ -612,3 +612,65 @@ fn changes_the_optimiser_folds_away_are_proven_equivalent() {
         "{m}"
     );
 }
+
+#[test]
+fn a_mutant_that_stops_the_rtl_is_killed_and_reported_apart() {
+    // The RTL as written never reaches its `$fatal` (GFX is never 99); the
+    // mutant that flips that comparison stops the simulation at once.
+    let dir = tempfile::tempdir().unwrap();
+    let root = rtl_with(
+        dir.path(),
+        "waitcnt/waitcnt_top.sv",
+        "  // Outputs. Everything combinational is forced to 0 while in reset.",
+        "  always_ff @(posedge clk_i) begin
+    if (rst_ni && (GFX == 99)) $fatal(1, \"unreachable\");
+  end
+  // Outputs. Everything combinational is forced to 0 while in reset.",
+    );
+    let unit = mutate::scan_unit(Some(&root), "waitcnt").unwrap();
+    let id = find(
+        &unit,
+        Operator::Equality,
+        "    if (rst_ni && (GFX == 99)) $fatal(1, \"unreachable\");",
+        "    if (rst_ni && ((GFX != 99))) $fatal(1, \"unreachable\");",
+    );
+    let json = dir.path().join("m.json");
+    let (code, out, err) = run(&[
+        "mutate",
+        "--unit",
+        "waitcnt",
+        "--profile",
+        "gfx9",
+        "--rtl",
+        root.to_str().unwrap(),
+        "--mutant",
+        &id.to_string(),
+        "--seeds",
+        "1..2",
+        "--cycles",
+        "500",
+        "--json",
+        json.to_str().unwrap(),
+        "--min-kill-rate",
+        "1",
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let m = &v["groups"][0]["mutants"][0];
+    assert_eq!(m["fate"], "rtl-error", "{m}");
+    assert_eq!(m["seed"], 1);
+    assert!(
+        m["message"].as_str().unwrap().contains("$fatal")
+            || m["message"].as_str().unwrap().contains("$stop"),
+        "{m}"
+    );
+    assert_eq!(v["summaries"][0]["counts"]["rtl_errors"], 1);
+    assert_eq!(v["summaries"][0]["kill_rate"], 1.0);
+    // A text report row counts it apart from divergences.
+    let row = out.lines().find(|l| l.starts_with("waitcnt.gfx9")).unwrap();
+    assert_eq!(
+        row.split_whitespace().take(5).collect::<Vec<_>>(),
+        ["waitcnt.gfx9", "1", "0", "1", "0"],
+        "{out}"
+    );
+}

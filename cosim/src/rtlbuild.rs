@@ -904,17 +904,16 @@ pub fn verilate_cpp(
     out: &Path,
     flavor: Flavor,
 ) -> Result<Option<String>> {
-    let mut cmd = verilator.command();
-    cmd.args(VERILATOR_FLAGS.iter().filter(|f| **f != "--exe"))
-        .args(flavor.verilator_flags())
-        .arg("--top-module")
-        .arg(table.top)
-        .arg(format!("-GGFX={}", profile.gfx()))
-        .arg(format!("-I{}", sources.dir.display()))
+    let options: Vec<&str> = VERILATOR_FLAGS
+        .iter()
+        .copied()
+        .filter(|f| *f != "--exe")
+        .chain(flavor.verilator_flags().iter().copied())
+        .collect();
+    let mut cmd = unit_command(&options, table, profile, sources, verilator);
+    let o = cmd
         .arg("-Mdir")
         .arg(out)
-        .args(&sources.files);
-    let o = cmd
         .output()
         .map_err(|e| Error::Env(format!("cannot run {}: {e}", verilator.exe.display())))?;
     Ok((!o.status.success()).then(|| {
@@ -926,6 +925,53 @@ pub fn verilate_cpp(
     }))
 }
 
+/// Verilator with `options`, on a unit's sources for one profile.
+fn unit_command(
+    options: &[&str],
+    table: &PortTable,
+    profile: Profile,
+    sources: &RtlSources,
+    verilator: &Verilator,
+) -> Command {
+    let mut cmd = verilator.command();
+    cmd.args(options)
+        .arg("--top-module")
+        .arg(table.top)
+        .arg(format!("-GGFX={}", profile.gfx()))
+        .arg(format!("-I{}", sources.dir.display()))
+        .args(&sources.files);
+    cmd
+}
+
+/// The errors Verilator finds in a unit's RTL with a build's warning
+/// options (`--lint-only`, nothing generated): one line each, empty when
+/// it would build.
+pub fn compile_errors(
+    table: &PortTable,
+    profile: Profile,
+    sources: &RtlSources,
+    verilator: &Verilator,
+) -> Result<Vec<String>> {
+    let options = ["--lint-only", "-Wno-fatal", "-Wno-lint", "-Wno-style"];
+    let out = unit_command(&options, table, profile, sources, verilator)
+        .output()
+        .map_err(|e| Error::Env(format!("cannot run {}: {e}", verilator.exe.display())))?;
+    let text = String::from_utf8_lossy(&out.stderr).into_owned();
+    let errs: Vec<String> = text
+        .lines()
+        .filter(|l| l.starts_with("%Error"))
+        .map(String::from)
+        .collect();
+    if !out.status.success() && errs.is_empty() {
+        return Err(Error::Env(format!(
+            "Verilator could not lint {}: {}",
+            sources.dir.display(),
+            text.lines().next().unwrap_or("no output")
+        )));
+    }
+    Ok(errs)
+}
+
 /// Runs `verilator --lint-only -Wall` on a unit's RTL for one profile.
 /// Returns Verilator's warnings and errors, or `None` when it is clean.
 pub fn lint(
@@ -934,16 +980,15 @@ pub fn lint(
     sources: &RtlSources,
     verilator: &Verilator,
 ) -> Result<Option<String>> {
-    let mut cmd = verilator.command();
-    cmd.args(["--lint-only", "-Wall"])
-        .arg("--top-module")
-        .arg(table.top)
-        .arg(format!("-GGFX={}", profile.gfx()))
-        .arg(format!("-I{}", sources.dir.display()))
-        .args(&sources.files);
-    let out = cmd
-        .output()
-        .map_err(|e| Error::Env(format!("cannot run {}: {e}", verilator.exe.display())))?;
+    let out = unit_command(
+        &["--lint-only", "-Wall"],
+        table,
+        profile,
+        sources,
+        verilator,
+    )
+    .output()
+    .map_err(|e| Error::Env(format!("cannot run {}: {e}", verilator.exe.display())))?;
     let text = String::from_utf8_lossy(&out.stderr).trim().to_string();
     if out.status.success() && !text.contains("%Warning") && !text.contains("%Error") {
         Ok(None)

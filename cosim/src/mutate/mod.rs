@@ -22,6 +22,7 @@ use crate::rtlbuild::{self, RtlSources};
 use crate::testbench::Testbench;
 use crate::verilator::Verilator;
 use gen::{Mutant, Operator, Unit};
+use gpucosim_model::ports::PortTable;
 use gpucosim_model::Profile;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -236,38 +237,6 @@ fn write_tree(root: &Path, unit: &str, files: &BTreeMap<String, String>) -> Resu
     Ok(())
 }
 
-/// Lints a tree as the build compiles it; returns the error lines.
-fn lint_errors(
-    verilator: &Verilator,
-    sources: &RtlSources,
-    top: &str,
-    profile: Profile,
-) -> Result<Vec<String>> {
-    let mut cmd = verilator.command();
-    cmd.args(["--lint-only", "-Wno-fatal", "-Wno-lint", "-Wno-style"])
-        .arg("--top-module")
-        .arg(top)
-        .arg(format!("-GGFX={}", profile.gfx()))
-        .arg(format!("-I{}", sources.dir.display()))
-        .args(&sources.files);
-    let out = cmd
-        .output()
-        .map_err(|e| Error::Env(format!("cannot run {}: {e}", verilator.exe.display())))?;
-    let text = String::from_utf8_lossy(&out.stderr).into_owned();
-    let errs: Vec<String> = text
-        .lines()
-        .filter(|l| l.starts_with("%Error"))
-        .map(String::from)
-        .collect();
-    if !out.status.success() && errs.is_empty() {
-        return Err(Error::Env(format!(
-            "Verilator could not lint the instrumented RTL: {}",
-            text.lines().next().unwrap_or("no output")
-        )));
-    }
-    Ok(errs)
-}
-
 /// `%Error: path:line:col: ...` → (file name, line, column).
 fn error_at(line: &str) -> Option<(String, usize, usize)> {
     let rest = line.split_once(": ")?.1;
@@ -283,12 +252,12 @@ fn error_at(line: &str) -> Option<(String, usize, usize)> {
 /// (and reporting) mutants Verilator rejects.
 pub fn instrument(
     unit: &Unit,
-    unit_name: &str,
-    top: &str,
+    table: &'static PortTable,
     profile: Profile,
     ids: &BTreeSet<u32>,
     verilator: &Verilator,
 ) -> Result<Instrumented> {
+    let unit_name = table.unit;
     let dir = tempfile::Builder::new()
         .prefix("gpucosim-mutants-")
         .tempdir()
@@ -300,7 +269,7 @@ pub fn instrument(
         let (files, ranges) = unit.instrument(&ids);
         write_tree(&root, unit_name, &files)?;
         let sources = RtlSources::collect(&root, unit_name)?;
-        let errs = lint_errors(verilator, &sources, top, profile)?;
+        let errs = rtlbuild::compile_errors(table, profile, &sources, verilator)?;
         if errs.is_empty() {
             return Ok(Instrumented {
                 root,
@@ -537,30 +506,11 @@ pub fn campaign<B: Testbench>(
     // these sources.
     progress.phase(&group, "instrumenting");
     let all: BTreeSet<u32> = unit.mutants.iter().map(|m| m.id).collect();
-    let inst = instrument(&unit, unit_name, table.top, profile, &all, &verilator)?;
+    let inst = instrument(&unit, table, profile, &all, &verilator)?;
     progress.phase(&group, "building the instrumented model");
-    if spec.fresh_build {
-        // A comment no cached build has seen.
-        let nonce = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let p = RtlSources::collect(&inst.root, unit_name)?.files[0].clone();
-        let mut t = std::fs::read_to_string(&p).map_err(|e| Error::io(&p, e))?;
-        t.push_str(&format!("// fresh build {nonce}\n"));
-        std::fs::write(&p, t).map_err(|e| Error::io(&p, e))?;
-    }
     let t0 = Instant::now();
+    let built = build_tree(&inst.root, table, profile, &verilator, spec.fresh_build)?;
     let isources = RtlSources::collect(&inst.root, unit_name)?;
-    let built = rtlbuild::build(
-        &rtlbuild::BuildRequest {
-            table,
-            profile,
-            sources: &isources,
-            trace: false,
-        },
-        &verilator,
-        &cache,
-    )?;
     let build_seconds = if built.cached {
         0.0
     } else {
@@ -769,21 +719,31 @@ fn build_alone<B: Testbench>(
         .prefix("gpucosim-mutant-")
         .tempdir()
         .map_err(|e| Error::Env(format!("cannot create a temporary directory: {e}")))?;
-    let mut files = unit.apply(id);
+    write_tree(dir.path(), table.unit, &unit.apply(id))?;
+    let built = build_tree(dir.path(), table, profile, verilator, fresh)?;
+    Ok(built.lib)
+}
+
+/// Builds the unit's tree under `root` (cached as any build); `fresh`: with
+/// a comment no cached build has seen, to time a build from nothing.
+fn build_tree(
+    root: &Path,
+    table: &'static PortTable,
+    profile: Profile,
+    verilator: &Verilator,
+    fresh: bool,
+) -> Result<rtlbuild::Built> {
+    let sources = RtlSources::collect(root, table.unit)?;
     if fresh {
-        // A comment no cached build has seen.
         let nonce = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
-        if let Some(m) = unit.mutant(id) {
-            if let Some(t) = files.get_mut(&m.file) {
-                t.push_str(&format!("// fresh build {nonce}\n"));
-            }
-        }
+        let p = &sources.files[0];
+        let mut t = std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?;
+        t.push_str(&format!("// fresh build {nonce}\n"));
+        std::fs::write(p, t).map_err(|e| Error::io(p, e))?;
     }
-    write_tree(dir.path(), table.unit, &files)?;
-    let sources = RtlSources::collect(dir.path(), table.unit)?;
-    let built = rtlbuild::build(
+    rtlbuild::build(
         &rtlbuild::BuildRequest {
             table,
             profile,
@@ -792,8 +752,7 @@ fn build_alone<B: Testbench>(
         },
         verilator,
         &rtlbuild::cache_root(),
-    )?;
-    Ok(built.lib)
+    )
 }
 
 /// Steps the library `a` with mutant `sel` selected and the library `b`
@@ -831,19 +790,8 @@ pub fn compare_with_separate_build<B: Testbench>(
     let cache = rtlbuild::cache_root();
     let verilator = Verilator::locate(&cache)?;
     let all: BTreeSet<u32> = unit.mutants.iter().map(|m| m.id).collect();
-    let inst = instrument(unit, table.unit, table.top, profile, &all, &verilator)?;
-    let isources = RtlSources::collect(&inst.root, table.unit)?;
-    let lib = rtlbuild::build(
-        &rtlbuild::BuildRequest {
-            table,
-            profile,
-            sources: &isources,
-            trace: false,
-        },
-        &verilator,
-        &cache,
-    )?
-    .lib;
+    let inst = instrument(unit, table, profile, &all, &verilator)?;
+    let lib = build_tree(&inst.root, table, profile, &verilator, false)?.lib;
     let b = build_alone::<B>(unit, profile, alone, &verilator, false)?;
     let rec = crate::benchmark::record_inputs::<B>(profile, seed, cycles)?;
     compare_libs::<B>(&lib, selected, &b, &rec)
