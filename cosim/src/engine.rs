@@ -27,6 +27,7 @@ use gpucosim_waves::{Capture, Dump, Frame, Layout, Meta, WaveFormat};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -387,7 +388,7 @@ const RECENT: usize = 64;
 /// The transactions of a run, counted as they are consumed.
 struct Source<'a, B: Testbench> {
     profile: Profile,
-    knobs: &'a B::Knobs,
+    knobs: Cow<'a, B::Knobs>,
     seed: u64,
     rng: ChaCha8Rng,
     directed: std::vec::IntoIter<B::Txn>,
@@ -398,7 +399,12 @@ struct Source<'a, B: Testbench> {
 }
 
 impl<'a, B: Testbench> Source<'a, B> {
-    fn new(profile: Profile, seed: u64, knobs: &'a B::Knobs, stimulus: Stimulus<B::Txn>) -> Self {
+    fn new(
+        profile: Profile,
+        seed: u64,
+        knobs: Cow<'a, B::Knobs>,
+        stimulus: Stimulus<B::Txn>,
+    ) -> Self {
         let (directed, replay, limit) = match stimulus {
             Stimulus::Fresh => (B::directed(profile), None, None),
             Stimulus::Prefix(n) => (B::directed(profile), None, Some(n)),
@@ -428,7 +434,8 @@ impl<'a, B: Testbench> Source<'a, B> {
         match &self.replay {
             Some(v) => v.get(i).cloned(),
             None => {
-                let mut s = Source::<B>::new(self.profile, self.seed, self.knobs, Stimulus::Fresh);
+                let knobs = Cow::Borrowed(&*self.knobs);
+                let mut s = Source::<B>::new(self.profile, self.seed, knobs, Stimulus::Fresh);
                 (0..=i).filter_map(|_| s.next_txn()).last()
             }
         }
@@ -444,7 +451,7 @@ impl<B: Testbench> TxnSource<B::Txn> for Source<'_, B> {
             Some(v) => v[self.count].clone(),
             None => match self.directed.next() {
                 Some(t) => t,
-                None => B::generate(self.profile, self.knobs, &mut self.rng),
+                None => B::generate(self.profile, &self.knobs, &mut self.rng),
             },
         };
         if self.recent.len() == RECENT {
@@ -465,7 +472,7 @@ pub fn fresh_txns<B: Testbench>(
     n: usize,
 ) -> Result<Vec<B::Txn>> {
     let knobs = parse_knobs::<B>(knobs)?;
-    let mut s = Source::<B>::new(profile, seed, &knobs, Stimulus::Prefix(n));
+    let mut s = Source::<B>::new(profile, seed, Cow::Owned(knobs), Stimulus::Prefix(n));
     Ok(std::iter::from_fn(|| s.next_txn()).collect())
 }
 
@@ -519,7 +526,24 @@ impl<'a, B: Testbench> ModelRun<'a, B> {
         ModelRun {
             model: B::model(profile),
             driver: B::driver(profile, knobs),
-            src: Source::new(profile, seed, knobs, stimulus),
+            src: Source::new(profile, seed, Cow::Borrowed(knobs), stimulus),
+            rst: Port::at(B::table().ports, 0),
+        }
+    }
+
+    /// As [`ModelRun::new`], owning its knobs (a run kept beyond the
+    /// caller's frame: a stimulus handed to another testbench).
+    pub fn owned(
+        profile: Profile,
+        seed: u64,
+        knobs: B::Knobs,
+        stimulus: Stimulus<B::Txn>,
+    ) -> ModelRun<'static, B> {
+        let driver = B::driver(profile, &knobs);
+        ModelRun {
+            model: B::model(profile),
+            driver,
+            src: Source::new(profile, seed, Cow::Owned(knobs), stimulus),
             rst: Port::at(B::table().ports, 0),
         }
     }

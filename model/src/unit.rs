@@ -26,6 +26,12 @@ pub trait Unit: Send {
     fn in_flight(&self) -> String;
     /// The unit's functional coverage, accumulated over all cycles stepped.
     fn coverage(&self) -> &Coverage;
+    /// An independent copy of the model in its current state, coverage
+    /// included. A testbench that needs a cycle's outputs before it knows
+    /// whether the inputs are final (an event-driven simulator evaluating
+    /// combinational paths, `gpucosim-dpi`'s `eval`) steps a fork and keeps
+    /// it as the next state once the clock edge comes with those inputs.
+    fn fork(&self) -> Box<dyn Unit>;
 }
 
 /// Functional coverage: named bins with hit counts. Each unit declares its

@@ -25,6 +25,7 @@ use toy_ports as p;
 
 /// The toy model: `sum_o` accumulates the lanes of `d_i` (plus one per
 /// enabled cycle on gfx11), `q_o` registers `d_i`, both when `en_i`.
+#[derive(Clone)]
 pub struct ToyModel {
     profile: Profile,
     sum: u64,
@@ -67,6 +68,10 @@ impl Unit for ToyModel {
     }
     fn coverage(&self) -> &Coverage {
         &self.cov
+    }
+
+    fn fork(&self) -> Box<dyn Unit> {
+        Box::new(self.clone())
     }
 }
 
@@ -203,6 +208,8 @@ impl Testbench for ToyTestbench {
         })
     }
 }
+
+pub mod sv;
 
 /// The repository root.
 pub fn repo_root() -> PathBuf {

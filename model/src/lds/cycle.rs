@@ -11,6 +11,7 @@ use crate::ports::PortTable;
 use crate::{Coverage, Profile, Unit};
 
 /// The cycle-level model of `lds_top`.
+#[derive(Clone)]
 pub struct LdsModel {
     lds: Lds,
     req: Box<Request>,
@@ -232,6 +233,10 @@ impl Unit for LdsModel {
 
     fn coverage(&self) -> &Coverage {
         &self.cov
+    }
+
+    fn fork(&self) -> Box<dyn Unit> {
+        Box::new(self.clone())
     }
 }
 

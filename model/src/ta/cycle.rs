@@ -392,4 +392,8 @@ impl Unit for TaModel {
     fn coverage(&self) -> &Coverage {
         &self.cov
     }
+
+    fn fork(&self) -> Box<dyn Unit> {
+        Box::new(self.clone())
+    }
 }

@@ -577,6 +577,10 @@ impl Unit for WaitcntModel {
     fn coverage(&self) -> &Coverage {
         &self.coverage
     }
+
+    fn fork(&self) -> Box<dyn Unit> {
+        Box::new(self.clone())
+    }
 }
 
 #[cfg(test)]

