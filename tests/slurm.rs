@@ -266,7 +266,10 @@ PartitionName=local Nodes=ALL Default=YES MaxTime=INFINITE State=UP
     }
 
     fn field(&self, id: &str, key: &str) -> Option<String> {
-        self.job(id).into_iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        self.job(id)
+            .into_iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
     }
 
     /// Waits for job `id` to end; returns its state and exit code (`2:0`).
@@ -350,12 +353,14 @@ fn cluster(test: &str) -> Option<Cluster> {
 /// in the quick flavor, as in every test); returns the array's and the
 /// merge's job ids.
 fn submit(c: &Cluster, env: &[(&str, &str)], args: &[&str]) -> (String, String) {
-    let mut cmd = quick(c.command(
-        repo_root()
-            .join("dist/slurm/submit.sh")
-            .to_str()
-            .expect("a UTF-8 path"),
-    ));
+    let mut cmd = quick(
+        c.command(
+            repo_root()
+                .join("dist/slurm/submit.sh")
+                .to_str()
+                .expect("a UTF-8 path"),
+        ),
+    );
     cmd.env("GPUCOSIM", gpucosim_bin()).args(args);
     for (k, v) in env {
         cmd.env(k, v);
@@ -491,7 +496,10 @@ fn a_slurm_array_regression_merges_into_the_report_of_one_machine() {
     let whole = comparable(&single.join("results.json"));
     assert_eq!(merged["jobs"].as_array().unwrap().len(), 24);
     assert_eq!(merged["jobs"], whole["jobs"], "the jobs differ");
-    assert_eq!(merged["coverage"], whole["coverage"], "the coverage differs");
+    assert_eq!(
+        merged["coverage"], whole["coverage"],
+        "the coverage differs"
+    );
     assert_eq!(merged, whole);
     assert_eq!(
         comparable(&out.join("coverage.json")),
