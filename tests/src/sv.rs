@@ -129,9 +129,10 @@ fn runtime_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// Copies `verilated*.o` from `from` to `to`, keeping modification times
-/// (so make finds them up to date); a file copied whole or not at all.
-fn copy_objects(from: &Path, to: &Path) -> std::io::Result<()> {
+/// Copies Verilator's runtime objects (`verilated*.o`) from
+/// `from` to `to`, keeping modification times (so make finds them up to
+/// date); a file is copied whole or not at all.
+pub fn copy_objects(from: &Path, to: &Path) -> std::io::Result<()> {
     for e in std::fs::read_dir(from)?.flatten() {
         let name = e.file_name();
         let n = name.to_string_lossy();
