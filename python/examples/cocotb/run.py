@@ -65,6 +65,7 @@ def main():
         test_module=f"test_{args.unit}",
         test_dir=HERE,
         build_dir=build_dir,
+        results_xml=build_dir / "results.xml",
         extra_env={
             "GPUCOSIM_PROFILE": args.profile,
             "GPUCOSIM_SEED": str(args.seed),
