@@ -77,6 +77,27 @@ pub struct RunSpec {
     pub reproduce: Option<String>,
 }
 
+/// Whether a second CPU is idle now: at least two CPUs are available to
+/// this process and the load average over the last minute leaves one and a
+/// half of them free (a CPU another process keeps busy would make a second
+/// thread of the run wait for it, and the pipeline then costs more than it
+/// saves). `gpucosim run` pipelines by default when this holds at its start.
+pub fn second_cpu_idle() -> bool {
+    let cpus = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok());
+    idle_cpu(cpus, load)
+}
+
+/// [`second_cpu_idle`] for `cpus` CPUs and a one-minute load average (none
+/// when it cannot be read: then only the CPU count decides).
+fn idle_cpu(cpus: usize, load: Option<f64>) -> bool {
+    cpus >= 2 && load.map_or(true, |l| l + 1.5 <= cpus as f64)
+}
+
 impl RunSpec {
     /// A spec with the defaults of `gpucosim run` for one seed.
     pub fn new(unit: &str, profile: Profile, seed: u64, cycles: u64) -> RunSpec {
@@ -1314,4 +1335,17 @@ fn hex_words(w: &[u32], width: u32) -> String {
     let s = &s[s.len() - digits.min(s.len())..];
     let t = s.trim_start_matches('0');
     format!("0x{}", if t.is_empty() { "0" } else { t })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_second_cpu_is_idle_only_when_the_load_leaves_one() {
+        assert!(!super::idle_cpu(1, Some(0.0)));
+        assert!(super::idle_cpu(2, Some(0.3)));
+        assert!(!super::idle_cpu(2, Some(0.9)));
+        assert!(super::idle_cpu(4, Some(2.5)));
+        assert!(!super::idle_cpu(4, Some(2.6)));
+        assert!(super::idle_cpu(2, None));
+    }
 }

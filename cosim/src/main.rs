@@ -173,11 +173,15 @@ enum Cmd {
         /// Write the result as JSON to this file.
         #[arg(long)]
         json: Option<PathBuf>,
-        /// Run driver and model on a second thread ahead of the RTL. The
-        /// outcome is the same; whether it is faster depends on the unit
-        /// (see BENCHMARKS.md, column 5).
-        #[arg(long)]
+        /// Run driver and model on a second thread ahead of the RTL (the
+        /// outcome is the same, bit for bit). Default: when a second CPU is
+        /// idle at the start (the one-minute load average leaves one and a
+        /// half CPUs free); see BENCHMARKS.md, columns 4 and 5.
+        #[arg(long, overrides_with = "no_pipeline")]
         pipeline: bool,
+        /// Run driver, model and RTL on one thread.
+        #[arg(long)]
+        no_pipeline: bool,
         #[command(flatten)]
         limits: LimitArgs,
     },
@@ -518,6 +522,7 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
             trace_rtl,
             json,
             pipeline,
+            no_pipeline,
             limits,
         } => {
             if cycles == 0 {
@@ -532,7 +537,16 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
             spec.dump_all = dump_all;
             spec.max_mismatches = max_mismatches.max(1);
             spec.knobs = knobs;
-            spec.pipeline = pipeline;
+            spec.pipeline = pipeline || (!no_pipeline && engine::second_cpu_idle());
+            tracing::debug!(
+                "driver and model {} (load average {})",
+                if spec.pipeline {
+                    "on a second thread"
+                } else {
+                    "on the RTL's thread"
+                },
+                gpucosim::benchmark::load_average()
+            );
             spec.limits = limits.limits();
             // Every output location is checked before the run starts.
             let (): () = with_testbench!(target.unit.as_str(), B => Ok(()))?;

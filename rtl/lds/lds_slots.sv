@@ -1,13 +1,20 @@
 // Instruction decode at acceptance: the dword slots of every lane (address,
 // range check, bank, byte enables, write data), MEMVIOL of misaligned atomics,
-// and the permute results (docs/lds.md "Addresses and slots", "Data").
+// and the permute results (docs/lds.md "Addresses and slots", "Data"),
+// computed from the instruction's inputs and registered on the edge that
+// accepts it. They are computed inside the clocked processes rather than in
+// always_comb blocks feeding registers: as combinational logic of the inputs a
+// simulator would evaluate them on every input change (twice a cycle in a
+// Verilated model, and again after the edge), although only the accepting
+// edge uses them.
 module lds_slots
   import lds_pkg::*;
 #(
   parameter int unsigned GFX = 9
 ) (
-  // Decode only in a cycle that accepts (keeps the simulation fast; the
-  // outputs are don't-care otherwise and read as 0).
+  input  logic                      clk_i,
+  input  logic                      rst_ni,
+  // An instruction is accepted: decode it into the registers.
   input  logic                      en_i,
   // signext, rtn and atom are not needed to form the slots.
   /* verilator lint_off UNUSEDSIGNAL */
@@ -27,7 +34,10 @@ module lds_slots
   input  logic [Lanes-1:0][31:0]    addr_i,
   input  logic [Lanes-1:0][63:0]    data0_i,
   input  logic [Lanes-1:0][63:0]    data1_i,
-  output slot_t [NumSlots-1:0]      slot_o,
+  // Registered, of the last accepted instruction.
+  output slot_t                     slot_o [NumSlots],
+  output logic [NumSlots-1:0]       live_o,     // slot exists and is in range
+  output logic [NumSlots-1:0]       oor_o,      // slot exists and is out of range
   output logic [Lanes-1:0]          memviol_o,
   output logic [Lanes-1:0][31:0]    perm_o
 );
@@ -49,7 +59,10 @@ module lds_slots
   assign is_mem    = (info_i.kind == KindLoad) || (info_i.kind == KindStore) ||
                      (info_i.kind == KindAtomic);
 
-  always_comb begin
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    slot_t                slot [NumSlots];
+    logic [NumSlots-1:0]  live, oor;
+    logic [Lanes-1:0]     memviol;
     logic [31:0] a;
     logic [31:0] w;
     logic [1:0]  lo;
@@ -58,79 +71,94 @@ module lds_slots
     logic [29:0] dw;
     logic [31:0] rel;
     logic        mv;
-    int unsigned s;
-    // One fill of the whole slot array (a per-slot loop of '0 costs a
-    // wide insert per slot in simulation).
-    /* verilator lint_off WIDTHCONCAT */
-    slot_o    = '0;
-    /* verilator lint_on WIDTHCONCAT */
-    memviol_o = '0;
-    rel       = '0;
-    w         = {28'd0, info_i.width};
-    for (int unsigned l = 0; l < Lanes; l++) begin
-      if (!en_i) continue;
-      for (int unsigned e = 0; e < 2; e++) begin
-        if (info_i.addtid) begin
-          a = {16'd0, off16} + (32'(l) << 2) + {m0_i[31:2], 2'b00};
-        end else if (info_i.two) begin
-          a = addr_i[l] + ((e == 0) ? {24'd0, offset0_i} : {24'd0, offset1_i}) * adj;
-        end else begin
-          a = addr_i[l] + {16'd0, off16};
-        end
-        mv = 1'b0;
-        if (info_i.kind == KindAtomic) begin
-          mv = (a[1:0] != 2'b00);
-        end else if (!unaligned_i) begin
-          a = a & ~(w - 32'd1);
-        end
-        if (active_i[l] && is_mem && (e == 0) && mv) begin
-          memviol_o[l] = 1'b1;
-        end
-        data = (e == 0) ? data0_i[l] : data1_i[l];
-        lo   = a[1:0];
-        ndw  = 3'(({30'd0, lo} + w + 32'd3) >> 2);
-        for (int unsigned j = 0; j < 3; j++) begin
-          s  = SlotsPerLane * l + 3 * e + j;
-          dw = a[31:2] + 30'(j);
-          if (active_i[l] && is_mem && !mv && ((e == 0) || info_i.two) && (3'(j) < ndw)) begin
-            slot_o[s].exists = 1'b1;
-            slot_o[s].oor    = ({2'b00, dw, 2'b00} >= {16'd0, lds_size_i});
-            slot_o[s].dword  = dw[15:0];
-            slot_o[s].phys   = (RamAw'({lds_base_i, 6'd0}) + dw[RamAw-1:0]) & phys_mask;
-            slot_o[s].bank   = dw[5:0] & bank_mask;
-            slot_o[s].rbase  = 6'(e * w + 4 * j) - 6'({4'd0, lo});
-            for (int unsigned b = 0; b < 4; b++) begin
-              rel = 32'(4 * j + b) - {30'd0, lo};
-              if ((32'(4 * j + b) >= {30'd0, lo}) && (rel < w)) begin
-                slot_o[s].be[b]            = 1'b1;
-                slot_o[s].wdata[8*b +: 8]  = data[8*rel[2:0] +: 8];
+    logic [8:0]  s;
+    if (!rst_ni) begin
+      slot_o    <= '{default: '0};
+      live_o    <= '0;
+      oor_o     <= '0;
+      memviol_o <= '0;
+    end else if (en_i) begin
+      slot    = '{default: '0};
+      live    = '0;
+      oor     = '0;
+      memviol = '0;
+      rel     = '0;
+      w       = {28'd0, info_i.width};
+      for (int unsigned l = 0; l < Lanes; l++) begin
+        for (int unsigned e = 0; e < 2; e++) begin
+          if (info_i.addtid) begin
+            a = {16'd0, off16} + (32'(l) << 2) + {m0_i[31:2], 2'b00};
+          end else if (info_i.two) begin
+            a = addr_i[l] + ((e == 0) ? {24'd0, offset0_i} : {24'd0, offset1_i}) * adj;
+          end else begin
+            a = addr_i[l] + {16'd0, off16};
+          end
+          mv = 1'b0;
+          if (info_i.kind == KindAtomic) begin
+            mv = (a[1:0] != 2'b00);
+          end else if (!unaligned_i) begin
+            a = a & ~(w - 32'd1);
+          end
+          if (active_i[l] && is_mem && (e == 0) && mv) begin
+            memviol[l] = 1'b1;
+          end
+          data = (e == 0) ? data0_i[l] : data1_i[l];
+          lo   = a[1:0];
+          ndw  = 3'(({30'd0, lo} + w + 32'd3) >> 2);
+          for (int unsigned j = 0; j < 3; j++) begin
+            s  = 9'(SlotsPerLane * l + 3 * e + j);
+            dw = a[31:2] + 30'(j);
+            if (active_i[l] && is_mem && !mv && ((e == 0) || info_i.two) && (3'(j) < ndw)) begin
+              slot[s].exists = 1'b1;
+              slot[s].oor    = ({2'b00, dw, 2'b00} >= {16'd0, lds_size_i});
+              live[s]        = !slot[s].oor;
+              oor[s]         = slot[s].oor;
+              slot[s].dword  = dw[15:0];
+              slot[s].phys   = (RamAw'({lds_base_i, 6'd0}) + dw[RamAw-1:0]) & phys_mask;
+              slot[s].bank   = dw[5:0] & bank_mask;
+              slot[s].rbase  = 6'(e * w + 4 * j) - 6'({4'd0, lo});
+              for (int unsigned b = 0; b < 4; b++) begin
+                rel = 32'(4 * j + b) - {30'd0, lo};
+                if ((32'(4 * j + b) >= {30'd0, lo}) && (rel < w)) begin
+                  slot[s].be[b]            = 1'b1;
+                  slot[s].wdata[8*b +: 8]  = data[8*rel[2:0] +: 8];
+                end
               end
             end
           end
         end
       end
+      slot_o    <= slot;
+      live_o    <= live;
+      oor_o     <= oor;
+      memviol_o <= memviol;
     end
   end
 
   // Permutes (SPEC 2.3): gfx9 across 64 lanes, gfx11 each 32-lane half alone.
-  always_comb begin
+  always_ff @(posedge clk_i or negedge rst_ni) begin
     // Only the index bits of the byte address select the source lane.
     /* verilator lint_off UNUSEDSIGNAL */
     logic [31:0] ia;
     /* verilator lint_on UNUSEDSIGNAL */
     logic [5:0]  src;
-    perm_o = '0;
-    for (int unsigned i = 0; i < Lanes; i++) begin
-      if (!en_i) continue;
-      ia  = addr_i[i] + {16'd0, off16};
-      src = Gfx9 ? ia[7:2] : {i[5], ia[6:2]};
-      if (active_i[i]) begin
-        if (info_i.kind == KindBpermute) begin
-          if (active_i[src]) perm_o[i] = data0_i[src][31:0];
-        end else if (info_i.kind == KindPermute) begin
-          if (active_i[src]) perm_o[src] = data0_i[i][31:0];
+    logic [Lanes-1:0][31:0] perm;
+    if (!rst_ni) begin
+      perm_o <= '0;
+    end else if (en_i) begin
+      perm = '0;
+      for (int unsigned i = 0; i < Lanes; i++) begin
+        ia  = addr_i[i] + {16'd0, off16};
+        src = Gfx9 ? ia[7:2] : {i[5], ia[6:2]};
+        if (active_i[i]) begin
+          if (info_i.kind == KindBpermute) begin
+            if (active_i[src]) perm[i] = data0_i[src][31:0];
+          end else if (info_i.kind == KindPermute) begin
+            if (active_i[src]) perm[src] = data0_i[i][31:0];
+          end
         end
       end
+      perm_o <= perm;
     end
   end
 

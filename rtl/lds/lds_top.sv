@@ -12,6 +12,8 @@ module lds_top
   localparam bit Gfx9 = (GFX == 9);
   // cmpst operand order: gfx11 ds_cmpstore_b32 stores DATA0 (profile table row).
   localparam bit CmpstStoreD0 = !Gfx9;
+  // Slots skipped at once where none is served.
+  localparam int unsigned Group = 32;
 
   // ---------------------------------------------------------------------------
   // Registered state
@@ -22,9 +24,7 @@ module lds_top
   opinfo_t                     info_q;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [31:0]                 active_hi_q;  // active lanes of pass 1
-  logic [NumSlots-1:0]         pend_q;
-  slot_t [NumSlots-1:0]        slot_q;
-  logic [Lanes-1:0]            memviol_q;
+  logic [NumSlots-1:0]         served_q;     // slots served so far
   logic [Lanes-1:0][31:0]      d0_q, d1_q;
   logic [Lanes-1:0][127:0]     res_q;
   logic [15:0]                 cycles_q;
@@ -35,14 +35,17 @@ module lds_top
   logic [15:0]                 cycles_out_q;
 
   // ---------------------------------------------------------------------------
-  // Acceptance: decode the offered instruction
+  // Acceptance: decode the offered instruction (into lds_slots' registers)
   // ---------------------------------------------------------------------------
   opinfo_t                 info_in;
   logic                    wave64;
   logic [Lanes-1:0]        active_in;
-  slot_t [NumSlots-1:0]    slot_in;
-  logic [Lanes-1:0]        memviol_in;
-  logic [Lanes-1:0][31:0]  perm_in;
+  slot_t                   slot_q [NumSlots];  // the slots of the current instruction
+  logic [NumSlots-1:0]     live_q;     // slots to serve (existing, in range)
+  logic [NumSlots-1:0]     slot_oor_q; // slots existing and out of range
+  logic [Lanes-1:0]        memviol_q;
+  logic [Lanes-1:0][31:0]  perm_q;     // permute results
+  logic [NumSlots-1:0]     pend;       // slots still to serve
   logic                    accept;
 
   assign info_in   = decode_op(op_i);
@@ -52,6 +55,8 @@ module lds_top
   assign accept    = !busy_q && req_valid_i;
 
   lds_slots #(.GFX(GFX)) u_slots (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
     .en_i        (accept),
     .info_i      (info_in),
     .wgp_i       (wgp_i),
@@ -65,10 +70,14 @@ module lds_top
     .addr_i      (addr_i),
     .data0_i     (data0_i),
     .data1_i     (data1_i),
-    .slot_o      (slot_in),
-    .memviol_o   (memviol_in),
-    .perm_o      (perm_in)
+    .slot_o      (slot_q),
+    .live_o      (live_q),
+    .oor_o       (slot_oor_q),
+    .memviol_o   (memviol_q),
+    .perm_o      (perm_q)
   );
+
+  assign pend = live_q & ~served_q;
 
   // ---------------------------------------------------------------------------
   // Arbitration and RAM access of the current BUSY cycle
@@ -84,7 +93,7 @@ module lds_top
   lds_arb u_arb (
     .pass_i      (pass_q),
     .atomic_i    (info_q.kind == KindAtomic),
-    .pend_i      (busy_q ? pend_q : '0),
+    .pend_i      (busy_q ? pend : '0),
     .slot_i      (slot_q),
     .served_o    (served),
     .win_valid_o (win_valid),
@@ -107,7 +116,8 @@ module lds_top
 
   // Writes per bank (stores merged in ascending (lane, k) order, so the
   // highest wins per byte; atomics one read-modify-write per bank) and the
-  // lanes' results with this cycle's reads deposited.
+  // lanes' results with this cycle's reads deposited. Groups of slots with
+  // none served are skipped.
   always_comb begin
     logic [5:0] b;
     int unsigned lane;
@@ -115,32 +125,36 @@ module lds_top
     ram_we    = '0;
     ram_wdata = ram_rdata;
     res_d     = res_q;
-    for (int unsigned i = 0; i < NumSlots; i++) begin
-      if (served[i]) begin
-        b    = slot_q[i].bank;
-        lane = i / SlotsPerLane;
-        unique case (info_q.kind)
-          KindStore: begin
-            ram_we[b] = 1'b1;
-            for (int unsigned j = 0; j < 4; j++) begin
-              if (slot_q[i].be[j]) ram_wdata[b][8*j +: 8] = slot_q[i].wdata[8*j +: 8];
-            end
+    for (int unsigned g = 0; g < NumSlots / Group; g++) begin
+      if (|served[Group * g +: Group]) begin
+        for (int unsigned i = Group * g; i < Group * (g + 1); i++) begin
+          if (served[i]) begin
+            b    = slot_q[i].bank;
+            lane = i / SlotsPerLane;
+            unique case (info_q.kind)
+              KindStore: begin
+                ram_we[b] = 1'b1;
+                for (int unsigned j = 0; j < 4; j++) begin
+                  if (slot_q[i].be[j]) ram_wdata[b][8*j +: 8] = slot_q[i].wdata[8*j +: 8];
+                end
+              end
+              KindAtomic: begin
+                ram_we[b]    = 1'b1;
+                ram_wdata[b] = atomic_apply(info_q.atom, ram_rdata[b], d0_q[lane], d1_q[lane],
+                                            CmpstStoreD0);
+                if (info_q.rtn) res_d[lane] = {96'd0, ram_rdata[b]};
+              end
+              KindLoad: begin
+                for (int unsigned j = 0; j < 4; j++) begin
+                  // be marks exactly the bytes whose position is 0..15.
+                  pos = 4'(slot_q[i].rbase) + 4'(j);
+                  if (slot_q[i].be[j]) res_d[lane][8*pos +: 8] = ram_rdata[b][8*j +: 8];
+                end
+              end
+              default: ;
+            endcase
           end
-          KindAtomic: begin
-            ram_we[b]    = 1'b1;
-            ram_wdata[b] = atomic_apply(info_q.atom, ram_rdata[b], d0_q[lane], d1_q[lane],
-                                        CmpstStoreD0);
-            if (info_q.rtn) res_d[lane] = {96'd0, ram_rdata[b]};
-          end
-          KindLoad: begin
-            for (int unsigned j = 0; j < 4; j++) begin
-              // be marks exactly the bytes whose position is 0..15.
-              pos = 4'(slot_q[i].rbase) + 4'(j);
-              if (slot_q[i].be[j]) res_d[lane][8*pos +: 8] = ram_rdata[b][8*j +: 8];
-            end
-          end
-          default: ;
-        endcase
+        end
       end
     end
   end
@@ -148,54 +162,29 @@ module lds_top
   logic [PassSlots-1:0]    left_p;
   logic                    left, next_pass, finish;
 
-  assign left_p    = pass_q ? (pend_q[NumSlots-1:PassSlots] & ~served[NumSlots-1:PassSlots])
-                            : (pend_q[PassSlots-1:0] & ~served[PassSlots-1:0]);
+  assign left_p    = pass_q ? (pend[NumSlots-1:PassSlots] & ~served[NumSlots-1:PassSlots])
+                            : (pend[PassSlots-1:0] & ~served[PassSlots-1:0]);
   assign left      = |left_p;
   assign next_pass = !pass_q && (|active_hi_q);
   assign finish    = busy_q && !left && !next_pass;
 
-  // Results at completion: sign extension of signed sub-dword loads; oor per slot.
-  logic [Lanes-1:0][127:0] rdata_fin;
-  logic [Lanes-1:0][7:0]   oor_fin;
-  always_comb begin
-    for (int unsigned l = 0; l < Lanes; l++) begin
-      if (info_q.signext && (info_q.width == 4'd1)) begin
-        rdata_fin[l] = {96'd0, {24{res_d[l][7]}}, res_d[l][7:0]};
-      end else if (info_q.signext && (info_q.width == 4'd2)) begin
-        rdata_fin[l] = {96'd0, {16{res_d[l][15]}}, res_d[l][15:0]};
-      end else begin
-        rdata_fin[l] = res_d[l];
-      end
-      oor_fin[l] = '0;
-      for (int unsigned k = 0; k < SlotsPerLane; k++) begin
-        oor_fin[l][k] = slot_q[SlotsPerLane * l + k].exists && slot_q[SlotsPerLane * l + k].oor;
-      end
-    end
-  end
-
   // ---------------------------------------------------------------------------
   // Registers
   // ---------------------------------------------------------------------------
-  logic [NumSlots-1:0] pend_in;
-  always_comb begin
-    for (int unsigned i = 0; i < NumSlots; i++) begin
-      pend_in[i] = slot_in[i].exists && !slot_in[i].oor;
-    end
-  end
-
   always_ff @(posedge clk_i or negedge rst_ni) begin
+    // Results at completion: the permute results or the reads deposited, with
+    // sign extension of signed sub-dword loads (a permute has no slots, so
+    // nothing is deposited); out of range per slot.
+    logic [Lanes-1:0][127:0] rdata_fin;
+    logic [Lanes-1:0][7:0]   oor_fin;
+    logic [127:0]            r;
     if (!rst_ni) begin
       busy_q        <= 1'b0;
       done_q        <= 1'b0;
       pass_q        <= 1'b0;
       info_q        <= '0;
       active_hi_q   <= '0;
-      pend_q        <= '0;
-      // The whole slot array at once (a 31104-bit fill is intended).
-      /* verilator lint_off WIDTHCONCAT */
-      slot_q        <= '0;
-      /* verilator lint_on WIDTHCONCAT */
-      memviol_q     <= '0;
+      served_q      <= '0;
       d0_q          <= '0;
       d1_q          <= '0;
       res_q         <= '0;
@@ -207,27 +196,36 @@ module lds_top
     end else begin
       done_q <= finish;
       if (accept) begin
-        busy_q    <= 1'b1;
-        info_q    <= info_in;
+        busy_q      <= 1'b1;
+        info_q      <= info_in;
         active_hi_q <= active_in[Lanes-1:32];
-        pass_q    <= (active_in[31:0] == 32'd0) && (|active_in[Lanes-1:32]);
-        slot_q    <= slot_in;
-        pend_q    <= pend_in;
-        memviol_q <= memviol_in;
+        pass_q      <= (active_in[31:0] == 32'd0) && (|active_in[Lanes-1:32]);
+        served_q    <= '0;
         for (int unsigned l = 0; l < Lanes; l++) begin
-          d0_q[l]  <= data0_i[l][31:0];
-          d1_q[l]  <= data1_i[l][31:0];
-          res_q[l] <= {96'd0, perm_in[l]};
+          d0_q[l] <= data0_i[l][31:0];
+          d1_q[l] <= data1_i[l][31:0];
         end
-        cycles_q  <= '0;
+        res_q       <= '0;
+        cycles_q    <= '0;
       end else if (busy_q) begin
-        pend_q   <= pend_q & ~served;
+        served_q <= served_q | served;
         res_q    <= res_d;
         cycles_q <= cycles_q + 16'd1;
         if (!left && next_pass) begin
           pass_q <= 1'b1;
         end
         if (finish) begin
+          for (int unsigned l = 0; l < Lanes; l++) begin
+            r = res_d[l] | {96'd0, perm_q[l]};
+            if (info_q.signext && (info_q.width == 4'd1)) begin
+              rdata_fin[l] = {96'd0, {24{r[7]}}, r[7:0]};
+            end else if (info_q.signext && (info_q.width == 4'd2)) begin
+              rdata_fin[l] = {96'd0, {16{r[15]}}, r[15:0]};
+            end else begin
+              rdata_fin[l] = r;
+            end
+            oor_fin[l] = {2'b00, slot_oor_q[SlotsPerLane * l +: SlotsPerLane]};
+          end
           busy_q        <= 1'b0;
           rdata_q       <= rdata_fin;
           oor_q         <= oor_fin;

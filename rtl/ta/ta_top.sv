@@ -2,8 +2,8 @@
 // Semantics: SPEC §1. Cycle contract and RTL structure: docs/ta.md.
 //
 // IDLE: req_ready_o = 1; an offered instruction is decoded and all 64 lanes are
-// addressed combinationally from the inputs, and the results are registered at
-// the edge. ACTIVE: the first cycle shows the per-lane results (lane_valid_o);
+// addressed from the inputs on the edge that accepts it, into the lane_*
+// registers. ACTIVE: the first cycle shows the per-lane results (lane_valid_o);
 // every ACTIVE cycle with pending pieces offers one line request. Every output
 // comes from registered state.
 
@@ -22,11 +22,14 @@ module ta_top #(
   state_e state_q, state_d;
   logic   capture;
 
-  // --- Decode and per-lane datapath (from the inputs, used at capture) ----------
-  inst_t                        inst;
-  logic [NumSlots-1:0][47:0]    addr_d;
-  logic [NumSlots-1:0]          inrange_d, access_d, cross_d;
-  logic [NumLanes-1:0]          memviol_d;
+  // --- Decode, per-lane datapath and its result registers ---------------------
+  inst_t                     inst;
+  logic [NumSlots-1:0]       cross_q;
+  logic                      lane_valid_q;
+  logic [1:0]                op_q;
+  logic [1:0]                slot_lg_q;
+
+  assign capture = (state_q == StIdle) && req_valid_i;
 
   ta_decode #(
     .GFX (GFX)
@@ -45,47 +48,30 @@ module ta_top #(
     .inst_o        (inst)
   );
 
+  // The slot results are registered in ta_addr on the accepting edge; its
+  // registers drive the lane_* outputs.
   ta_addr #(
     .GFX (GFX)
   ) u_addr (
+    .clk_i     (clk_i),
+    .rst_ni    (rst_ni),
     .en_i      (capture),
     .inst_i    (inst),
     .exec_i    (exec_i),
     .vindex_i  (vindex_i),
     .voffset_i (voffset_i),
-    .addr_o    (addr_d),
-    .inrange_o (inrange_d),
-    .access_o  (access_d),
-    .cross_o   (cross_d),
-    .memviol_o (memviol_d)
+    .addr_o    (lane_addr_o),
+    .inrange_o (lane_inrange_o),
+    .access_o  (lane_access_o),
+    .cross_o   (cross_q),
+    .memviol_o (lane_memviol_o)
   );
-
-  // --- Registered instruction results -------------------------------------------
-  logic [NumSlots-1:0][47:0] addr_q;
-  logic [NumSlots-1:0]       inrange_q, access_q;
-  logic [NumLanes-1:0]       memviol_q;
-  logic                      lane_valid_q;
-  logic [1:0]                op_q;
-  logic [1:0]                slot_lg_q;
-
-  assign capture = (state_q == StIdle) && req_valid_i;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      // A '0 fill of the 256 x 48-bit address register, not a replication.
-      /* verilator lint_off WIDTHCONCAT */
-      addr_q    <= '0;
-      /* verilator lint_on WIDTHCONCAT */
-      inrange_q <= '0;
-      access_q  <= '0;
-      memviol_q <= '0;
       op_q      <= '0;
       slot_lg_q <= '0;
     end else if (capture) begin
-      addr_q    <= addr_d;
-      inrange_q <= inrange_d;
-      access_q  <= access_d;
-      memviol_q <= memviol_d;
       op_q      <= op_i;
       slot_lg_q <= inst.slot_lg;
     end
@@ -99,18 +85,18 @@ module ta_top #(
   ta_coalesce #(
     .GFX (GFX)
   ) u_coalesce (
-    .clk_i        (clk_i),
-    .rst_ni       (rst_ni),
-    .load_i       (capture),
-    .load_part0_i (access_d),
-    .load_part1_i (access_d & cross_d),
-    .addr_i       (addr_q),
-    .slot_lg_i    (slot_lg_q),
-    .ready_i      (line_ready_i),
-    .busy_o       (busy),
-    .line_addr_o  (line_addr),
-    .line_mask_o  (line_mask),
-    .line_last_o  (line_last)
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .load_i      (capture),
+    .access_i    (lane_access_o),
+    .cross_i     (cross_q),
+    .addr_i      (lane_addr_o),
+    .slot_lg_i   (slot_lg_q),
+    .ready_i     (line_ready_i),
+    .busy_o      (busy),
+    .line_addr_o (line_addr),
+    .line_mask_o (line_mask),
+    .line_last_o (line_last)
   );
 
   // --- Control --------------------------------------------------------------------
@@ -137,10 +123,6 @@ module ta_top #(
   // Pieces are pending only in ACTIVE, so the line outputs are zero elsewhere.
   assign req_ready_o    = (state_q == StIdle);
   assign lane_valid_o   = lane_valid_q;
-  assign lane_addr_o    = addr_q;
-  assign lane_inrange_o = inrange_q;
-  assign lane_access_o  = access_q;
-  assign lane_memviol_o = memviol_q;
   assign line_valid_o   = busy;
   assign line_addr_o    = line_addr;
   assign line_mask_o    = line_mask;
