@@ -81,6 +81,24 @@ fn verilator_root() -> Option<PathBuf> {
     (!s.is_empty()).then(|| PathBuf::from(s))
 }
 
+/// `verilator --lint-only -Wall` of `<unit>_tb` with `<unit>_ref`, the
+/// package and the RTL of `rtl` for `GFX` `gfx`: the warnings, if any.
+pub fn lint_tb(unit: &str, gfx: u32, rtl: &Path) -> Result<(), String> {
+    let sources = gpucosim::rtlbuild::RtlSources::collect(rtl, unit).map_err(|e| e.to_string())?;
+    let dpi = repo_root().join("dpi");
+    let mut cmd = verilator();
+    cmd.args(["--lint-only", "-Wall", "--timing"])
+        .arg(format!("-GGFX={gfx}"))
+        .arg(format!("-I{}", sources.dir.display()))
+        .arg("--top-module")
+        .arg(format!("{unit}_tb"))
+        .arg(dpi.join("sv/gpucosim_dpi.sv"))
+        .args(&sources.files)
+        .arg(dpi.join(format!("sv/{unit}_ref.sv")))
+        .arg(dpi.join(format!("examples/{unit}_tb.sv")));
+    run(cmd, "verilator --lint-only -Wall")
+}
+
 /// Builds `<unit>_tb` for `profile` (`GFX`) from the RTL tree `rtl` into
 /// `obj`; returns the executable, or the build's output on failure.
 pub fn build_tb(unit: &str, gfx: u32, rtl: &Path, obj: &Path) -> Result<PathBuf, String> {
