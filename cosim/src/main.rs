@@ -1162,7 +1162,7 @@ fn bench(
         report.rss_table()
     );
     if let Some(t) = report.cocotb_table() {
-        print!("{t}\n");
+        println!("{t}");
     }
     print!("{}", report.targets());
     if let Some(path) = write {
