@@ -41,7 +41,142 @@ fn bare_loop_and_shim_checksums_agree_on_both_profiles() {
         assert_eq!(d.cycles, 3000);
         assert!(d.none_ms > 0.0 && d.vcd_ms > 0.0 && d.fst_ms > 0.0, "{d:?}");
         assert!(0 < d.fst_bytes && d.fst_bytes < d.vcd_bytes, "{d:?}");
+        // Every figure has its rounds, the load during them, and extra
+        // rounds only while its best rounds disagreed.
+        for r in &f.rounds {
+            assert_eq!(r.secs.len(), s.repeats + r.extra, "{r:?}");
+            assert!(r.extra <= benchmark::EXTRA_ROUNDS);
+            assert!(r.extra == 0 || r.first_spread > benchmark::SPREAD, "{r:?}");
+            let load = r.load().expect("/proc/stat");
+            assert!(load.is_finite() && load >= 0.0, "{r:?}");
+        }
+        assert!(f.max_load().is_some() && d.load.is_some());
     }
+}
+
+#[test]
+fn rounds_keep_the_best_and_measure_their_spread() {
+    let mut r = benchmark::Rounds::new(3);
+    for ms in [100, 150, 100] {
+        r.measure(|| Ok(std::time::Duration::from_millis(ms)))
+            .unwrap();
+    }
+    assert!((r.spread() - 0.5).abs() < 1e-9, "{r:?}");
+    assert!(r.spread() > benchmark::SPREAD);
+    // A fast extra round replaces the slow one among the best three.
+    r.measure(|| Ok(std::time::Duration::from_millis(105)))
+        .unwrap();
+    assert!((r.spread() - 0.05).abs() < 1e-9, "{r:?}");
+    assert_eq!(r.best(), std::time::Duration::from_millis(100));
+    // A failing round is an error, not a figure.
+    assert!(r.measure(|| Err(Error::Env("no".into()))).is_err());
+    assert_eq!(r.secs.len(), 4);
+    // Sleeping takes no CPU: the load is what other processes took.
+    let mut idle = benchmark::Rounds::new(1);
+    idle.measure(|| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        Ok(std::time::Duration::from_millis(50))
+    })
+    .unwrap();
+    assert!(idle.load().is_some_and(|l| (0.0..=64.0).contains(&l)));
+}
+
+#[test]
+fn the_report_shows_load_repeats_memory_and_cocotb() {
+    let dir = tempfile::tempdir().unwrap();
+    let rtl = toy_rtl(dir.path(), None);
+    let s = spec(&rtl, &dir.path().join("work"), 3000);
+    let mut f = benchmark::bench_unit::<ToyTestbench>(&s, Profile::Gfx9).unwrap();
+    // Rounds that still disagree after their extra rounds are named.
+    f.rounds[3].secs = vec![1.0, 2.0, 1.5];
+    f.rounds[3].repeats = 2;
+    f.rounds[3].extra = 1;
+    f.rounds[3].first_spread = 1.0;
+    let report = benchmark::Report {
+        machine: benchmark::Machine::describe(),
+        command: "gpucosim bench".into(),
+        release: true,
+        spec: s.clone(),
+        rows: vec![f],
+        starts: Vec::new(),
+        regress: Err("not asked".into()),
+        load_after: benchmark::load_average(),
+        mutate: None,
+        rss: Ok(vec![benchmark::RssFigures {
+            unit: "toy".into(),
+            profile: Profile::Gfx9,
+            short: (1000, 10.0, 0.1),
+            long: (10_000, 15.0, 1.0),
+        }]),
+        cocotb: Some(vec![benchmark::CocotbFigures {
+            unit: "toy".into(),
+            profile: Profile::Gfx9,
+            cycles: 3000,
+            with_model: Err("run.py failed: no cocotb".into()),
+            without_model: Ok(12_000.0),
+        }]),
+    };
+    let md = report.markdown();
+    for want in [
+        "## Load and agreement of the rounds",
+        "(4) lock-step: best 2 rounds 100 % apart, 1 more round → 50 % apart: STILL DISAGREE",
+        "## Peak memory",
+        "| +5.0 MB | NO |",
+        "peak RSS 10.0 MB after 1000 cycles, 15.0 MB after 10000 (+5.0 MB; target ≤ +2 MB, flat in run length): NOT MET",
+        "## cocotb",
+        "| toy | gfx9 | 3000 | 12.0 k | failed | – |",
+        "- toy gfx9 with the model: run.py failed: no cocotb",
+        " CPU |",
+    ] {
+        assert!(md.contains(want), "no `{want}` in:\n{md}");
+    }
+}
+
+#[test]
+fn cocotb_needs_an_interpreter_with_cocotb() {
+    // A missing interpreter is one line naming it.
+    match benchmark::check_cocotb(Path::new("/nonexistent/python3")) {
+        Err(e) => {
+            let m = e.to_string();
+            assert!(
+                m.contains("/nonexistent/python3") && !m.contains('\n'),
+                "{m}"
+            );
+        }
+        Ok(()) => panic!("a missing interpreter passed"),
+    }
+    let Some(env) = std::env::var_os("GPUCOSIM_PYENV") else {
+        eprintln!("note: bench: the cocotb section was NOT tested: set GPUCOSIM_PYENV to a virtualenv with cocotb and gpucosim");
+        return;
+    };
+    let python = Path::new(&env).join("bin/python");
+    let dir = tempfile::tempdir().unwrap();
+    let rows = benchmark::bench_cocotb(
+        &python,
+        &["waitcnt".to_string()],
+        Profile::Gfx9,
+        1,
+        300,
+        &gpucosim::rtlbuild::builtin_rtl_root(),
+        dir.path(),
+    )
+    .unwrap();
+    let c = &rows[0];
+    for r in [&c.with_model, &c.without_model] {
+        assert!(r.as_ref().is_ok_and(|v| *v > 0.0), "{c:?}");
+    }
+    // A run that fails is a one-line reason, not a panic.
+    let bad = benchmark::cocotb_rate(
+        &python,
+        "waitcnt",
+        Profile::Gfx9,
+        1,
+        300,
+        true,
+        &dir.path().join("no-rtl"),
+        dir.path(),
+    );
+    assert!(matches!(&bad, Err(m) if !m.contains('\n')), "{bad:?}");
 }
 
 #[test]

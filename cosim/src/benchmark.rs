@@ -45,10 +45,160 @@ pub const VCD_WINDOW: usize = 1024;
 /// Cycles of the whole-run waveforms measured (at most `--cycles`).
 pub const DUMP_CYCLES: u64 = 20_000;
 
+/// Rounds of one figure disagree when the slowest of its best `repeats`
+/// rounds is more than this fraction slower than the fastest.
+pub const SPREAD: f64 = 0.15;
+
+/// Extra rounds a figure gets, at most, while its best rounds disagree.
+pub const EXTRA_ROUNDS: usize = 4;
+
+/// CPU seconds of this process (every thread) and of its children that
+/// have been waited for.
+fn own_cpu_seconds() -> f64 {
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    let mut total = 0.0;
+    for who in [libc::RUSAGE_SELF, libc::RUSAGE_CHILDREN] {
+        // SAFETY: an all-zero rusage is valid; getrusage fills it.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `ru` is a valid rusage to write to.
+        if unsafe { libc::getrusage(who, &mut ru) } == 0 {
+            total += tv(ru.ru_utime) + tv(ru.ru_stime);
+        }
+    }
+    total
+}
+
+/// Busy CPU seconds of the whole machine since boot, all CPUs together
+/// (`/proc/stat`: everything but idle and iowait), if known.
+fn machine_busy_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    let f: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .map_while(|v| v.parse().ok())
+        .collect();
+    if f.len() < 4 {
+        return None;
+    }
+    // user nice system idle iowait irq softirq steal (guest is in user).
+    let busy: u64 = f
+        .iter()
+        .take(8)
+        .enumerate()
+        .filter(|(i, _)| *i != 3 && *i != 4)
+        .map(|(_, v)| v)
+        .sum();
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    (hz > 0).then(|| busy as f64 / hz as f64)
+}
+
+/// The CPU time other processes take while something is measured: the
+/// machine's busy time (`/proc/stat`) minus this process's and its
+/// children's own (`getrusage`), over the wall time.
+#[derive(Debug, Clone, Copy)]
+pub struct LoadProbe {
+    t0: Instant,
+    busy0: Option<f64>,
+    own0: f64,
+}
+
+impl LoadProbe {
+    /// Starts measuring.
+    pub fn start() -> LoadProbe {
+        LoadProbe {
+            t0: Instant::now(),
+            busy0: machine_busy_seconds(),
+            own0: own_cpu_seconds(),
+        }
+    }
+
+    /// Other processes' CPU seconds since the start (never negative;
+    /// `/proc/stat` counts in clock ticks, so short spans are coarse) and
+    /// the wall seconds; `None` without `/proc/stat`.
+    pub fn stop(&self) -> Option<(f64, f64)> {
+        let wall = self.t0.elapsed().as_secs_f64();
+        let busy = machine_busy_seconds()? - self.busy0?;
+        let own = own_cpu_seconds() - self.own0;
+        Some(((busy - own).max(0.0), wall))
+    }
+}
+
+/// The rounds of one figure: their times, the other processes' load while
+/// they ran, and the extra rounds taken because they disagreed.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Rounds {
+    /// Rounds whose best are compared (`--repeats`).
+    pub repeats: usize,
+    /// Seconds of each round, in the order measured.
+    pub secs: Vec<f64>,
+    /// Other processes' CPU seconds during the rounds, if known.
+    pub other_cpu: Option<f64>,
+    /// Wall seconds of the rounds (as the load was measured).
+    pub wall: f64,
+    /// Rounds added because the best ones disagreed by more than [`SPREAD`].
+    pub extra: usize,
+    /// The spread of the first `repeats` rounds, before any extra round.
+    pub first_spread: f64,
+}
+
+impl Rounds {
+    /// No round yet.
+    pub fn new(repeats: usize) -> Rounds {
+        Rounds {
+            repeats,
+            secs: Vec::new(),
+            other_cpu: Some(0.0),
+            wall: 0.0,
+            extra: 0,
+            first_spread: 0.0,
+        }
+    }
+
+    /// Runs one round, `f` returning its measured time, and records it
+    /// with the load during it.
+    pub fn measure(&mut self, f: impl FnOnce() -> Result<Duration>) -> Result<()> {
+        let probe = LoadProbe::start();
+        let t = f()?;
+        match probe.stop() {
+            Some((other, wall)) => {
+                self.other_cpu = self.other_cpu.map(|o| o + other);
+                self.wall += wall;
+            }
+            None => self.other_cpu = None,
+        }
+        self.secs.push(t.as_secs_f64());
+        Ok(())
+    }
+
+    /// The best round.
+    pub fn best(&self) -> Duration {
+        Duration::from_secs_f64(self.secs.iter().copied().fold(f64::INFINITY, f64::min))
+    }
+
+    /// How far the best `repeats` rounds disagree: slowest ÷ fastest − 1.
+    pub fn spread(&self) -> f64 {
+        let mut s = self.secs.clone();
+        s.sort_by(f64::total_cmp);
+        s.truncate(self.repeats.max(1));
+        match (s.first(), s.last()) {
+            (Some(&lo), Some(&hi)) if lo > 0.0 => hi / lo - 1.0,
+            _ => 0.0,
+        }
+    }
+
+    /// Other processes' load during the rounds, in CPUs (their CPU seconds
+    /// over the rounds' wall seconds), if known.
+    pub fn load(&self) -> Option<f64> {
+        self.other_cpu.map(|o| o / self.wall.max(1e-9))
+    }
+}
+
 /// The targets of the suite.
 pub mod targets {
     /// Lock-step ÷ bare Verilator loop, at least.
-    pub const LOCKSTEP_RATIO: f64 = 0.8;
+    pub const LOCKSTEP_RATIO: f64 = 0.9;
     /// Model alone ÷ RTL alone, at least.
     pub const MODEL_SPEEDUP: f64 = 10.0;
     /// Writing the VCD of a 1,024-cycle window, at most (milliseconds).
@@ -62,6 +212,9 @@ pub mod targets {
     pub const FST_DUMP_COST: f64 = 1.3;
     /// The VCD of a whole run ÷ its FST, in bytes, at least.
     pub const FST_SHRINK: f64 = 10.0;
+    /// Peak resident memory of a run ten times longer, at most this many
+    /// megabytes more (flat in run length).
+    pub const RSS_GROWTH_MB: f64 = 2.0;
 }
 
 /// What to measure.
@@ -130,6 +283,8 @@ pub struct UnitFigures {
     pub vcd_bytes: u64,
     /// Whole-run waveforms.
     pub dump: DumpFigures,
+    /// The rounds of figures (1)–(5).
+    pub rounds: [Rounds; 5],
 }
 
 /// What a whole-run waveform (`--dump-all`) costs: the same lock-step run
@@ -150,6 +305,8 @@ pub struct DumpFigures {
     pub vcd_bytes: u64,
     /// Bytes of the FST.
     pub fst_bytes: u64,
+    /// Other processes' load during these runs, in CPUs, if known.
+    pub load: Option<f64>,
 }
 
 impl DumpFigures {
@@ -168,6 +325,13 @@ impl DumpFigures {
 }
 
 impl UnitFigures {
+    /// The highest load of other processes during figures (1)–(5), in CPUs.
+    pub fn max_load(&self) -> Option<f64> {
+        self.rounds
+            .iter()
+            .map(Rounds::load)
+            .try_fold(0.0f64, |m, l| l.map(|l| m.max(l)))
+    }
     /// Lock-step ÷ bare loop.
     pub fn ratio(&self) -> f64 {
         self.lockstep / self.bare.max(1e-9)
@@ -335,60 +499,76 @@ pub fn bench_unit<B: Testbench>(spec: &BenchSpec, profile: Profile) -> Result<Un
     let mut run_spec = RunSpec::new(table.unit, profile, spec.seed, spec.cycles);
     run_spec.rtl_arg = Some(spec.rtl_root.clone());
     run_spec.window = VCD_WINDOW;
-    // The four figures are measured in rounds, one of each per round, so that
-    // a slow spell of a shared machine hits all four alike rather than one;
-    // each figure keeps its best round.
-    let mut bare_best = Duration::MAX;
+    // The five figures are measured in rounds, one of each per round, so
+    // that a slow spell of a shared machine hits all five alike rather than
+    // one; each figure keeps its best round. A figure whose best rounds
+    // disagree by more than SPREAD gets extra rounds of its own.
     let mut bare_sum = 0;
-    let (mut shim_t, mut shim_sum) = (Duration::MAX, 0);
-    let (mut model_t, mut model_sum) = (Duration::MAX, 0);
-    let mut lock_best = Duration::MAX;
-    let mut pipe_best = Duration::MAX;
+    let (mut shim_sum, mut model_sum) = (0, 0);
     let mut lock_cycles = 0;
     let mut agreed = true;
+    let mut one_round = |k: usize| -> Result<Duration> {
+        match k {
+            0 => {
+                // (1) bare loop
+                let bare = run_bare(&bare_exe, &file, 1)?;
+                if bare.cycles != spec.cycles {
+                    return Err(Error::Env(format!(
+                        "the bare loop read {} cycles from {}, expected {}",
+                        bare.cycles,
+                        file.display(),
+                        spec.cycles
+                    )));
+                }
+                bare_sum = bare.checksum;
+                Ok(bare.best)
+            }
+            1 => {
+                // (2) RTL through the shim
+                let (t, sum) = run_shim(&lib, table, &rec)?;
+                shim_sum = sum;
+                Ok(t)
+            }
+            2 => {
+                // (3) model alone
+                let (t, sum) = run_model::<B>(profile, &rec);
+                model_sum = sum;
+                Ok(t)
+            }
+            _ => {
+                // (4) full lock-step on one thread, (5) pipelined
+                let mut rtl = Rtl::load(&lib, table)?;
+                let spec = RunSpec {
+                    pipeline: k == 4,
+                    ..run_spec.clone()
+                };
+                let o = engine::run::<B>(&spec, &mut rtl, Stimulus::Fresh, None)?;
+                lock_cycles = o.cycles;
+                agreed &= o.passed();
+                Ok(o.elapsed)
+            }
+        }
+    };
+    let mut rounds: [Rounds; 5] = std::array::from_fn(|_| Rounds::new(spec.repeats));
     for _ in 0..spec.repeats {
-        // (1) bare loop
-        let bare = run_bare(&bare_exe, &file, 1)?;
-        if bare.cycles != spec.cycles {
-            return Err(Error::Env(format!(
-                "the bare loop read {} cycles from {}, expected {}",
-                bare.cycles,
-                file.display(),
-                spec.cycles
-            )));
-        }
-        bare_best = bare_best.min(bare.best);
-        bare_sum = bare.checksum;
-        // (2) RTL through the shim
-        let (t, sum) = run_shim(&lib, table, &rec)?;
-        if sum != bare_sum {
-            return Err(Error::Env(format!(
-                "{} {}: the shim's output checksum {sum:016x} differs from the bare Verilator loop's {bare_sum:016x}: the shim does not move the same bits",
-                table.unit, profile
-            )));
-        }
-        (shim_t, shim_sum) = (shim_t.min(t), sum);
-        // (3) model alone
-        let (t, sum) = run_model::<B>(profile, &rec);
-        (model_t, model_sum) = (model_t.min(t), sum);
-        // (4) full lock-step on one thread, (5) pipelined
-        for pipeline in [false, true] {
-            let mut rtl = Rtl::load(&lib, table)?;
-            let spec = RunSpec {
-                pipeline,
-                ..run_spec.clone()
-            };
-            let o = engine::run::<B>(&spec, &mut rtl, Stimulus::Fresh, None)?;
-            let best = if pipeline {
-                &mut pipe_best
-            } else {
-                &mut lock_best
-            };
-            *best = (*best).min(o.elapsed);
-            lock_cycles = o.cycles;
-            agreed &= o.passed();
+        for (k, r) in rounds.iter_mut().enumerate() {
+            r.measure(|| one_round(k))?;
         }
     }
+    for (k, r) in rounds.iter_mut().enumerate() {
+        r.first_spread = r.spread();
+        while r.spread() > SPREAD && r.extra < EXTRA_ROUNDS {
+            r.measure(|| one_round(k))?;
+            r.extra += 1;
+        }
+    }
+    if shim_sum != bare_sum {
+        return Err(Error::Env(format!(
+            "{} {}: the shim's output checksum {shim_sum:016x} differs from the bare Verilator loop's {bare_sum:016x}: the shim does not move the same bits",
+            table.unit, profile
+        )));
+    }
+    let [bare_r, shim_r, model_r, lock_r, pipe_r] = rounds;
     // VCD of a 1,024-cycle window, captured from model and RTL over the
     // recorded inputs.
     let (vcd_t, vcd_bytes) = vcd_window::<B>(profile, &lib, &rec, spec)?;
@@ -398,11 +578,12 @@ pub fn bench_unit<B: Testbench>(spec: &BenchSpec, profile: Profile) -> Result<Un
         profile,
         cycles: spec.cycles,
         words: (table.in_words(), table.out_words()),
-        bare: rate(spec.cycles, bare_best),
-        shim: rate(spec.cycles, shim_t),
-        model: rate(spec.cycles, model_t),
-        lockstep: rate(lock_cycles, lock_best),
-        pipelined: rate(lock_cycles, pipe_best),
+        bare: rate(spec.cycles, bare_r.best()),
+        shim: rate(spec.cycles, shim_r.best()),
+        model: rate(spec.cycles, model_r.best()),
+        lockstep: rate(lock_cycles, lock_r.best()),
+        pipelined: rate(lock_cycles, pipe_r.best()),
+        rounds: [bare_r, shim_r, model_r, lock_r, pipe_r],
         lockstep_cycles: lock_cycles,
         agreed,
         checksums: (bare_sum, shim_sum, model_sum),
@@ -427,6 +608,7 @@ fn whole_run_dumps<B: Testbench>(
     let formats = [None, Some(WaveFormat::Vcd), Some(WaveFormat::Fst)];
     let mut best = [Duration::MAX; 3];
     let mut bytes = [0u64; 3];
+    let probe = LoadProbe::start();
     for _ in 0..spec.repeats {
         for (k, format) in formats.iter().enumerate() {
             let s = RunSpec {
@@ -457,6 +639,7 @@ fn whole_run_dumps<B: Testbench>(
         fst_ms: ms(best[2]),
         vcd_bytes: bytes[1],
         fst_bytes: bytes[2],
+        load: probe.stop().map(|(o, w)| o / w.max(1e-9)),
     })
 }
 
@@ -718,6 +901,54 @@ pub struct Report {
     pub load_after: String,
     /// A timed mutation campaign, when asked for.
     pub mutate: Option<MutateFigures>,
+    /// Peak memory of short and long runs per unit and profile, or why
+    /// it was not measured.
+    pub rss: std::result::Result<Vec<RssFigures>, String>,
+    /// The cocotb example against `gpucosim run`, when asked for.
+    pub cocotb: Option<Vec<CocotbFigures>>,
+}
+
+/// Peak resident memory of `gpucosim run` at two run lengths.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RssFigures {
+    /// Unit.
+    pub unit: String,
+    /// Profile.
+    pub profile: Profile,
+    /// The short run: cycles, peak RSS in MB, wall seconds.
+    pub short: (u64, f64, f64),
+    /// The long run: cycles, peak RSS in MB, wall seconds.
+    pub long: (u64, f64, f64),
+}
+
+impl RssFigures {
+    /// Megabytes the long run needed more than the short one.
+    pub fn growth(&self) -> f64 {
+        self.long.1 - self.short.1
+    }
+    /// Whether the peak stays flat in run length.
+    pub fn flat(&self) -> bool {
+        self.growth() <= targets::RSS_GROWTH_MB
+    }
+}
+
+/// Measures the peak memory of `gpucosim run` (a child of `exe`) of `short`
+/// and of `long` cycles.
+pub fn rss_figures(
+    exe: &Path,
+    unit: &str,
+    profile: Profile,
+    (short, long): (u64, u64),
+    rtl: Option<&Path>,
+) -> Result<RssFigures> {
+    let (s_mb, s_t) = peak_rss(exe, unit, profile, short, rtl)?;
+    let (l_mb, l_t) = peak_rss(exe, unit, profile, long, rtl)?;
+    Ok(RssFigures {
+        unit: unit.to_string(),
+        profile,
+        short: (short, s_mb, s_t.as_secs_f64()),
+        long: (long, l_mb, l_t.as_secs_f64()),
+    })
 }
 
 /// A mutation campaign timed against building its mutants one by one.
@@ -841,6 +1072,20 @@ fn met(ok: bool) -> &'static str {
     }
 }
 
+/// A load in CPUs, or a dash when unknown.
+fn cpus(load: Option<f64>) -> String {
+    load.map_or("–".into(), |l| format!("{l:.2} CPU"))
+}
+
+/// The names of figures (1)–(5).
+pub const FIGURES: [&str; 5] = [
+    "(1) bare",
+    "(2) shim",
+    "(3) model",
+    "(4) lock-step",
+    "(5) pipelined",
+];
+
 fn si(rate: f64) -> String {
     if rate >= 1e6 {
         format!("{:.2} M", rate / 1e6)
@@ -856,8 +1101,8 @@ impl Report {
     pub fn table(&self) -> String {
         let mut s = String::new();
         s.push_str(
-            "| unit | profile | words in/out | (1) bare Verilator, cycles/s | (2) RTL via shim | (3) model alone | (4) lock-step, 1 thread | (5) lock-step, pipelined | 4 ÷ 1 | 5 ÷ 1 | 3 ÷ 2 | VCD 1,024 cycles | cached start |\n\
-             |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+            "| unit | profile | words in/out | (1) bare Verilator, cycles/s | (2) RTL via shim | (3) model alone | (4) lock-step, 1 thread | (5) lock-step, pipelined | 4 ÷ 1 | 5 ÷ 1 | 3 ÷ 2 | VCD 1,024 cycles | cached start | other load |\n\
+             |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
         );
         for r in &self.rows {
             let start = self
@@ -868,7 +1113,7 @@ impl Report {
                 .unwrap_or_else(|| "–".into());
             let _ = writeln!(
                 s,
-                "| {} | {} | {}/{} | {} | {} | {} | {}{} | {} | {:.2} | {:.2} | {:.1}× | {:.1} ms ({} kB) | {} |",
+                "| {} | {} | {}/{} | {} | {} | {} | {}{} | {} | {:.2} | {:.2} | {:.1}× | {:.1} ms ({} kB) | {} | {} |",
                 r.unit,
                 r.profile,
                 r.words.0,
@@ -884,7 +1129,8 @@ impl Report {
                 r.model_speedup(),
                 r.vcd_ms,
                 r.vcd_bytes.div_ceil(1024),
-                start
+                start,
+                cpus(r.max_load())
             );
         }
         s
@@ -894,15 +1140,15 @@ impl Report {
     pub fn dump_table(&self) -> String {
         let mut s = String::new();
         s.push_str(
-            "| unit | profile | cycles | no waveform | VCD | VCD ÷ none | VCD size | FST | FST ÷ none | FST size | VCD ÷ FST size |\n\
-             |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+            "| unit | profile | cycles | no waveform | VCD | VCD ÷ none | VCD size | FST | FST ÷ none | FST size | VCD ÷ FST size | other load |\n\
+             |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
         );
         for r in &self.rows {
             let d = &r.dump;
             let mb = |b: u64| format!("{:.1} MB", b as f64 / 1e6);
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {:.0} ms | {:.0} ms | {:.2} | {} | {:.0} ms | {:.2} | {} | {:.1}× |",
+                "| {} | {} | {} | {:.0} ms | {:.0} ms | {:.2} | {} | {:.0} ms | {:.2} | {} | {:.1}× | {} |",
                 r.unit,
                 r.profile,
                 d.cycles,
@@ -913,10 +1159,156 @@ impl Report {
                 d.fst_ms,
                 d.fst_cost(),
                 mb(d.fst_bytes),
-                d.shrink()
+                d.shrink(),
+                cpus(d.load)
             );
         }
         s
+    }
+
+    /// Per figure: other processes' load while it was measured, how far its
+    /// best rounds disagree, and extra rounds taken.
+    pub fn rounds_table(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "| unit | profile | {} |\n|---|---|---:|---:|---:|---:|---:|",
+            FIGURES.join(" | ")
+        );
+        for r in &self.rows {
+            let cells: Vec<String> = r
+                .rounds
+                .iter()
+                .map(|x| {
+                    let mut c = format!("{}, {:.0} %", cpus(x.load()), 100.0 * x.spread());
+                    if x.extra > 0 {
+                        let _ = write!(
+                            c,
+                            " (was {:.0} %, +{} rounds)",
+                            100.0 * x.first_spread,
+                            x.extra
+                        );
+                    }
+                    c
+                })
+                .collect();
+            let _ = writeln!(s, "| {} | {} | {} |", r.unit, r.profile, cells.join(" | "));
+        }
+        s
+    }
+
+    /// Which figures were repeated and whether their rounds agree now.
+    pub fn repeated(&self) -> String {
+        let mut s = String::new();
+        for r in &self.rows {
+            for (name, x) in FIGURES.iter().zip(&r.rounds) {
+                if x.extra == 0 && x.spread() <= SPREAD {
+                    continue;
+                }
+                let _ = writeln!(
+                    s,
+                    "- {} {} {name}: best {} rounds {:.0} % apart, {} more round{} → {:.0} % apart: {}",
+                    r.unit,
+                    r.profile,
+                    x.repeats,
+                    100.0 * x.first_spread,
+                    x.extra,
+                    if x.extra == 1 { "" } else { "s" },
+                    100.0 * x.spread(),
+                    if x.spread() <= SPREAD {
+                        "agree now"
+                    } else {
+                        "STILL DISAGREE (the figure is unreliable)"
+                    }
+                );
+            }
+        }
+        if s.is_empty() {
+            let _ = writeln!(
+                s,
+                "- none: every figure's best rounds agreed within {:.0} %",
+                100.0 * SPREAD
+            );
+        }
+        s
+    }
+
+    /// Peak memory of short and long runs.
+    pub fn rss_table(&self) -> String {
+        let rows = match &self.rss {
+            Ok(rows) => rows,
+            Err(why) => return format!("Not measured: {why}\n"),
+        };
+        let mut s = String::from(
+            "| unit | profile | short run | peak RSS | long run | peak RSS | growth | flat |\n\
+             |---|---|---:|---:|---:|---:|---:|---|\n",
+        );
+        for r in rows {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} cycles, {:.1} s | {:.1} MB | {} cycles, {:.1} s | {:.1} MB | {:+.1} MB | {} |",
+                r.unit,
+                r.profile,
+                r.short.0,
+                r.short.2,
+                r.short.1,
+                r.long.0,
+                r.long.2,
+                r.long.1,
+                r.growth(),
+                if r.flat() { "yes" } else { "NO" }
+            );
+        }
+        s
+    }
+
+    /// The cocotb example against `gpucosim run`.
+    pub fn cocotb_table(&self) -> Option<String> {
+        let rows = self.cocotb.as_ref()?;
+        let mut s = String::from(
+            "| unit | profile | cycles | cocotb, no model | cocotb with the model | with ÷ without | `gpucosim run`: (4) 1 thread | (5) pipelined | (4) ÷ cocotb with the model |\n\
+             |---|---|---:|---:|---:|---:|---:|---:|---:|\n",
+        );
+        let mut errors = String::new();
+        for c in rows {
+            let row = self
+                .rows
+                .iter()
+                .find(|r| r.unit == c.unit && r.profile == c.profile);
+            let cell = |r: &std::result::Result<f64, String>| match r {
+                Ok(v) => si(*v),
+                Err(_) => "failed".into(),
+            };
+            for (what, r) in [
+                ("with the model", &c.with_model),
+                ("no model", &c.without_model),
+            ] {
+                if let Err(e) = r {
+                    let _ = writeln!(errors, "- {} {} {what}: {e}", c.unit, c.profile);
+                }
+            }
+            let ratio = |a: Option<f64>, b: Option<f64>, unit: &str| match (a, b) {
+                (Some(a), Some(b)) => format!("{:.2}{unit}", a / b.max(1e-9)),
+                _ => "–".into(),
+            };
+            let w = c.with_model.as_ref().ok().copied();
+            let wo = c.without_model.as_ref().ok().copied();
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                c.unit,
+                c.profile,
+                c.cycles,
+                cell(&c.without_model),
+                cell(&c.with_model),
+                ratio(w, wo, ""),
+                row.map_or("–".into(), |r| si(r.lockstep)),
+                row.map_or("–".into(), |r| si(r.pipelined)),
+                ratio(row.map(|r| r.lockstep), w, "×"),
+            );
+        }
+        s.push_str(&errors);
+        Some(s)
     }
 
     /// The targets and whether each is met.
@@ -959,6 +1351,42 @@ impl Report {
                 d.shrink(),
                 met(d.shrink() >= FST_SHRINK)
             );
+        }
+        match &self.rss {
+            Ok(rows) => {
+                for r in rows {
+                    let _ = writeln!(
+                        s,
+                        "- {} {}: peak RSS {:.1} MB after {} cycles, {:.1} MB after {} ({:+.1} MB; target ≤ +{RSS_GROWTH_MB} MB, flat in run length): {}",
+                        r.unit,
+                        r.profile,
+                        r.short.1,
+                        r.short.0,
+                        r.long.1,
+                        r.long.0,
+                        r.growth(),
+                        met(r.flat())
+                    );
+                }
+            }
+            Err(why) => {
+                let _ = writeln!(s, "- peak RSS flat in run length: not measured: {why}");
+            }
+        }
+        for r in &self.rows {
+            for (name, x) in FIGURES.iter().zip(&r.rounds) {
+                if x.spread() > SPREAD {
+                    let _ = writeln!(
+                        s,
+                        "- {} {} {name}: its best {} rounds still disagree by {:.0} % after {} more: the figure and its ratios are unreliable",
+                        r.unit,
+                        r.profile,
+                        x.repeats,
+                        100.0 * x.spread(),
+                        x.extra
+                    );
+                }
+            }
         }
         if let Some(worst) = self.starts.iter().map(|(_, _, d)| *d).max() {
             let _ = writeln!(
@@ -1013,8 +1441,23 @@ impl Report {
              lock-step: driver, model, RTL, compare and the 1,024-cycle capture ring, on one thread \
              (each job of `gpucosim regress`); (5) the same with driver and model on a second thread \
              ahead of the RTL (`gpucosim run` on two CPUs or more). \
-             The checksums of (1) and (2) were equal in every row (`gpucosim bench` fails otherwise).\n\n",
+             The checksums of (1) and (2) were equal in every row (`gpucosim bench` fails otherwise). \
+             \"Other load\" is the highest CPU time other processes took during figures (1)–(5), in CPUs \
+             (machine busy time from `/proc/stat` minus this process's and its children's); \
+             on an idle machine it is close to 0.\n\n",
         );
+        s.push_str("## Load and agreement of the rounds\n\n");
+        s.push_str(&self.rounds_table());
+        let _ = writeln!(
+            s,
+            "\nPer figure: other processes' load while its rounds ran (their CPU seconds over the rounds' wall time), \
+             and how far its best {} rounds are apart (slowest ÷ fastest − 1). A figure whose best rounds are more \
+             than {:.0} % apart gets up to {EXTRA_ROUNDS} more rounds of its own. Repeated figures:\n",
+            self.spec.repeats,
+            100.0 * SPREAD
+        );
+        s.push_str(&self.repeated());
+        s.push('\n');
         s.push_str("## Whole-run waveforms\n\n");
         s.push_str(&self.dump_table());
         let _ = writeln!(
@@ -1023,6 +1466,24 @@ impl Report {
             self.rows.first().map_or(DUMP_CYCLES, |r| r.dump.cycles),
             self.spec.repeats
         );
+        s.push_str("## Peak memory\n\n");
+        s.push_str(&self.rss_table());
+        s.push_str(
+            "\nPeak resident memory (`wait4`'s `ru_maxrss`) of `gpucosim run --cycles N` as a child process, \
+             the RTL already built, at the figures' cycle count and ten times it; \
+             run length must not change it (\"flat\": at most 2 MB more).\n\n",
+        );
+        if let Some(t) = self.cocotb_table() {
+            s.push_str("## cocotb\n\n");
+            s.push_str(&t);
+            s.push_str(
+                "\nThe cocotb example testbench of each unit (`python/examples/cocotb/run.py`, Verilator under cocotb 2, \
+                 the gpucosim Python package driving the stimulus), with the model predicting and comparing every \
+                 output each cycle and with `--no-model`, cycles per second as it logs them (measured inside its \
+                 test loop, the build excluded; one run each, one profile), against the lock-step rates of \
+                 `gpucosim run` on the same unit and profile from the table above.\n\n",
+            );
+        }
         if let Some(m) = &self.mutate {
             s.push_str("## Mutation campaign: one build for every mutant\n\n");
             s.push_str(&m.markdown());
@@ -1081,4 +1542,175 @@ pub fn peak_rss(
     }
     // ru_maxrss is in kilobytes on Linux.
     Ok((ru.ru_maxrss as f64 / 1024.0, took))
+}
+
+/// The cocotb example of one unit (`python/examples/cocotb/run.py`) with and
+/// without the model, in cycles per second as it logs them (measured inside
+/// its test loop, the build excluded).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct CocotbFigures {
+    /// Unit.
+    pub unit: String,
+    /// Profile.
+    pub profile: Profile,
+    /// Cycles of each run.
+    pub cycles: u64,
+    /// With the model predicting and comparing, or why it failed.
+    pub with_model: std::result::Result<f64, String>,
+    /// The same testbench with `--no-model`, or why it failed.
+    pub without_model: std::result::Result<f64, String>,
+}
+
+/// The cocotb example runner of this source tree.
+pub fn cocotb_script() -> PathBuf {
+    rtlbuild::builtin_rtl_root()
+        .join("..")
+        .join("python/examples/cocotb/run.py")
+}
+
+/// The last line of `text` that says what went wrong, shortened.
+fn last_word(text: &str) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let line = lines
+        .iter()
+        .rev()
+        .find(|l| {
+            l.contains("Error")
+                || l.contains("error:")
+                || l.contains("FAIL")
+                || l.contains("run.py:")
+        })
+        .or(lines.last())
+        .copied()
+        .unwrap_or("no output");
+    let mut s: String = line.chars().take(200).collect();
+    if s.len() < line.len() {
+        s.push('…');
+    }
+    s
+}
+
+/// Checks that `python` runs and imports cocotb and gpucosim, and that the
+/// example and Verilator are there: a one-line error naming what is missing
+/// otherwise.
+pub fn check_cocotb(python: &Path) -> Result<()> {
+    let script = cocotb_script();
+    if !script.is_file() {
+        return Err(Error::Env(format!(
+            "the cocotb example {} is missing",
+            script.display()
+        )));
+    }
+    let o = Command::new(python)
+        .args(["-c", "import cocotb, cocotb_tools.runner, gpucosim"])
+        .output()
+        .map_err(|e| Error::Input(format!("--cocotb: cannot run {}: {e}", python.display())))?;
+    if !o.status.success() {
+        return Err(Error::Input(format!(
+            "--cocotb: {} cannot import cocotb and gpucosim: {}",
+            python.display(),
+            last_word(&String::from_utf8_lossy(&o.stderr))
+        )));
+    }
+    Verilator::locate(&rtlbuild::cache_root())?;
+    Ok(())
+}
+
+/// One run of the cocotb example: the rate it logs, or a one-line reason.
+/// Verilator's directory goes first on PATH (cocotb runs `verilator`).
+#[allow(clippy::too_many_arguments)]
+pub fn cocotb_rate(
+    python: &Path,
+    unit: &str,
+    profile: Profile,
+    seed: u64,
+    cycles: u64,
+    model: bool,
+    rtl_root: &Path,
+    build_dir: &Path,
+) -> std::result::Result<f64, String> {
+    let script = cocotb_script();
+    let v = Verilator::locate(&rtlbuild::cache_root()).map_err(|e| e.to_string())?;
+    let vdir = v.exe.parent().map(Path::to_path_buf).unwrap_or_default();
+    let old = std::env::var_os("PATH").unwrap_or_default();
+    let path = std::env::join_paths(std::iter::once(vdir).chain(std::env::split_paths(&old)))
+        .map_err(|e| format!("PATH: {e}"))?;
+    let mut cmd = Command::new(python);
+    cmd.arg(&script)
+        .args(["--unit", unit, "--profile", profile.name()])
+        .args(["--seed", &seed.to_string(), "--cycles", &cycles.to_string()])
+        .arg("--rtl")
+        .arg(rtl_root)
+        .arg("--build-dir")
+        .arg(build_dir)
+        .env("PATH", path);
+    if let Some(dir) = script.parent() {
+        cmd.current_dir(dir);
+    }
+    if !model {
+        cmd.arg("--no-model");
+    }
+    let what = format!(
+        "run.py --unit {unit} --profile {profile} --cycles {cycles}{}",
+        if model { "" } else { " --no-model" }
+    );
+    let o = cmd
+        .output()
+        .map_err(|e| format!("{what}: cannot run {}: {e}", python.display()))?;
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    if !o.status.success() {
+        return Err(format!(
+            "{what} failed ({}): {}",
+            o.status,
+            last_word(&text)
+        ));
+    }
+    // "... no mismatch, 13823 cycles/s; ..."
+    text.lines()
+        .rev()
+        .find_map(|l| {
+            let (before, _) = l.split_once(" cycles/s")?;
+            before.split_whitespace().last()?.parse::<f64>().ok()
+        })
+        .ok_or_else(|| format!("{what} logged no cycles/s"))
+}
+
+/// The cocotb example of each unit on `profile`, with and without the
+/// model, `cycles` each; builds under `build_dir` (kept between runs).
+pub fn bench_cocotb(
+    python: &Path,
+    units: &[String],
+    profile: Profile,
+    seed: u64,
+    cycles: u64,
+    rtl_root: &Path,
+    build_dir: &Path,
+) -> Result<Vec<CocotbFigures>> {
+    check_cocotb(python)?;
+    Ok(units
+        .iter()
+        .map(|u| {
+            let run =
+                |model| cocotb_rate(python, u, profile, seed, cycles, model, rtl_root, build_dir);
+            // Without the model first: the build is done by then, whichever
+            // run is timed.
+            let without_model = run(false);
+            let with_model = run(true);
+            CocotbFigures {
+                unit: u.clone(),
+                profile,
+                cycles,
+                with_model,
+                without_model,
+            }
+        })
+        .collect())
 }

@@ -231,6 +231,15 @@ enum Cmd {
         /// against building 3 of the mutants separately.
         #[arg(long, value_name = "UNIT:PROFILE:N", value_parser = parse_mutate_bench)]
         mutate: Option<(String, Profile, usize)>,
+        /// Also run each unit's cocotb example (python/examples/cocotb) with
+        /// and without the model under this Python interpreter (one with
+        /// cocotb and the gpucosim package installed), on gfx9 (or the
+        /// first profile benched), against `gpucosim run`.
+        #[arg(long, value_name = "PYTHON")]
+        cocotb: Option<PathBuf>,
+        /// Cycles of each cocotb run.
+        #[arg(long, default_value_t = 3000, requires = "cocotb")]
+        cocotb_cycles: u64,
     },
     /// Decode an `s_waitcnt` instruction word (e.g. 0xBF8C0070), a gfx11
     /// `s_waitcnt_vscnt null, imm` word (e.g. 0xBC7C0005) or an `s_waitcnt`
@@ -593,7 +602,17 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
             write,
             rss: _,
             mutate,
-        } => bench(units, profiles, (cycles, seed, repeats), rtl, write, mutate),
+            cocotb,
+            cocotb_cycles,
+        } => bench(
+            units,
+            profiles,
+            (cycles, seed, repeats),
+            rtl,
+            write,
+            mutate,
+            cocotb.map(|p| (p, cocotb_cycles)),
+        ),
         Cmd::Kernel(KernelCmd::Check {
             file,
             profile,
@@ -1017,8 +1036,13 @@ fn bench(
     rtl: Option<PathBuf>,
     write: Option<PathBuf>,
     mutate: Option<(String, Profile, usize)>,
+    cocotb: Option<(PathBuf, u64)>,
 ) -> Result<ExitCode> {
     use gpucosim::benchmark::{self, BenchSpec, Machine, Report};
+    if let Some((python, _)) = &cocotb {
+        // A missing interpreter or package is reported before measuring.
+        benchmark::check_cocotb(python)?;
+    }
     let (units, profiles) = or_all(units, profiles);
     for u in &units {
         // Unknown units are reported before anything is built.
@@ -1072,6 +1096,38 @@ fn bench(
         work.path(),
     )
     .map_err(|e| e.to_string());
+    let long = cycles.saturating_mul(10);
+    tracing::info!("bench: peak memory of runs of {cycles} and {long} cycles…");
+    let rss = units
+        .iter()
+        .flat_map(|u| profiles.iter().map(move |&p| (u, p)))
+        .map(|(u, p)| benchmark::rss_figures(&exe, u, p, (cycles, long), rtl.as_deref()))
+        .collect::<Result<Vec<_>>>()
+        .map_err(|e| e.to_string());
+    let cocotb = match cocotb {
+        None => None,
+        Some((python, n)) => {
+            let p = if profiles.contains(&Profile::Gfx9) {
+                Profile::Gfx9
+            } else {
+                profiles[0]
+            };
+            tracing::info!(
+                "bench: the cocotb examples on {p}, {n} cycles, with and without the model…"
+            );
+            let build = rtlbuild::cache_root().join("cocotb-bench");
+            let rows =
+                benchmark::bench_cocotb(&python, &units, p, seed, n, &spec.rtl_root, &build)?;
+            for c in &rows {
+                for r in [&c.with_model, &c.without_model] {
+                    if let Err(e) = r {
+                        tracing::warn!("cocotb {} {}: {e}", c.unit, c.profile);
+                    }
+                }
+            }
+            Some(rows)
+        }
+    };
     let mutate = match mutate {
         None => None,
         Some((u, p, n)) => {
@@ -1094,13 +1150,21 @@ fn bench(
         starts,
         regress,
         load_after: benchmark::load_average(),
+        rss,
+        cocotb,
     };
     print!(
-        "{}\n{}\n{}",
+        "{}\n{}\nRepeated figures:\n{}\n{}\n{}\n",
         report.table(),
+        report.rounds_table(),
+        report.repeated(),
         report.dump_table(),
-        report.targets()
+        report.rss_table()
     );
+    if let Some(t) = report.cocotb_table() {
+        println!("{t}");
+    }
+    print!("{}", report.targets());
     if let Some(path) = write {
         gpucosim::write_atomic(&path, report.markdown().as_bytes())?;
         println!("wrote {}", path.display());
