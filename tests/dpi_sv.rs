@@ -135,7 +135,11 @@ fn c_example_steps_every_unit() {
         .arg(&exe)
         .output()
         .expect("cc");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for unit in gpucosim::units::UNITS {
         for profile in ["gfx9", "gfx11"] {
             let out = std::process::Command::new(&exe)

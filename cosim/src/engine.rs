@@ -727,7 +727,9 @@ impl Checker<'_> {
         if st != 0 {
             compare = self.rtl_status(st, cycle);
         }
-        self.capture.record(cycle, inp, mout, &self.rout);
+        let same = *mout == *self.rout;
+        self.capture
+            .record_compared(cycle, inp, mout, &self.rout, same);
         if let Some(w) = &mut self.stream {
             let r = w.frame(&Frame {
                 cycle,
@@ -740,7 +742,7 @@ impl Checker<'_> {
                 self.stream = None;
             }
         }
-        if compare && *mout != *self.rout && self.diverging_cycles < self.spec.max_mismatches {
+        if compare && !same && self.diverging_cycles < self.spec.max_mismatches {
             diff(
                 self.table,
                 self.index,

@@ -83,6 +83,10 @@ pub struct Capture {
     window: usize,
     buf: Vec<u32>,
     cycles: Vec<u64>,
+    /// Per slot: the model's outputs equal the RTL's, and only the RTL's
+    /// were stored (the usual case: a passing cycle costs one copy of the
+    /// outputs, not two).
+    same: Vec<bool>,
     recorded: u64,
 }
 
@@ -112,6 +116,7 @@ impl Capture {
             window,
             buf: vec![0; stride * window],
             cycles: vec![0; window],
+            same: vec![false; window],
             recorded: 0,
         }
     }
@@ -124,14 +129,34 @@ impl Capture {
     /// Records one cycle, overwriting the oldest once the ring is full.
     #[inline]
     pub fn record(&mut self, cycle: u64, inputs: &[u32], model: &[u32], rtl: &[u32]) {
+        let same = model[..self.out_words] == rtl[..self.out_words];
+        self.record_compared(cycle, inputs, model, rtl, same);
+    }
+
+    /// [`Capture::record`] for a caller that has compared the outputs
+    /// already: `same` says whether `model` equals `rtl` (then only `rtl`
+    /// is copied).
+    #[inline]
+    pub fn record_compared(
+        &mut self,
+        cycle: u64,
+        inputs: &[u32],
+        model: &[u32],
+        rtl: &[u32],
+        same: bool,
+    ) {
+        debug_assert_eq!(same, model[..self.out_words] == rtl[..self.out_words]);
         let slot = (self.recorded % self.window as u64) as usize;
         let base = slot * self.stride;
         let (i, o) = (self.in_words, self.out_words);
         let s = &mut self.buf[base..base + self.stride];
         s[..i].copy_from_slice(&inputs[..i]);
-        s[i..i + o].copy_from_slice(&model[..o]);
+        if !same {
+            s[i..i + o].copy_from_slice(&model[..o]);
+        }
         s[i + o..].copy_from_slice(&rtl[..o]);
         self.cycles[slot] = cycle;
+        self.same[slot] = same;
         self.recorded += 1;
     }
 
@@ -153,11 +178,12 @@ impl Capture {
             let slot = ((first + k as u64) % self.window as u64) as usize;
             let s = &self.buf[slot * self.stride..(slot + 1) * self.stride];
             let (i, o) = (self.in_words, self.out_words);
+            let rtl = &s[i + o..];
             Frame {
                 cycle: self.cycles[slot],
                 inputs: &s[..i],
-                model: &s[i..i + o],
-                rtl: &s[i + o..],
+                model: if self.same[slot] { rtl } else { &s[i..i + o] },
+                rtl,
             }
         })
     }
