@@ -497,6 +497,35 @@ fn is_forbidden(n: &RefNode<'_>) -> bool {
     )
 }
 
+/// The names a tree declares with unpacked dimensions: variables, nets
+/// and ANSI ports (`slot_t slot [N]`, `output slot_t slot_o [N]`).
+fn unpacked_names(tree: &SyntaxTree) -> std::collections::HashSet<String> {
+    let mut names = std::collections::HashSet::new();
+    let mut add = |id: Option<&str>| {
+        if let Some(id) = id {
+            names.insert(id.to_string());
+        }
+    };
+    for node in tree {
+        match node {
+            RefNode::VariableDeclAssignmentVariable(v) if !v.nodes.1.is_empty() => {
+                add(tree.get_str_trim(&v.nodes.0))
+            }
+            RefNode::NetDeclAssignment(n) if !n.nodes.1.is_empty() => {
+                add(tree.get_str_trim(&n.nodes.0))
+            }
+            RefNode::AnsiPortDeclarationVariable(p) if !p.nodes.2.is_empty() => {
+                add(tree.get_str_trim(&p.nodes.1))
+            }
+            RefNode::AnsiPortDeclarationNet(p) if !p.nodes.2.is_empty() => {
+                add(tree.get_str_trim(&p.nodes.1))
+            }
+            _ => {}
+        }
+    }
+    names
+}
+
 struct FileScan<'a> {
     name: &'a str,
     path: &'a Path,
@@ -514,6 +543,9 @@ struct FileScan<'a> {
     /// Binary and conditional expressions already taken as part of an
     /// operator chain (by address).
     chained: std::collections::HashSet<usize>,
+    /// Names declared in this file with unpacked dimensions (`slot_t
+    /// slot [N]`): a whole unpacked array has no bit 0 to stick.
+    unpacked: std::collections::HashSet<String>,
 }
 
 impl<'a> FileScan<'a> {
@@ -529,6 +561,7 @@ impl<'a> FileScan<'a> {
             reset_values: BTreeSet::new(),
             inserts: Vec::new(),
             chained: std::collections::HashSet::new(),
+            unpacked: unpacked_names(tree),
         }
     }
 
@@ -795,6 +828,11 @@ impl<'a> FileScan<'a> {
             return;
         }
         let v = self.src(sp);
+        // A whole unpacked array has no bit 0 (Verilator accepts the
+        // shifts in lint and then generates C++ that does not compile).
+        if self.unpacked.contains(v.trim()) {
+            return;
+        }
         // A literal already has its bit 0: one of the two is no change.
         let bit0 = literal_bit0(v);
         let (s0, s1) = (format!("((({v}) >> 1) << 1)"), format!("(({v}) | 1'b1)"));
@@ -1341,6 +1379,30 @@ mod tests {
             assert_eq!(shape(&e, src), want, "{src}");
         }
         assert!(Expr::parse(&items("a ? b")).is_none());
+    }
+
+    /// Variables, nets and ports declared with unpacked dimensions are
+    /// found (a stuck-at on one as a whole is not made); packed ones not.
+    #[test]
+    fn unpacked_declarations_are_found() {
+        let src =
+            "module m (input logic [3:0] a_i, output logic [7:0] o_o [4], output logic p_o);\n\
+                   logic [3:0] packed_q;\n  logic [3:0] mem_q [8];\n  wire w [2];\n\
+                   endmodule\n";
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.sv");
+        std::fs::write(&path, src).unwrap();
+        let (tree, _) = sv_parser::parse_sv(
+            &path,
+            &std::collections::HashMap::new(),
+            &[] as &[&Path],
+            false,
+            false,
+        )
+        .unwrap();
+        let mut got: Vec<String> = unpacked_names(&tree).into_iter().collect();
+        got.sort();
+        assert_eq!(got, ["mem_q", "o_o", "w"]);
     }
 
     #[test]
