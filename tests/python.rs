@@ -252,4 +252,36 @@ fn python_package_and_cocotb_examples() {
     });
     let failures = failures.into_inner().unwrap();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+
+    // `gpucosim bench --cocotb`: both rates of a unit, and a run that fails
+    // is a one-line reason.
+    use gpucosim::benchmark;
+    use gpucosim_model::Profile;
+    let dir = tempfile::tempdir().unwrap();
+    std::env::set_var("PATH", &path);
+    let rows = benchmark::bench_cocotb(
+        &python,
+        &["waitcnt".to_string()],
+        Profile::Gfx9,
+        1,
+        300,
+        &gpucosim::rtlbuild::builtin_rtl_root(),
+        dir.path(),
+    )
+    .unwrap();
+    let c = &rows[0];
+    for r in [&c.with_model, &c.without_model] {
+        assert!(r.as_ref().is_ok_and(|v| *v > 0.0), "{c:?}");
+    }
+    let bad = benchmark::cocotb_rate(
+        &python,
+        "waitcnt",
+        Profile::Gfx9,
+        1,
+        300,
+        true,
+        &dir.path().join("no-rtl"),
+        dir.path(),
+    );
+    assert!(matches!(&bad, Err(m) if !m.contains('\n')), "{bad:?}");
 }
