@@ -37,8 +37,7 @@ fn example_testbenches_pass_on_the_builtin_rtl() {
         }
     }
     let failures = parallel(jobs, |(unit, gfx)| {
-        let dir = tempfile::tempdir().unwrap();
-        let exe = match build_tb(unit, gfx, &repo_root().join("rtl"), dir.path()) {
+        let exe = match build_tb(unit, gfx, &repo_root().join("rtl")) {
             Ok(e) => e,
             Err(e) => return Some(format!("{unit} gfx{gfx}: {e}")),
         };
@@ -69,7 +68,7 @@ fn example_testbenches_catch_every_broken_fixture() {
         let dir = tempfile::tempdir().unwrap();
         let rtl = f.apply(&dir.path().join("rtl"));
         let gfx = if f.profile == "gfx9" { 9 } else { 11 };
-        let exe = match build_tb(&f.unit, gfx, &rtl, &dir.path().join("obj")) {
+        let exe = match build_tb(&f.unit, gfx, &rtl) {
             Ok(e) => e,
             Err(e) => return Some(format!("{name}: {e}")),
         };

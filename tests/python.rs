@@ -174,7 +174,9 @@ fn python_package_and_cocotb_examples() {
     // and the first broken fixture of each unit.
     let examples = repo_root().join("python/examples/cocotb");
     let path = path_with_verilator();
-    let build = tempfile::tempdir().unwrap();
+    // Kept between runs: Verilator skips regenerating an unchanged design
+    // and make is then up to date.
+    let build = profile_dir().join("cocotb");
     let rtl = repo_root().join("rtl");
     let mut jobs: Vec<(String, String, PathBuf, u64, u64, bool)> = Vec::new();
     for unit in gpucosim::units::UNITS {
@@ -213,7 +215,7 @@ fn python_package_and_cocotb_examples() {
                 let tag = if pass { "ok" } else { "broken" };
                 // Verilator's runtime objects of an earlier build: the same
                 // for every build.
-                let root = build.path().join(format!("{tag}-{unit}-{profile}"));
+                let root = build.join(format!("{tag}-{unit}-{profile}"));
                 let obj = root.join(format!("{unit}-{profile}"));
                 let _ = std::fs::create_dir_all(&obj);
                 let _ = gpucosim_tests::sv::copy_objects(runtime, &obj);

@@ -99,9 +99,63 @@ pub fn lint_tb(unit: &str, gfx: u32, rtl: &Path) -> Result<(), String> {
     run(cmd, "verilator --lint-only -Wall")
 }
 
-/// Builds `<unit>_tb` for `profile` (`GFX`) from the RTL tree `rtl` into
-/// `obj`; returns the executable, or the build's output on failure.
-pub fn build_tb(unit: &str, gfx: u32, rtl: &Path, obj: &Path) -> Result<PathBuf, String> {
+/// Builds `<unit>_tb` for `GFX` `gfx` from the RTL tree `rtl`, or finds
+/// it built: testbenches are kept under `target/<profile>/sv-tb/`, keyed
+/// by the content of every source, the Verilator used and the library's
+/// location (the library is linked dynamically: a rebuilt one is picked up
+/// without rebuilding the testbench). Returns the executable, or the
+/// build's output on failure.
+pub fn build_tb(unit: &str, gfx: u32, rtl: &Path) -> Result<PathBuf, String> {
+    use std::hash::{Hash, Hasher};
+    let sources = gpucosim::rtlbuild::RtlSources::collect(rtl, unit).map_err(|e| e.to_string())?;
+    let dpi = repo_root().join("dpi");
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (unit, gfx, dpi_lib()).hash(&mut h);
+    format!("{:?}", verilator().get_program()).hash(&mut h);
+    let files = sources
+        .files
+        .iter()
+        .chain(&sources.includes)
+        .cloned()
+        .chain([
+            dpi.join("sv/gpucosim_dpi.sv"),
+            dpi.join(format!("sv/{unit}_ref.sv")),
+            dpi.join(format!("examples/{unit}_tb.sv")),
+        ]);
+    for f in files {
+        f.file_name().hash(&mut h);
+        std::fs::read(&f)
+            .map_err(|e| format!("{}: {e}", f.display()))?
+            .hash(&mut h);
+    }
+    let exe_dir = std::env::current_exe().map_err(|e| e.to_string())?;
+    let kept = exe_dir
+        .parent()
+        .and_then(Path::parent)
+        .ok_or("no target directory")?
+        .join("sv-tb")
+        .join(format!("{unit}-gfx{gfx}-{:016x}", h.finish()));
+    let exe = kept.join(format!("V{unit}_tb"));
+    if exe.is_file() {
+        return Ok(exe);
+    }
+    std::fs::create_dir_all(kept.parent().unwrap()).map_err(|e| e.to_string())?;
+    let tmp = tempfile::tempdir_in(kept.parent().unwrap()).map_err(|e| e.to_string())?;
+    build_tb_in(unit, gfx, rtl, tmp.path())?;
+    // Whole or not at all; a concurrent build of the same key may win.
+    let tmp = tmp.keep();
+    if std::fs::rename(&tmp, &kept).is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    if exe.is_file() {
+        Ok(exe)
+    } else {
+        Err(format!("{} missing after the build", exe.display()))
+    }
+}
+
+/// Builds `<unit>_tb` for `GFX` `gfx` from the RTL tree `rtl` into `obj`.
+fn build_tb_in(unit: &str, gfx: u32, rtl: &Path, obj: &Path) -> Result<PathBuf, String> {
     let sources = gpucosim::rtlbuild::RtlSources::collect(rtl, unit).map_err(|e| e.to_string())?;
     let dpi = repo_root().join("dpi");
     let lib = dpi_lib();
