@@ -15,9 +15,11 @@ from pathlib import Path
 
 from cocotb_tools.runner import get_results, get_runner
 
+import gpucosim
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
-GFX = {"gfx9": 9, "gfx11": 11}
+GFX = {p: int(p[3:]) for p in gpucosim.PROFILES}
 
 
 def sources(rtl, unit):
@@ -31,7 +33,7 @@ def sources(rtl, unit):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--unit", required=True, choices=["ta", "lds", "waitcnt"])
+    ap.add_argument("--unit", required=True, choices=gpucosim.units())
     ap.add_argument("--profile", default="gfx9", choices=sorted(GFX))
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--cycles", type=int, default=2000)
