@@ -231,12 +231,7 @@ impl Model {
         py: Python<'py>,
         inputs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let t = self.inner.table();
-        apply(t, &mut self.inputs, inputs)?;
-        self.inner
-            .step(&self.inputs, &mut self.outputs)
-            .map_err(PyValueError::new_err)?;
-        to_dict(py, t, Dir::Out, &self.outputs)
+        self.outputs_for(py, inputs, true)
     }
 
     /// The outputs of the current cycle for the inputs, without the edge
@@ -247,12 +242,7 @@ impl Model {
         py: Python<'py>,
         inputs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let t = self.inner.table();
-        apply(t, &mut self.inputs, inputs)?;
-        self.inner
-            .eval(&self.inputs, &mut self.outputs)
-            .map_err(PyValueError::new_err)?;
-        to_dict(py, t, Dir::Out, &self.outputs)
+        self.outputs_for(py, inputs, false)
     }
 
     /// The inputs held, as the next `step` applies them.
@@ -315,6 +305,27 @@ impl Model {
             self.inner.unit(),
             self.inner.profile().name()
         )
+    }
+}
+
+impl Model {
+    /// Applies `inputs`, then the outputs of the cycle with the edge
+    /// (`step`) or without it (`peek`).
+    fn outputs_for<'py>(
+        &mut self,
+        py: Python<'py>,
+        inputs: Option<&Bound<'py, PyDict>>,
+        edge: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let t = self.inner.table();
+        apply(t, &mut self.inputs, inputs)?;
+        let r = if edge {
+            self.inner.step(&self.inputs, &mut self.outputs)
+        } else {
+            self.inner.eval(&self.inputs, &mut self.outputs)
+        };
+        r.map_err(PyValueError::new_err)?;
+        to_dict(py, t, Dir::Out, &self.outputs)
     }
 }
 
