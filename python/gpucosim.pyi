@@ -6,6 +6,8 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Union
 
 __version__: str
 PROFILES: List[str]
+#: The RTL's `GFX` parameter of each profile.
+GFX: Dict[str, int]
 
 class Port:
     """One port of a unit's top module."""

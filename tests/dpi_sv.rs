@@ -67,7 +67,11 @@ fn example_testbenches_catch_every_broken_fixture() {
     let failures = parallel(fixtures, |(name, f)| {
         let dir = tempfile::tempdir().unwrap();
         let rtl = f.apply(&dir.path().join("rtl"));
-        let gfx = if f.profile == "gfx9" { 9 } else { 11 };
+        let gfx = f
+            .profile
+            .parse::<gpucosim_model::Profile>()
+            .expect("a fixture's profile")
+            .gfx();
         let exe = match build_tb(&f.unit, gfx, &rtl) {
             Ok(e) => e,
             Err(e) => return Some(format!("{name}: {e}")),

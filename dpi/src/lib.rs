@@ -26,7 +26,7 @@ pub mod sv;
 use gpucosim::engine::{self, ModelRun, Stimulus};
 use gpucosim::testbench::{Drive, Testbench};
 use gpucosim::units;
-use gpucosim_model::ports::{Dir, PortTable};
+use gpucosim_model::ports::PortTable;
 use gpucosim_model::{Coverage, Profile, Unit};
 
 /// Errors are one-line messages (what the C ABI's `gpucosim_last_error`
@@ -300,14 +300,6 @@ fn parse_knob_pairs(s: &str) -> Result<Vec<(String, String)>> {
                 .ok_or_else(|| format!("knob `{}` is not name=value", units::clip(t)))
         })
         .collect()
-}
-
-/// The words of a table's inputs or outputs.
-pub fn words(table: &PortTable, dir: Dir) -> usize {
-    match dir {
-        Dir::In => table.in_words(),
-        Dir::Out => table.out_words(),
-    }
 }
 
 #[cfg(test)]

@@ -35,13 +35,7 @@ fn camel(unit: &str) -> String {
 
 /// The packed type of a port, as in `<unit>_ports.svh`.
 fn ty(p: &PortDef) -> String {
-    if p.elems > 1 {
-        format!("logic [{}:0][{}:0]", p.elems - 1, p.elem_width - 1)
-    } else if p.elem_width > 1 {
-        format!("logic [{}:0]", p.elem_width - 1)
-    } else {
-        "logic".to_string()
-    }
+    p.sv_type()
 }
 
 /// The slice of a packed word vector holding a port.

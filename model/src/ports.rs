@@ -45,6 +45,17 @@ impl PortDef {
     pub const fn words(&self) -> usize {
         self.width().div_ceil(32) as usize
     }
+    /// Its SystemVerilog packed type: `logic`, `logic [W-1:0]` or
+    /// `logic [E-1:0][W-1:0]` (element 0 in the least significant bits).
+    pub fn sv_type(&self) -> String {
+        if self.elems > 1 {
+            format!("logic [{}:0][{}:0]", self.elems - 1, self.elem_width - 1)
+        } else if self.elem_width > 1 {
+            format!("logic [{}:0]", self.elem_width - 1)
+        } else {
+            "logic".to_string()
+        }
+    }
 }
 
 /// A port resolved to its place in its direction's packed buffer.
@@ -285,13 +296,7 @@ impl PortTable {
                 Dir::In => "input ",
                 Dir::Out => "output",
             };
-            let ty = if p.elems > 1 {
-                format!("logic [{}:0][{}:0]", p.elems - 1, p.elem_width - 1)
-            } else if p.elem_width > 1 {
-                format!("logic [{}:0]", p.elem_width - 1)
-            } else {
-                "logic".to_string()
-            };
+            let ty = p.sv_type();
             let sep = if i + 1 == n { "" } else { "," };
             s.push_str(&format!("{dir} {ty} {}{sep}\n", p.name));
         }

@@ -393,7 +393,16 @@ fn gpucosim_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Port>()?;
     m.add_function(wrap_pyfunction!(units, m)?)?;
     m.add_function(wrap_pyfunction!(port_table, m)?)?;
-    m.add("PROFILES", vec!["gfx9", "gfx11"])?;
+    let profiles = gpucosim_model::profile::PROFILES;
+    m.add(
+        "PROFILES",
+        profiles.iter().map(|(p, _)| p.name()).collect::<Vec<_>>(),
+    )?;
+    let gfx = PyDict::new(m.py());
+    for (p, _) in profiles {
+        gfx.set_item(p.name(), p.gfx())?;
+    }
+    m.add("GFX", gfx)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -14,6 +14,8 @@ import gpucosim
 class ModelTest(unittest.TestCase):
     def test_units_and_ports(self):
         self.assertEqual(gpucosim.units(), ["ta", "lds", "waitcnt"])
+        self.assertEqual(gpucosim.GFX, {"gfx9": 9, "gfx11": 11})
+        self.assertEqual(list(gpucosim.GFX), gpucosim.PROFILES)
         for unit in gpucosim.units():
             m = gpucosim.Model(unit, "gfx9")
             self.assertEqual(m.top, unit + "_top")

@@ -19,7 +19,7 @@ import gpucosim
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
-GFX = {p: int(p[3:]) for p in gpucosim.PROFILES}
+GFX = gpucosim.GFX
 
 
 def sources(rtl, unit):
