@@ -497,27 +497,77 @@ pub fn fresh_txns<B: Testbench>(
     Ok(std::iter::from_fn(|| s.next_txn()).collect())
 }
 
-/// Parses `--knob` pairs into the unit's knob struct.
+/// Parses `--knob` pairs into the unit's knob struct: every name one of
+/// the unit's [`Testbench::KNOBS`], given once, every value in its range,
+/// and the unit's rules between knobs kept. Anything else is a one-line
+/// [`Error::Input`] naming the knob and what it takes.
 pub fn parse_knobs<B: Testbench>(pairs: &[(String, String)]) -> Result<B::Knobs> {
+    use crate::testbench::KnobValues;
+    let unit = B::UNIT;
     let mut obj = serde_json::to_value(B::Knobs::default())
-        .map_err(|e| Error::Input(format!("knobs of unit {}: {e}", B::UNIT)))?;
+        .map_err(|e| Error::Input(format!("knobs of unit {unit}: {e}")))?;
     let map = obj
         .as_object_mut()
-        .ok_or_else(|| Error::Input(format!("unit {} has no knobs", B::UNIT)))?;
-    for (k, v) in pairs {
-        if !map.contains_key(k) {
-            let known: Vec<&str> = map.keys().map(|s| s.as_str()).collect();
+        .ok_or_else(|| Error::Input(format!("unit {unit} has no knobs")))?;
+    for (i, (k, v)) in pairs.iter().enumerate() {
+        let Some(knob) = B::KNOBS.iter().find(|n| n.name == k) else {
+            let known: Vec<&str> = B::KNOBS.iter().map(|n| n.name).collect();
             return Err(Error::Input(format!(
-                "unknown knob `{k}` for unit {} (known: {})",
-                B::UNIT,
+                "unknown knob `{}` for unit {unit} (known: {})",
+                crate::units::clip(k),
                 known.join(", ")
             )));
+        };
+        if pairs[..i].iter().any(|(p, _)| p == k) {
+            return Err(Error::Input(format!(
+                "knob `{k}` is given twice for unit {unit}"
+            )));
         }
-        let val = serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::String(v.clone()));
+        let bad = || {
+            let what = match knob.values {
+                KnobValues::Int(..) => "an integer in",
+                KnobValues::Real(..) => "a number in",
+                KnobValues::Word(_) => "one of",
+            };
+            Error::Input(format!(
+                "knob `{k}` of unit {unit}: `{}` is not {what} {}",
+                crate::units::clip(v),
+                knob.values
+            ))
+        };
+        let val = match knob.values {
+            KnobValues::Int(lo, hi) => {
+                let n: i64 = v.trim().parse().map_err(|_| bad())?;
+                if !(lo..=hi).contains(&n) {
+                    return Err(bad());
+                }
+                serde_json::Value::from(n)
+            }
+            KnobValues::Real(lo, hi) => {
+                let n: f64 = v.trim().parse().map_err(|_| bad())?;
+                if !(lo..=hi).contains(&n) {
+                    return Err(bad());
+                }
+                serde_json::Value::from(n)
+            }
+            KnobValues::Word(words) => {
+                if !words.contains(&v.as_str()) {
+                    return Err(bad());
+                }
+                serde_json::Value::String(v.clone())
+            }
+        };
+        if !map.contains_key(k) {
+            return Err(Error::Input(format!(
+                "knob `{k}` of unit {unit} is in its table but not a field of its knobs"
+            )));
+        }
         map.insert(k.clone(), val);
     }
-    serde_json::from_value(obj)
-        .map_err(|e| Error::Input(format!("bad knob value for unit {}: {e}", B::UNIT)))
+    let knobs: B::Knobs = serde_json::from_value(obj)
+        .map_err(|e| Error::Input(format!("bad knob value for unit {unit}: {e}")))?;
+    B::knob_rules(&knobs).map_err(|e| Error::Input(format!("unit {unit}: {e}")))?;
+    Ok(knobs)
 }
 
 /// Cycles per chunk handed from the producing thread to the checking one.

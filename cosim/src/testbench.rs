@@ -125,6 +125,68 @@ pub struct Variant {
     pub knobs: &'static [(&'static str, &'static str)],
 }
 
+/// The values a stimulus knob takes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum KnobValues {
+    /// An integer from the first to the second, both included.
+    Int(i64, i64),
+    /// A number from the first to the second, both included.
+    Real(f64, f64),
+    /// One of these words.
+    Word(&'static [&'static str]),
+}
+
+/// A percentage of transactions (or instructions): 0 to 100.
+pub const PERCENT: KnobValues = KnobValues::Int(0, 100);
+
+impl std::fmt::Display for KnobValues {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KnobValues::Int(lo, hi) => write!(f, "{lo}..={hi}"),
+            KnobValues::Real(lo, hi) => write!(f, "{lo:?}..={hi:?}"),
+            KnobValues::Word(ws) => write!(f, "{}", ws.join("|")),
+        }
+    }
+}
+
+/// One knob of a unit's random stimulus: a field of the unit's
+/// [`Testbench::Knobs`], the values it takes and what it does. The one
+/// table the CLI (`--knob`), the C and Python stimulus and the units' docs
+/// read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Knob {
+    /// Name, as `--knob NAME=VALUE` takes it.
+    pub name: &'static str,
+    /// The values it takes.
+    pub values: KnobValues,
+    /// What it does, one line.
+    pub help: &'static str,
+}
+
+/// The knobs of `B` as a Markdown table (name, values, default, meaning),
+/// as the unit's doc shows them.
+pub fn knob_doc<B: Testbench>() -> String {
+    let defaults = serde_json::to_value(B::Knobs::default()).unwrap_or_default();
+    let mut s = String::from("| knob | values | default | meaning |\n|---|---|---|---|\n");
+    for k in B::KNOBS {
+        let d = match defaults.get(k.name) {
+            Some(serde_json::Value::String(w)) => w.clone(),
+            Some(v) => v.to_string(),
+            None => "?".into(),
+        };
+        let values = match k.values {
+            KnobValues::Int(..) | KnobValues::Real(..) => k.values.to_string(),
+            KnobValues::Word(ws) => ws
+                .iter()
+                .map(|w| format!("`{w}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
+        s.push_str(&format!("| `{}` | {values} | {d} | {} |\n", k.name, k.help));
+    }
+    s
+}
+
 /// An `eval` calculator: one request in, its result (or a one-line error)
 /// out. A calculator may keep state between the requests of one input (the
 /// LDS keeps its memory).
@@ -162,6 +224,14 @@ pub trait Testbench: 'static {
     /// The `gpucosim eval` calculator of the unit on `profile` (request and
     /// result formats in the unit's doc).
     fn evaluator(profile: Profile) -> Evaluator;
+    /// The unit's knobs: one entry per field of [`Testbench::Knobs`].
+    const KNOBS: &'static [Knob];
+    /// The rules between knobs (e.g. a least value not above a greatest):
+    /// the first broken one, in one line.
+    fn knob_rules(knobs: &Self::Knobs) -> std::result::Result<(), String> {
+        let _ = knobs;
+        Ok(())
+    }
     /// The unit's stress variants (none by default).
     fn variants() -> &'static [Variant] {
         &[]

@@ -499,6 +499,28 @@ mod tests {
             assert_eq!(gpucosim_model_reset(std::ptr::null_mut()), -1);
             assert!(err().contains("handle is NULL"), "{}", err());
 
+            // A knob out of its range, as `--knob` refuses it.
+            let s = gpucosim_stim_new(
+                c"ta".as_ptr(),
+                c"gfx9".as_ptr(),
+                1,
+                c"stall_pct=200".as_ptr(),
+            );
+            assert!(s.is_null());
+            assert!(
+                err().contains("knob `stall_pct` of unit ta: `200` is not an integer in 0..=100"),
+                "{}",
+                err()
+            );
+            let s = gpucosim_stim_new(
+                c"ta".as_ptr(),
+                c"gfx9".as_ptr(),
+                1,
+                c"stall_pct=100".as_ptr(),
+            );
+            assert!(!s.is_null());
+            gpucosim_stim_free(s);
+
             let m = gpucosim_model_new(c"lds".as_ptr(), c"gfx11".as_ptr());
             assert!(!m.is_null());
             let n_in = gpucosim_model_in_words(m) as usize;

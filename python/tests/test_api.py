@@ -73,6 +73,12 @@ class ModelTest(unittest.TestCase):
             gpucosim.Model("ta", "gfx10")
         with self.assertRaisesRegex(ValueError, "unknown knob `nope`"):
             gpucosim.Stimulus("ta", "gfx9", 1, "nope=3")
+        with self.assertRaisesRegex(
+            ValueError, r"knob `stall_pct` of unit ta: `200` is not an integer in 0\.\.=100"
+        ):
+            gpucosim.Stimulus("ta", "gfx9", 1, "stall_pct=200")
+        with self.assertRaisesRegex(ValueError, "knob `exec` of unit lds"):
+            gpucosim.Stimulus("lds", "gfx9", 1, "exec=most")
         with self.assertRaisesRegex(ValueError, "the request is not JSON"):
             m.eval("{")
 

@@ -1,7 +1,7 @@
 //! Shared helpers for the end-to-end tests: a toy unit for testing the
 //! engine on its own, and RTL tree manipulation for broken-RTL fixtures.
 
-use gpucosim::testbench::{Drive, Driver, Evaluator, Testbench, TxnSource};
+use gpucosim::testbench::{Drive, Driver, Evaluator, Knob, KnobValues, Testbench, TxnSource};
 use gpucosim_model::cover::{coverage, Recorder};
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::{Coverage, Profile, Unit};
@@ -142,6 +142,11 @@ impl Testbench for ToyTestbench {
     type Knobs = ToyKnobs;
     type Driver = ToyDriver;
     const UNIT: &'static str = p::TABLE.unit;
+    const KNOBS: &'static [Knob] = &[Knob {
+        name: "en_prob",
+        values: KnobValues::Real(0.0, 1.0),
+        help: "probability of `en_i` in a cycle",
+    }];
     fn table() -> &'static PortTable {
         &p::TABLE
     }

@@ -66,9 +66,76 @@ macro_rules! __declare_units {
             vec![$((stringify!($unit), gpucosim_model::$unit::sv::enc_svh())),*]
         }
 
+        /// The knob table of every unit, as its doc shows it: (unit,
+        /// Markdown), in [`UNITS`] order.
+        pub fn knob_docs() -> Vec<(&'static str, String)> {
+            vec![$((stringify!($unit), $crate::testbench::knob_doc::<$unit::$Tb>())),*]
+        }
+
         #[cfg(test)]
         mod registry_tests {
             use super::*;
+
+            /// Each unit's knob table names every field of its knobs, in
+            /// their order; the defaults, every value at either end of each
+            /// range and the stress variants are accepted; one past either
+            /// end is refused naming the knob and its range.
+            #[test]
+            fn each_units_knob_table_is_its_knobs() {
+                $({
+                    type B = $unit::$Tb;
+                    let defaults = serde_json::to_value(
+                        <<B as Testbench>::Knobs as Default>::default(),
+                    )
+                    .unwrap();
+                    let fields: Vec<&str> =
+                        defaults.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+                    let names: Vec<&str> = B::KNOBS.iter().map(|k| k.name).collect();
+                    let mut sorted = names.clone();
+                    sorted.sort();
+                    let mut fsorted = fields.clone();
+                    fsorted.sort();
+                    assert_eq!(sorted, fsorted, "unit {}", stringify!($unit));
+                    crate::engine::parse_knobs::<B>(&[]).unwrap();
+                    for v in <B as Testbench>::variants() {
+                        let pairs: Vec<(String, String)> =
+                            v.knobs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+                        crate::engine::parse_knobs::<B>(&pairs).unwrap();
+                    }
+                    for k in B::KNOBS {
+                        let one = |v: String| crate::engine::parse_knobs::<B>(&[(k.name.to_string(), v)]);
+                        match k.values {
+                            $crate::testbench::KnobValues::Int(lo, hi) => {
+                                for bad in [lo - 1, hi + 1] {
+                                    let e = one(bad.to_string()).unwrap_err().to_string();
+                                    assert!(
+                                        e.contains(k.name) && e.contains(&format!("{lo}..={hi}")),
+                                        "{e}"
+                                    );
+                                }
+                                // An end may break a rule between knobs
+                                // (e.g. `lat_min` above `lat_max`), which
+                                // names the knob too.
+                                for good in [lo, hi] {
+                                    if let Err(e) = one(good.to_string()) {
+                                        assert!(e.to_string().contains(k.name), "{e}");
+                                    }
+                                }
+                                let e = one("x".into()).unwrap_err().to_string();
+                                assert!(e.contains(k.name), "{e}");
+                            }
+                            $crate::testbench::KnobValues::Real(..) => {}
+                            $crate::testbench::KnobValues::Word(ws) => {
+                                for w in ws {
+                                    one(w.to_string()).unwrap();
+                                }
+                                let e = one("nonsense".into()).unwrap_err().to_string();
+                                assert!(e.contains(k.name) && e.contains(ws[0]), "{e}");
+                            }
+                        }
+                    }
+                })*
+            }
 
             /// A unit's module name, its testbench's name and its port
             /// table's name are one name.
@@ -369,10 +436,46 @@ pub fn eval_stream(
     out.flush().map_err(io)
 }
 
+/// The line before a unit doc's generated knob table.
+pub const KNOB_DOC_BEGIN: &str =
+    "<!-- knobs: generated from the unit's KNOBS table; GPUCOSIM_BLESS=1 cargo test -p gpucosim knob_tables rewrites it -->";
+/// The line after it.
+pub const KNOB_DOC_END: &str = "<!-- end of knobs -->";
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Each unit doc's knob table is the one its KNOBS table renders
+    /// (`GPUCOSIM_BLESS=1` rewrites a stale one).
+    #[test]
+    fn knob_tables_in_the_docs_are_generated() {
+        let bless = std::env::var_os("GPUCOSIM_BLESS").is_some_and(|v| v == "1");
+        for (unit, table) in knob_docs() {
+            let path =
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../docs/{unit}.md"));
+            let doc = std::fs::read_to_string(&path).unwrap();
+            let (a, rest) = doc
+                .split_once(&format!("{KNOB_DOC_BEGIN}\n"))
+                .unwrap_or_else(|| panic!("{}: no `{KNOB_DOC_BEGIN}` line", path.display()));
+            let (old, b) = rest
+                .split_once(&format!("{KNOB_DOC_END}\n"))
+                .unwrap_or_else(|| panic!("{}: no `{KNOB_DOC_END}` line", path.display()));
+            if old == table {
+                continue;
+            }
+            if bless {
+                let new = format!("{a}{KNOB_DOC_BEGIN}\n{table}{KNOB_DOC_END}\n{b}");
+                std::fs::write(&path, new).unwrap();
+            } else {
+                panic!(
+                    "{}: the knob table is stale; GPUCOSIM_BLESS=1 cargo test -p gpucosim knob_tables rewrites it",
+                    path.display()
+                );
+            }
+        }
+    }
 
     /// `eval` of a unit on an input held in memory, the error as its text.
     pub(crate) fn eval_str(

@@ -67,10 +67,9 @@ struct Parsed {
 
 fn parse_request(profile: Profile, v: &Value) -> Result<Parsed, String> {
     let q: Req = from_value(v, "")?;
-    let name = q
-        .op
-        .as_deref()
-        .ok_or("missing `op` (an op name such as \"ds_read_b32\")")?;
+    let name =
+        q.op.as_deref()
+            .ok_or("missing `op` (an op name such as \"ds_read_b32\")")?;
     let code = isa::code_of(name).ok_or_else(|| {
         let plain: Vec<&str> = PLAIN_NAMES.iter().map(|(n, _)| *n).collect();
         at(
@@ -126,7 +125,11 @@ fn parse_request(profile: Profile, v: &Value) -> Result<Parsed, String> {
     }
     r.m0 = q.m0.map_or(0, U::u32);
     r.lds_size = match q.lds_size {
-        Some(s) => s.at_most(ram_bytes.into(), "lds_size", &format!(" bytes, the LDS of {profile}{mode}"))? as u32,
+        Some(s) => s.at_most(
+            ram_bytes.into(),
+            "lds_size",
+            &format!(" bytes, the LDS of {profile}{mode}"),
+        )? as u32,
         None => ram_bytes,
     };
     if let Some(b) = q.lds_base {
@@ -138,7 +141,9 @@ fn parse_request(profile: Profile, v: &Value) -> Result<Parsed, String> {
         if b % BASE_BYTES != 0 {
             return Err(at(
                 "lds_base",
-                format!("{b:#x} is not a multiple of {BASE_BYTES} bytes (the allocation granularity)"),
+                format!(
+                    "{b:#x} is not a multiple of {BASE_BYTES} bytes (the allocation granularity)"
+                ),
             ));
         }
         r.lds_base = (b / BASE_BYTES) as u16;
@@ -177,7 +182,10 @@ fn parse_request(profile: Profile, v: &Value) -> Result<Parsed, String> {
     }
     if r.lds_size == 0 {
         if let Some(k) = q.memory.iter().flatten().next().map(|(k, _)| k) {
-            return Err(at(&format!("memory[{k}]"), "the allocation is empty (`lds_size` 0)"));
+            return Err(at(
+                &format!("memory[{k}]"),
+                "the allocation is empty (`lds_size` 0)",
+            ));
         }
     }
     Ok(Parsed {
@@ -188,7 +196,11 @@ fn parse_request(profile: Profile, v: &Value) -> Result<Parsed, String> {
 }
 
 fn run_one(lds: &mut Lds, profile: Profile, v: &Value) -> Result<Value, String> {
-    let Parsed { req: r, memory: mem, dump } = parse_request(profile, v)?;
+    let Parsed {
+        req: r,
+        memory: mem,
+        dump,
+    } = parse_request(profile, v)?;
     let (_, ram_dw) = geometry(profile, r.wgp);
     let phys =
         |dword: u32| ((u32::from(r.lds_base) * 64).wrapping_add(dword) & (ram_dw - 1)) as usize;
@@ -284,14 +296,16 @@ mod tests {
 
     #[test]
     fn eval_reports_spec_cycle_counts_and_atomics() {
-        let v = eval_str("lds", 
+        let v = eval_str(
+            "lds",
             Profile::Gfx9,
             &json!({"op": "ds_read_b32", "addr": (0..64).map(|l| 8 * l).collect::<Vec<_>>()}),
         )
         .unwrap();
         assert_eq!(v["cycles"], 4, "stride 2 on 32 banks");
         assert_eq!(v["schedule"].as_array().unwrap().len(), 4);
-        let v = eval_str("lds", 
+        let v = eval_str(
+            "lds",
             Profile::Gfx11,
             &json!([
                 {"op": "ds_write_b32", "addr": 16, "exec": 1, "data0": 7},
@@ -311,7 +325,8 @@ mod tests {
     #[test]
     fn eval_schedule_lists_only_the_cycles_grants() {
         let stride4: Vec<u32> = (0..64).map(|l| 16 * l).collect();
-        let v = eval_str("lds", 
+        let v = eval_str(
+            "lds",
             Profile::Gfx9,
             &json!([
                 {"op": "ds_read_b32", "addr": stride4},
@@ -343,7 +358,8 @@ mod tests {
     /// of the dword; per-lane fields take `{"lane": value}` maps.
     #[test]
     fn grants_are_objects_and_lanes_may_be_named() {
-        let v = eval_str("lds", 
+        let v = eval_str(
+            "lds",
             Profile::Gfx9,
             &json!({"op": "ds_read_b64", "exec": "0x10000000000", "addr": {"40": 8}}),
         )
@@ -365,13 +381,41 @@ mod tests {
     #[test]
     fn allocation_bounds_and_the_ram_dump() {
         for (p, bad, msg) in [
-            (Profile::Gfx9, json!({"lds_size": "0x10004"}), "`lds_size`: 0x10004 is out of range (at most 0x10000 bytes, the LDS of gfx9)"),
-            (Profile::Gfx11, json!({"lds_size": "0x10004", "mode": "cu"}), "CU mode"),
-            (Profile::Gfx9, json!({"lds_size": 64, "memory": {"0x40": 1}}), "`memory[0x40]`"),
-            (Profile::Gfx9, json!({"lds_base": 100}), "not a multiple of 256"),
-            (Profile::Gfx9, json!({"lds_base": "0x10000"}), "`lds_base`: 0x10000 is out of range"),
-            (Profile::Gfx11, json!({"wave64": false, "addr": {"32": 0}}), "`addr`: a value for lane 32"),
-            (Profile::Gfx11, json!({"wave64": false, "exec": "0x1_0000_0000"}), "`exec`"),
+            (
+                Profile::Gfx9,
+                json!({"lds_size": "0x10004"}),
+                "`lds_size`: 0x10004 is out of range (at most 0x10000 bytes, the LDS of gfx9)",
+            ),
+            (
+                Profile::Gfx11,
+                json!({"lds_size": "0x10004", "mode": "cu"}),
+                "CU mode",
+            ),
+            (
+                Profile::Gfx9,
+                json!({"lds_size": 64, "memory": {"0x40": 1}}),
+                "`memory[0x40]`",
+            ),
+            (
+                Profile::Gfx9,
+                json!({"lds_base": 100}),
+                "not a multiple of 256",
+            ),
+            (
+                Profile::Gfx9,
+                json!({"lds_base": "0x10000"}),
+                "`lds_base`: 0x10000 is out of range",
+            ),
+            (
+                Profile::Gfx11,
+                json!({"wave64": false, "addr": {"32": 0}}),
+                "`addr`: a value for lane 32",
+            ),
+            (
+                Profile::Gfx11,
+                json!({"wave64": false, "exec": "0x1_0000_0000"}),
+                "`exec`",
+            ),
         ] {
             let mut req = bad.clone();
             req["op"] = json!("ds_read_b32");
@@ -405,7 +449,8 @@ mod tests {
             let e = eval_str("lds", Profile::Gfx9, &bad).unwrap_err();
             assert!(!e.is_empty() && !e.contains('\n'), "{e}");
         }
-        assert!(eval_str("lds", 
+        assert!(eval_str(
+            "lds",
             Profile::Gfx9,
             &json!({"op": "ds_read_b32", "wave64": false})
         )

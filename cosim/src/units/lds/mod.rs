@@ -17,7 +17,7 @@ pub use driver::LdsDriver;
 pub use stimulus::LdsKnobs;
 pub use txn::LdsTxn;
 
-use crate::testbench::{Evaluator, Index, Testbench, Variant};
+use crate::testbench::{Evaluator, Index, Knob, Testbench, Variant};
 use gpucosim_model::lds::ports::lds_ports as P;
 use gpucosim_model::lds::LdsModel;
 use gpucosim_model::ports::PortTable;
@@ -32,6 +32,7 @@ impl Testbench for LdsTestbench {
     type Knobs = LdsKnobs;
     type Driver = LdsDriver;
     const UNIT: &'static str = P::TABLE.unit;
+    const KNOBS: &'static [Knob] = stimulus::KNOBS;
 
     fn table() -> &'static PortTable {
         &P::TABLE
@@ -44,6 +45,9 @@ impl Testbench for LdsTestbench {
     }
     fn directed(profile: Profile) -> Vec<LdsTxn> {
         stimulus::directed(profile)
+    }
+    fn knob_rules(knobs: &LdsKnobs) -> Result<(), String> {
+        stimulus::rules(knobs)
     }
     fn driver(_profile: Profile, _knobs: &LdsKnobs) -> LdsDriver {
         LdsDriver::new()

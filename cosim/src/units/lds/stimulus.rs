@@ -3,6 +3,7 @@
 //! directed corners.
 
 use super::txn::LdsTxn;
+use crate::testbench::{Knob, KnobValues, PERCENT};
 use gpucosim_model::lds::isa::{self, Kind, OpInfo};
 use gpucosim_model::lds::tlm::{geometry, Request, LANES};
 use gpucosim_model::lds::LdsParams;
@@ -53,6 +54,44 @@ pub struct LdsKnobs {
     /// Percent of instructions whose lane addresses are moved to just
     /// below 2^32, so that addresses and bytes wrap to 0 (default 0).
     pub wrap: u32,
+}
+
+/// The exec patterns of the `exec` knob.
+pub const EXEC_PATTERNS: &[&str] = &["mix", "full", "random", "sparse", "zero", "upper"];
+
+/// The knobs, their values and meanings (docs/lds.md "Stimulus knobs" is
+/// generated from it).
+pub const KNOBS: &[Knob] = &[
+    Knob { name: "stride", values: KnobValues::Int(-1, u32::MAX as i64), help: "dword stride between lanes: -1 draws a pattern per instruction (0 = broadcast, 1, 2, 4, 8, 16, 32, 33, 64, 3, random per lane), else fixed" },
+    Knob { name: "window", values: KnobValues::Int(1, 1 << 15), help: "dwords of the shared address window (a power of two preferred)" },
+    Knob { name: "w_load", values: KnobValues::Int(0, 1 << 20), help: "relative weight of loads (the four weights add up to at least 1)" },
+    Knob { name: "w_store", values: KnobValues::Int(0, 1 << 20), help: "relative weight of stores" },
+    Knob { name: "w_atomic", values: KnobValues::Int(0, 1 << 20), help: "relative weight of atomics" },
+    Knob { name: "w_permute", values: KnobValues::Int(0, 1 << 20), help: "relative weight of permutes" },
+    Knob { name: "unaligned", values: PERCENT, help: "instructions issued in UNALIGNED mode (with misaligned lanes)" },
+    Knob { name: "misalign", values: PERCENT, help: "atomics with misaligned lanes (MEMVIOL)" },
+    Knob { name: "range_edge", values: PERCENT, help: "instructions whose allocation ends inside the window (out of range)" },
+    Knob { name: "base", values: PERCENT, help: "instructions with a non-zero LDS_BASE" },
+    Knob { name: "exec", values: KnobValues::Word(EXEC_PATTERNS), help: "exec pattern (`mix` draws one of the others per instruction)" },
+    Knob { name: "wave32", values: PERCENT, help: "gfx11: wave32 instructions" },
+    Knob { name: "cu_mode", values: PERCENT, help: "gfx11: CU-mode instructions" },
+    Knob { name: "max_gap", values: KnobValues::Int(0, 255), help: "largest idle gap between instructions, in cycles" },
+    Knob { name: "invalid", values: PERCENT, help: "instructions with an undefined op code" },
+    Knob { name: "misalign_dword", values: PERCENT, help: "DWORD-mode loads and stores with misaligned lanes (the unit aligns them down)" },
+    Knob { name: "wrap", values: PERCENT, help: "instructions whose lane addresses are moved to just below 2^32, so that addresses and bytes wrap to 0" },
+];
+
+/// The rules between knobs.
+pub fn rules(k: &LdsKnobs) -> Result<(), String> {
+    if u64::from(k.w_load) + u64::from(k.w_store) + u64::from(k.w_atomic) + u64::from(k.w_permute)
+        == 0
+    {
+        return Err(
+            "knobs `w_load`, `w_store`, `w_atomic` and `w_permute` are all 0: no instruction could be drawn"
+                .into(),
+        );
+    }
+    Ok(())
 }
 
 impl Default for LdsKnobs {
@@ -307,14 +346,10 @@ mod tests {
             let k = LdsKnobs::default();
             let a: Vec<_> = {
                 let mut rng = ChaCha8Rng::seed_from_u64(7);
-                (0..50)
-                    .map(|_| generate(p, &k, &mut rng))
-                    .collect()
+                (0..50).map(|_| generate(p, &k, &mut rng)).collect()
             };
             let mut rng = ChaCha8Rng::seed_from_u64(7);
-            let b: Vec<_> = (0..50)
-                .map(|_| generate(p, &k, &mut rng))
-                .collect();
+            let b: Vec<_> = (0..50).map(|_| generate(p, &k, &mut rng)).collect();
             assert_eq!(a, b);
             // Drive the model with directed + random stimulus until done.
             let mut txns = LdsTestbench::directed(p);

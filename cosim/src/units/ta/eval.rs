@@ -325,11 +325,9 @@ fn eval_one(profile: Profile, req: &Value) -> Result<Value, String> {
                 "`{name}` needs `format` (the instruction's format)"
             ))
         }
-        (_, Some(_)) => {
-            return Err(format!(
-                "`format` is for tbuffer (MTBUF) instructions; `{name}` takes its format from the V#"
-            ))
-        }
+        (_, Some(_)) => return Err(format!(
+            "`format` is for tbuffer (MTBUF) instructions; `{name}` takes its format from the V#"
+        )),
         (_, None) => 0,
     };
     let vsharp = vsharp_of(
@@ -520,30 +518,93 @@ mod tests {
             r
         };
         for (p, req, msg) in [
-            (Profile::Gfx11, load(json!({"vsharp": {"cache_swizzle": 1}})), "`vsharp.cache_swizzle`: gfx11's V# has no cache_swizzle"),
-            (Profile::Gfx11, load(json!({"vsharp": {"elem_size": 1}})), "`vsharp.elem_size`"),
-            (Profile::Gfx11, load(json!({"vsharp": {"hash_en": 0}})), "`vsharp.hash_en`"),
-            (Profile::Gfx9, load(json!({"vsharp": {"oob_select": 1}})), "`vsharp.oob_select`: gfx9's V# has no oob_select"),
-            (Profile::Gfx9, load(json!({"vsharp": {"swizzle": 2}})), "`vsharp.swizzle`: 2 is out of range (at most 1 on gfx9)"),
-            (Profile::Gfx11, load(json!({"wave64": false, "exec": "0x1_0000_0000"})), "`exec`: 0x100000000 is out of range (at most 0xffffffff for a wave32)"),
-            (Profile::Gfx11, load(json!({"wave64": false, "vindex": (0..33).collect::<Vec<_>>()})), "`vindex`: a value for lane 32, but a wave32 has lanes 0–31"),
-            (Profile::Gfx11, load(json!({"wave64": false, "voffset": {"40": 1}})), "`voffset`: a value for lane 40"),
-            (Profile::Gfx9, load(json!({"offen": "1"})), "`offen`: expected a boolean, got the string `1` (a flag is true or false)"),
-            (Profile::Gfx9, load(json!({"offen": 1})), "(a flag is true or false)"),
-            (Profile::Gfx9, load(json!({"vsharp": {"add_tid": true}})), "`vsharp.add_tid`: expected a non-negative integer"),
-            (Profile::Gfx9, load(json!({"soffset": true})), "(a boolean is not a number)"),
-            (Profile::Gfx9, json!({"instr": "tbuffer_load_format_x", "vsharp": "0x0", "format": {"dfmt": "BUF_FMT_NOPE"}}), "`format.dfmt`: unknown format"),
-            (Profile::Gfx9, json!({"instr": "tbuffer_load_format_x", "vsharp": "0x0", "format": {"dfmt": 16}}), "`format.dfmt`: 16 is out of range"),
-            (Profile::Gfx9, json!({"instr": "tbuffer_load_format_x", "vsharp": "0x0", "format": "BUF_FMT_NOPE"}), "`format`: unknown format"),
+            (
+                Profile::Gfx11,
+                load(json!({"vsharp": {"cache_swizzle": 1}})),
+                "`vsharp.cache_swizzle`: gfx11's V# has no cache_swizzle",
+            ),
+            (
+                Profile::Gfx11,
+                load(json!({"vsharp": {"elem_size": 1}})),
+                "`vsharp.elem_size`",
+            ),
+            (
+                Profile::Gfx11,
+                load(json!({"vsharp": {"hash_en": 0}})),
+                "`vsharp.hash_en`",
+            ),
+            (
+                Profile::Gfx9,
+                load(json!({"vsharp": {"oob_select": 1}})),
+                "`vsharp.oob_select`: gfx9's V# has no oob_select",
+            ),
+            (
+                Profile::Gfx9,
+                load(json!({"vsharp": {"swizzle": 2}})),
+                "`vsharp.swizzle`: 2 is out of range (at most 1 on gfx9)",
+            ),
+            (
+                Profile::Gfx11,
+                load(json!({"wave64": false, "exec": "0x1_0000_0000"})),
+                "`exec`: 0x100000000 is out of range (at most 0xffffffff for a wave32)",
+            ),
+            (
+                Profile::Gfx11,
+                load(json!({"wave64": false, "vindex": (0..33).collect::<Vec<_>>()})),
+                "`vindex`: a value for lane 32, but a wave32 has lanes 0–31",
+            ),
+            (
+                Profile::Gfx11,
+                load(json!({"wave64": false, "voffset": {"40": 1}})),
+                "`voffset`: a value for lane 40",
+            ),
+            (
+                Profile::Gfx9,
+                load(json!({"offen": "1"})),
+                "`offen`: expected a boolean, got the string `1` (a flag is true or false)",
+            ),
+            (
+                Profile::Gfx9,
+                load(json!({"offen": 1})),
+                "(a flag is true or false)",
+            ),
+            (
+                Profile::Gfx9,
+                load(json!({"vsharp": {"add_tid": true}})),
+                "`vsharp.add_tid`: expected a non-negative integer",
+            ),
+            (
+                Profile::Gfx9,
+                load(json!({"soffset": true})),
+                "(a boolean is not a number)",
+            ),
+            (
+                Profile::Gfx9,
+                json!({"instr": "tbuffer_load_format_x", "vsharp": "0x0", "format": {"dfmt": "BUF_FMT_NOPE"}}),
+                "`format.dfmt`: unknown format",
+            ),
+            (
+                Profile::Gfx9,
+                json!({"instr": "tbuffer_load_format_x", "vsharp": "0x0", "format": {"dfmt": 16}}),
+                "`format.dfmt`: 16 is out of range",
+            ),
+            (
+                Profile::Gfx9,
+                json!({"instr": "tbuffer_load_format_x", "vsharp": "0x0", "format": "BUF_FMT_NOPE"}),
+                "`format`: unknown format",
+            ),
         ] {
             let e = eval_str("ta", p, &req).expect_err(&req.to_string());
             assert!(e.contains(msg), "{req}: {e}");
         }
         // add_tid as a number, offen as a flag, lane 40 by name.
-        let r = eval_str("ta", 
+        let r = eval_str(
+            "ta",
             Profile::Gfx9,
-            &load(json!({"vsharp": {"num_records": 64, "add_tid": "1"}, "offen": true,
-                         "exec": "0x100_0000_0000", "voffset": {"40": 8}})),
+            &load(
+                json!({"vsharp": {"num_records": 64, "add_tid": "1"}, "offen": true,
+                         "exec": "0x100_0000_0000", "voffset": {"40": 8}}),
+            ),
         )
         .unwrap();
         assert_eq!(r["lanes"][0]["lane"], 40);
@@ -555,7 +616,10 @@ mod tests {
         .unwrap();
         assert_eq!(r["access"]["valid_format"], false);
         let lane = &r["lanes"][0];
-        assert_eq!((&lane["addr"], &lane["in_range"], &lane["access"]), (&json!([]), &json!([]), &json!([])));
+        assert_eq!(
+            (&lane["addr"], &lane["in_range"], &lane["access"]),
+            (&json!([]), &json!([]), &json!([]))
+        );
     }
 
     #[test]

@@ -17,7 +17,7 @@ pub use driver::TaDriver;
 pub use stimulus::TaKnobs;
 pub use txn::TaTxn;
 
-use crate::testbench::{Evaluator, Index, Testbench, Variant};
+use crate::testbench::{Evaluator, Index, Knob, Testbench, Variant};
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::ta::ports::ta_ports as p;
 use gpucosim_model::ta::TaModel;
@@ -32,6 +32,7 @@ impl Testbench for TaTestbench {
     type Knobs = TaKnobs;
     type Driver = TaDriver;
     const UNIT: &'static str = p::TABLE.unit;
+    const KNOBS: &'static [Knob] = stimulus::KNOBS;
 
     fn table() -> &'static PortTable {
         &p::TABLE
@@ -44,6 +45,9 @@ impl Testbench for TaTestbench {
     }
     fn directed(profile: Profile) -> Vec<TaTxn> {
         stimulus::directed(profile)
+    }
+    fn knob_rules(knobs: &TaKnobs) -> Result<(), String> {
+        stimulus::rules(knobs)
     }
     fn driver(_profile: Profile, _knobs: &TaKnobs) -> TaDriver {
         TaDriver::new()

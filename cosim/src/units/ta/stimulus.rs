@@ -2,6 +2,7 @@
 //! corners of SPEC §1 by knobs, and directed examples from the seeds.
 
 use super::txn::TaTxn;
+use crate::testbench::{Knob, KnobValues, PERCENT};
 use gpucosim_model::ta::isa::LANES;
 use gpucosim_model::ta::{FormatEncoding, Instr, Kind, Op, TaParams, VsharpFields};
 use gpucosim_model::Profile;
@@ -48,6 +49,38 @@ pub struct TaKnobs {
     /// `kind_i = 3`, a format kind with an atomic `op_i`, `size_i` outside
     /// 1/2/4/8/12/16 (and atomic sizes other than 4/8).
     pub odd_encoding_pct: u32,
+}
+
+/// The knobs, their values and meanings (docs/ta.md "Stimulus knobs" is
+/// generated from it).
+pub const KNOBS: &[Knob] = &[
+    Knob { name: "format_pct", values: PERCENT, help: "MUBUF `*_FORMAT_*` instructions among non-atomic ones" },
+    Knob { name: "mtbuf_pct", values: PERCENT, help: "MTBUF instructions among non-atomic ones (with `format_pct`, at most 100)" },
+    Knob { name: "atomic_pct", values: PERCENT, help: "atomics" },
+    Knob { name: "store_pct", values: PERCENT, help: "stores among non-atomic instructions" },
+    Knob { name: "swizzle_pct", values: PERCENT, help: "swizzled V#s" },
+    Knob { name: "edge_pct", values: PERCENT, help: "indices at num_records - 1 / num_records, offsets at the stride or num_records edge, instead of spread" },
+    Knob { name: "wrap_pct", values: PERCENT, help: "bases near 2^48, offsets and soffset near 2^32, so that addresses wrap" },
+    Knob { name: "misalign_pct", values: PERCENT, help: "misaligned offsets" },
+    Knob { name: "invalid_format_pct", values: PERCENT, help: "invalid or reserved formats on format instructions" },
+    Knob { name: "mismatch_pct", values: PERCENT, help: "V#s with type != 0" },
+    Knob { name: "all_zero_pct", values: PERCENT, help: "all-zero V#s" },
+    Knob { name: "exec_zero_pct", values: PERCENT, help: "exec = 0" },
+    Knob { name: "wave32_pct", values: PERCENT, help: "wave32 instructions (profiles with wave32 only)" },
+    Knob { name: "stall_pct", values: PERCENT, help: "instructions run under a `line_ready_i` backpressure pattern" },
+    Knob { name: "gap_max", values: KnobValues::Int(0, 255), help: "most idle cycles before an instruction is offered" },
+    Knob { name: "odd_encoding_pct", values: PERCENT, help: "`kind_i = 3`, a format kind with an atomic `op_i`, `size_i` outside 1/2/4/8/12/16" },
+];
+
+/// The rules between knobs.
+pub fn rules(k: &TaKnobs) -> Result<(), String> {
+    if k.format_pct + k.mtbuf_pct > 100 {
+        return Err(format!(
+            "knobs `format_pct` {} and `mtbuf_pct` {} add up to more than 100",
+            k.format_pct, k.mtbuf_pct
+        ));
+    }
+    Ok(())
 }
 
 impl Default for TaKnobs {
@@ -469,7 +502,11 @@ mod tests {
 
     /// Runs `txns` through the driver and the model alone, to the end;
     /// returns the run and the cycles taken.
-    fn run_model(profile: Profile, k: &TaKnobs, txns: Vec<TaTxn>) -> (ModelRun<'_, TaTestbench>, u64) {
+    fn run_model(
+        profile: Profile,
+        k: &TaKnobs,
+        txns: Vec<TaTxn>,
+    ) -> (ModelRun<'_, TaTestbench>, u64) {
         let mut run = ModelRun::<TaTestbench>::new(profile, 1, k, Stimulus::Replay(txns));
         let cycles = run
             .run_until_done(2_000_000, |_, _, _| {})
@@ -518,7 +555,11 @@ mod tests {
     fn bins(profile: Profile, k: &TaKnobs) -> std::collections::HashMap<&'static str, u64> {
         let (run, _) = run_model(profile, k, draw(profile, 11, 300, k));
         let c = run.coverage();
-        c.names.iter().copied().zip(c.hits.iter().copied()).collect()
+        c.names
+            .iter()
+            .copied()
+            .zip(c.hits.iter().copied())
+            .collect()
     }
 
     /// Each knob at 100 % drives the bins it is for, which stay empty with
@@ -540,9 +581,21 @@ mod tests {
             let mut cases: Vec<(&str, &[&str])> = vec![
                 ("format_pct", &["format.mubuf"]),
                 ("mtbuf_pct", &["format.mtbuf"]),
-                ("atomic_pct", &["op.atomic", "op.atomic_return", "atomic.32bit", "atomic.64bit", "align.atomic.memviol"]),
+                (
+                    "atomic_pct",
+                    &[
+                        "op.atomic",
+                        "op.atomic_return",
+                        "atomic.32bit",
+                        "atomic.64bit",
+                        "align.atomic.memviol",
+                    ],
+                ),
                 ("store_pct", &["op.store"]),
-                ("swizzle_pct", &["swizzle.es4", "swizzle.es16", "swizzle.is8", "swizzle.is64"]),
+                (
+                    "swizzle_pct",
+                    &["swizzle.es4", "swizzle.es16", "swizzle.is8", "swizzle.is64"],
+                ),
                 ("wrap_pct", &["addr.wrap_2^32", "addr.wrap_2^48"]),
                 ("invalid_format_pct", &["format.invalid"]),
                 ("mismatch_pct", &["resource.type_mismatch"]),
@@ -562,7 +615,12 @@ mod tests {
             }
             // Odd encodings: sizes outside 1/2/4/8/12/16 fall back to 4 bytes.
             let on = bins(profile, &with("odd_encoding_pct"));
-            assert!(on["size.4"] > 2 * base["size.4"], "{profile}: {} vs {}", on["size.4"], base["size.4"]);
+            assert!(
+                on["size.4"] > 2 * base["size.4"],
+                "{profile}: {} vs {}",
+                on["size.4"],
+                base["size.4"]
+            );
             // Misaligned offsets and range edges, measured on the stimulus.
             let lanes = |k: &TaKnobs, f: &dyn Fn(&TaTxn, usize) -> bool| -> usize {
                 draw(profile, 11, 300, k)
@@ -571,13 +629,32 @@ mod tests {
                     .sum()
             };
             let misaligned = |t: &TaTxn, l: usize| t.instr.voffset[l] % 4 != 0;
-            let (m_on, m_off) = (lanes(&with("misalign_pct"), &misaligned), lanes(&none, &misaligned));
-            assert!(m_on > 2 * m_off, "{profile}: misaligned lanes {m_on} vs {m_off}");
+            let (m_on, m_off) = (
+                lanes(&with("misalign_pct"), &misaligned),
+                lanes(&none, &misaligned),
+            );
+            assert!(
+                m_on > 2 * m_off,
+                "{profile}: misaligned lanes {m_on} vs {m_off}"
+            );
             let (out_on, out_off) = (bins(profile, &with("edge_pct")), base.clone());
             let out = |h: &std::collections::HashMap<&str, u64>| -> u64 {
-                h.iter().filter(|(n, _)| n.starts_with("range.") && (n.ends_with(".out") || n.ends_with("_out") || n.ends_with("partial"))).map(|(_, v)| v).sum()
+                h.iter()
+                    .filter(|(n, _)| {
+                        n.starts_with("range.")
+                            && (n.ends_with(".out")
+                                || n.ends_with("_out")
+                                || n.ends_with("partial"))
+                    })
+                    .map(|(_, v)| v)
+                    .sum()
             };
-            assert!(out(&out_on) > out(&out_off), "{profile}: out-of-range slots {} vs {}", out(&out_on), out(&out_off));
+            assert!(
+                out(&out_on) > out(&out_off),
+                "{profile}: out-of-range slots {} vs {}",
+                out(&out_on),
+                out(&out_off)
+            );
         }
     }
 

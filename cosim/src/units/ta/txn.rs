@@ -98,7 +98,10 @@ mod tests {
             let s = simplify(&t);
             assert!(s.iter().all(|x| *x != t));
             for v in &s {
-                assert!(v.instr.exec & !t.instr.exec == 0, "simplifying never enables lanes");
+                assert!(
+                    v.instr.exec & !t.instr.exec == 0,
+                    "simplifying never enables lanes"
+                );
             }
         }
     }

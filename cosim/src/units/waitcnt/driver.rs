@@ -486,7 +486,8 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                     idx,
                 } if acked => {
                     if let Some(l) = &mut self.log {
-                        l.events.push((idx, TxnEvent::Accepted, self.now.saturating_sub(1)));
+                        l.events
+                            .push((idx, TxnEvent::Accepted, self.now.saturating_sub(1)));
                     }
                     self.mem_push(w, class, latency, idx);
                     self.set_slot(
@@ -651,7 +652,9 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                         P::wait_valid_i.set(inputs, 1);
                         P::wait_wave_i.set(inputs, w as u64);
                         let slot = match self.slots[w] {
-                            Slot::BadWait { imm, vscnt, idx, .. } => Slot::BadWait {
+                            Slot::BadWait {
+                                imm, vscnt, idx, ..
+                            } => Slot::BadWait {
                                 imm,
                                 vscnt,
                                 waited: true,

@@ -105,7 +105,10 @@ fn class_code(c: &NumOrName<4>, path: &str) -> Result<u64, String> {
             let names: Vec<&str> = Class::ALL.iter().map(|c| c.name()).collect();
             at(
                 path,
-                format!("unknown class `{s}` (expected one of: {}, or a code 0–15)", names.join(", ")),
+                format!(
+                    "unknown class `{s}` (expected one of: {}, or a code 0–15)",
+                    names.join(", ")
+                ),
             )
         }),
     }
@@ -196,7 +199,11 @@ fn eval_wait(profile: Profile, wo: &WaitIn, what: &str) -> Result<Wait, String> 
         if !has_vs {
             return Err(at(&path("vscnt"), format!("{profile} has no VS_CNT")));
         }
-        let n = n.at_most(Counter::Vs.max(profile).into(), &path("vscnt"), &format!(" on {profile}"))?;
+        let n = n.at_most(
+            Counter::Vs.max(profile).into(),
+            &path("vscnt"),
+            &format!(" on {profile}"),
+        )?;
         return Ok(Wait {
             vscnt: true,
             imm: n as u16,
@@ -241,7 +248,10 @@ fn eval_trace(profile: Profile, cycles: &[Cycle]) -> Result<Value, String> {
         if let Some(i) = &c.issue {
             P::issue_valid_i.set(&mut inp, 1);
             P::issue_wave_i.set(&mut inp, i.wave.u64());
-            P::issue_class_i.set(&mut inp, class_code(&i.class, &format!("{what}.issue.class"))?);
+            P::issue_class_i.set(
+                &mut inp,
+                class_code(&i.class, &format!("{what}.issue.class"))?,
+            );
         }
         if let Some(wo) = &c.wait {
             let wait = eval_wait(profile, wo, &format!("{what}.wait"))?;
@@ -384,7 +394,8 @@ mod tests {
     /// gfx11 `s_waitcnt_vscnt` with only `vscnt`; gfx9 rejects the vscnt word.
     #[test]
     fn eval_decodes_vscnt_words() {
-        let r = eval_str("waitcnt", 
+        let r = eval_str(
+            "waitcnt",
             Profile::Gfx11,
             &json!([{"decode": "0xBC7C0005"}, {"decode": "0xBF890007"}]),
         )
@@ -399,7 +410,12 @@ mod tests {
             json!({"imm": 7, "vmcnt": 0, "expcnt": 7, "lgkmcnt": 0,
                    "vscnt": null, "text": "s_waitcnt vmcnt(0) lgkmcnt(0)", "request": 1})
         );
-        let r = eval_str("waitcnt", Profile::Gfx11, &json!({"decode": 0xBC7C_FFC0u32})).unwrap();
+        let r = eval_str(
+            "waitcnt",
+            Profile::Gfx11,
+            &json!({"decode": 0xBC7C_FFC0u32}),
+        )
+        .unwrap();
         assert_eq!(r["vscnt"], json!(0), "bits [15:6] are ignored");
         let e = eval_str("waitcnt", Profile::Gfx9, &json!({"decode": "0xBC7C0005"})).unwrap_err();
         assert!(
@@ -551,7 +567,8 @@ mod tests {
 
     #[test]
     fn eval_decode_and_errors() {
-        let r = eval_str("waitcnt", 
+        let r = eval_str(
+            "waitcnt",
             Profile::Gfx9,
             &json!([{"decode": "0xBF8C0070"}, {"decode": 0xCF7F}]),
         )
@@ -570,7 +587,8 @@ mod tests {
             let e = eval_str("waitcnt", Profile::Gfx9, &bad).unwrap_err();
             assert!(!e.contains('\n'), "one line: {e}");
         }
-        let r = eval_str("waitcnt", 
+        let r = eval_str(
+            "waitcnt",
             Profile::Gfx9,
             &json!({"trace": [{"returns": [{"wave": 2, "class": "lds"}]}]}),
         )

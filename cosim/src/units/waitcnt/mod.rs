@@ -16,7 +16,7 @@ pub use driver::WaitcntDriver;
 pub use stimulus::WaitcntKnobs;
 pub use txn::WaitcntTxn;
 
-use crate::testbench::{Evaluator, Index, Testbench, Variant};
+use crate::testbench::{Evaluator, Index, Knob, Testbench, Variant};
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::waitcnt::ports::waitcnt_ports as P;
 use gpucosim_model::waitcnt::WaitcntModel;
@@ -31,6 +31,7 @@ impl Testbench for WaitcntTestbench {
     type Knobs = WaitcntKnobs;
     type Driver = WaitcntDriver;
     const UNIT: &'static str = P::TABLE.unit;
+    const KNOBS: &'static [Knob] = stimulus::KNOBS;
 
     fn table() -> &'static PortTable {
         &P::TABLE
@@ -46,6 +47,9 @@ impl Testbench for WaitcntTestbench {
     }
     /// With injected errors (`err_pct` > 0) the reset cycles carry inputs
     /// too, which the unit must ignore.
+    fn knob_rules(knobs: &WaitcntKnobs) -> Result<(), String> {
+        stimulus::rules(knobs)
+    }
     fn driver(profile: Profile, knobs: &WaitcntKnobs) -> WaitcntDriver {
         WaitcntDriver::new(profile).reset_inputs(knobs.err_pct > 0)
     }

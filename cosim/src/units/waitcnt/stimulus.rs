@@ -3,6 +3,7 @@
 //! corners.
 
 use super::txn::WaitcntTxn;
+use crate::testbench::{Knob, KnobValues, PERCENT};
 use gpucosim_model::waitcnt::{encode, Class, Counter, Thresholds, WaitcntParams, WAVES};
 use gpucosim_model::Profile;
 use rand::Rng;
@@ -39,6 +40,47 @@ pub struct WaitcntKnobs {
     /// `bad_*` kinds, and on profiles without VS_CNT also
     /// `s_waitcnt_vscnt` waits.
     pub err_pct: u8,
+}
+
+/// The knobs, their values and meanings (docs/waitcnt.md "Stimulus knobs"
+/// is generated from it). Percentages are of generated transactions.
+pub const KNOBS: &[Knob] = &[
+    Knob { name: "waves", values: KnobValues::Int(1, WAVES as i64), help: "waves in use" },
+    Knob { name: "lat_min", values: KnobValues::Int(1, u16::MAX as i64), help: "shortest return latency" },
+    Knob { name: "lat_max", values: KnobValues::Int(1, u16::MAX as i64), help: "longest ordinary return latency (at least `lat_min`)" },
+    Knob { name: "lat_long_pct", values: PERCENT, help: "issues with a long latency, up to `lat_long_max`" },
+    Knob { name: "lat_long_max", values: KnobValues::Int(1, u16::MAX as i64), help: "longest long latency (at least `lat_max`)" },
+    Knob { name: "burst_pct", values: PERCENT, help: "issues that are bursts of 2..`burst_max` instructions (returns then come in bursts too)" },
+    Knob { name: "burst_max", values: KnobValues::Int(2, 255), help: "largest ordinary burst" },
+    Knob { name: "sat_pct", values: PERCENT, help: "long, slow bursts of LDS, SMEM2, exports, GDS (filling EXP_CNT), VMEM loads or stores, one more than the counter holds: saturation pressure" },
+    Knob { name: "wait_pct", values: PERCENT, help: "waits: `vmcnt(0)`, `lgkmcnt(0)`, both, `expcnt(0)`, small `vmcnt(k)`/`lgkmcnt(k)`, all three 0, `s_waitcnt_vscnt` (gfx11), raw random immediates, random thresholds" },
+    Knob { name: "idle_pct", values: PERCENT, help: "sequencer pauses of 1..8 cycles" },
+    Knob { name: "err_pct", values: PERCENT, help: "injected protocol errors (the four `bad_*` kinds; on gfx9 also `s_waitcnt_vscnt` waits, one in eight); also inputs in the reset cycles" },
+];
+
+/// The rules between knobs.
+pub fn rules(k: &WaitcntKnobs) -> Result<(), String> {
+    if k.lat_max < k.lat_min {
+        return Err(format!(
+            "knob `lat_max` {} is below `lat_min` {}",
+            k.lat_max, k.lat_min
+        ));
+    }
+    if k.lat_long_max < k.lat_max {
+        return Err(format!(
+            "knob `lat_long_max` {} is below `lat_max` {}",
+            k.lat_long_max, k.lat_max
+        ));
+    }
+    let sum =
+        u32::from(k.err_pct) + u32::from(k.idle_pct) + u32::from(k.wait_pct) + u32::from(k.sat_pct);
+    if sum > 100 {
+        return Err(format!(
+            "knobs `err_pct` {}, `idle_pct` {}, `wait_pct` {} and `sat_pct` {} add up to {sum}, more than 100",
+            k.err_pct, k.idle_pct, k.wait_pct, k.sat_pct
+        ));
+    }
+    Ok(())
 }
 
 impl Default for WaitcntKnobs {
@@ -157,7 +199,9 @@ pub fn generate(profile: Profile, knobs: &WaitcntKnobs, rng: &mut ChaCha8Rng) ->
         // legal one.
         let code = if rng.gen_bool(0.25) {
             let n = illegal_codes(profile).count();
-            illegal_codes(profile).nth(rng.gen_range(0..n)).unwrap_or(15)
+            illegal_codes(profile)
+                .nth(rng.gen_range(0..n))
+                .unwrap_or(15)
         } else {
             let n = legal_classes(profile).count();
             let c = legal_classes(profile).nth(rng.gen_range(0..n));
@@ -345,14 +389,19 @@ mod tests {
     /// Runs `txns` through the driver and the model alone, to the end
     /// (panics after `limit` cycles); returns the coverage, the cycles taken
     /// and the protocol errors the model raised.
-    fn run(p: Profile, k: &WaitcntKnobs, txns: Vec<WaitcntTxn>, limit: u64) -> (Coverage, u64, u64) {
+    fn run(
+        p: Profile,
+        k: &WaitcntKnobs,
+        txns: Vec<WaitcntTxn>,
+        limit: u64,
+    ) -> (Coverage, u64, u64) {
         let mut run = ModelRun::<WaitcntTestbench>::new(p, 1, k, Stimulus::Replay(txns));
         let mut errors = 0;
         let cycles = run.run_until_done(limit, |_, _, out| {
             errors += (0..WAVES).filter(|&w| P::err_o.elem(out, w) != 0).count() as u64;
         });
-        let cycles =
-            cycles.unwrap_or_else(|| panic!("no Done after {limit} cycles: {}", run.model().in_flight()));
+        let cycles = cycles
+            .unwrap_or_else(|| panic!("no Done after {limit} cycles: {}", run.model().in_flight()));
         (run.coverage().clone(), cycles, errors)
     }
 
