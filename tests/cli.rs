@@ -65,6 +65,71 @@ fn nonsense_arguments_exit_2_with_a_clear_line() {
         &[],
         "expected name=value",
     );
+    // Knobs are checked against their ranges before anything is built.
+    let no_verilator = [
+        ("VERILATOR", "/nonexistent/verilator"),
+        ("GPUCOSIM_NO_INSTALL", "1"),
+    ];
+    for (unit, knob, needle) in [
+        (
+            "ta",
+            "stall_pct=200",
+            "knob `stall_pct` of unit ta: `200` is not an integer in 0..=100",
+        ),
+        (
+            "ta",
+            "stall_pct=-1",
+            "knob `stall_pct` of unit ta: `-1` is not an integer in 0..=100",
+        ),
+        ("ta", "format_pct=90", "add up to more than 100"),
+        (
+            "lds",
+            "exec=most",
+            "knob `exec` of unit lds: `most` is not one of mix|full|random|sparse|zero|upper",
+        ),
+        (
+            "lds",
+            "window=0",
+            "knob `window` of unit lds: `0` is not an integer in 1..=32768",
+        ),
+        (
+            "waitcnt",
+            "waves=17",
+            "knob `waves` of unit waitcnt: `17` is not an integer in 1..=16",
+        ),
+        (
+            "waitcnt",
+            "lat_min=50",
+            "knob `lat_max` 40 is below `lat_min` 50",
+        ),
+        ("waitcnt", "nope=1", "unknown knob `nope` for unit waitcnt"),
+    ] {
+        expect_error(
+            &["run", "--unit", unit, "--profile", "gfx9", "--knob", knob],
+            &no_verilator,
+            needle,
+        );
+        expect_error(
+            &["regress", "--unit", unit, "--knob", knob],
+            &no_verilator,
+            needle,
+        );
+    }
+    expect_error(
+        &[
+            "run",
+            "--unit",
+            "ta",
+            "--profile",
+            "gfx9",
+            "--knob",
+            "gap_max=1",
+            "--knob",
+            "gap_max=2",
+        ],
+        &no_verilator,
+        "knob `gap_max` is given twice",
+    );
     expect_error(&["regress", "--shard", "5/4"], &[], "bad shard `5/4`");
     expect_error(&["regress", "--seeds", "9..2"], &[], "bad seed range");
     expect_error(&["regress", "--unit", "nope"], &[], "unknown unit `nope`");

@@ -824,3 +824,52 @@ fn an_fst_waveform_is_written_for_a_divergence_or_its_loss_reported() {
     assert!(lost[0].contains("waitcnt.gfx9.1.fst"), "{err}");
     assert_eq!(std::fs::read_dir(&waves).unwrap().count(), 0);
 }
+
+/// A regression whose executable is replaced on disk while it runs (a
+/// rebuild, a cache restore) finishes every job with the binary it started
+/// with: jobs start from the running executable, not from its path.
+#[test]
+fn a_regression_outlives_its_binary_being_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("gpucosim");
+    std::fs::copy(gpucosim_bin(), &exe).unwrap();
+    prebuild(&gpucosim_tests::repo_root().join("rtl"), "waitcnt", "gfx9");
+    let results = dir.path().join("results.json");
+    let child = quick(Command::new(&exe))
+        .args([
+            "regress",
+            "--unit",
+            "waitcnt",
+            "--profile",
+            "gfx9",
+            "--seeds",
+            "1..6",
+            "--jobs",
+            "1",
+            "--cycles",
+            "20000",
+            "--no-stress",
+        ])
+        .arg("--results")
+        .arg(&results)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The regression is about to start its jobs once it catches SIGTERM.
+    wait_for_handler(child.id());
+    std::fs::remove_file(&exe).unwrap();
+    std::fs::write(&exe, "#!/bin/sh\nexit 9\n").unwrap();
+    let o = child.wait_with_output().unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    assert!(
+        !format!("{out}{err}").contains("cannot start"),
+        "{out}\n{err}"
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&results).unwrap()).unwrap();
+    let jobs = r["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 6, "{r}");
+    assert!(jobs.iter().all(|j| j["status"] == "passed"), "{r}");
+}

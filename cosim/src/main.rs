@@ -492,18 +492,38 @@ fn parse_kv(s: &str) -> std::result::Result<(String, String), String> {
     }
 }
 
+impl Cmd {
+    /// A command that only streams its results to standard output (no
+    /// child processes, no pipes but stdout): like other command-line
+    /// tools it ends quietly when the reader goes away (`gpucosim eval … |
+    /// head`). Every other command keeps SIGPIPE ignored, so that a pipe
+    /// to a child that ended (a regression's job process) is that child's
+    /// error, never the end of the whole command.
+    fn streams(&self) -> bool {
+        match self {
+            Cmd::Eval { .. } | Cmd::DecodeWaitcnt { .. } => true,
+            Cmd::Kernel(KernelCmd::Check { .. }) => true,
+            Cmd::Regress(a) => a.list,
+            Cmd::Mutate(a) => a.list,
+            _ => false,
+        }
+    }
+}
+
 fn main() -> ExitCode {
-    // Like other command-line tools, end quietly when the reader of our
-    // output goes away (`gpucosim eval ... | head`) instead of panicking.
-    // SAFETY: called before any other thread exists.
     // A file-size limit (`ulimit -f`) makes a write fail like a full disk
     // does, instead of killing the process with everything unwritten.
     // SAFETY: called before any other thread exists.
     unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
     let cli = Cli::parse();
+    if cli.cmd.streams() {
+        // SAFETY: called before any other thread exists.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
     init_logging(cli.log);
     match dispatch(cli.cmd, cli.log) {
         Ok(code) => code,
@@ -557,8 +577,9 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
                 gpucosim::benchmark::load_average()
             );
             spec.limits = limits.limits();
-            // Every output location is checked before the run starts.
-            let (): () = with_testbench!(target.unit.as_str(), B => Ok(()))?;
+            // The knobs and every output location are checked before the
+            // run starts.
+            with_testbench!(target.unit.as_str(), B => engine::parse_knobs::<B>(&spec.knobs).map(drop))?;
             if let Some(w) = &spec.waves {
                 outputs::probe_dir(w, "--waves")?;
             }
@@ -995,8 +1016,7 @@ fn bench_rss(
     rtl: Option<PathBuf>,
 ) -> Result<ExitCode> {
     let (units, profiles) = or_all(units, profiles);
-    let exe = std::env::current_exe()
-        .map_err(|e| Error::Env(format!("cannot find the gpucosim executable: {e}")))?;
+    let exe = regress::own_exe()?;
     let root = rtlbuild::rtl_root(rtl.as_deref());
     println!("| unit | profile | cycles | peak RSS | wall time |");
     println!("|---|---|---:|---:|---:|");
@@ -1065,8 +1085,7 @@ fn bench(
         work_dir: work.path().to_path_buf(),
     };
     spec.validate()?;
-    let exe = std::env::current_exe()
-        .map_err(|e| Error::Env(format!("cannot find the gpucosim executable: {e}")))?;
+    let exe = regress::own_exe()?;
     let mut rows = Vec::new();
     let mut starts = Vec::new();
     for u in &units {
@@ -1992,8 +2011,7 @@ fn cmd_regress(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
             Ok::<(), Error>(())
         })?;
     }
-    let exe = std::env::current_exe()
-        .map_err(|e| Error::Env(format!("cannot find the gpucosim executable: {e}")))?;
+    let exe = regress::own_exe()?;
     let total = list.len();
     watchdog::catch_stop_signals();
     static STOP: AtomicBool = AtomicBool::new(false);

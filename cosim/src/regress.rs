@@ -1501,6 +1501,19 @@ pub struct JobSpec {
     pub hash: String,
 }
 
+/// The executable to start job processes from: this running process's own
+/// (`/proc/self/exe`), so that a regression finishes with the binary it
+/// started with even when the file on disk is rebuilt, replaced or deleted
+/// meanwhile; elsewhere the path it was started from.
+pub fn own_exe() -> Result<PathBuf> {
+    let own = Path::new("/proc/self/exe");
+    if own.exists() {
+        return Ok(own.to_path_buf());
+    }
+    std::env::current_exe()
+        .map_err(|e| Error::Env(format!("cannot find the gpucosim executable: {e}")))
+}
+
 /// Bytes of a job process's standard error kept for its report.
 const STDERR_TAIL: usize = 16 * 1024;
 
@@ -1516,7 +1529,8 @@ pub fn run_job_in_child(exe: &Path, spec: &JobSpec, stop: &AtomicBool) -> JobRes
     use std::process::{Command, Stdio};
     let job = &spec.job;
     let mut cmd = Command::new(exe);
-    cmd.arg("job")
+    cmd.arg0("gpucosim")
+        .arg("job")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -1538,8 +1552,19 @@ pub fn run_job_in_child(exe: &Path, spec: &JobSpec, stop: &AtomicBool) -> JobRes
     tracing::debug!("{}: job process {} started", job.name(), child.id());
     let input = serde_json::to_vec(spec).expect("job specs serialise");
     let mut stdin = child.stdin.take().expect("piped stdin");
-    let feeder = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
+    // A child that ends before it reads its spec (stopped, killed, failing
+    // at start) closes the pipe: the write fails with EPIPE, which is that
+    // job's error. SIGPIPE is blocked in this thread, so that it never ends
+    // the regression, whatever the process's disposition of it.
+    let feeder = std::thread::spawn(move || -> std::io::Result<()> {
+        // SAFETY: changes this thread's own signal mask only.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGPIPE);
+            libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        }
+        stdin.write_all(&input)
     });
     let mut out = child.stdout.take().expect("piped stdout");
     let reader = std::thread::spawn(move || {
@@ -1591,7 +1616,7 @@ pub fn run_job_in_child(exe: &Path, spec: &JobSpec, stop: &AtomicBool) -> JobRes
         job.name(),
         status.map_or("not waited for".into(), |s| s.to_string())
     );
-    let _ = feeder.join();
+    let fed = feeder.join().unwrap_or(Ok(()));
     let stdout = reader.join().unwrap_or_default();
     let stderr = err_reader.join().unwrap_or_default();
     let tail =
@@ -1625,6 +1650,10 @@ pub fn run_job_in_child(exe: &Path, spec: &JobSpec, stop: &AtomicBool) -> JobRes
         r.message = "interrupted: the job process was stopped".into();
     } else {
         r.message = format!("the job process {how} without a result");
+        if let Err(e) = fed {
+            r.message
+                .push_str(&format!(" (its job spec could not be written to it: {e})"));
+        }
     }
     r.report = format!("{}\n  the job's last output:\n{}", r.message, indent(&tail));
     r
@@ -1632,4 +1661,88 @@ pub fn run_job_in_child(exe: &Path, spec: &JobSpec, stop: &AtomicBool) -> JobRes
 
 fn indent(s: &str) -> String {
     s.lines().map(|l| format!("    {l}\n")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// Set in the copy of this test binary that runs with SIGPIPE at its
+    /// default action.
+    const INNER: &str = "GPUCOSIM_TEST_SIGPIPE_INNER";
+
+    /// A job process that ends without reading its job spec is that job's
+    /// error, even when the process runs with SIGPIPE's default action (as
+    /// `gpucosim eval` does): the spec's write fails with EPIPE instead of
+    /// killing the regression. Runs in a copy of this test binary, so the
+    /// disposition changes no other test.
+    #[test]
+    fn a_job_process_that_never_reads_its_spec_is_that_jobs_error() {
+        if std::env::var_os(INNER).is_none() {
+            let out = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "--exact",
+                    "regress::tests::a_job_process_that_never_reads_its_spec_is_that_jobs_error",
+                    "--nocapture",
+                ])
+                .env(INNER, "1")
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "{:?}\n{text}", out.status);
+            assert!(text.contains("1 passed"), "{text}");
+            return;
+        }
+        // SAFETY: this process runs this one test only.
+        unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+        let dir = tempfile::tempdir().unwrap();
+        let exe = dir.path().join("quits");
+        std::fs::write(&exe, "#!/bin/sh\nexit 3\n").unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // A spec larger than a pipe holds: its write is still going on
+        // when the child has gone.
+        let cfg = RegressConfig {
+            cycles: 100,
+            rtl_arg: None,
+            knobs: (0..20_000).map(|i| (format!("k{i}"), "1".into())).collect(),
+            bundles: dir.path().to_path_buf(),
+            shrink: false,
+            window: 16,
+            timeout: None,
+            stall: None,
+            waves_format: WaveFormat::default(),
+            mutant: None,
+        };
+        let spec = JobSpec {
+            job: Job {
+                unit: "ta".into(),
+                profile: Profile::Gfx9,
+                seed: 1,
+                kernel: None,
+                variant: None,
+            },
+            cfg,
+            root: dir.path().to_path_buf(),
+            lib: dir.path().join("none.so"),
+            hash: String::new(),
+        };
+        let r = run_job_in_child(&exe, &spec, &AtomicBool::new(false));
+        assert_eq!(r.status, Status::Error, "{r:?}");
+        assert!(
+            r.message.contains("exited with code 3 without a result")
+                && r.message.contains("could not be written"),
+            "{}",
+            r.message
+        );
+    }
+
+    /// Job processes start from this process's own executable, which stays
+    /// startable when the file it was started from is replaced.
+    #[test]
+    fn jobs_start_from_the_running_executable() {
+        let exe = own_exe().unwrap();
+        assert_eq!(exe, Path::new("/proc/self/exe"));
+    }
 }

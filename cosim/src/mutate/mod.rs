@@ -799,8 +799,7 @@ pub fn compare_with_separate_build<B: Testbench>(
 
 /// Runs `gpucosim job`'s executable check: a path that exists.
 pub fn exe_path() -> Result<PathBuf> {
-    std::env::current_exe()
-        .map_err(|e| Error::Env(format!("cannot find the gpucosim executable: {e}")))
+    crate::regress::own_exe()
 }
 
 /// Lists the mutants of a unit (for `--list`).
