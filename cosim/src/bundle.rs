@@ -195,7 +195,8 @@ pub fn write_bundle<T: Serialize>(
 pub fn stage_bundle(dir: &Path) -> Result<tempfile::TempDir> {
     let parent = dir.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
-    outputs::temp_dir_in(parent, ".bundle-").map_err(|e| Error::io(parent, e))
+    outputs::temp_dir_in(parent, ".bundle-")
+        .map_err(|e| Error::io(parent, outputs::without_temp_name(e)))
 }
 
 /// Adds `repro.json` and `report.txt` to `stage` and renames it to `dir`

@@ -25,6 +25,22 @@ pub fn temp_dir_in(dir: &Path, prefix: &str) -> std::io::Result<tempfile::TempDi
         .tempdir_in(dir)
 }
 
+/// `e` without the temporary file's name that tempfile adds to it (`… at
+/// path "/dir/.gpucosim-38nfjb"`): errors name the path the user gave.
+pub fn without_temp_name(e: std::io::Error) -> std::io::Error {
+    let inner = e
+        .get_ref()
+        .and_then(|r| r.source())
+        .and_then(|s| s.downcast_ref::<std::io::Error>());
+    match inner {
+        Some(i) => match i.raw_os_error() {
+            Some(code) => std::io::Error::from_raw_os_error(code),
+            None => std::io::Error::new(i.kind(), i.to_string()),
+        },
+        None => e,
+    }
+}
+
 fn parent_of(path: &Path) -> &Path {
     path.parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -36,17 +52,18 @@ fn parent_of(path: &Path) -> &Path {
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = parent_of(path);
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let mut tmp = temp_file_in(dir).map_err(|e| Error::io(dir, e))?;
+    let mut tmp = temp_file_in(dir).map_err(|e| Error::io(dir, without_temp_name(e)))?;
     tmp.write_all(bytes).map_err(|e| Error::io(path, e))?;
     tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;
-    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
+    tmp.persist(path)
+        .map_err(|e| Error::io(path, without_temp_name(e.error)))?;
     tracing::debug!("wrote {} ({} bytes)", path.display(), bytes.len());
     Ok(())
 }
 
 fn probe(dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    let mut f = temp_file_in(dir)?;
+    let mut f = temp_file_in(dir).map_err(without_temp_name)?;
     f.write_all(b"gpucosim")?;
     f.as_file().sync_all()?;
     f.close()

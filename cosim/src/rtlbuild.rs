@@ -76,8 +76,13 @@ impl RtlSources {
     /// Collects `<root>/<unit>/*.sv` and its include files.
     pub fn collect(root: &Path, unit: &str) -> Result<RtlSources> {
         if !root.is_dir() {
+            let what = match std::fs::metadata(root) {
+                Ok(_) => "is not a directory",
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => "does not exist",
+                Err(_) => "cannot be read",
+            };
             return Err(Error::Input(format!(
-                "RTL directory {} does not exist",
+                "RTL directory {} {what}",
                 root.display()
             )));
         }
