@@ -17,9 +17,9 @@
 #
 # The gpucosim binary is $GPUCOSIM, else `gpucosim` on PATH, resolved here
 # to an absolute path that the nodes must see too. Other sbatch options
-# (partition, account, time limit, --hold, ...) go in sbatch's own
+# (partition, account, time limit, QOS, ...) go in sbatch's own input
 # environment variables: SBATCH_PARTITION, SBATCH_ACCOUNT, SBATCH_TIMELIMIT,
-# SBATCH_HOLD, ... (see `man sbatch`). Tasks inherit the environment of this
+# SBATCH_QOS, ... (see "INPUT ENVIRONMENT VARIABLES" in `man sbatch`). Tasks inherit the environment of this
 # script (sbatch's default --export=ALL): GPUCOSIM_CACHE_DIR, GPUCOSIM_BUILD,
 # VERILATOR, ...
 set -euo pipefail
