@@ -5,10 +5,11 @@
 //! (`python/examples/cocotb/`) passes on the built-in RTL for both profiles
 //! under Verilator and fails, naming the port, on a broken RTL.
 //!
-//! The virtualenv is `$GPUCOSIM_PYENV` (CI prepares it) or one made under
-//! the target directory. Where the pinned packages cannot be installed (no
-//! network) the test says so in one line and does not run;
-//! `GPUCOSIM_REQUIRE_COCOTB=1` (CI) makes that a failure.
+//! The virtualenv is `$GPUCOSIM_PYENV` (CI prepares it), or one made under
+//! the target directory with `GPUCOSIM_PYENV=auto` (or
+//! `GPUCOSIM_REQUIRE_COCOTB=1`). Without either, or where the pinned
+//! packages cannot be installed (no network), the test says so in one line
+//! and does not run; `GPUCOSIM_REQUIRE_COCOTB=1` (CI) makes that a failure.
 
 use gpucosim_tests::{repo_root, BrokenFixture};
 use std::io::Write as _;
@@ -51,7 +52,14 @@ fn pyenv() -> Result<PathBuf, String> {
             .is_ok_and(|o| o.status.success())
             && env.join("bin/maturin").is_file()
     };
-    if let Some(p) = std::env::var_os("GPUCOSIM_PYENV") {
+    let asked = std::env::var_os("GPUCOSIM_PYENV");
+    let required = std::env::var("GPUCOSIM_REQUIRE_COCOTB").as_deref() == Ok("1");
+    if asked.is_none() && !required {
+        return Err(
+            "no Python environment was asked for: GPUCOSIM_PYENV=DIR names a virtualenv with python/requirements-dev.txt, GPUCOSIM_PYENV=auto makes one under target/".into(),
+        );
+    }
+    if let Some(p) = asked.filter(|p| p != "auto") {
         let p = PathBuf::from(p);
         return if has_all(&p) {
             Ok(p)
@@ -241,7 +249,12 @@ fn python_package_and_cocotb_examples() {
                     o.status.code() == Some(1)
                         && out.contains(&format!("{unit} {profile} seed {seed} cycle "))
                         && out.contains(": DUT ")
-                        && out.contains("reproduce: python run.py")
+                        && out.contains("reproduce: python ")
+                        // The reproduce command names the RTL it ran.
+                        && out.contains(&format!(
+                            "--rtl {} ",
+                            tree.canonicalize().unwrap().display()
+                        ))
                 };
                 if !ok {
                     failures.lock().unwrap().push(format!(

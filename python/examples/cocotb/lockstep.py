@@ -10,7 +10,8 @@ differing element of an array port), both values and what is in flight.
 Settings come from the environment (run.py sets them): GPUCOSIM_PROFILE
 (gfx9), GPUCOSIM_SEED (1), GPUCOSIM_CYCLES (2000), GPUCOSIM_KNOBS (none),
 GPUCOSIM_MODEL (1; 0 drives the same stimulus without predicting or
-comparing, to measure what the model costs).
+comparing, to measure what the model costs), GPUCOSIM_REPRO (the command
+that reruns the test, without `--cycles`).
 """
 
 import os
@@ -48,6 +49,11 @@ async def lockstep(dut, unit):
     cycles = int(os.environ.get("GPUCOSIM_CYCLES", "2000"))
     knobs = os.environ.get("GPUCOSIM_KNOBS", "")
     with_model = os.environ.get("GPUCOSIM_MODEL", "1") != "0"
+    repro = os.environ.get(
+        "GPUCOSIM_REPRO",
+        f"python run.py --unit {unit} --profile {profile} --seed {seed}"
+        + (f" --knobs {knobs}" if knobs else ""),
+    )
 
     stim = gpucosim.Stimulus(unit, profile, seed, knobs)
     model = gpucosim.Model(unit, profile) if with_model else None
@@ -71,8 +77,7 @@ async def lockstep(dut, unit):
                         f"{unit} {profile} seed {seed} cycle {cycle}: "
                         f"{_first_difference(port, got, want[port.name])} "
                         f"(in flight: {model.in_flight()}); reproduce: "
-                        f"python run.py --unit {unit} --profile {profile} "
-                        f"--seed {seed} --cycles {cycle + 1}"
+                        f"{repro} --cycles {cycle + 1}"
                     )
         await RisingEdge(dut.clk_i)
     elapsed = time.perf_counter() - start

@@ -10,6 +10,7 @@ passed, 1 when one failed, 2 on bad arguments.
 
 import argparse
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -29,6 +30,20 @@ def sources(rtl, unit):
     if not files:
         sys.exit(f"run.py: no SystemVerilog files in {d}")
     return sorted(files, key=lambda f: (not f.name.endswith("_pkg.sv"), f.name))
+
+
+def repro(args):
+    """The command that reruns this test with everything it was given but
+    the cycle count (the failing test appends its own `--cycles`)."""
+    cmd = ["python", str(Path(__file__).resolve()), "--unit", args.unit,
+           "--profile", args.profile, "--seed", str(args.seed)]
+    if args.knobs:
+        cmd += ["--knobs", args.knobs]
+    if args.rtl.resolve() != (REPO / "rtl").resolve():
+        cmd += ["--rtl", str(args.rtl.resolve())]
+    if args.build_dir.resolve() != (HERE / "sim_build").resolve():
+        cmd += ["--build-dir", str(args.build_dir.resolve())]
+    return " ".join(shlex.quote(c) for c in cmd)
 
 
 def main():
@@ -74,6 +89,7 @@ def main():
             "GPUCOSIM_CYCLES": str(args.cycles),
             "GPUCOSIM_KNOBS": args.knobs,
             "GPUCOSIM_MODEL": "0" if args.no_model else "1",
+            "GPUCOSIM_REPRO": repro(args),
             "PYTHONPATH": os.pathsep.join(
                 p for p in [str(HERE), os.environ.get("PYTHONPATH", "")] if p
             ),
