@@ -205,6 +205,31 @@ fn a_missing_rtl_tree_or_verilator_is_an_environment_error() {
         "RTL directory /nonexistent/rtl does not exist",
     );
     expect_error(
+        &["lint", "--rtl", "/etc/passwd"],
+        &[],
+        "RTL directory /etc/passwd is not a directory",
+    );
+    // An output location that cannot be written is named as given, not by
+    // the temporary file tried there.
+    let (code, _, err) = run(
+        &[
+            "run",
+            "--unit",
+            "ta",
+            "--profile",
+            "gfx9",
+            "--json",
+            "/proc/run.json",
+        ],
+        &[],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--json /proc/run.json: cannot write there"),
+        "{err}"
+    );
+    assert!(!err.contains(".gpucosim-"), "{err}");
+    expect_error(
         &["lint"],
         &[("VERILATOR", "/nonexistent/verilator")],
         "VERILATOR=/nonexistent/verilator is not an executable file",
@@ -225,6 +250,23 @@ fn decode_waitcnt_reads_vscnt_words_on_gfx11_only() {
     );
     let (_, _, err) = run(&["decode-waitcnt", "--profile", "gfx9", "0xBC7C0005"], &[]);
     assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+}
+
+/// JSON lines with a syntax error on line 2: line 1's result comes out
+/// before the error.
+#[test]
+fn eval_prints_the_results_before_a_bad_line() {
+    for args in [
+        &["--unit", "waitcnt", "--profile", "gfx9"][..],
+        &["--unit", "waitcnt", "--profile", "gfx9", "--compact"],
+    ] {
+        let (code, out, err) = eval_with(args, "{\"decode\": 0}\n{\"decode\": \n");
+        assert_eq!(code, 2, "{args:?}: {out}\n{err}");
+        assert!(err.contains("eval input is not JSON"), "{err}");
+        assert_eq!(out.lines().count(), 1, "{args:?}: {out}");
+        let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        assert!(v.is_object(), "{out}");
+    }
 }
 
 fn eval(unit: &str, input: &str) -> (i32, String, String) {

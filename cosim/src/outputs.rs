@@ -28,15 +28,12 @@ pub fn temp_dir_in(dir: &Path, prefix: &str) -> std::io::Result<tempfile::TempDi
 /// `e` without the temporary file's name that tempfile adds to it (`… at
 /// path "/dir/.gpucosim-38nfjb"`): errors name the path the user gave.
 pub fn without_temp_name(e: std::io::Error) -> std::io::Error {
-    let inner = e
-        .get_ref()
-        .and_then(|r| r.source())
-        .and_then(|s| s.downcast_ref::<std::io::Error>());
-    match inner {
-        Some(i) => match i.raw_os_error() {
-            Some(code) => std::io::Error::from_raw_os_error(code),
-            None => std::io::Error::new(i.kind(), i.to_string()),
-        },
+    if e.get_ref().is_none() {
+        return e;
+    }
+    let text = e.to_string();
+    match text.rfind(" at path \"") {
+        Some(at) => std::io::Error::new(e.kind(), text[..at].to_string()),
         None => e,
     }
 }

@@ -398,7 +398,19 @@ pub fn eval_stream(
     let mut pending: Option<serde_json::Value> = None;
     let mut n = 0usize;
     loop {
-        let next = values.next().transpose().map_err(bad_json)?;
+        let next = match values.next().transpose() {
+            Ok(next) => next,
+            Err(err) => {
+                // More input came, so the results are JSON lines: the one
+                // held back goes out before the error.
+                if let Some(prev) = pending.take() {
+                    let text = serde_json::to_string(&prev).expect("JSON values serialise");
+                    writeln!(out, "{text}").map_err(io)?;
+                }
+                let _ = out.flush();
+                return Err(bad_json(err));
+            }
+        };
         if let Some(prev) = pending.take() {
             lines |= next.is_some();
             let text = if lines {
