@@ -130,6 +130,40 @@ fn nonsense_arguments_exit_2_with_a_clear_line() {
         &no_verilator,
         "knob `gap_max` is given twice",
     );
+    // Negative numbers are values to refuse, not unknown options.
+    for (args, opt) in [
+        (
+            &["run", "--unit", "ta", "--profile", "gfx9", "--seed", "-1"][..],
+            "--seed <SEED>",
+        ),
+        (
+            &["run", "--unit", "ta", "--profile", "gfx9", "--cycles", "-5"],
+            "--cycles <CYCLES>",
+        ),
+        (
+            &[
+                "run",
+                "--unit",
+                "ta",
+                "--profile",
+                "gfx9",
+                "--timeout",
+                "-5",
+            ],
+            "--timeout <SECONDS>",
+        ),
+        (&["regress", "--jobs", "-2"], "--jobs <JOBS>"),
+        (
+            &["regress", "--stall-timeout", "-1"],
+            "--stall-timeout <SECONDS>",
+        ),
+        (
+            &["mutate", "--unit", "ta", "--min-kill-rate", "-0.5"],
+            "--min-kill-rate <RATE>",
+        ),
+    ] {
+        expect_error(args, &[], &format!("for '{opt}': never negative"));
+    }
     expect_error(&["regress", "--shard", "5/4"], &[], "bad shard `5/4`");
     expect_error(&["regress", "--seeds", "9..2"], &[], "bad seed range");
     expect_error(&["regress", "--unit", "nope"], &[], "unknown unit `nope`");

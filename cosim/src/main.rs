@@ -134,10 +134,10 @@ enum Cmd {
         #[command(flatten)]
         target: Target,
         /// Seed of the random stimulus.
-        #[arg(long, default_value_t = 1)]
+        #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long, default_value_t = 1)]
         seed: u64,
         /// Cycles to simulate (reset included).
-        #[arg(long, default_value_t = 100_000)]
+        #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long, default_value_t = 100_000)]
         cycles: u64,
         /// Another RTL tree (holding `<unit>/*.sv`) with the same top-level
         /// ports. Default: $GPUCOSIM_RTL, else the built-in rtl/.
@@ -152,16 +152,16 @@ enum Cmd {
         #[arg(long, value_name = "FORMAT", default_value = "vcd", value_parser = waves_format())]
         waves_format: WaveFormat,
         /// Cycles kept in the waveform ring before a divergence.
-        #[arg(long, default_value_t = 1024)]
+        #[arg(allow_negative_numbers = true, value_parser = whole::<usize>, long, default_value_t = 1024)]
         window: usize,
         /// Cycles recorded past the divergence.
-        #[arg(long, default_value_t = 8)]
+        #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long, default_value_t = 8)]
         post: u64,
         /// Write the whole run to the waveform, not only the window.
         #[arg(long, requires = "waves")]
         dump_all: bool,
         /// Diverging cycles to report before stopping.
-        #[arg(long, default_value_t = 1)]
+        #[arg(allow_negative_numbers = true, value_parser = whole::<usize>, long, default_value_t = 1)]
         max_mismatches: usize,
         /// Stimulus knob, `name=value` (repeatable).
         #[arg(long = "knob", value_parser = parse_kv)]
@@ -207,13 +207,13 @@ enum Cmd {
         #[arg(long = "profile")]
         profiles: Vec<Profile>,
         /// Cycles per measurement (reset included).
-        #[arg(long, default_value_t = 200_000)]
+        #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long, default_value_t = 200_000)]
         cycles: u64,
         /// Seed of the stimulus.
-        #[arg(long, default_value_t = 1)]
+        #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long, default_value_t = 1)]
         seed: u64,
         /// Measurements per figure; the best is kept.
-        #[arg(long, default_value_t = 3)]
+        #[arg(allow_negative_numbers = true, value_parser = whole::<usize>, long, default_value_t = 3)]
         repeats: usize,
         /// Another RTL tree. Default: $GPUCOSIM_RTL, else the built-in rtl/.
         #[arg(long)]
@@ -238,7 +238,7 @@ enum Cmd {
         #[arg(long, value_name = "PYTHON")]
         cocotb: Option<PathBuf>,
         /// Cycles of each cocotb run.
-        #[arg(long, default_value_t = 3000, requires = "cocotb")]
+        #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long, default_value_t = 3000, requires = "cocotb")]
         cocotb_cycles: u64,
     },
     /// Decode an `s_waitcnt` instruction word (e.g. 0xBF8C0070), a gfx11
@@ -338,7 +338,7 @@ enum Cmd {
         #[arg(long, num_args = 1..)]
         signals: Vec<String>,
         /// Cycles to show: `A..B` (B excluded) or `A..=B`.
-        #[arg(long, value_parser = parse_cycles)]
+        #[arg(allow_negative_numbers = true, long, value_parser = parse_cycles)]
         cycles: Option<(u64, u64)>,
     },
     /// Build (or find in the cache) a unit's RTL and print the library path.
@@ -356,11 +356,11 @@ enum Cmd {
 struct LimitArgs {
     /// End the run after this many seconds (exit 4, with its report and
     /// waveform).
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    #[arg(allow_negative_numbers = true, long, value_name = "SECONDS", value_parser = parse_seconds)]
     timeout: Option<f64>,
     /// Count the run as hung when one cycle takes longer than this many
     /// seconds (0: never); the RTL's step is aborted and reported (exit 4).
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, default_value_t = 60.0)]
+    #[arg(allow_negative_numbers = true, long, value_name = "SECONDS", value_parser = parse_seconds, default_value_t = 60.0)]
     stall_timeout: f64,
 }
 
@@ -407,7 +407,7 @@ enum KernelCmd {
         #[arg(long)]
         kernel: Option<String>,
         /// Seed of random fills and samples (default: the launch's, else 1).
-        #[arg(long)]
+        #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long)]
         seed: Option<u64>,
         /// Also write the profile as JSON to this file (`-` for stdout
         /// instead of the text).
@@ -437,21 +437,21 @@ enum KernelCmd {
         #[arg(long, help = profile_help())]
         profile: Option<Profile>,
         /// Seed of the paths, latencies and interleaving.
-        #[arg(long, default_value_t = 1)]
+        #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long, default_value_t = 1)]
         seed: u64,
         /// Only the kernel of this name (default: every kernel).
         #[arg(long)]
         kernel: Option<String>,
         /// Waves running the kernel at once (1-16).
-        #[arg(long = "wave-count", default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=16))]
+        #[arg(allow_negative_numbers = true, long = "wave-count", default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=16))]
         wave_count: u8,
         /// The most times a backward branch is taken on one path.
-        #[arg(long, default_value_t = 4)]
+        #[arg(allow_negative_numbers = true, value_parser = whole::<u32>, long, default_value_t = 4)]
         iterations: u32,
         /// Cycle budget per kernel and unit (reset included). Default:
         /// 1000000 for the waitcnt replay; with `--launch`, twice what the
         /// traffic needs at the models' cycle counts.
-        #[arg(long)]
+        #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long)]
         cycles: Option<u64>,
         /// RTL directory. Default: $GPUCOSIM_RTL, else the built-in rtl/.
         #[arg(long)]
@@ -470,10 +470,32 @@ enum KernelCmd {
     },
 }
 
+/// A whole number of the type `T`; a negative one is "never negative"
+/// (the options that take numbers accept a leading `-`, so that `--seed -1`
+/// gets this message instead of clap's "unexpected argument").
+fn whole<T: std::str::FromStr>(s: &str) -> std::result::Result<T, String> {
+    if s.trim_start().starts_with('-') {
+        return Err("never negative".into());
+    }
+    s.trim()
+        .parse()
+        .map_err(|_| "expected a whole number".to_string())
+}
+
 fn parse_seconds(s: &str) -> std::result::Result<f64, String> {
     match s.parse::<f64>() {
+        Ok(x) if x < 0.0 => Err("never negative".into()),
         Ok(x) if (0.0..1e9).contains(&x) => Ok(x),
         _ => Err(format!("expected a number of seconds, got `{s}`")),
+    }
+}
+
+/// A rate from 0 to 1 (`--min-kill-rate`).
+fn parse_rate(s: &str) -> std::result::Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if x < 0.0 => Err("never negative".into()),
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err("expected a rate between 0 and 1, e.g. 0.95".into()),
     }
 }
 
@@ -1583,10 +1605,10 @@ struct RegressArgs {
     #[arg(long, default_value = "1..16")]
     seeds: regress::Seeds,
     /// Cycles per seed.
-    #[arg(long, default_value_t = 50_000)]
+    #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long, default_value_t = 50_000)]
     cycles: u64,
     /// Parallel jobs (default: all cores).
-    #[arg(long)]
+    #[arg(allow_negative_numbers = true, value_parser = whole::<usize>, long)]
     jobs: Option<usize>,
     /// Run only shard K of N (1-based), e.g. `--shard 2/4`.
     #[arg(long)]
@@ -1625,7 +1647,7 @@ struct RegressArgs {
     #[arg(long = "launch", value_name = "FILE=LAUNCH", value_parser = parse_kv)]
     launches: Vec<(String, String)>,
     /// Waveform window of failure bundles, in cycles.
-    #[arg(long, default_value_t = 1024)]
+    #[arg(allow_negative_numbers = true, value_parser = whole::<usize>, long, default_value_t = 1024)]
     window: usize,
     /// Format of the failure bundles' waveforms: `vcd` or `fst`.
     #[arg(long, value_name = "FORMAT", default_value = "vcd", value_parser = waves_format())]
@@ -1658,10 +1680,10 @@ struct MutateArgs {
     rtl: Option<PathBuf>,
     /// Run a sample of N mutants per unit and profile (default: every
     /// mutant).
-    #[arg(long, value_name = "N")]
+    #[arg(allow_negative_numbers = true, value_parser = whole::<usize>, long, value_name = "N")]
     mutants: Option<usize>,
     /// Seed of the sample.
-    #[arg(long, default_value_t = 1)]
+    #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long, default_value_t = 1)]
     sample_seed: u64,
     /// Run only this mutant (repeatable; numbers from `--list`).
     #[arg(long = "mutant", value_name = "ID")]
@@ -1670,7 +1692,7 @@ struct MutateArgs {
     #[arg(long, default_value = "1..16")]
     seeds: regress::Seeds,
     /// Cycles per seed.
-    #[arg(long, default_value_t = 50_000)]
+    #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long, default_value_t = 50_000)]
     cycles: u64,
     /// Stimulus knob `name=value` for every unit, or `unit.name=value`.
     #[arg(long = "knob", value_parser = parse_kv)]
@@ -1680,7 +1702,7 @@ struct MutateArgs {
     #[arg(long)]
     no_stress: bool,
     /// Mutants run in parallel (default: all cores).
-    #[arg(long)]
+    #[arg(allow_negative_numbers = true, value_parser = whole::<usize>, long)]
     jobs: Option<usize>,
     /// Write the report as JSON.
     #[arg(long)]
@@ -1690,15 +1712,15 @@ struct MutateArgs {
     junit: Option<PathBuf>,
     /// Fail (exit 1) if a unit and profile's kill rate is below this
     /// (0..1), e.g. 0.95.
-    #[arg(long, value_name = "RATE")]
+    #[arg(allow_negative_numbers = true, value_parser = parse_rate, long, value_name = "RATE")]
     min_kill_rate: Option<f64>,
     /// Also build N of the mutants separately and check that each behaves
     /// exactly as the instrumented build with it selected.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(allow_negative_numbers = true, value_parser = whole::<usize>, long, value_name = "N", default_value_t = 0)]
     verify: usize,
     /// End a mutant's job after this many seconds (default: ten times the
     /// slowest job of the RTL as written, plus 10 s).
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    #[arg(allow_negative_numbers = true, long, value_name = "SECONDS", value_parser = parse_seconds)]
     timeout: Option<f64>,
     /// List the mutants (with their diffs) without running them.
     #[arg(long)]
