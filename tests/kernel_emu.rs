@@ -18,10 +18,16 @@ fn dir() -> PathBuf {
 
 /// Emulates `kernel` of `NAME.TARGET.s` with `LAUNCH.launch.json`.
 fn run(name: &str, target: &str, kernel: &str, launch: &str) -> Emulation {
+    let text = std::fs::read_to_string(dir().join(format!("{launch}.launch.json"))).unwrap();
+    run_text(name, target, kernel, &text)
+}
+
+/// Emulates `kernel` of `NAME.TARGET.s` with the launch `text`.
+fn run_text(name: &str, target: &str, kernel: &str, text: &str) -> Emulation {
     let file = dir().join(format!("{name}.{target}.s"));
     let (prog, profile) = gpucosim::kernel::read(&file, None).unwrap();
-    let text = std::fs::read_to_string(dir().join(format!("{launch}.launch.json"))).unwrap();
-    let l = Launch::parse(&text, &prog, profile, Some(kernel), None).unwrap();
+    let l = Launch::parse(text, &prog, profile, Some(kernel), None)
+        .unwrap_or_else(|e| panic!("{name}.{target} {kernel}: {e}"));
     emulate(&file.display().to_string(), &prog, profile, l, false)
         .unwrap_or_else(|e| panic!("{name}.{target} {kernel}: {e}"))
 }
@@ -307,6 +313,140 @@ fn buffer_line_requests_and_range_counts() {
     }
 }
 
+/// dynlocal: 65 dwords of static LDS (260 bytes), then the `__local`
+/// arguments in order, each at its `.pointee_align`: `wide` (`ulong *`,
+/// 8) at 264, 512 bytes; `tile` (`uint *`, 4) at 776, 1024 bytes; 1800
+/// bytes in all. Their kernarg slots hold those offsets, the 16-byte struct
+/// `p` all its bytes.
+///
+/// The tile is written and read with a stride of 4 dwords from dword 194
+/// (byte 776): a 32-lane pass touches 32 dwords on 8 banks of 32 (banks 2,
+/// 6, …, 30, four dwords each: 4 cycles, minimum 1) or 16 banks of 64
+/// (banks 2, 6, …, 62, two each: 2 cycles, minimum 1); the read
+/// `tile[4 ((l + 1) & 63)]` wraps lane 63 to dword 194 and keeps the same
+/// count per bank. gfx9 (wave64, two passes): 8 cycles, minimum 2 per
+/// execution; gfx11 wave32: 2 and 1. Every other access is conflict-free:
+/// `fixed` and `wide` are consecutive (the 64-bit `wide` fills 64 dwords a
+/// pass: 2 cycles on 32 banks, 1 on 64), `fixed[64]` a broadcast.
+#[test]
+fn local_arguments_and_a_struct_reach_the_kernel() {
+    let launch = std::fs::read_to_string(dir().join("dynlocal.launch.json")).unwrap();
+    let (a, b, c) = (3u32, 0x100u32, 0x5_ffff_fff0u64);
+    let mut p = [0u8; 16];
+    p[..4].copy_from_slice(&a.to_le_bytes());
+    p[4..8].copy_from_slice(&b.to_le_bytes());
+    p[8..].copy_from_slice(&c.to_le_bytes());
+    let fields = launch.find("{\"fields\"").unwrap();
+    let end = launch[fields..].find("]}").unwrap() + fields + 2;
+    let dwords: Vec<String> = p
+        .chunks(4)
+        .map(|d| format!("\"{:#x}\"", u32::from_le_bytes(d.try_into().unwrap())))
+        .collect();
+    let forms = [
+        launch.clone(),
+        launch.replace(&launch[fields..end], &format!("{{\"bytes\": {p:?}}}")),
+        launch.replace(
+            &launch[fields..end],
+            &format!("{{\"dwords\": [{}]}}", dwords.join(", ")),
+        ),
+    ];
+    for t in ["gfx900", "gfx1100"] {
+        for text in &forms {
+            let e = run_text("dynlocal", t, "dynlocal", text);
+            let pr = &e.profile;
+            let layout: Vec<(&str, u32, u32, u32)> = pr
+                .lds_args
+                .iter()
+                .map(|x| (x.name.as_str(), x.offset, x.size, x.align))
+                .collect();
+            assert_eq!(
+                layout,
+                [("wide", 264, 512, 8), ("tile", 776, 1024, 4)],
+                "{t}"
+            );
+            assert_eq!(
+                (pr.lds_static, pr.lds_size, e.launch.lds_size),
+                (260, 1800, 1800)
+            );
+            let mem = e.launch.memory().unwrap();
+            let ka = &mem.region("kernarg").unwrap().bytes;
+            let at = |name: &str| {
+                let arg = e
+                    .launch
+                    .meta
+                    .args
+                    .iter()
+                    .find(|x| x.name.as_deref() == Some(name));
+                arg.unwrap().offset as usize
+            };
+            let u32_at = |o: usize| u32::from_le_bytes(ka[o..o + 4].try_into().unwrap());
+            assert_eq!((u32_at(at("wide")), u32_at(at("tile"))), (264, 776), "{t}");
+            assert_eq!(ka[at("p")..at("p") + 16], p, "{t}");
+            let (i, o) = (words(&e, "in"), words(&e, "out"));
+            assert_eq!(o.len(), 128);
+            for (g, &got) in o.iter().enumerate() {
+                let (l, base) = (g % 64, g - g % 64);
+                let r = i[base + 63 - l];
+                let w = (u64::from(r) << 32 | (63 - l) as u64).wrapping_add(c);
+                let want = r
+                    .wrapping_mul(a)
+                    .wrapping_add(b)
+                    .wrapping_add(i[base + ((l + 1) & 63)].wrapping_add(b))
+                    .wrapping_add((w >> 32) as u32)
+                    .wrapping_add(w as u32);
+                assert_eq!(got, want, "{t} out[{g}]");
+            }
+            // Real LDS traffic, all in range: per group 3 writes and 4
+            // reads by all 64 lanes, and fixed[64]'s write by lane 0.
+            let tot = &pr.total;
+            assert_eq!(
+                (tot.lds_lanes, tot.lds_oor_lanes),
+                (2 * (7 * 64 + 1), 0),
+                "{t}"
+            );
+            // Banks, waves per group, cycles and minimum per execution,
+            // dwords per busy bank.
+            let (banks, waves, cycles, min, per_bank) = if t == "gfx900" {
+                (32, 1, 8, 2, 8)
+            } else {
+                (64, 2, 2, 1, 2)
+            };
+            let conflicted: Vec<_> = lds_rows(&e)
+                .into_iter()
+                .filter(|(_, d)| d.conflict_cycles > 0)
+                .collect();
+            assert_eq!(conflicted.len(), 2, "{t}: the tile's write and read");
+            for (r, d) in &conflicted {
+                let execs = 2 * waves;
+                assert!(r.text.contains("_b32"), "{t} {}", r.text);
+                assert_eq!(d.executions, execs, "{t} {}", r.text);
+                assert_eq!(
+                    (d.cycles, d.min_cycles),
+                    (execs * cycles, execs * min),
+                    "{t}"
+                );
+                assert_eq!(d.worst_conflict_cycles, cycles - min, "{t}");
+                // Dword 194 + 4k: banks 2, 6, …
+                let busy: Vec<(usize, u32)> = d
+                    .worst_banks
+                    .iter()
+                    .copied()
+                    .enumerate()
+                    .filter(|&(_, n)| n > 0)
+                    .collect();
+                let want: Vec<(usize, u32)> =
+                    (2..banks).step_by(4).map(|k| (k, per_bank)).collect();
+                assert_eq!(busy, want, "{t} {}", r.text);
+            }
+            assert_eq!(
+                tot.lds_conflict_cycles,
+                2 * 2 * waves * (cycles - min),
+                "{t}"
+            );
+        }
+    }
+}
+
 #[test]
 fn every_fixture_kernel_is_proven_safe() {
     for e in std::fs::read_dir(dir()).unwrap() {
@@ -370,6 +510,12 @@ fn kernel_traffic_passes_lock_step_on_the_built_in_rtl() {
             "staging",
             "staging",
             ["ta.gfx11", "ta.gfx11"],
+        ),
+        (
+            "dynlocal.gfx900.s",
+            "dynlocal",
+            "dynlocal",
+            ["lds.gfx9", "lds.gfx9"],
         ),
     ] {
         let (code, text) = kernel_run(file, kernel, launch, None, tmp.path());
@@ -523,6 +669,12 @@ fn profile_cli_writes_the_table_json_svg_and_buffers() {
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(p["total"]["lds_conflict_cycles"], 3968);
     assert_eq!(p["kernel"], "transpose32");
+    assert_eq!(
+        (p["lds_size"].clone(), p["lds_static"].clone()),
+        (4096.into(), 4096.into())
+    );
+    assert_eq!(p["lds_args"], serde_json::json!([]));
+    assert_eq!(p["total"]["lds_oor_lanes"], 0);
     let s = std::fs::read_to_string(&svg).unwrap();
     assert!(
         s.starts_with("<svg") && s.contains("3968 conflict cycles"),
@@ -531,6 +683,35 @@ fn profile_cli_writes_the_table_json_svg_and_buffers() {
     let b: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&bufs).unwrap()).unwrap();
     assert_eq!(b["out"][1], "0x00000040", "out[0][1] = in[1][0] = 64");
+    // The `__local` arguments' layout: in the header line and the JSON.
+    let out = Command::new(gpucosim_bin())
+        .args(["kernel", "profile"])
+        .arg(dir().join("dynlocal.gfx900.s"))
+        .arg("--launch")
+        .arg(dir().join("dynlocal.launch.json"))
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.lines().next().unwrap().ends_with(
+            "instructions emulated; LDS 1800 bytes: 260 static, `wide` 512 at 264, `tile` 1024 at 776"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("oor lanes"), "{text}");
+    let p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(
+        p["lds_args"],
+        serde_json::json!([
+            {"name": "wide", "offset": 264, "size": 512, "align": 8},
+            {"name": "tile", "offset": 776, "size": 1024, "align": 4}
+        ])
+    );
+    assert_eq!(p["lds_size"], 1800);
 }
 
 /// Bad launches, unknown instructions and symbolic addresses are one-line
@@ -545,7 +726,54 @@ fn bad_input_is_a_one_line_error() {
         std::fs::write(&p, text).unwrap();
         p
     };
+    // dynlocal's launch with `p` and `tile` as given.
+    let dl = |name: &str, p: &str, tile: &str, extra: &str| {
+        write(
+            name,
+            &format!(
+                r#"{{"grid": [128], "args": {{"in": {{"size": 512}}, "out": {{"size": 512}}, "p": {p}, "wide": {{"local": 512}}, "tile": {tile}}}{extra}}}"#
+            ),
+        )
+    };
+    let p = r#"{"dwords": [3, 256, 0, 5]}"#;
+    let dynlocal = dir().join("dynlocal.gfx900.s");
     let cases: Vec<(PathBuf, PathBuf, &str)> = vec![
+        (
+            dynlocal.clone(),
+            dl("d1.json", p, r#"{"size": 1024}"#, ""),
+            "`args.tile` is a `__local` pointer (dynamic_shared_pointer), not a buffer: give its size in LDS bytes as {\"local\": BYTES}",
+        ),
+        (
+            dynlocal.clone(),
+            dl(
+                "d2.json",
+                r#"{"fields": [{"offset": 0, "size": 4, "value": 3}, {"offset": 8, "size": 8, "value": 5}]}"#,
+                r#"{"local": 1024}"#,
+                "",
+            ),
+            "`args.p.fields` leave bytes 4 to 7 of the 16-byte argument unset",
+        ),
+        (
+            dynlocal.clone(),
+            dl("d3.json", "7", r#"{"local": 1024}"#, ""),
+            "`args.p` is a 16-byte struct: give {\"bytes\": […]}, {\"dwords\": […]} or {\"fields\"",
+        ),
+        (
+            dynlocal.clone(),
+            dl("d4.json", p, r#"{"local": 1024}"#, r#", "lds_size": 1796"#),
+            "`lds_size` 1796 is less than the 1800 bytes the kernel's local memory and `__local` arguments take (260 static, `wide` 512 at 264, `tile` 1024 at 776)",
+        ),
+        (
+            write(
+                "oor.s",
+                &edge.replace(
+                    "\tds_write_b32 v0, v3\n",
+                    "\tv_add_u32_e32 v0, 0x400, v0\n\tds_write_b32 v0, v3\n",
+                ),
+            ),
+            launch.clone(),
+            "every LDS access of the launch is out of range (256 lanes of 4 `ds_*` executions, none within the 256-byte allocation)",
+        ),
         (
             write(
                 "unknown.s",
@@ -630,6 +858,72 @@ fn bad_input_is_a_one_line_error() {
         assert_eq!(err.trim().lines().count(), 1, "{err}");
         assert!(err.contains(want), "want `{want}` in: {err}");
     }
+}
+
+/// The edge kernel with its LDS address moved 1 KiB up, past the 256-byte
+/// allocation for every lane: `kernel profile` and `kernel run --launch`
+/// refuse it (exit 2, one line) unless the launch allows it; then every
+/// lane counts out of range and reads 0.
+#[test]
+fn a_launch_with_every_lds_access_out_of_range_needs_the_opt_in() {
+    let tmp = tempfile::tempdir().unwrap();
+    let edge = std::fs::read_to_string(dir().join("edge.gfx900.s")).unwrap();
+    let file = tmp.path().join("oor.s");
+    std::fs::write(
+        &file,
+        edge.replace(
+            "\tds_write_b32 v0, v3\n",
+            "\tv_add_u32_e32 v0, 0x400, v0\n\tds_write_b32 v0, v3\n",
+        ),
+    )
+    .unwrap();
+    let launch = std::fs::read_to_string(dir().join("edge.launch.json")).unwrap();
+    let allowed = tmp.path().join("allowed.json");
+    std::fs::write(
+        &allowed,
+        launch.replacen('{', "{\"allow_lds_out_of_range\": true, ", 1),
+    )
+    .unwrap();
+    let cli = |cmd: &str, l: &Path| {
+        let out = quick(Command::new(gpucosim_bin()))
+            .args(["kernel", cmd])
+            .arg(&file)
+            .arg("--launch")
+            .arg(l)
+            .arg(if cmd == "run" { "--bundles" } else { "--json" })
+            .arg(tmp.path().join(if cmd == "run" { "b" } else { "p.json" }))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        (out.status.code(), err)
+    };
+    for cmd in ["profile", "run"] {
+        let (code, err) = cli(cmd, &dir().join("edge.launch.json"));
+        assert_eq!(code, Some(2), "{cmd}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{cmd}: {err}");
+        assert!(
+            err.contains("every LDS access of the launch is out of range")
+                && err.contains("\"allow_lds_out_of_range\": true"),
+            "{cmd}: {err}"
+        );
+    }
+    let (code, err) = cli("profile", &allowed);
+    assert_eq!(code, Some(0), "{err}");
+    let p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(tmp.path().join("p.json")).unwrap()).unwrap();
+    assert_eq!(p["total"]["lds_lanes"], 256);
+    assert_eq!(p["total"]["lds_oor_lanes"], 256);
+    for r in p["instructions"].as_array().unwrap() {
+        if r["unit"] == "lds" {
+            assert_eq!(r["lds"]["oor_lanes"], r["lds"]["lanes"], "{r}");
+        }
+    }
+    // The same through the library: out = 0 + 0.
+    let (prog, profile) = gpucosim::kernel::read(&file, None).unwrap();
+    let text = std::fs::read_to_string(&allowed).unwrap();
+    let l = Launch::parse(&text, &prog, profile, None, None).unwrap();
+    let e = emulate("oor", &prog, profile, l, false).unwrap();
+    assert!(words(&e, "out").iter().all(|&w| w == 0));
 }
 
 /// `regress --launch FILE=LAUNCH`: each seed two jobs, the launch's LDS

@@ -131,6 +131,55 @@ pub struct ArgInfo {
     pub size: u32,
     /// `.value_kind` (`global_buffer`, `by_value`, `hidden_block_count_x`, …).
     pub kind: String,
+    /// `.pointee_align` (`__local` pointers): the alignment of what it
+    /// points to, bytes.
+    pub pointee_align: Option<u32>,
+    /// `.address_space` (pointers: `global`, `constant`, `local`, …).
+    pub address_space: Option<String>,
+}
+
+/// The hidden arguments the emulator knows (code object v5's): it sets the
+/// grid's (block counts, group sizes, remainders, dimensions, dynamic LDS
+/// size, queue pointer) and leaves the others 0.
+pub const HIDDEN_KINDS: &[&str] = &[
+    "hidden_global_offset_x",
+    "hidden_global_offset_y",
+    "hidden_global_offset_z",
+    "hidden_none",
+    "hidden_printf_buffer",
+    "hidden_hostcall_buffer",
+    "hidden_default_queue",
+    "hidden_completion_action",
+    "hidden_multigrid_sync_arg",
+    "hidden_block_count_x",
+    "hidden_block_count_y",
+    "hidden_block_count_z",
+    "hidden_group_size_x",
+    "hidden_group_size_y",
+    "hidden_group_size_z",
+    "hidden_remainder_x",
+    "hidden_remainder_y",
+    "hidden_remainder_z",
+    "hidden_grid_dims",
+    "hidden_heap_v1",
+    "hidden_dynamic_lds_size",
+    "hidden_private_base",
+    "hidden_shared_base",
+    "hidden_queue_ptr",
+];
+
+/// What the launch gives for an argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgClass {
+    /// A global (or constant) buffer: `{"size", "fill", "data"}`.
+    Buffer,
+    /// A `__local` pointer (`dynamic_shared_pointer`): `{"local": BYTES}`,
+    /// allocated in the LDS after the static group segment.
+    Local,
+    /// A value (`by_value`): a number, or `bytes`, `dwords`, `fields`.
+    Value,
+    /// A hidden argument the dispatcher sets.
+    Hidden,
 }
 
 impl ArgInfo {
@@ -139,11 +188,68 @@ impl ArgInfo {
         self.kind.starts_with("hidden_")
     }
 
-    /// A pointer the user gives a buffer for.
+    /// A global (or constant) buffer the user gives the contents of.
     pub fn buffer(&self) -> bool {
-        self.kind == "global_buffer" || self.kind == "dynamic_shared_pointer"
+        self.kind == "global_buffer"
+    }
+
+    /// What the launch gives for this argument, `label` naming it in
+    /// errors: a kind the emulator cannot represent (images, samplers,
+    /// pipes, queues, an unknown hidden argument) or an address space that
+    /// contradicts it is an error, never a silent 0.
+    pub fn class(&self, label: &str) -> Result<ArgClass, String> {
+        let space = self.address_space.as_deref();
+        let bad_space = |want: &str| {
+            format!(
+                "argument `{label}` is a `{}` in address space `{}`: the metadata is inconsistent (a `{}` must be in {want})",
+                self.kind,
+                space.unwrap_or(""),
+                self.kind
+            )
+        };
+        match self.kind.as_str() {
+            "global_buffer" => match space {
+                None | Some("global" | "constant" | "generic") => Ok(ArgClass::Buffer),
+                Some(_) => Err(bad_space("`global`, `constant` or `generic`")),
+            },
+            "dynamic_shared_pointer" => match space {
+                None | Some("local") => Ok(ArgClass::Local),
+                Some(_) => Err(bad_space("`local`")),
+            },
+            "by_value" => Ok(ArgClass::Value),
+            k if HIDDEN_KINDS.contains(&k) => Ok(ArgClass::Hidden),
+            k if k.starts_with("hidden_") => Err(format!(
+                "hidden argument `{label}` (offset {}) has `.value_kind: {k}`, which the emulator does not know how to set",
+                self.offset
+            )),
+            "" => Err(format!("argument `{label}` has no `.value_kind` in the metadata")),
+            k => Err(format!(
+                "argument `{label}` has `.value_kind: {k}`: the emulator cannot represent it (only global buffers, `__local` pointers and by-value arguments; no images, samplers, pipes or queues)"
+            )),
+        }
     }
 }
+
+/// A `__local` pointer argument's allocation in the LDS.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct LdsArg {
+    /// The argument.
+    pub name: String,
+    /// Its byte offset in the LDS allocation (what its kernarg slot holds).
+    pub offset: u32,
+    /// Its size in bytes, as the launch gives it.
+    pub size: u32,
+    /// The alignment its offset was rounded up to (`.pointee_align`, else
+    /// 4).
+    pub align: u32,
+}
+
+/// The alignment of a `__local` argument whose metadata gives no
+/// `.pointee_align`: a dword, what the LDS's dword banks and the DWORD
+/// alignment mode need, and what LLVM gives `uint*` (it always writes
+/// `.pointee_align` for `__local` pointers, so this is for hand-written
+/// metadata).
+pub const DEFAULT_LOCAL_ALIGN: u32 = 4;
 
 /// What the metadata says about one kernel.
 #[derive(Debug, Clone, Default)]
@@ -231,6 +337,13 @@ pub fn metadata(prog: &asm::Program, kernel: &str) -> Result<Metadata, String> {
                             a.size = v.parse().map_err(|_| format!("argument size `{v}`"))?
                         }
                         ".value_kind" => a.kind = v,
+                        ".pointee_align" => {
+                            a.pointee_align = Some(
+                                v.parse()
+                                    .map_err(|_| format!("argument pointee alignment `{v}`"))?,
+                            )
+                        }
+                        ".address_space" => a.address_space = Some(v),
                         _ => {}
                     }
                 }
@@ -257,10 +370,20 @@ pub fn metadata(prog: &asm::Program, kernel: &str) -> Result<Metadata, String> {
 /// The value of an explicit argument.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ArgValue {
-    /// A scalar.
+    /// A scalar (a by-value argument of at most 8 bytes given as a number).
     Scalar(u64),
+    /// A by-value argument's bytes, exactly its size (`bytes`, `dwords`,
+    /// `fields`).
+    Bytes(Vec<u8>),
     /// A buffer: its contents.
     Buffer(Vec<u8>),
+    /// A `__local` pointer: its allocation in the LDS.
+    Local {
+        /// Byte offset in the LDS allocation.
+        offset: u32,
+        /// Bytes.
+        size: u32,
+    },
 }
 
 /// A launch, resolved against the kernel.
@@ -281,6 +404,12 @@ pub struct Launch {
     pub args: Vec<(String, ArgValue)>,
     /// The allocation the LDS unit is given (bytes).
     pub lds_size: u32,
+    /// The `__local` pointer arguments' allocations, in argument order
+    /// (after the static group segment).
+    pub lds_args: Vec<LdsArg>,
+    /// Let every LDS access fall out of the allocation
+    /// (`"allow_lds_out_of_range": true`); else that is an error.
+    pub allow_lds_out_of_range: bool,
     /// `SH_MEM_CONFIG.alignment_mode` (0..3, `ALIGN_MODES`).
     pub align_mode: u32,
     /// The work-groups to run, in order.
@@ -397,6 +526,203 @@ fn buffer(v: &Value, what: &str, rng: &mut ChaCha8Rng) -> Result<Vec<u8>, String
     Ok(bytes)
 }
 
+/// Whether `n` (as given: unsigned, or negative as two's complement) fits
+/// in `size` bytes.
+fn fits(n: u64, size: u32) -> bool {
+    if size >= 8 {
+        return true;
+    }
+    if size == 0 {
+        return n == 0;
+    }
+    n >> (8 * size) == 0 || (n as i64) >> (8 * size - 1) == -1
+}
+
+/// Byte ranges as `bytes 8 to 11, 14`.
+fn byte_ranges(bytes: &[u32]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let mut j = i;
+        while j + 1 < bytes.len() && bytes[j + 1] == bytes[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j {
+            format!("{}", bytes[i])
+        } else {
+            format!("{} to {}", bytes[i], bytes[j])
+        });
+        i = j + 1;
+    }
+    let s = if bytes.len() == 1 { "byte" } else { "bytes" };
+    format!("{s} {}", parts.join(", "))
+}
+
+/// A by-value argument of `size` bytes: a number (at most 8 bytes), or
+/// `{"bytes": […]}`, `{"dwords": […]}`, `{"fields": [{"offset", "size",
+/// "value"}, …]}` giving every byte.
+fn by_value(v: &Value, what: &str, size: u32) -> Result<ArgValue, String> {
+    let forms = "give {\"bytes\": […]}, {\"dwords\": […]} or {\"fields\": [{\"offset\", \"size\", \"value\"}, …]}";
+    let o = match v {
+        Value::Object(o) => o,
+        _ if size > 8 => return Err(format!("`{what}` is a {size}-byte struct: {forms}")),
+        _ => {
+            let n = uint(v, what)?;
+            if !fits(n, size) {
+                return Err(format!("`{what}` {n} does not fit in {size} bytes"));
+            }
+            return Ok(ArgValue::Scalar(n));
+        }
+    };
+    let mut keys = o.keys();
+    let (Some(k), None) = (keys.next(), keys.next()) else {
+        return Err(format!(
+            "`{what}` is a {size}-byte value: {forms} (exactly one of them)"
+        ));
+    };
+    let x = &o[k];
+    let list = |name: &str| -> Result<&Vec<Value>, String> {
+        x.as_array()
+            .ok_or_else(|| format!("`{what}.{name}` must be a list"))
+    };
+    let mut out = vec![0u8; size as usize];
+    match k.as_str() {
+        "bytes" => {
+            let l = list("bytes")?;
+            if l.len() != size as usize {
+                return Err(format!(
+                    "`{what}.bytes` has {} values; the argument is {size} bytes",
+                    l.len()
+                ));
+            }
+            for (i, b) in l.iter().enumerate() {
+                let n = uint(b, &format!("{what}.bytes[{i}]"))?;
+                out[i] = u8::try_from(n)
+                    .map_err(|_| format!("`{what}.bytes[{i}]` {n} is not a byte"))?;
+            }
+        }
+        "dwords" => {
+            if size % 4 != 0 {
+                return Err(format!(
+                    "`{what}` is {size} bytes, not a whole number of dwords: give {{\"bytes\": …}} or {{\"fields\": …}}"
+                ));
+            }
+            let l = list("dwords")?;
+            if l.len() != size as usize / 4 {
+                return Err(format!(
+                    "`{what}.dwords` has {} values; the argument is {} dwords",
+                    l.len(),
+                    size / 4
+                ));
+            }
+            for (i, d) in l.iter().enumerate() {
+                let n = uint(d, &format!("{what}.dwords[{i}]"))?;
+                let n = u32::try_from(n)
+                    .map_err(|_| format!("`{what}.dwords[{i}]` {n} is not a dword"))?;
+                out[4 * i..4 * i + 4].copy_from_slice(&n.to_le_bytes());
+            }
+        }
+        "fields" => {
+            // Which field set each byte.
+            let mut owner: Vec<Option<usize>> = vec![None; size as usize];
+            for (i, f) in list("fields")?.iter().enumerate() {
+                let at = format!("{what}.fields[{i}]");
+                let fo = f
+                    .as_object()
+                    .ok_or_else(|| format!("`{at}` must be {{\"offset\", \"size\", \"value\"}}"))?;
+                if let Some(k) = fo
+                    .keys()
+                    .find(|k| !matches!(k.as_str(), "offset" | "size" | "value"))
+                {
+                    return Err(format!(
+                        "`{at}.{k}` is not a field key (offset, size, value)"
+                    ));
+                }
+                let get = |k: &str| -> Result<u64, String> {
+                    let v = fo.get(k).ok_or_else(|| format!("`{at}` needs `{k}`"))?;
+                    uint(v, &format!("{at}.{k}"))
+                };
+                let (off, fsize, val) = (get("offset")?, get("size")?, get("value")?);
+                if !matches!(fsize, 1 | 2 | 4 | 8) {
+                    return Err(format!("`{at}.size` {fsize} is not 1, 2, 4 or 8"));
+                }
+                let end = off.saturating_add(fsize);
+                if end > u64::from(size) {
+                    return Err(format!(
+                        "`{at}` ({}) runs past the {size}-byte argument",
+                        byte_ranges(
+                            &(off as u32..end.min(u64::from(u32::MAX)) as u32).collect::<Vec<_>>()
+                        )
+                    ));
+                }
+                if !fits(val, fsize as u32) {
+                    return Err(format!("`{at}.value` {val} does not fit in {fsize} bytes"));
+                }
+                let over: Vec<u32> = (off as u32..end as u32)
+                    .filter(|&b| owner[b as usize].is_some())
+                    .collect();
+                if let Some(&b) = over.first() {
+                    let j = owner[b as usize].unwrap_or(0);
+                    return Err(format!(
+                        "`{at}` overlaps `{what}.fields[{j}]` at {}: give every byte exactly once",
+                        byte_ranges(&over)
+                    ));
+                }
+                for b in 0..fsize as usize {
+                    owner[off as usize + b] = Some(i);
+                    out[off as usize + b] = (val >> (8 * b)) as u8;
+                }
+            }
+            let gaps: Vec<u32> = (0..size).filter(|&b| owner[b as usize].is_none()).collect();
+            if !gaps.is_empty() {
+                return Err(format!(
+                    "`{what}.fields` leave {} of the {size}-byte argument unset: give every byte exactly once (padding too)",
+                    byte_ranges(&gaps)
+                ));
+            }
+        }
+        "size" | "fill" | "data" => {
+            return Err(format!(
+                "`{what}` is a {size}-byte value (by_value), not a buffer: {forms}"
+            ))
+        }
+        "local" => {
+            return Err(format!(
+                "`{what}` is a {size}-byte value (by_value), not a `__local` pointer: {forms}"
+            ))
+        }
+        other => {
+            return Err(format!(
+                "`{what}.{other}` is not a way to give a value (bytes, dwords, fields)"
+            ))
+        }
+    }
+    Ok(ArgValue::Bytes(out))
+}
+
+/// The size in LDS bytes of a `__local` pointer argument: `{"local":
+/// BYTES}`.
+fn local_size(v: &Value, what: &str) -> Result<u32, String> {
+    let how = "give its size in LDS bytes as {\"local\": BYTES}";
+    let o = v.as_object().ok_or_else(|| {
+        format!("`{what}` is a `__local` pointer (dynamic_shared_pointer): {how}")
+    })?;
+    if let Some(k) = o.keys().find(|k| k.as_str() != "local") {
+        let buf = matches!(k.as_str(), "size" | "fill" | "data");
+        return Err(format!(
+            "`{what}` is a `__local` pointer (dynamic_shared_pointer){}: {how}",
+            if buf { ", not a buffer" } else { "" }
+        ));
+    }
+    let n = uint(&o["local"], &format!("{what}.local"))?;
+    match u32::try_from(n) {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!(
+            "`{what}.local` {n} is not a size in bytes (1 or more, at most the LDS)"
+        )),
+    }
+}
+
 impl Launch {
     /// Reads the launch file `path` ([`Launch::parse`]); errors name it.
     pub fn read(
@@ -432,6 +758,7 @@ impl Launch {
             "alignment",
             "run",
             "seed",
+            "allow_lds_out_of_range",
         ];
         if let Some(k) = o.keys().find(|k| !KEYS.contains(&k.as_str())) {
             return Err(format!("`{k}` is not a launch field ({})", KEYS.join(", ")));
@@ -511,6 +838,15 @@ impl Launch {
             .filter(|(_, a)| !a.hidden())
             .collect();
         let label = |i: usize, a: &ArgInfo| a.name.clone().unwrap_or_else(|| format!("arg{i}"));
+        // Every argument's kind, hidden ones too: one the emulator cannot
+        // represent is an error before anything else.
+        for (n, a) in meta.args.iter().enumerate() {
+            let l = match explicit.iter().position(|&(k, _)| k == n) {
+                Some(i) => label(i, a),
+                None => a.name.clone().unwrap_or_else(|| a.kind.clone()),
+            };
+            a.class(&l)?;
+        }
         let given: Vec<Option<&Value>> = match o.get("args") {
             None => vec![None; explicit.len()],
             Some(Value::Array(a)) => {
@@ -539,41 +875,86 @@ impl Launch {
             }
             Some(_) => return Err("`args` must be a list or an object".into()),
         };
+        let (_, ram_dwords) = gpucosim_model::lds::tlm::geometry(profile, desc.wgp);
+        let lds_max = u64::from(ram_dwords) * 4;
         let mut args = Vec::new();
+        let mut lds_args = Vec::new();
+        // The `__local` arguments go after the static group segment, in
+        // argument order, each at its pointee's alignment (as ROCclr lays
+        // them out); `lds_end` is where the last ends.
+        let mut lds_end = u64::from(desc.lds_bytes);
         for (i, ((_, a), g)) in explicit.iter().zip(given).enumerate() {
             let name = label(i, a);
             let what = format!("args.{name}");
             let g = g.ok_or_else(|| format!("`{what}` is missing"))?;
-            let v = if a.buffer() {
-                ArgValue::Buffer(buffer(g, &what, &mut rng)?)
-            } else {
-                let n = uint(g, &what)?;
-                if a.size < 8 && n >> (8 * a.size) != 0 && (n as i64) >> (8 * a.size - 1) != -1 {
-                    return Err(format!("`{what}` {n} does not fit in {} bytes", a.size));
+            let v = match a.class(&name)? {
+                ArgClass::Buffer => ArgValue::Buffer(buffer(g, &what, &mut rng)?),
+                ArgClass::Local => {
+                    let size = local_size(g, &what)?;
+                    let align = a.pointee_align.unwrap_or(DEFAULT_LOCAL_ALIGN).max(1);
+                    if !align.is_power_of_two() {
+                        return Err(format!(
+                            "argument `{name}` has `.pointee_align: {align}`, not a power of two"
+                        ));
+                    }
+                    let offset = lds_end.next_multiple_of(u64::from(align));
+                    lds_end = offset + u64::from(size);
+                    if lds_end > lds_max {
+                        return Err(format!(
+                            "`{what}`: {size} bytes at LDS offset {offset} end past the {lds_max} bytes of LDS"
+                        ));
+                    }
+                    let offset = offset as u32;
+                    lds_args.push(LdsArg {
+                        name: name.clone(),
+                        offset,
+                        size,
+                        align,
+                    });
+                    ArgValue::Local { offset, size }
                 }
-                ArgValue::Scalar(n)
+                ArgClass::Value => by_value(g, &what, a.size)?,
+                ArgClass::Hidden => return Err(format!("`{what}` is a hidden argument")),
             };
             args.push((name, v));
         }
+        let lds_end = lds_end as u32;
+        let layout = || {
+            let mut s = format!("{} static", desc.lds_bytes);
+            for l in &lds_args {
+                s += &format!(", `{}` {} at {}", l.name, l.size, l.offset);
+            }
+            s
+        };
         let lds_size = match o.get("lds_size") {
             Some(x) => {
                 u32::try_from(uint(x, "lds_size")?).map_err(|_| "`lds_size` is too large")?
             }
-            None => desc.lds_bytes,
+            None => lds_end,
         };
-        let (_, ram_dwords) = gpucosim_model::lds::tlm::geometry(profile, desc.wgp);
-        if lds_size > ram_dwords * 4 {
+        if u64::from(lds_size) > lds_max {
             return Err(format!(
-                "`lds_size` {lds_size} is more than the {} bytes of LDS",
-                ram_dwords * 4
+                "`lds_size` {lds_size} is more than the {lds_max} bytes of LDS"
             ));
         }
-        if lds_size < desc.lds_bytes {
-            return Err(format!(
-                "`lds_size` {lds_size} is less than the kernel's {} bytes of local memory",
-                desc.lds_bytes
-            ));
+        if lds_size < lds_end {
+            return Err(if lds_args.is_empty() {
+                format!(
+                    "`lds_size` {lds_size} is less than the kernel's {} bytes of local memory",
+                    desc.lds_bytes
+                )
+            } else {
+                format!(
+                    "`lds_size` {lds_size} is less than the {lds_end} bytes the kernel's local memory and `__local` arguments take ({})",
+                    layout()
+                )
+            });
         }
+        let allow_lds_out_of_range = match o.get("allow_lds_out_of_range") {
+            None => false,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => return Err("`allow_lds_out_of_range` must be true or false".into()),
+        };
         let align_mode = match o.get("alignment").map(|a| a.as_str().ok_or(a)) {
             None => 3,
             Some(Ok(s)) => gpucosim_model::ta::isa::ALIGN_MODES
@@ -645,6 +1026,8 @@ impl Launch {
             wg,
             args,
             lds_size,
+            lds_args,
+            allow_lds_out_of_range,
             align_mode,
             run,
             seed,
@@ -706,9 +1089,26 @@ impl Launch {
             let v = if !a.hidden() {
                 let i = explicit;
                 explicit += 1;
-                match &self.args[i].1 {
+                let (name, v) = self
+                    .args
+                    .get(i)
+                    .ok_or_else(|| format!("argument {i} has no value"))?;
+                match v {
                     ArgValue::Scalar(n) => *n,
                     ArgValue::Buffer(_) => bases[i],
+                    ArgValue::Local { offset, .. } => u64::from(*offset),
+                    ArgValue::Bytes(b) => {
+                        if b.len() != a.size as usize {
+                            return Err(format!(
+                                "`args.{name}` has {} bytes; the argument is {}",
+                                b.len(),
+                                a.size
+                            ));
+                        }
+                        let off = a.offset as usize;
+                        ka[off..off + b.len()].copy_from_slice(b);
+                        continue;
+                    }
                 }
             } else {
                 let k = |s: &str| -> Option<usize> {
@@ -728,7 +1128,7 @@ impl Launch {
                 } else if a.kind == "hidden_grid_dims" {
                     u64::from(dims)
                 } else if a.kind == "hidden_dynamic_lds_size" {
-                    u64::from(self.lds_size - self.desc.lds_bytes)
+                    u64::from(self.lds_size.saturating_sub(self.desc.lds_bytes))
                 } else if a.kind == "hidden_queue_ptr" {
                     QUEUE_BASE
                 } else {
@@ -756,5 +1156,288 @@ impl Launch {
         mem.map("dispatch", DISPATCH_BASE, p);
         mem.map("queue", QUEUE_BASE, vec![0; 256]);
         Ok(mem)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kernel that only ends, with `group` bytes of static LDS and the
+    /// argument list `args` (metadata YAML lines).
+    fn prog(group: u32, args: &str) -> asm::Program {
+        let text = format!(
+            "\t.amdgcn_target \"amdgcn-amd-amdhsa--gfx900\"\n\t.type k,@function\nk:\n\
+             s_endpgm\n.Lfunc_end0:\n\
+             \t.amdhsa_kernel k\n\t\t.amdhsa_group_segment_fixed_size {group}\n\t\t.amdhsa_user_sgpr_kernarg_segment_ptr 1\n\t.end_amdhsa_kernel\n\
+             \t.amdgpu_metadata\n---\namdhsa.kernels:\n  - .args:\n{args}    .name: k\n    .reqd_workgroup_size:\n      - 64\n      - 1\n      - 1\n\t.end_amdgpu_metadata\n"
+        );
+        asm::parse(&text).unwrap()
+    }
+
+    fn arg(name: &str, offset: u32, size: u32, kind: &str, more: &str) -> String {
+        format!(
+            "      - .name: {name}\n        .offset: {offset}\n        .size: {size}\n        .value_kind: {kind}\n{more}"
+        )
+    }
+
+    /// out (global), s (a 16-byte struct), a (`__local`, no
+    /// `.pointee_align`), b (`__local`, 16-byte aligned), the dynamic LDS
+    /// size; 10 bytes of static LDS.
+    fn locals() -> asm::Program {
+        let args = [
+            arg(
+                "out",
+                0,
+                8,
+                "global_buffer",
+                "        .address_space: global\n",
+            ),
+            arg("s", 8, 16, "by_value", ""),
+            arg(
+                "a",
+                24,
+                4,
+                "dynamic_shared_pointer",
+                "        .address_space: local\n",
+            ),
+            arg(
+                "b",
+                28,
+                4,
+                "dynamic_shared_pointer",
+                "        .address_space: local\n        .pointee_align: 16\n",
+            ),
+            arg("dyn", 32, 4, "hidden_dynamic_lds_size", ""),
+        ]
+        .concat();
+        prog(10, &args)
+    }
+
+    fn parse(p: &asm::Program, args: &str, extra: &str) -> Result<Launch, String> {
+        Launch::parse(
+            &format!(r#"{{"grid": [64], "args": {args}{extra}}}"#),
+            p,
+            Profile::Gfx9,
+            None,
+            None,
+        )
+    }
+
+    const S: &str = r#""s": {"dwords": [1, 2, 3, 4]}"#;
+
+    fn kernarg(l: &Launch) -> Vec<u8> {
+        l.memory().unwrap().region("kernarg").unwrap().bytes.clone()
+    }
+
+    fn u32_at(b: &[u8], off: usize) -> u32 {
+        u32::from_le_bytes(b[off..off + 4].try_into().unwrap())
+    }
+
+    #[test]
+    fn local_arguments_are_laid_out_after_the_static_segment() {
+        let p = locals();
+        let m = metadata(&p, "k").unwrap();
+        assert_eq!(m.args[3].pointee_align, Some(16));
+        assert_eq!(m.args[2].pointee_align, None);
+        assert_eq!(m.args[2].address_space.as_deref(), Some("local"));
+        let l = parse(
+            &p,
+            &format!(r#"{{"out": {{"size": 4}}, {S}, "a": {{"local": 6}}, "b": {{"local": 64}}}}"#),
+            "",
+        )
+        .unwrap();
+        // a: 10 aligned up to 4 (no `.pointee_align`) = 12, ends at 18; b:
+        // 18 aligned up to 16 = 32, ends at 96.
+        let want = [("a", 12, 6, 4), ("b", 32, 64, 16)];
+        let got: Vec<(&str, u32, u32, u32)> = l
+            .lds_args
+            .iter()
+            .map(|a| (a.name.as_str(), a.offset, a.size, a.align))
+            .collect();
+        assert_eq!(got, want);
+        assert_eq!(l.lds_size, 96);
+        let ka = kernarg(&l);
+        assert_eq!((u32_at(&ka, 24), u32_at(&ka, 28)), (12, 32));
+        // hidden_dynamic_lds_size: everything past the static segment.
+        assert_eq!(u32_at(&ka, 32), 86);
+        // The struct takes all 16 bytes.
+        let s: Vec<u32> = (0..4).map(|i| u32_at(&ka, 8 + 4 * i)).collect();
+        assert_eq!(s, [1, 2, 3, 4]);
+        // A larger `lds_size` grows the dynamic size; a smaller one is an
+        // error with the numbers.
+        let a = r#"{"out": {"size": 4}, "s": {"dwords": [1, 2, 3, 4]}, "a": {"local": 6}, "b": {"local": 64}}"#;
+        let l = parse(&p, a, r#", "lds_size": 200"#).unwrap();
+        assert_eq!(u32_at(&kernarg(&l), 32), 190);
+        let e = parse(&p, a, r#", "lds_size": 95"#).unwrap_err();
+        assert_eq!(
+            e,
+            "`lds_size` 95 is less than the 96 bytes the kernel's local memory and `__local` arguments take (10 static, `a` 6 at 12, `b` 64 at 32)"
+        );
+        let e = parse(&p, a, r#", "lds_size": 65540"#).unwrap_err();
+        assert!(e.contains("more than the 65536 bytes of LDS"), "{e}");
+    }
+
+    #[test]
+    fn a_local_argument_takes_its_size_in_bytes_only() {
+        let p = locals();
+        for (a, want) in [
+            (
+                r#"{"size": 64}"#,
+                "`args.a` is a `__local` pointer (dynamic_shared_pointer), not a buffer: give its size in LDS bytes as {\"local\": BYTES}",
+            ),
+            (
+                "64",
+                "`args.a` is a `__local` pointer (dynamic_shared_pointer): give its size in LDS bytes as {\"local\": BYTES}",
+            ),
+            (r#"{"local": 0}"#, "`args.a.local` 0 is not a size"),
+            (r#"{"local": 65536}"#, "end past the 65536 bytes of LDS"),
+        ] {
+            let e = parse(
+                &p,
+                &format!(r#"{{"out": {{"size": 4}}, {S}, "a": {a}, "b": {{"local": 64}}}}"#),
+                "",
+            )
+            .unwrap_err();
+            assert!(e.contains(want), "{a}: {e}");
+        }
+        // A `{"local": …}` for a global buffer or a value.
+        let e = parse(
+            &p,
+            &format!(r#"{{"out": {{"local": 4}}, {S}, "a": {{"local": 4}}, "b": {{"local": 4}}}}"#),
+            "",
+        )
+        .unwrap_err();
+        assert!(e.contains("`args.out.local` is not a buffer field"), "{e}");
+        let e = parse(
+            &p,
+            r#"{"out": {"size": 4}, "s": {"local": 4}, "a": {"local": 4}, "b": {"local": 4}}"#,
+            "",
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("`args.s` is a 16-byte value (by_value), not a `__local` pointer"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_struct_takes_every_byte_exactly_once() {
+        let p = locals();
+        let with = |s: &str| {
+            parse(
+                &p,
+                &format!(
+                    r#"{{"out": {{"size": 4}}, "s": {s}, "a": {{"local": 4}}, "b": {{"local": 4}}}}"#
+                ),
+                "",
+            )
+        };
+        let bytes: Vec<u8> = (1..=16).collect();
+        let b = format!(r#"{{"bytes": {bytes:?}}}"#);
+        let d = r#"{"dwords": ["0x04030201", "0x08070605", "0x0c0b0a09", 269422093]}"#;
+        let f = r#"{"fields": [{"offset": 8, "size": 8, "value": "0x100f0e0d0c0b0a09"}, {"offset": 0, "size": 2, "value": "0x0201"}, {"offset": 2, "size": 1, "value": 3}, {"offset": 3, "size": 1, "value": 4}, {"offset": 4, "size": 4, "value": "0x08070605"}]}"#;
+        for s in [b.as_str(), d, f] {
+            let l = with(s).unwrap_or_else(|e| panic!("{s}: {e}"));
+            assert_eq!(kernarg(&l)[8..24], bytes[..], "{s}");
+        }
+        for (s, want) in [
+            (
+                "5",
+                "`args.s` is a 16-byte struct: give {\"bytes\": […]}, {\"dwords\": […]} or {\"fields\": ",
+            ),
+            (r#"{"bytes": [1, 2]}"#, "`args.s.bytes` has 2 values; the argument is 16 bytes"),
+            (r#"{"dwords": [1, 2, 3]}"#, "`args.s.dwords` has 3 values; the argument is 4 dwords"),
+            (
+                r#"{"fields": [{"offset": 0, "size": 8, "value": 1}, {"offset": 12, "size": 2, "value": 1}, {"offset": 15, "size": 1, "value": 1}]}"#,
+                "`args.s.fields` leave bytes 8 to 11, 14 of the 16-byte argument unset",
+            ),
+            (
+                r#"{"fields": [{"offset": 0, "size": 8, "value": 1}, {"offset": 6, "size": 4, "value": 1}]}"#,
+                "`args.s.fields[1]` overlaps `args.s.fields[0]` at bytes 6 to 7",
+            ),
+            (
+                r#"{"fields": [{"offset": 12, "size": 8, "value": 1}]}"#,
+                "`args.s.fields[0]` (bytes 12 to 19) runs past the 16-byte argument",
+            ),
+            (
+                r#"{"fields": [{"offset": 0, "size": 3, "value": 1}]}"#,
+                "`args.s.fields[0].size` 3 is not 1, 2, 4 or 8",
+            ),
+            (
+                r#"{"fields": [{"offset": 0, "size": 1, "value": 256}]}"#,
+                "`args.s.fields[0].value` 256 does not fit in 1 bytes",
+            ),
+            (
+                r#"{"size": 16}"#,
+                "`args.s` is a 16-byte value (by_value), not a buffer",
+            ),
+            (r#"{"bytes": [], "dwords": []}"#, "(exactly one of them)"),
+        ] {
+            let e = with(s).unwrap_err();
+            assert!(e.contains(want), "{s}: {e}");
+        }
+    }
+
+    #[test]
+    fn an_argument_kind_the_emulator_cannot_represent_is_an_error() {
+        for (a, want) in [
+            (
+                arg("img", 0, 8, "image", "        .address_space: global\n"),
+                "argument `img` has `.value_kind: image`: the emulator cannot represent it",
+            ),
+            (
+                arg("q", 0, 8, "queue", ""),
+                "argument `q` has `.value_kind: queue`",
+            ),
+            (
+                arg(
+                    "p",
+                    0,
+                    8,
+                    "global_buffer",
+                    "        .address_space: local\n",
+                ),
+                "argument `p` is a `global_buffer` in address space `local`",
+            ),
+            (
+                arg(
+                    "l",
+                    0,
+                    4,
+                    "dynamic_shared_pointer",
+                    "        .address_space: global\n",
+                ),
+                "argument `l` is a `dynamic_shared_pointer` in address space `global`",
+            ),
+            (
+                arg("h", 0, 8, "hidden_frobnicator", ""),
+                "`.value_kind: hidden_frobnicator`, which the emulator does not know",
+            ),
+        ] {
+            let p = prog(0, &a);
+            let e = Launch::parse(r#"{"grid": [64]}"#, &p, Profile::Gfx9, None, None).unwrap_err();
+            assert!(e.contains(want), "{e}");
+        }
+        // A constant buffer is a buffer.
+        let p = prog(
+            0,
+            &arg(
+                "c",
+                0,
+                8,
+                "global_buffer",
+                "        .address_space: constant\n",
+            ),
+        );
+        let l = Launch::parse(
+            r#"{"grid": [64], "args": {"c": {"size": 4}}}"#,
+            &p,
+            Profile::Gfx9,
+            None,
+            None,
+        )
+        .unwrap();
+        assert!(matches!(l.args[0].1, ArgValue::Buffer(_)));
     }
 }

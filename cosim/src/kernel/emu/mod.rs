@@ -1816,6 +1816,7 @@ pub fn emulate(
     e.run()?;
     let seconds = t0.elapsed().as_secs_f64();
     let prof = profile::Profile::new(file, kernel, profile, &launch, &e.stats, e.executed);
+    lds_in_range(&launch, &prof, &e.stats)?;
     let buffers = launch
         .args
         .iter()
@@ -1831,6 +1832,22 @@ pub fn emulate(
         buffers,
         seconds,
     })
+}
+
+/// A launch whose LDS accesses all fell out of the allocation (every
+/// active lane of every `ds_*` execution that addresses the LDS) is almost
+/// always a launch mistake (a `__local` argument too small, an `lds_size`
+/// below what the kernel indexes): an error, unless the launch sets
+/// `"allow_lds_out_of_range": true`.
+pub fn lds_in_range(launch: &Launch, prof: &profile::Profile, stats: &profile::Stats) -> R<()> {
+    let t = &prof.total;
+    if launch.allow_lds_out_of_range || t.lds_lanes == 0 || stats.lds_in_range_lanes > 0 {
+        return Ok(());
+    }
+    Err(format!(
+        "every LDS access of the launch is out of range ({} lanes of {} `ds_*` executions, none within the {}-byte allocation): check `lds_size` and the `__local` arguments' sizes, or set \"allow_lds_out_of_range\": true in the launch if that is meant",
+        t.lds_oor_lanes, t.lds_executions, launch.lds_size
+    ))
 }
 
 #[cfg(test)]
@@ -1939,6 +1956,50 @@ mod tests {
         assert!(
             err.contains("more than 1 transactions to the LDS unit") && err.contains("\"sample\""),
             "{err}"
+        );
+    }
+
+    /// The edge kernel with its LDS address moved 1 KiB up: past the
+    /// 512-byte allocation for every lane.
+    #[test]
+    fn a_launch_whose_lds_accesses_all_fall_out_of_range_is_an_error() {
+        let (mut prog, profile) = edge();
+        let k = &mut prog.kernels[0];
+        let at = k
+            .insts
+            .iter()
+            .position(|i| i.mnemonic == "ds_write_b32")
+            .unwrap();
+        let mut add = k.insts[at].clone();
+        add.mnemonic = "v_add_u32_e32".into();
+        add.operands = "v0, 0x400, v0".into();
+        k.insts.insert(at, add);
+        for v in k.labels.values_mut() {
+            if *v >= at {
+                *v += 1;
+            }
+        }
+        let l = Launch::parse(LAUNCH, &prog, profile, None, None).unwrap();
+        let err = emulate("edge", &prog, profile, l, false).unwrap_err();
+        assert_eq!(
+            err,
+            "every LDS access of the launch is out of range (128 lanes of 2 `ds_*` executions, none within the 512-byte allocation): check `lds_size` and the `__local` arguments' sizes, or set \"allow_lds_out_of_range\": true in the launch if that is meant"
+        );
+        let opt_in = LAUNCH.replace("{\"grid\"", "{\"allow_lds_out_of_range\": true, \"grid\"");
+        let l = Launch::parse(&opt_in, &prog, profile, None, None).unwrap();
+        let em = emulate("edge", &prog, profile, l, false).unwrap();
+        let t = &em.profile.total;
+        assert_eq!((t.lds_lanes, t.lds_oor_lanes), (128, 128));
+        let (_, out) = em.buffers.iter().find(|(n, _)| n == "out").unwrap();
+        assert!(out.iter().all(|w| *w == Some(0)), "{out:?}");
+        // The kernel as compiled: lane 63's second dword is past the
+        // 256-byte static segment, but not in the 512-byte allocation.
+        let (prog, profile) = edge();
+        let l = Launch::parse(LAUNCH, &prog, profile, None, None).unwrap();
+        let em = emulate("edge", &prog, profile, l, false).unwrap();
+        assert_eq!(
+            (em.profile.total.lds_lanes, em.profile.total.lds_oor_lanes),
+            (128, 0)
         );
     }
 

@@ -27,6 +27,12 @@ pub struct DsStat {
     pub worst_cycles: u64,
     /// … and per bank the dwords it accessed there (atomics: the accesses).
     pub worst_banks: Vec<u32>,
+    /// Active lanes that address the LDS (permutes do not), all
+    /// executions.
+    pub lanes: u64,
+    /// Those with a dword out of the allocation (it reads 0, a write of
+    /// it is dropped).
+    pub oor_lanes: u64,
 }
 
 /// Counts of one buffer instruction.
@@ -76,6 +82,9 @@ pub struct Stats {
     /// By instruction index.
     pub per: Vec<InstStat>,
     banks: u32,
+    /// Active lanes of `ds_*` executions that address the LDS with at
+    /// least one dword in the allocation.
+    pub lds_in_range_lanes: u64,
 }
 
 impl Stats {
@@ -84,6 +93,7 @@ impl Stats {
         Stats {
             per: vec![InstStat::None; n],
             banks,
+            lds_in_range_lanes: 0,
         }
     }
 
@@ -91,10 +101,33 @@ impl Stats {
     pub fn ds(&mut self, at: usize, u: &Lds, banks: u32) {
         let (min, hist) = conflict_free(u, banks);
         let cycles = u64::from(u.out.cycles);
+        // Lanes with a dword out of range, and with one in range (permutes
+        // address no LDS; a MEMVIOL lane accesses nothing).
+        let (mut lanes, mut oor, mut inr) = (0u64, 0u64, 0u64);
+        if !matches!(
+            u.info().kind,
+            gpucosim_model::lds::isa::Kind::Permute | gpucosim_model::lds::isa::Kind::Bpermute
+        ) {
+            let mut m = u.active();
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let (exists, out) = (u.slot_mask()[l], u.out.oor[l]);
+                if exists == 0 {
+                    continue;
+                }
+                lanes += 1;
+                oor += u64::from(out != 0);
+                inr += u64::from(exists & !out != 0);
+            }
+        }
+        self.lds_in_range_lanes += inr;
         let InstStat::Ds(s) = self.entry(at, || InstStat::Ds(DsStat::default())) else {
             return;
         };
         let conflict = cycles.saturating_sub(min);
+        s.lanes += lanes;
+        s.oor_lanes += oor;
         s.executions += 1;
         s.cycles += cycles;
         s.min_cycles += min;
@@ -224,6 +257,10 @@ pub struct Totals {
     pub lds_min_cycles: u64,
     /// Cycles beyond it.
     pub lds_conflict_cycles: u64,
+    /// Active lanes of `ds_*` executions that address the LDS.
+    pub lds_lanes: u64,
+    /// Those with a dword out of the allocation.
+    pub lds_oor_lanes: u64,
     /// Buffer executions.
     pub ta_executions: u64,
     /// Line requests.
@@ -261,6 +298,13 @@ pub struct Profile {
     pub workgroups_run: usize,
     /// Work-groups in the grid.
     pub workgroups: u64,
+    /// The LDS allocation, bytes.
+    pub lds_size: u32,
+    /// The kernel's static group segment (`.amdhsa_group_segment_fixed_size`),
+    /// at the allocation's start.
+    pub lds_static: u32,
+    /// The `__local` pointer arguments after it.
+    pub lds_args: Vec<super::launch::LdsArg>,
     /// Per instruction (memory instructions only, in kernel order).
     pub instructions: Vec<Row>,
     /// Totals.
@@ -299,6 +343,8 @@ impl Profile {
                     t.lds_cycles += d.cycles;
                     t.lds_min_cycles += d.min_cycles;
                     t.lds_conflict_cycles += d.conflict_cycles;
+                    t.lds_lanes += d.lanes;
+                    t.lds_oor_lanes += d.oor_lanes;
                     row.unit = "lds";
                     row.lds = Some(d.clone());
                 }
@@ -331,6 +377,9 @@ impl Profile {
             workgroup: launch.wg,
             workgroups_run: launch.run.len(),
             workgroups: c.iter().map(|&x| u64::from(x)).product(),
+            lds_size: launch.lds_size,
+            lds_static: launch.desc.lds_bytes,
+            lds_args: launch.lds_args.clone(),
             instructions: rows,
             total: t,
         }
@@ -342,11 +391,22 @@ impl Profile {
         let mut s = String::new();
         let [gx, gy, gz] = self.grid;
         let [wx, wy, wz] = self.workgroup;
-        let _ = writeln!(
+        let _ = write!(
             s,
             "{} ({}, wave{}): grid {gx}x{gy}x{gz}, work-groups of {wx}x{wy}x{wz}, {} of {} work-groups run, {} instructions emulated",
             self.kernel, self.profile, self.wave_size, self.workgroups_run, self.workgroups, self.total.instructions
         );
+        if !self.lds_args.is_empty() {
+            let _ = write!(
+                s,
+                "; LDS {} bytes: {} static",
+                self.lds_size, self.lds_static
+            );
+            for a in &self.lds_args {
+                let _ = write!(s, ", `{}` {} at {}", a.name, a.size, a.offset);
+            }
+        }
+        s.push('\n');
         let width = self
             .instructions
             .iter()
@@ -374,14 +434,14 @@ impl Profile {
             );
             let _ = writeln!(
                 s,
-                "  {:>5}  {:width$}  {:>7} {:>9} {:>9} {:>9} {:>6}  worst execution's banks (bank:dwords)",
-                "line", "instruction", "execs", "cycles", "minimum", "conflict", "worst"
+                "  {:>5}  {:width$}  {:>7} {:>9} {:>9} {:>9} {:>6} {:>9}  worst execution's banks (bank:dwords)",
+                "line", "instruction", "execs", "cycles", "minimum", "conflict", "worst", "oor lanes"
             );
             for r in lds {
                 let d = r.lds.as_ref().expect("an LDS row");
                 let _ = writeln!(
                     s,
-                    "  {:>5}  {:width$}  {:>7} {:>9} {:>9} {:>9} {:>6}  {}",
+                    "  {:>5}  {:width$}  {:>7} {:>9} {:>9} {:>9} {:>6} {:>9}  {}",
                     r.line,
                     cut(&r.text),
                     d.executions,
@@ -389,6 +449,7 @@ impl Profile {
                     d.min_cycles,
                     d.conflict_cycles,
                     d.worst_conflict_cycles,
+                    d.oor_lanes,
                     banks_text(&d.worst_banks)
                 );
             }
@@ -470,12 +531,13 @@ impl Profile {
         };
         let _ = writeln!(
             s,
-            "\ntotal: LDS {} executions, {} cycles, {} beyond the conflict-free {} ({:.1}%); TA {} executions, {} line requests (minimum {}), {} out-of-range and {} MEMVIOL lanes; {} global/flat executions not through the TA unit",
+            "\ntotal: LDS {} executions, {} cycles, {} beyond the conflict-free {} ({:.1}%), {} out-of-range lanes; TA {} executions, {} line requests (minimum {}), {} out-of-range and {} MEMVIOL lanes; {} global/flat executions not through the TA unit",
             t.lds_executions,
             t.lds_cycles,
             t.lds_conflict_cycles,
             t.lds_min_cycles,
             pct(t.lds_conflict_cycles, t.lds_cycles),
+            t.lds_oor_lanes,
             t.ta_executions,
             t.ta_lines,
             t.ta_min_lines,
