@@ -738,3 +738,75 @@ fn waves_errors_are_one_line() {
         "holds several VCDs",
     );
 }
+
+/// An `--rtl` tree of one unit co-simulates that unit and runs the others
+/// on the built-in RTL, saying so in one line: a kernel's traffic through
+/// the LDS and TA units, and a regression over every unit. Naming the
+/// missing unit with `--unit` is still an error.
+#[test]
+fn an_rtl_tree_of_one_unit_runs_that_unit_and_the_built_in_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("rtl");
+    let ta = tree.join("ta");
+    std::fs::create_dir_all(&ta).unwrap();
+    for e in std::fs::read_dir(gpucosim_tests::repo_root().join("rtl/ta")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, ta.join(p.file_name().unwrap())).unwrap();
+    }
+    let t = tree.to_str().unwrap();
+    let emu = gpucosim_tests::repo_root().join("tests/fixtures/kernels/emu");
+    let kernel = emu.join("transpose.gfx900.s");
+    let launch = emu.join("transpose.launch.json");
+    let quick = [("GPUCOSIM_BUILD", "quick")];
+    let (code, out, err) = run(
+        &[
+            "kernel",
+            "run",
+            kernel.to_str().unwrap(),
+            "--launch",
+            launch.to_str().unwrap(),
+            "--rtl",
+            t,
+            "--bundles",
+            dir.path().join("b").to_str().unwrap(),
+        ],
+        &quick,
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    let note = format!("note: {t} has RTL for ta but not for lds: lds runs on the built-in RTL");
+    assert_eq!(err.matches(&note).count(), 1, "{err}");
+    assert!(
+        out.contains("PASS lds.gfx9.transpose32.1") && out.contains("PASS ta.gfx9.transpose32.1"),
+        "{out}"
+    );
+    let (code, out, err) = run(
+        &[
+            "regress",
+            "--rtl",
+            t,
+            "--seeds",
+            "1",
+            "--cycles",
+            "2000",
+            "--no-stress",
+            "--quiet",
+            "--bundles",
+            dir.path().join("r").to_str().unwrap(),
+        ],
+        &quick,
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    for unit in ["lds", "waitcnt"] {
+        assert!(
+            err.contains(&format!(
+                "has RTL for ta but not for {unit}: {unit} runs on the built-in RTL"
+            )),
+            "{err}"
+        );
+    }
+    expect_error(
+        &["regress", "--rtl", t, "--unit", "lds", "--seeds", "1"],
+        &quick,
+        "no RTL for unit `lds`",
+    );
+}

@@ -1397,7 +1397,13 @@ where
 {
     let mut spec = RunSpec::new(unit, c.profile, c.seed, c.cycles);
     spec.label = Some(c.label.to_string());
-    spec.rtl_arg = c.rtl.clone();
+    // A tree of one of the kernel's units co-simulates that one; the
+    // other runs on the built-in RTL.
+    let (rtl, note) = regress::rtl_for_unit(c.rtl, unit);
+    if let Some(n) = note {
+        eprintln!("{n}");
+    }
+    spec.rtl_arg = rtl.clone();
     spec.waves = c.waves.clone();
     spec.waves_format = c.waves_format;
     spec.limits = c.limits.limits();
@@ -1426,7 +1432,7 @@ where
         );
         return Ok(ExitCode::SUCCESS);
     }
-    failure_bundle::<B>(&spec, &out, &txns, c.rtl, c.bundles)
+    failure_bundle::<B>(&spec, &out, &txns, &rtl, c.bundles)
 }
 
 /// Reports a failed kernel run and writes its bundle (the transactions
@@ -1921,6 +1927,7 @@ fn cmd_mutate(a: MutateArgs, quiet: bool) -> Result<ExitCode> {
 
 fn cmd_regress(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     use std::sync::atomic::{AtomicBool, Ordering};
+    let named_units = a.units.clone();
     let (units, profiles) = or_all(a.units, a.profiles);
     let threads = a.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism()
@@ -1993,7 +2000,6 @@ fn cmd_regress(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     let bundles_existed = a.bundles.exists();
     outputs::probe_dir(&a.bundles, "--bundles")?;
     rtlbuild::remove_stale(&a.bundles, ".bundle-");
-    let root = rtlbuild::rtl_root(a.rtl.as_deref());
     // Per-unit configuration; build every library up front so a broken
     // RTL or a missing Verilator is reported once, before any job runs.
     let libs = regress::LibCache::default();
@@ -2001,9 +2007,21 @@ fn cmd_regress(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     let limits = a.limits.limits();
     for u in &spec_units {
         let knobs = unit_knobs(&a.knobs, u);
+        // A tree of some units co-simulates those; the units it lacks run
+        // on the built-in RTL unless named with --unit.
+        let rtl_arg = if named_units.contains(u) {
+            a.rtl.clone()
+        } else {
+            let (rtl, note) = regress::rtl_for_unit(&a.rtl, u);
+            if let Some(n) = note {
+                eprintln!("{n}");
+            }
+            rtl
+        };
+        let root = rtlbuild::rtl_root(rtl_arg.as_deref());
         let cfg = regress::RegressConfig {
             cycles: a.cycles,
-            rtl_arg: a.rtl.clone(),
+            rtl_arg,
             knobs,
             bundles: a.bundles.clone(),
             shrink: a.shrink,

@@ -1514,6 +1514,36 @@ pub fn own_exe() -> Result<PathBuf> {
         .map_err(|e| Error::Env(format!("cannot find the gpucosim executable: {e}")))
 }
 
+/// The `--rtl` of `unit` in a command that runs several units (a regression
+/// over every unit, a kernel's traffic through the LDS and TA units): the
+/// tree given when it has the unit's folder; the built-in RTL when the
+/// tree holds other units but not this one, with a one-line note saying
+/// so; otherwise the tree as given (whose error then names the unit).
+pub fn rtl_for_unit(rtl: &Option<PathBuf>, unit: &str) -> (Option<PathBuf>, Option<String>) {
+    let Some(dir) = rtl else {
+        return (None, None);
+    };
+    if !dir.is_dir() || dir.join(unit).is_dir() {
+        return (rtl.clone(), None);
+    }
+    let others: Vec<&str> = crate::units::UNITS
+        .iter()
+        .copied()
+        .filter(|u| dir.join(u).is_dir())
+        .collect();
+    if others.is_empty() {
+        return (rtl.clone(), None);
+    }
+    let builtin = rtlbuild::builtin_rtl_root();
+    let note = format!(
+        "note: {} has RTL for {} but not for {unit}: {unit} runs on the built-in RTL ({})",
+        dir.display(),
+        others.join(", "),
+        builtin.display()
+    );
+    (Some(builtin), Some(note))
+}
+
 /// Bytes of a job process's standard error kept for its report.
 const STDERR_TAIL: usize = 16 * 1024;
 
