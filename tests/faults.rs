@@ -873,3 +873,48 @@ fn a_regression_outlives_its_binary_being_replaced() {
     assert_eq!(jobs.len(), 6, "{r}");
     assert!(jobs.iter().all(|j| j["status"] == "passed"), "{r}");
 }
+
+/// A waitcnt trace of hundreds of thousands of cycles is answered in the
+/// memory of one cycle: read, run and written out as it goes (it used to
+/// be parsed whole and its result built in memory, gigabytes for millions
+/// of cycles).
+#[test]
+fn a_long_eval_trace_streams_in_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = |n: usize| {
+        let path = dir.path().join(format!("trace{n}.json"));
+        let mut s = String::from("{\"trace\": [");
+        for i in 0..n {
+            if i > 0 {
+                s.push(',');
+            }
+            s.push_str(match i % 5 {
+                0 => r#"{"issue": {"wave": 3, "class": "lds"}}"#,
+                1 => r#"{"returns": [{"wave": 3, "class": "lds"}]}"#,
+                _ => "{}",
+            });
+        }
+        s.push_str("]}");
+        std::fs::write(&path, s).unwrap();
+        path
+    };
+    let peak = |path: &Path, compact: bool| {
+        let mut cmd = gpucosim();
+        cmd.args(["eval", "--unit", "waitcnt", "--profile", "gfx11"]);
+        if compact {
+            cmd.arg("--compact");
+        }
+        cmd.stdin(std::fs::File::open(path).unwrap());
+        let (ok, kb) = peak_kb(cmd);
+        assert!(ok, "eval of {} failed", path.display());
+        kb
+    };
+    let (short, long) = (trace(10_000), trace(400_000));
+    for compact in [true, false] {
+        let (a, b) = (peak(&short, compact), peak(&long, compact));
+        assert!(
+            b < a + 8 * 1024,
+            "compact {compact}: 10,000 cycles peak at {a} kB, 400,000 at {b} kB"
+        );
+    }
+}

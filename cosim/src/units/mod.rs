@@ -200,7 +200,7 @@ pub fn evaluator(unit: &str, profile: Profile) -> crate::error::Result<Evaluator
 
 /// A result with the index of its request (`"request": n`, the request's
 /// position in a batch or a stream, 0 for a lone request).
-fn indexed(v: serde_json::Value, n: usize) -> serde_json::Value {
+pub(crate) fn indexed(v: serde_json::Value, n: usize) -> serde_json::Value {
     match v {
         serde_json::Value::Object(mut m) => {
             m.insert("request".into(), n.into());
@@ -391,6 +391,9 @@ pub fn eval_stream(
         each.out.write_all(close.as_bytes()).map_err(io)?;
         return each.out.flush().map_err(io);
     }
+    if unit == "waitcnt" {
+        return eval_stream_waitcnt(profile, input, out, compact);
+    }
     let mut values = serde_json::Deserializer::from_reader(input).into_iter::<serde_json::Value>();
     // One value in: its result pretty-printed. Several (JSON lines): one
     // compact result per line, each written when computed.
@@ -444,6 +447,86 @@ pub fn eval_stream(
         if lines {
             out.flush().map_err(io)?;
         }
+    }
+    out.flush().map_err(io)
+}
+
+/// [`eval_stream`] of the waitcnt unit outside an array: each request read
+/// and answered in one pass ([`waitcnt::eval::stream_request`]), so that a
+/// trace of millions of cycles needs the memory of one cycle. Each result
+/// is held in a temporary file until it is complete (a failing request
+/// prints nothing, as with the other units); the output is the one the
+/// other units give (one request: pretty-printed; JSON lines or
+/// `--compact`: one compact result a line, each when complete).
+fn eval_stream_waitcnt(
+    profile: gpucosim_model::Profile,
+    input: impl std::io::Read,
+    out: &mut dyn std::io::Write,
+    compact: bool,
+) -> crate::error::Result<()> {
+    use crate::error::Error;
+    use std::io::{Seek, SeekFrom, Write};
+    use waitcnt::eval::{stream_request, Streamed};
+    let io = |err: std::io::Error| Error::Env(format!("eval output: {err}"));
+    let held_err = |err: std::io::Error| {
+        Error::Env(format!(
+            "eval: cannot hold a result in a temporary file: {err}"
+        ))
+    };
+    let mut held = tempfile::tempfile().map_err(held_err)?;
+    let copy_out = |held: &mut std::fs::File, out: &mut dyn Write| -> crate::error::Result<()> {
+        held.seek(SeekFrom::Start(0)).map_err(held_err)?;
+        std::io::copy(held, out).map_err(io)?;
+        writeln!(out).map_err(io)?;
+        out.flush().map_err(io)
+    };
+    let mut de = serde_json::Deserializer::from_reader(input);
+    // Request 0's result, printed once the input's shape is known.
+    let mut pending = false;
+    let mut lines = compact;
+    let mut n = 0usize;
+    loop {
+        let more = de.end().is_err();
+        if pending && more {
+            lines = true;
+            pending = false;
+            copy_out(&mut held, out)?;
+        }
+        if !more {
+            break;
+        }
+        held.set_len(0).map_err(held_err)?;
+        held.seek(SeekFrom::Start(0)).map_err(held_err)?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut held);
+        let r = stream_request(profile, &mut de, n, &mut w);
+        w.flush().map_err(held_err)?;
+        drop(w);
+        match r {
+            Ok(()) if lines => copy_out(&mut held, out)?,
+            Ok(()) => pending = true,
+            Err(Streamed::Request(m)) => {
+                let _ = out.flush();
+                return Err(Error::Input(if n == 0 {
+                    clip(&m)
+                } else {
+                    format!("request {n}: {}", clip(&m))
+                }));
+            }
+            Err(Streamed::Json(m)) => {
+                let _ = out.flush();
+                return Err(Error::Input(clip(&format!("eval input is not JSON: {m}"))));
+            }
+            Err(Streamed::Output(e)) => return Err(held_err(e)),
+        }
+        n += 1;
+    }
+    if pending {
+        held.seek(SeekFrom::Start(0)).map_err(held_err)?;
+        let mut src = serde_json::Deserializer::from_reader(std::io::BufReader::new(&mut held));
+        let mut dst = serde_json::Serializer::pretty(&mut *out);
+        serde_transcode::transcode(&mut src, &mut dst)
+            .map_err(|e| Error::Env(format!("eval output: {e}")))?;
+        writeln!(out).map_err(io)?;
     }
     out.flush().map_err(io)
 }

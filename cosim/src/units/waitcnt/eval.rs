@@ -235,30 +235,47 @@ fn eval_wait(profile: Profile, wo: &WaitIn, what: &str) -> Result<Wait, String> 
     })
 }
 
-fn eval_trace(profile: Profile, cycles: &[Cycle]) -> Result<Value, String> {
-    let mut model = WaitcntModel::new(profile);
-    let mut inp = vec![0u32; P::TABLE.in_words()];
-    let mut out = vec![0u32; P::TABLE.out_words()];
-    model.step(&inp, &mut out); // reset cycle
-    let mut results = Vec::with_capacity(cycles.len());
-    for (n, c) in cycles.iter().enumerate() {
+/// A trace being run: the model and its port words, one cycle at a time.
+struct TraceRun {
+    profile: Profile,
+    model: WaitcntModel,
+    inp: Vec<u32>,
+    out: Vec<u32>,
+}
+
+impl TraceRun {
+    /// A model after its reset cycle.
+    fn new(profile: Profile) -> TraceRun {
+        let mut model = WaitcntModel::new(profile);
+        let inp = vec![0u32; P::TABLE.in_words()];
+        let mut out = vec![0u32; P::TABLE.out_words()];
+        model.step(&inp, &mut out); // reset cycle
+        TraceRun {
+            profile,
+            model,
+            inp,
+            out,
+        }
+    }
+
+    /// Cycle `n` of the trace: what the unit shows in it.
+    fn cycle(&mut self, n: usize, c: &Cycle) -> Result<Value, String> {
+        let profile = self.profile;
+        let (inp, out) = (&mut self.inp, &mut self.out);
         let what = format!("trace[{n}]");
         inp.fill(0);
-        P::rst_ni.set(&mut inp, 1);
+        P::rst_ni.set(inp, 1);
         if let Some(i) = &c.issue {
-            P::issue_valid_i.set(&mut inp, 1);
-            P::issue_wave_i.set(&mut inp, i.wave.u64());
-            P::issue_class_i.set(
-                &mut inp,
-                class_code(&i.class, &format!("{what}.issue.class"))?,
-            );
+            P::issue_valid_i.set(inp, 1);
+            P::issue_wave_i.set(inp, i.wave.u64());
+            P::issue_class_i.set(inp, class_code(&i.class, &format!("{what}.issue.class"))?);
         }
         if let Some(wo) = &c.wait {
             let wait = eval_wait(profile, wo, &format!("{what}.wait"))?;
-            P::wait_valid_i.set(&mut inp, 1);
-            P::wait_wave_i.set(&mut inp, wo.wave.u64());
-            P::wait_vscnt_i.set(&mut inp, wait.vscnt as u64);
-            P::wait_imm_i.set(&mut inp, wait.imm as u64);
+            P::wait_valid_i.set(inp, 1);
+            P::wait_wave_i.set(inp, wo.wave.u64());
+            P::wait_vscnt_i.set(inp, wait.vscnt as u64);
+            P::wait_imm_i.set(inp, wait.imm as u64);
         }
         if let Some(rs) = &c.returns {
             if rs.len() > RET_CHANNELS {
@@ -269,27 +286,28 @@ fn eval_trace(profile: Profile, cycles: &[Cycle]) -> Result<Value, String> {
             }
             for (k, r) in rs.iter().enumerate() {
                 let path = format!("{what}.returns[{k}].class");
-                P::ret_valid_i.set_bit(&mut inp, k, true);
-                P::ret_wave_i.set_elem(&mut inp, k, r.wave.u64());
-                P::ret_class_i.set_elem(&mut inp, k, class_code(&r.class, &path)?);
+                P::ret_valid_i.set_bit(inp, k, true);
+                P::ret_wave_i.set_elem(inp, k, r.wave.u64());
+                P::ret_class_i.set_elem(inp, k, class_code(&r.class, &path)?);
             }
         }
-        model.step(&inp, &mut out);
+        self.model.step(inp, out);
+        let out = &*out;
         let bits = |p: gpucosim_model::ports::Port| -> Vec<usize> {
-            let v = p.get(&out);
+            let v = p.get(out);
             (0..WAVES).filter(|w| v >> w & 1 != 0).collect()
         };
         let mut errors = Vec::new();
         let mut counters = Vec::new();
         for w in 0..WAVES {
-            for e in ErrCode::from_mask(P::err_o.elem(&out, w) as u32) {
+            for e in ErrCode::from_mask(P::err_o.elem(out, w) as u32) {
                 errors.push(json!({"wave": w, "code": e as u32, "name": e.name()}));
             }
             let c = [
-                P::vm_cnt_o.elem(&out, w),
-                P::lgkm_cnt_o.elem(&out, w),
-                P::exp_cnt_o.elem(&out, w),
-                P::vs_cnt_o.elem(&out, w),
+                P::vm_cnt_o.elem(out, w),
+                P::lgkm_cnt_o.elem(out, w),
+                P::exp_cnt_o.elem(out, w),
+                P::vs_cnt_o.elem(out, w),
             ];
             if c.iter().any(|&x| x != 0) {
                 let mut m = serde_json::Map::new();
@@ -302,23 +320,243 @@ fn eval_trace(profile: Profile, cycles: &[Cycle]) -> Result<Value, String> {
                 counters.push(Value::Object(m));
             }
         }
-        let sat = P::issue_sat_o.get(&out);
+        let sat = P::issue_sat_o.get(out);
         let sat: Vec<&str> = COUNTERS
             .iter()
             .filter(|c| sat >> (**c as usize) & 1 != 0)
             .map(|c| c.name())
             .collect();
-        results.push(json!({
+        Ok(json!({
             "cycle": n,
-            "issue_ack": P::issue_ack_o.bit(&out),
+            "issue_ack": P::issue_ack_o.bit(out),
             "issue_sat": sat,
             "stall": bits(P::stall_o),
             "release": bits(P::release_o),
             "errors": errors,
             "counters": counters,
-        }));
+        }))
+    }
+}
+
+fn eval_trace(profile: Profile, cycles: &[Cycle]) -> Result<Value, String> {
+    let mut run = TraceRun::new(profile);
+    let mut results = Vec::with_capacity(cycles.len());
+    for (n, c) in cycles.iter().enumerate() {
+        results.push(run.cycle(n, c)?);
     }
     Ok(json!({ "trace": results }))
+}
+
+/// Answers request `n` read straight from `de`, writing its result as
+/// compact JSON to `out` (`{"request": n, ...}`, as the evaluator's result
+/// with its index): a `trace` cycle by cycle as it is read, so that a trace
+/// of millions of cycles takes no more memory than one cycle. Errors are
+/// those of the evaluator, with the same paths.
+pub fn stream_request<'de, D: serde::Deserializer<'de>>(
+    profile: Profile,
+    de: D,
+    n: usize,
+    out: &mut dyn std::io::Write,
+) -> Result<(), Streamed> {
+    use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
+    use std::fmt;
+
+    /// Why a streamed request stopped: a bad request, or an output that
+    /// could not be written.
+    struct Fail(Streamed);
+
+    struct Cycles<'a> {
+        run: &'a mut TraceRun,
+        out: &'a mut dyn std::io::Write,
+        fail: &'a mut Option<Streamed>,
+    }
+    /// A value other than the expected shape: the evaluator's message for
+    /// it, as the unstreamed request would get.
+    macro_rules! other_types {
+        ($wrap:expr) => {
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Self::Value, E> {
+                self.other(Value::from(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                self.other(Value::from(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                self.other(Value::from(v))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                self.other(Value::from(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                self.other(Value::from(v))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                self.other(Value::Null)
+            }
+        };
+    }
+
+    impl<'de> DeserializeSeed<'de> for Cycles<'_> {
+        type Value = ();
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+    impl Cycles<'_> {
+        fn other<E: serde::de::Error>(self, v: Value) -> Result<(), E> {
+            let m = eval_one(self.run.profile, &json!({ "trace": v }))
+                .err()
+                .unwrap_or_else(|| "`trace`: expected a sequence".into());
+            *self.fail = Some(Streamed::Request(m));
+            Err(E::custom("stopped"))
+        }
+    }
+    impl<'de> Visitor<'de> for Cycles<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a list of cycles")
+        }
+        other_types!(());
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let mut m = serde_json::Map::new();
+            while let Some((k, v)) = map.next_entry::<String, Value>()? {
+                m.insert(k, v);
+            }
+            self.other(Value::Object(m))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            let mut k = 0usize;
+            while let Some(v) = seq.next_element::<Value>()? {
+                let r = from_value::<Cycle>(&v, &format!("trace[{k}]"))
+                    .and_then(|c| self.run.cycle(k, &c));
+                let r = match r {
+                    Ok(r) => r,
+                    Err(m) => {
+                        *self.fail = Some(Streamed::Request(m));
+                        return Err(A::Error::custom("stopped"));
+                    }
+                };
+                let sep = if k == 0 { "" } else { "," };
+                let text = serde_json::to_string(&r).expect("JSON values serialise");
+                if let Err(e) = write!(self.out, "{sep}{text}") {
+                    *self.fail = Some(Streamed::Output(e));
+                    return Err(A::Error::custom("stopped"));
+                }
+                k += 1;
+            }
+            Ok(())
+        }
+    }
+
+    struct Req<'a> {
+        profile: Profile,
+        n: usize,
+        out: &'a mut dyn std::io::Write,
+        fail: &'a mut Option<Streamed>,
+    }
+    impl Req<'_> {
+        fn other<E: serde::de::Error>(self, v: Value) -> Result<Result<(), Fail>, E> {
+            let m = eval_one(self.profile, &v)
+                .err()
+                .unwrap_or_else(|| "a request is a JSON object of named fields".into());
+            Ok(Err(Fail(Streamed::Request(m))))
+        }
+    }
+    impl<'de> Visitor<'de> for Req<'_> {
+        type Value = Result<(), Fail>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a request object")
+        }
+        other_types!(());
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut l = Vec::new();
+            while let Some(v) = seq.next_element::<Value>()? {
+                l.push(v);
+            }
+            self.other(Value::Array(l))
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut decode: Option<Value> = None;
+            let mut traced = false;
+            while let Some(key) = map.next_key::<String>()? {
+                match key.as_str() {
+                    "trace" if !traced && decode.is_none() => {
+                        traced = true;
+                        let w = write!(self.out, "{{\"request\":{},\"trace\":[", self.n);
+                        if let Err(e) = w {
+                            return Ok(Err(Fail(Streamed::Output(e))));
+                        }
+                        let mut run = TraceRun::new(self.profile);
+                        map.next_value_seed(Cycles {
+                            run: &mut run,
+                            out: &mut *self.out,
+                            fail: &mut *self.fail,
+                        })?;
+                        if let Err(e) = write!(self.out, "]}}") {
+                            return Ok(Err(Fail(Streamed::Output(e))));
+                        }
+                    }
+                    "decode" if !traced && decode.is_none() => {
+                        decode = Some(map.next_value::<Value>()?);
+                    }
+                    "trace" | "decode" => {
+                        let _ = map.next_value::<serde::de::IgnoredAny>()?;
+                        return Ok(Err(Fail(Streamed::Request(
+                            "expected exactly one of `decode` or `trace`".into(),
+                        ))));
+                    }
+                    other => {
+                        // The evaluator's own message for an unknown field.
+                        let v = map.next_value::<Value>()?;
+                        let mut one = serde_json::Map::new();
+                        one.insert(other.to_string(), v);
+                        let m = eval_one(self.profile, &Value::Object(one))
+                            .err()
+                            .unwrap_or_else(|| format!("unknown field `{other}`"));
+                        return Ok(Err(Fail(Streamed::Request(m))));
+                    }
+                }
+            }
+            if traced {
+                return Ok(Ok(()));
+            }
+            let req = match decode {
+                Some(d) => json!({ "decode": d }),
+                None => json!({}),
+            };
+            let r = match eval_one(self.profile, &req) {
+                Ok(r) => r,
+                Err(m) => return Ok(Err(Fail(Streamed::Request(m)))),
+            };
+            let r = crate::units::indexed(r, self.n);
+            let text = serde_json::to_string(&r).expect("JSON values serialise");
+            Ok(write!(self.out, "{text}").map_err(|e| Fail(Streamed::Output(e))))
+        }
+    }
+
+    let mut fail = None;
+    let r = de.deserialize_any(Req {
+        profile,
+        n,
+        out,
+        fail: &mut fail,
+    });
+    match (r, fail) {
+        (_, Some(f)) => Err(f),
+        (Ok(Ok(())), None) => Ok(()),
+        (Ok(Err(Fail(f))), None) => Err(f),
+        (Err(e), None) => Err(Streamed::Json(e.to_string())),
+    }
+}
+
+/// Why [`stream_request`] stopped.
+#[derive(Debug)]
+pub enum Streamed {
+    /// The request is not one the unit answers (the evaluator's message).
+    Request(String),
+    /// The input is not JSON, or not an object.
+    Json(String),
+    /// The result could not be written.
+    Output(std::io::Error),
 }
 
 fn eval_one(profile: Profile, req: &Value) -> Result<Value, String> {
