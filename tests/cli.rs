@@ -264,6 +264,19 @@ fn a_missing_rtl_tree_or_verilator_is_an_environment_error() {
     );
     assert!(!err.contains(".gpucosim-"), "{err}");
     expect_error(
+        &[
+            "run",
+            "--unit",
+            "ta",
+            "--profile",
+            "gfx9",
+            "--waves",
+            "/etc/passwd",
+        ],
+        &[],
+        "--waves /etc/passwd: is not a directory",
+    );
+    expect_error(
         &["lint"],
         &[("VERILATOR", "/nonexistent/verilator")],
         "VERILATOR=/nonexistent/verilator is not an executable file",

@@ -69,6 +69,12 @@ fn probe(dir: &Path) -> std::io::Result<()> {
 /// Checks, before a run, that files can be created in directory `dir`
 /// (creating it if needed): `what` names the option in the error.
 pub fn probe_dir(dir: &Path, what: &str) -> Result<()> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(Error::Env(format!(
+            "{what} {}: is not a directory",
+            dir.display()
+        )));
+    }
     probe(dir).map_err(|e| Error::Env(format!("{what} {}: cannot write there: {e}", dir.display())))
 }
 
