@@ -797,6 +797,75 @@ fn an_fst_waveform_is_written_for_a_divergence_or_its_loss_reported() {
     );
     let gtkw = std::fs::read_to_string(waves.join("waitcnt.gfx9.1.gtkw")).unwrap();
     assert!(gtkw.contains("[dumpfile] \"waitcnt.gfx9.1.fst\""), "{gtkw}");
+    names_existing_waveforms("run", &out, &[]);
+    assert!(
+        out.contains(&format!(
+            "session: surfer {} -c {}",
+            fst.display(),
+            waves.join("waitcnt.gfx9.1.sucl").display()
+        )),
+        "{out}"
+    );
+    // A regression's bundle, its report and the JUnit report name the
+    // bundle's FST; so does the bundle `shrink` makes of it, in FST too.
+    let (bundles, junit) = (dir.path().join("bundles"), dir.path().join("junit.xml"));
+    let o = gpucosim()
+        .args([
+            "regress",
+            "--unit",
+            &f.unit,
+            "--profile",
+            &f.profile,
+            "--no-stress",
+        ])
+        .args([
+            "--seeds",
+            &format!("{0}..{0}", f.seed),
+            "--cycles",
+            &f.cycles.to_string(),
+        ])
+        .args(["--waves-format", "fst", "--rtl"])
+        .arg(&rtl)
+        .arg("--bundles")
+        .arg(&bundles)
+        .arg("--junit")
+        .arg(&junit)
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    let bundle = bundles.join(format!("waitcnt.gfx9.{}", f.seed));
+    let report = std::fs::read_to_string(bundle.join("report.txt")).unwrap();
+    let junit = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        out.contains(&format!("gpucosim replay {}", bundle.display())),
+        "{out}\n{err}"
+    );
+    for (what, text) in [("report.txt", &report), ("junit", &junit)] {
+        let named = names_existing_waveforms(what, text, &[]);
+        assert!(
+            named
+                .iter()
+                .any(|p| p.starts_with(&bundle) && p.extension().unwrap() == "fst"),
+            "{what}: {text}"
+        );
+    }
+    let shrunk = dir.path().join("shrunk");
+    let o = gpucosim()
+        .arg("shrink")
+        .arg(&bundle)
+        .arg("--out")
+        .arg(&shrunk)
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let report = std::fs::read_to_string(shrunk.join("report.txt")).unwrap();
+    let named = names_existing_waveforms("shrunk report.txt", &report, &[]);
+    assert!(
+        named.iter().any(|p| p.extension().unwrap() == "fst"),
+        "{report}"
+    );
     let j: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(j["vcd"], fst.display().to_string());
@@ -917,4 +986,33 @@ fn a_long_eval_trace_streams_in_bounded_memory() {
             "compact {compact}: 10,000 cycles peak at {a} kB, 400,000 at {b} kB"
         );
     }
+}
+
+/// The waveform and session files `text` names (paths ending in `.vcd`,
+/// `.fst`, `.gtkw` or `.sucl`): each must exist, and none be a VCD unless
+/// listed in `vcds`. Returns them.
+fn names_existing_waveforms(what: &str, text: &str, vcds: &[&Path]) -> Vec<PathBuf> {
+    let mut named = Vec::new();
+    for word in text
+        .split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '(' | ')' | ','))
+    {
+        let p = Path::new(word);
+        let Some(ext) = p.extension().and_then(|e| e.to_str()) else {
+            continue;
+        };
+        if !matches!(ext, "vcd" | "fst" | "gtkw" | "sucl") || !word.contains('/') {
+            continue;
+        }
+        assert!(
+            p.exists(),
+            "{what} names {word}, which does not exist:\n{text}"
+        );
+        assert!(
+            ext != "vcd" || vcds.contains(&p),
+            "{what} names a VCD, {word}:\n{text}"
+        );
+        named.push(p.to_path_buf());
+    }
+    assert!(!named.is_empty(), "{what} names no waveform:\n{text}");
+    named
 }

@@ -57,6 +57,10 @@ pub struct Repro {
     /// The bundle directory this was loaded from.
     #[serde(skip)]
     pub dir: Option<PathBuf>,
+    /// The format of the bundle's waveform (what `shrink` writes), from
+    /// the file the bundle holds; none when it holds none.
+    #[serde(skip)]
+    pub waves_format: Option<gpucosim_waves::WaveFormat>,
 }
 
 fn diverged() -> Verdict {
@@ -94,12 +98,20 @@ impl Repro {
             r.transaction_count = t.len();
         }
         r.dir = dir;
+        let name = r.name();
+        r.waves_format = r.dir.as_deref().and_then(|d| {
+            gpucosim_waves::WaveFormat::ALL
+                .into_iter()
+                .find(|f| d.join(format!("{name}.{}", f.extension())).is_file())
+        });
         Ok(r)
     }
 
     /// `UNIT.PROFILE.SEED`, or `UNIT.PROFILE.LABEL.SEED`.
     pub fn name(&self) -> String {
-        self.spec(None).name()
+        let mut s = RunSpec::new(&self.unit, self.profile, self.seed, self.cycles);
+        s.label = self.label.clone();
+        s.name()
     }
 
     /// The command that replays this bundle.
@@ -121,6 +133,9 @@ impl Repro {
         s.waves = waves.map(Path::to_path_buf);
         s.knobs = self.knobs.clone();
         s.reproduce = Some(self.replay_command());
+        if let Some(f) = self.waves_format {
+            s.waves_format = f;
+        }
         s
     }
 
@@ -234,6 +249,7 @@ pub fn commit_bundle<T: Serialize>(
                 .collect()
         }),
         dir: None,
+        waves_format: None,
     };
     let j = serde_json::to_string_pretty(&repro).expect("repro serialises");
     let write = |name: &str, bytes: &[u8]| {

@@ -194,7 +194,10 @@ pub fn report<T: Serialize>(spec: &RunSpec, o: &Outcome<T>, table: &PortTable) -
         _ => {}
     }
     for p in &o.sessions {
-        s.push_str(&format!("  session: {}\n", session_command(p)));
+        s.push_str(&format!(
+            "  session: {}\n",
+            session_command(p, o.vcd.as_deref())
+        ));
     }
     if let Some(e) = &o.vcd_error {
         s.push_str(&format!("  waveform NOT written: {e}\n"));
@@ -204,16 +207,21 @@ pub fn report<T: Serialize>(spec: &RunSpec, o: &Outcome<T>, table: &PortTable) -
 }
 
 /// How to open a session file.
-fn session_command(p: &Path) -> String {
+/// The command that opens session `p`: of the run's waveform `dump` (VCD
+/// or FST) when `p` is its session, else of the VCD or FST beside `p`.
+fn session_command(p: &Path, dump: Option<&Path>) -> String {
     let q = |p: &Path| shell_quote(&p.display().to_string());
     match p.extension().and_then(|e| e.to_str()) {
         Some("gtkw") => format!("gtkwave {}", q(p)),
         Some("sucl") => {
-            let dump = ["vcd", "fst"]
-                .iter()
-                .map(|e| p.with_extension(e))
-                .find(|d| d.exists())
-                .unwrap_or_else(|| p.with_extension("vcd"));
+            let own = dump.filter(|d| d.with_extension("sucl") == p);
+            let dump = own.map(Path::to_path_buf).unwrap_or_else(|| {
+                ["vcd", "fst"]
+                    .iter()
+                    .map(|e| p.with_extension(e))
+                    .find(|d| d.exists())
+                    .unwrap_or_else(|| p.with_extension("vcd"))
+            });
             format!("surfer {} -c {}", q(&dump), q(p))
         }
         _ => q(p),
