@@ -823,3 +823,37 @@ fn an_rtl_tree_of_one_unit_runs_that_unit_and_the_built_in_others() {
         "no RTL for unit `lds`",
     );
 }
+
+/// The exit codes `--help` lists are the table README shows, row for row.
+#[test]
+fn exit_codes_in_help_and_readme_are_one_table() {
+    let (code, out, err) = run(&["--help"], &[]);
+    assert_eq!(code, 0, "{err}");
+    let help: Vec<(String, String)> = out
+        .split("Exit codes (every command):\n")
+        .nth(1)
+        .expect("--help lists the exit codes")
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .map(|l| {
+            let (c, m) = l.trim().split_at(8.min(l.trim().len()));
+            (c.trim().to_string(), m.trim().to_string())
+        })
+        .collect();
+    let readme = std::fs::read_to_string(gpucosim_tests::repo_root().join("README.md")).unwrap();
+    let table: Vec<(String, String)> = readme
+        .split("Exit codes (every command):\n")
+        .nth(1)
+        .expect("README lists the exit codes")
+        .lines()
+        .skip_while(|l| l.trim().is_empty())
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split(" | ").collect();
+            (cells[0].trim().to_string(), cells[1].trim().to_string())
+        })
+        .collect();
+    assert_eq!(help.len(), 6, "{out}");
+    assert_eq!(help, table, "--help and README's exit codes differ");
+}

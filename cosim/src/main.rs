@@ -15,20 +15,39 @@ use std::process::ExitCode;
     name = "gpucosim",
     version,
     about = "Lock-step co-simulation of AMD GPU unit reference models against Verilated RTL",
-    after_help = "Exit status: 0 model and RTL agree; 1 divergence; 2 bad input or environment \
-                  (for regress and merge also: an output not written, an incomplete merge); \
-                  3 the RTL ended the simulation ($finish, $stop, $error, $fatal, a Verilator \
-                  runtime error); 4 time limit or no progress; 130/143 stopped by SIGINT/SIGTERM \
-                  after writing what was done.\n\nResults go to stdout; diagnostics (notes, \
-                  warnings, errors) to stderr, filtered by -v, -vv or --quiet, else by \
-                  GPUCOSIM_LOG (e.g. `warn`, `debug`, `info,gpucosim::rtlbuild=trace`), else at \
-                  `info`."
+    after_help = after_help()
 )]
 struct Cli {
     #[command(flatten)]
     log: LogArgs,
     #[command(subcommand)]
     cmd: Cmd,
+}
+
+/// The exit codes of every command: (code, meaning). The one table that
+/// `--help` shows and README's "Exit codes" repeats (a test keeps them
+/// equal).
+const EXIT_CODES: &[(&str, &str)] = &[
+    ("0", "model and RTL agree; the command succeeded"),
+    ("1", "divergence (reported with its cycle, signal, values, transaction, waveform and repro command, also when a waveform or `--json` could not be written); `lint` findings; a `kernel check` hazard; for `regress`/`merge --require-coverage` also a coverage bin never hit; for `mutate --min-kill-rate` a kill rate below the floor"),
+    ("2", "bad input or environment, one line `error: ...`, before anything runs (an output location that cannot be written included); a run that passed but lost an output; a kernel's traffic that its cycle budget did not finish; for `regress`/`merge` also an output lost late or an incomplete merge"),
+    ("3", "the RTL ended the simulation: `$finish`, `$stop`, `$error`, `$fatal`, or a Verilator runtime error such as a combinational loop that does not converge (reported with its cycle, Verilator's message and the waveform up to it)"),
+    ("4", "time limit (`--timeout`) or no progress (`--stall-timeout`, default 60 s): the run is ended, or its RTL step aborted, and reported with its cycle and waveform"),
+    ("130, 143", "stopped by SIGINT, SIGTERM, after writing what was done"),
+];
+
+/// The text after `--help`'s options: the exit codes, and where output goes.
+fn after_help() -> String {
+    let mut s = String::from("Exit codes (every command):\n");
+    for (code, meaning) in EXIT_CODES {
+        s.push_str(&format!("  {code:<8} {meaning}\n"));
+    }
+    s.push_str(
+        "\nResults go to stdout; diagnostics (notes, warnings, errors) to stderr, filtered by \
+         -v, -vv or --quiet, else by GPUCOSIM_LOG (e.g. `warn`, `debug`, \
+         `info,gpucosim::rtlbuild=trace`), else at `info`.",
+    );
+    s
 }
 
 /// Help of `--profile`, from the profile table.
