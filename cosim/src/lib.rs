@@ -3,7 +3,8 @@
 //!
 //! The pieces: [`verilator`] finds (or provisions) Verilator; [`rtlbuild`]
 //! generates the C++ shim from a unit's port table and builds the RTL into a
-//! cached shared library; [`rtl`] drives it; [`testbench`] defines stimulus;
+//! cached shared library ([`cache`]: what the cache keeps, its locks, its
+//! listing and pruning); [`rtl`] drives it; [`testbench`] defines stimulus;
 //! [`engine`] runs model and RTL in lock-step and reports divergences, with
 //! waveforms from `gpucosim-waves`; [`watchdog`] ends runs that hang, run
 //! out of time or are told to stop; [`outputs`] writes result files.
@@ -11,6 +12,7 @@
 
 pub mod benchmark;
 pub mod bundle;
+pub mod cache;
 pub mod engine;
 pub mod error;
 pub mod kernel;

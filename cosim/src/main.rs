@@ -312,6 +312,25 @@ enum Cmd {
         #[arg(long)]
         require_coverage: bool,
     },
+    /// The RTL build cache: list its entries (the default) or prune it.
+    Cache {
+        /// Each entry: unit, profile, flavour, size, last use, the RTL
+        /// directory it was last used with, its directory; then the total.
+        #[arg(long, conflicts_with = "prune")]
+        list: bool,
+        /// Remove the entries superseded by a newer build of the same unit,
+        /// profile, flavour and RTL directory, and those whose RTL directory
+        /// is gone; never one a running gpucosim builds or started from.
+        /// Also deletes the build files older entries kept.
+        #[arg(long)]
+        prune: bool,
+        /// With --prune: remove instead every entry not used for DAYS days.
+        #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long, value_name = "DAYS", requires = "prune")]
+        older_than: Option<u64>,
+        /// With --prune: say what would be removed, remove nothing.
+        #[arg(long, requires = "prune")]
+        dry_run: bool,
+    },
     /// Run one job of a regression (used by `regress`, which starts one
     /// process per job): a job spec as JSON on stdin, its result as one JSON
     /// line on stdout.
@@ -840,7 +859,7 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
             let kernels: Vec<&gpucosim::kernel::asm::Kernel> = prog
                 .kernels
                 .iter()
-                .filter(|k| kernel.as_deref().map_or(true, |n| n == k.name))
+                .filter(|k| kernel.as_deref().is_none_or(|n| n == k.name))
                 .collect();
             if kernels.is_empty() {
                 let names: Vec<&str> = prog.kernels.iter().map(|k| k.name.as_str()).collect();
@@ -1010,6 +1029,28 @@ fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
             signals,
             cycles,
         } => cmd_waves(&file, &signals, cycles),
+        Cmd::Cache {
+            list: _,
+            prune,
+            older_than,
+            dry_run,
+        } => {
+            let cache = rtlbuild::cache_root();
+            if prune {
+                let policy = match older_than {
+                    Some(days) => gpucosim::cache::Prune::UnusedFor(
+                        std::time::Duration::from_secs(days.saturating_mul(86_400)),
+                    ),
+                    None => gpucosim::cache::Prune::Superseded,
+                };
+                let report = gpucosim::cache::prune(&cache, policy, dry_run)?;
+                print!("{}", gpucosim::cache::format_prune(&report));
+            } else {
+                let entries = gpucosim::cache::list(&cache)?;
+                print!("{}", gpucosim::cache::format_list(&cache, &entries));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Cmd::Build { target, rtl } => {
             let root = rtlbuild::rtl_root(rtl.as_deref());
             with_testbench!(target.unit.as_str(), B => {

@@ -194,7 +194,7 @@ pub const STRESS_EVERY: u64 = 4;
 /// so every shard of a plan agrees.
 pub fn variant_of(unit: &str, seed: u64) -> Option<&'static Variant> {
     let vs = crate::units::variants(unit);
-    if seed % STRESS_EVERY != 0 || vs.is_empty() {
+    if !seed.is_multiple_of(STRESS_EVERY) || vs.is_empty() {
         return None;
     }
     let k = (seed / STRESS_EVERY).wrapping_sub(1) % vs.len() as u64;
@@ -1109,7 +1109,7 @@ fn expand_tabs(s: &str) -> String {
         match c {
             '\t' => {
                 let n = 8 - col % 8;
-                o.extend(std::iter::repeat(' ').take(n));
+                o.extend(std::iter::repeat_n(' ', n));
                 col += n;
             }
             '\n' => {

@@ -17,11 +17,16 @@
 //! Builds are cached under a key hashing the RTL sources, the shim, the
 //! flags and the Verilator in use; a build happens in a temporary directory
 //! beside the cache entry and is renamed into place, so concurrent processes
-//! never see a half-built model. A build killed mid-way leaves its temporary
-//! directory behind; the next build removes it (a live build holds a lock on
-//! it). Verilator's runtime objects (`verilated*.o`), the same for every
-//! unit, are compiled once per Verilator and flags and reused.
+//! never see a half-built model, and one process builds an entry while the
+//! others wait for it ([`crate::cache::KeyLock`]). The entry keeps the
+//! library and its description only (see [`crate::cache`]). A build killed
+//! mid-way leaves its temporary directory behind; the next build removes it
+//! (a live build holds a lock on it). Verilator's runtime objects
+//! (`verilated*.o`), the same for every unit, are compiled once per
+//! Verilator and flags and reused. A cold build shows its progress
+//! (`BuildProgress`): a live line on a terminal, a note when done.
 
+use crate::cache;
 use crate::error::{Error, Result};
 use crate::verilator::Verilator;
 use gpucosim_model::ports::{Dir, PortTable};
@@ -527,7 +532,7 @@ fn build_artifact(
     ));
     let lib = entry.join(out_name);
     tracing::trace!("build key of {} {}: {key}", req.table.unit, req.profile);
-    if lib.is_file() {
+    if lib.is_file() && cache::hold_use(&entry, &lib, &req.sources.dir) {
         tracing::debug!(
             "{} RTL for {}: cached library {}",
             req.table.unit,
@@ -541,6 +546,33 @@ fn build_artifact(
         });
     }
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    let instrumented = is_instrumented(req.sources);
+    let what = build_label(req, art, flavor, instrumented);
+    // One process builds an entry; the others wait for it and start from
+    // what it built.
+    let entry_name = entry
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let _key_lock = cache::KeyLock::take(&dir, &entry_name, |holder| match holder {
+        Some(h) => tracing::info!("waiting for another gpucosim building {what} ({h})"),
+        None => tracing::info!("waiting for another gpucosim building {what}"),
+    })?;
+    if lib.is_file() && cache::hold_use(&entry, &lib, &req.sources.dir) {
+        tracing::debug!(
+            "{what}: built meanwhile by another process: {}",
+            lib.display()
+        );
+        return Ok(Built {
+            lib,
+            key,
+            cached: true,
+        });
+    }
+    if entry.exists() {
+        // An entry without its library (emptied by hand): ours replaces it.
+        std::fs::remove_dir_all(&entry).map_err(|e| Error::io(&entry, e))?;
+    }
     remove_stale(&dir, ".build-");
     tracing::info!(
         "building {} RTL{} for {} with Verilator ({}: {})",
@@ -554,6 +586,7 @@ fn build_artifact(
         verilator.origin,
         verilator.exe.display()
     );
+    let progress = BuildProgress::start(&what);
     let tmp = tempfile::Builder::new()
         .prefix(".build-")
         .tempdir_in(&dir)
@@ -595,7 +628,10 @@ fn build_artifact(
         cmd.arg("--trace");
     }
     cmd.args(&req.sources.files).arg(&src_path);
+    progress.phase("Verilator generating C++".into());
+    let t_verilator = std::time::Instant::now();
     run_tool(cmd, req, "verilator")?;
+    let verilator_seconds = t_verilator.elapsed().as_secs_f64();
     check_ports(req, &obj.join(format!("V{}.h", req.table.top)))?;
     std::fs::copy(&hooks, obj.join("gc_hooks.h")).map_err(|e| Error::io(&obj, e))?;
     let runtime = cache.join("runtime").join(&runtime_key[..16]);
@@ -622,16 +658,67 @@ fn build_artifact(
         .arg(format!("V{}.mk", req.table.top))
         .args(MAKE_FLAGS)
         .arg(opt_global);
-    run_tool(make, req, "make")?;
+    let t_cxx = std::time::Instant::now();
+    let user = match art {
+        Artifact::Shim => "gc_shim",
+        Artifact::Bare => "gc_bare",
+    };
+    let objects = expected_objects(&obj, req.table.top, user, reused);
+    progress.watch_compile(&obj, &objects, || run_tool(make, req, "make"))?;
+    let cxx_seconds = t_cxx.elapsed().as_secs_f64();
     if !reused {
         keep_runtime(&runtime, &obj);
     }
     let built = obj.join(out_name);
     let final_lib = tmp.path().join(out_name);
     std::fs::rename(&built, &final_lib).map_err(|e| Error::io(&built, e))?;
+    // The entry keeps what a cached start reads: the library, its
+    // description and its use lock (see `cache`).
+    let spare = cache::slim(tmp.path(), &[BuildLock::NAME])?;
+    let meta = cache::EntryMeta {
+        unit: req.table.unit.to_string(),
+        profile: req.profile.to_string(),
+        flavor: match flavor {
+            Flavor::Opt => "opt",
+            Flavor::Quick => "quick",
+        }
+        .into(),
+        trace: req.trace,
+        artifact: match art {
+            Artifact::Shim => "model",
+            Artifact::Bare => "bare",
+        }
+        .into(),
+        instrumented,
+        key: key.clone(),
+        rtl_dir: std::fs::canonicalize(&req.sources.dir)
+            .unwrap_or_else(|_| req.sources.dir.clone())
+            .display()
+            .to_string(),
+        sources_hash: sources_hash(req.sources)?,
+        verilator: verilator.exe.display().to_string(),
+        built_unix: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+        seconds: progress.elapsed(),
+        verilator_seconds,
+        cxx_seconds,
+    };
+    let meta_path = tmp.path().join(cache::META_FILE);
+    let text = serde_json::to_string_pretty(&meta)
+        .map_err(|e| Error::Env(format!("cannot describe the build: {e}")))?;
+    std::fs::write(&meta_path, text).map_err(|e| Error::io(&meta_path, e))?;
+    let use_path = tmp.path().join(cache::USE_FILE);
+    std::fs::write(&use_path, "").map_err(|e| Error::io(&use_path, e))?;
+    tracing::debug!(
+        "deleted {} of Verilator's build files; kept {}",
+        cache::human_bytes(spare),
+        cache::human_bytes(cache::disk_usage(tmp.path()))
+    );
     let tmp = tmp.keep();
     if std::fs::rename(&tmp, &entry).is_err() {
-        // Another process finished the same build first.
+        // Another process finished the same build first (one that took no
+        // lock: a file system without locks).
         let _ = std::fs::remove_dir_all(&tmp);
         if !lib.is_file() {
             return Err(Error::Env(format!(
@@ -640,11 +727,213 @@ fn build_artifact(
             )));
         }
     }
+    let _ = std::fs::remove_file(entry.join(BuildLock::NAME));
+    cache::hold_use(&entry, &lib, &req.sources.dir);
+    progress.finish(verilator_seconds, cxx_seconds);
     Ok(Built {
         lib,
         key,
         cached: false,
     })
+}
+
+/// Whether `sources` are instrumented with mutants (`gpucosim mutate`):
+/// they call the mutant select function.
+fn is_instrumented(sources: &RtlSources) -> bool {
+    sources.files.iter().chain(&sources.includes).any(|f| {
+        std::fs::read_to_string(f).is_ok_and(|t| t.contains(crate::mutate::gen::SELECT_FN))
+    })
+}
+
+/// How a build is named in its progress and log lines: `ta gfx9`, with
+/// `quick`, `trace`, `instrumented`, `bare benchmark loop` where they apply.
+fn build_label(
+    req: &BuildRequest<'_>,
+    art: Artifact,
+    flavor: Flavor,
+    instrumented: bool,
+) -> String {
+    let mut s = format!("{} {}", req.table.unit, req.profile);
+    for (on, word) in [
+        (flavor == Flavor::Quick, "quick"),
+        (req.trace, "trace"),
+        (instrumented, "instrumented"),
+        (art == Artifact::Bare, "bare benchmark loop"),
+    ] {
+        if on {
+            s.push(' ');
+            s.push_str(word);
+        }
+    }
+    s
+}
+
+/// The objects make compiles for a model in `obj` (stems, `x` for
+/// `x.o`), read from Verilator's class list: Verilator's own classes (one
+/// `__ALL` object when it did not split its output), `user` (the shim or
+/// the bare loop), and the runtime unless `reused`. Empty when the list
+/// cannot be read.
+fn expected_objects(obj: &Path, top: &str, user: &str, reused: bool) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(obj.join(format!("V{top}_classes.mk"))) else {
+        return Vec::new();
+    };
+    let mut lists: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with('#') {
+            continue;
+        }
+        if let Some((var, rest)) = t.split_once("+=").or_else(|| t.split_once('=')) {
+            let var = var.trim().to_string();
+            let words = rest.trim().trim_end_matches('\\').split_whitespace();
+            lists
+                .entry(var.clone())
+                .or_default()
+                .extend(words.map(String::from));
+            current = t.ends_with('\\').then_some(var);
+        } else if let Some(var) = &current {
+            let words = t.trim_end_matches('\\').split_whitespace();
+            lists
+                .entry(var.clone())
+                .or_default()
+                .extend(words.map(String::from));
+            if !t.ends_with('\\') {
+                current = None;
+            }
+        }
+    }
+    let get = |v: &str| lists.get(v).cloned().unwrap_or_default();
+    let parallel = get("VM_PARALLEL_BUILDS").first().is_some_and(|v| v == "1");
+    let mut out = if parallel {
+        [
+            "VM_CLASSES_FAST",
+            "VM_CLASSES_SLOW",
+            "VM_SUPPORT_FAST",
+            "VM_SUPPORT_SLOW",
+        ]
+        .iter()
+        .flat_map(|v| get(v))
+        .collect()
+    } else {
+        vec![format!("V{top}__ALL")]
+    };
+    // The shim (or the bare loop): the one user class.
+    out.push(user.to_string());
+    if !reused {
+        out.extend(get("VM_GLOBAL_FAST"));
+        out.extend(get("VM_GLOBAL_SLOW"));
+    }
+    out
+}
+
+/// What a cold build shows while it runs. On a terminal (stderr a tty,
+/// notes shown, no debug lines to interleave) a live line: elapsed time,
+/// what is built, and the phase, Verilator generating C++ or the C++
+/// compile with its objects done. Whatever the terminal, one note when
+/// the build is done: `built ta gfx9 in 41.2 s (verilator 8.1 s, C++
+/// 33.1 s)`.
+struct BuildProgress {
+    what: String,
+    start: std::time::Instant,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl BuildProgress {
+    fn start(what: &str) -> BuildProgress {
+        use std::io::IsTerminal as _;
+        let live = std::io::stderr().is_terminal()
+            && tracing::enabled!(tracing::Level::INFO)
+            && !tracing::enabled!(tracing::Level::DEBUG);
+        let bar = live.then(|| {
+            let b = indicatif::ProgressBar::with_draw_target(
+                None,
+                indicatif::ProgressDrawTarget::stderr(),
+            );
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {prefix}: {wide_msg}",
+            ) {
+                b.set_style(style);
+            }
+            b.set_prefix(format!("building {what}"));
+            b.set_message("starting");
+            b.enable_steady_tick(std::time::Duration::from_millis(120));
+            b
+        });
+        BuildProgress {
+            what: what.to_string(),
+            start: std::time::Instant::now(),
+            bar,
+        }
+    }
+
+    fn phase(&self, msg: String) {
+        if let Some(b) = &self.bar {
+            b.set_message(msg);
+        }
+    }
+
+    fn elapsed(&self) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+
+    /// Runs `make` (the C++ compile in `obj`), showing on the live line how
+    /// many of `objects` are compiled.
+    fn watch_compile(
+        &self,
+        obj: &Path,
+        objects: &[String],
+        make: impl FnOnce() -> Result<()>,
+    ) -> Result<()> {
+        let Some(bar) = &self.bar else {
+            return make();
+        };
+        let count = || {
+            objects
+                .iter()
+                .filter(|o| obj.join(format!("{o}.o")).is_file())
+                .count()
+        };
+        let show = |done: usize| {
+            bar.set_message(match (objects.len(), done) {
+                (0, _) => "C++ compile".to_string(),
+                (n, d) if d >= n => "C++ link".to_string(),
+                (n, d) => format!("C++ compile, {d}/{n} objects"),
+            })
+        };
+        show(count());
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    std::thread::sleep(std::time::Duration::from_millis(250));
+                    show(count());
+                }
+            });
+            let r = make();
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            r
+        })
+    }
+
+    fn finish(self, verilator_seconds: f64, cxx_seconds: f64) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+        tracing::info!(
+            "built {} in {:.1} s (verilator {verilator_seconds:.1} s, C++ {cxx_seconds:.1} s)",
+            self.what,
+            self.elapsed()
+        );
+    }
+}
+
+impl Drop for BuildProgress {
+    fn drop(&mut self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
 }
 
 /// A lock on a build's temporary directory, held while the build runs: a
@@ -680,6 +969,12 @@ impl BuildLock {
         // SAFETY: flock on a file descriptor we own; released when `f` drops.
         unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
     }
+}
+
+/// Whether the build directory `dir` belongs to a build that died: its
+/// lock is held by no process.
+pub(crate) fn abandoned(dir: &Path) -> bool {
+    BuildLock::abandoned(dir)
 }
 
 /// Removes the temporary directories `prefix*` in `dir` that builds (or
@@ -1058,6 +1353,42 @@ mod tests {
                 "the RTL top has input `extra_i` (4 bits), which the port table lacks",
             ]
         );
+    }
+
+    #[test]
+    fn the_objects_to_compile_are_read_from_verilators_class_list() {
+        let dir = tempfile::tempdir().unwrap();
+        let mk = |parallel: u8| {
+            format!(
+                "VM_PARALLEL_BUILDS = {parallel}\n\
+                 VM_CLASSES_FAST += \\\n  Vdemo_top \\\n  Vdemo_top___024root__0 \\\n\n\
+                 VM_CLASSES_SLOW += \\\n  Vdemo_top___024root__Slow \\\n\n\
+                 VM_SUPPORT_FAST += \\\n\n\
+                 VM_SUPPORT_SLOW += \\\n  Vdemo_top__Syms__Slow \\\n\n\
+                 VM_GLOBAL_FAST += \\\n  verilated \\\n  verilated_threads \\\n\n\
+                 VM_GLOBAL_SLOW += \\\n\n"
+            )
+        };
+        let path = dir.path().join("Vdemo_top_classes.mk");
+        std::fs::write(&path, mk(1)).unwrap();
+        assert_eq!(
+            expected_objects(dir.path(), "demo_top", "gc_shim", false),
+            [
+                "Vdemo_top",
+                "Vdemo_top___024root__0",
+                "Vdemo_top___024root__Slow",
+                "Vdemo_top__Syms__Slow",
+                "gc_shim",
+                "verilated",
+                "verilated_threads"
+            ]
+        );
+        std::fs::write(&path, mk(0)).unwrap();
+        assert_eq!(
+            expected_objects(dir.path(), "demo_top", "gc_bare", true),
+            ["Vdemo_top__ALL", "gc_bare"]
+        );
+        assert!(expected_objects(dir.path(), "other_top", "gc_shim", true).is_empty());
     }
 
     #[test]

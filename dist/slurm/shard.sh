@@ -4,8 +4,10 @@
 #
 # Tasks on one node build the RTL once: the first takes a node-local lock
 # and builds (or finds in the cache) every unit and profile the plan runs;
-# the others wait for it and then start from the cache. gpucosim's
-# exit code is the task's, so `sacct` shows which shards failed.
+# the others wait for it and then start from the cache. (gpucosim itself
+# also builds each cache entry once, under a lock per entry; this lock has
+# one task build them all.) gpucosim's exit code is the task's, so `sacct`
+# shows which shards failed.
 set -uo pipefail
 out=${1:?output directory}
 n=${2:?number of shards}

@@ -602,7 +602,7 @@ fn by_value(v: &Value, what: &str, size: u32) -> Result<ArgValue, String> {
             }
         }
         "dwords" => {
-            if size % 4 != 0 {
+            if !size.is_multiple_of(4) {
                 return Err(format!(
                     "`{what}` is {size} bytes, not a whole number of dwords: give {{\"bytes\": …}} or {{\"fields\": …}}"
                 ));

@@ -1,0 +1,487 @@
+//! The RTL build cache: a build keeps only what a cached start needs, two
+//! processes wanting the same entry on a fresh cache build it once, a cold
+//! build says what it did when stderr is no terminal, and `cache --list` /
+//! `--prune` on a cache tree made by hand.
+
+use gpucosim::cache::{self, Prune};
+use gpucosim_tests::{gpucosim_bin, quick};
+use std::fs::File;
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, SystemTime};
+
+/// The Verilator found for the shared cache, so that a fresh cache does not
+/// provision its own.
+fn verilator() -> PathBuf {
+    gpucosim::verilator::Verilator::locate(&gpucosim::rtlbuild::cache_root())
+        .expect("Verilator")
+        .exe
+}
+
+/// `gpucosim` on the fresh cache `cache`, building the quick flavor.
+fn gpucosim(cache: &Path, verilator: &Path) -> Command {
+    let mut c = quick(Command::new(gpucosim_bin()));
+    c.env("GPUCOSIM_CACHE_DIR", cache)
+        .env("VERILATOR", verilator)
+        .env_remove("GPUCOSIM_LOG");
+    c
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// The names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// A build of lds (whose Verilated C++ is split in files compiled with
+/// precompiled headers: 136 MiB of build directory) leaves an entry of the
+/// library and its description: nothing else, a few hundred KiB over the
+/// library at most. Before entries were slimmed, it kept all of
+/// Verilator's build directory.
+#[test]
+fn a_build_keeps_only_what_a_cached_start_needs() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let v = verilator();
+    let o = gpucosim(&cache, &v)
+        .args(["build", "--unit", "lds", "--profile", "gfx9"])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let lib = PathBuf::from(out.trim());
+    let entry = lib.parent().unwrap();
+    assert_eq!(names(entry), [".use", "entry.json", "libgcsim.so"]);
+    let size = cache::disk_usage(entry);
+    let lib_size = cache::disk_usage(&lib);
+    assert!(
+        size <= lib_size + 64 * 1024 && size < 4 << 20,
+        "the entry takes {} for a library of {}",
+        cache::human_bytes(size),
+        cache::human_bytes(lib_size)
+    );
+    // Its description says what it is.
+    let entries = cache::list(&cache).unwrap();
+    assert_eq!(entries.len(), 1);
+    let e = &entries[0];
+    assert!(e.complete);
+    assert_eq!(e.spare_bytes, 0);
+    let m = e.meta.as_ref().expect("entry.json");
+    assert_eq!(
+        (m.unit.as_str(), m.profile.as_str(), e.flavour.as_str()),
+        ("lds", "gfx9", "quick")
+    );
+    assert!(m.rtl_dir.ends_with("rtl/lds"), "{}", m.rtl_dir);
+    assert!(
+        m.seconds >= m.verilator_seconds + m.cxx_seconds - 0.5,
+        "{m:?}"
+    );
+    // A second start is served from it, and loads it.
+    let o = gpucosim(&cache, &v)
+        .args([
+            "run",
+            "--unit",
+            "lds",
+            "--profile",
+            "gfx9",
+            "--cycles",
+            "200",
+        ])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    assert!(!err.contains("building"), "{err}");
+    // That start is its last use, with the RTL it came from.
+    let e = &cache::list(&cache).unwrap()[0];
+    let since = e.last_used.and_then(|t| t.elapsed().ok()).unwrap();
+    assert!(since < Duration::from_secs(60), "{since:?}");
+    assert!(e.rtl_dir.as_deref().unwrap().ends_with("rtl/lds"), "{e:?}");
+}
+
+/// A Verilator that logs each run into `log`, a second late: two builds
+/// started together overlap for sure.
+fn logging_verilator(dir: &Path, real: &Path, log: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let w = dir.join("verilator");
+    std::fs::write(
+        &w,
+        format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\nsleep 1\nexec '{}' \"$@\"\n",
+            log.display(),
+            real.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&w, std::fs::Permissions::from_mode(0o755)).unwrap();
+    w
+}
+
+/// Two regressions started together on one fresh cache build the RTL they
+/// both need once: one builds, the other says it waits for that process
+/// and then starts from the cache. Both pass. (Before the per-entry lock,
+/// each built it, the loser discarding its copy.)
+#[test]
+fn two_concurrent_regress_runs_on_one_fresh_cache_build_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let log = dir.path().join("verilator.log");
+    let v = logging_verilator(dir.path(), &verilator(), &log);
+    let start = |n: u32| {
+        let cwd = dir.path().join(format!("run{n}"));
+        std::fs::create_dir_all(&cwd).unwrap();
+        gpucosim(&cache, &v)
+            .current_dir(&cwd)
+            .args([
+                "regress",
+                "--unit",
+                "waitcnt",
+                "--profile",
+                "gfx9",
+                "--seeds",
+                "1..2",
+                "--cycles",
+                "2000",
+                "--jobs",
+                "1",
+                "--no-stress",
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (start(1), start(2));
+    let pids = [a.id(), b.id()];
+    let outs = [a.wait_with_output().unwrap(), b.wait_with_output().unwrap()];
+    let mut all = String::new();
+    for o in &outs {
+        let (out, err) = text(o);
+        assert!(o.status.success(), "{out}\n{err}");
+        all.push_str(&err);
+    }
+    let runs = std::fs::read_to_string(&log).unwrap_or_default();
+    let builds = runs.lines().filter(|l| l.contains("--cc")).count();
+    assert_eq!(builds, 1, "Verilator ran {builds} builds:\n{runs}\n{all}");
+    let building: Vec<&str> = all
+        .lines()
+        .filter(|l| l.starts_with("building waitcnt RTL"))
+        .collect();
+    assert_eq!(building.len(), 1, "{all}");
+    let waiting: Vec<&str> = all
+        .lines()
+        .filter(|l| l.starts_with("waiting for another gpucosim building waitcnt gfx9 quick"))
+        .collect();
+    assert_eq!(waiting.len(), 1, "{all}");
+    assert!(
+        pids.iter()
+            .any(|p| waiting[0].ends_with(&format!("(pid {p})"))),
+        "{} names neither {pids:?}",
+        waiting[0]
+    );
+    assert_eq!(cache::list(&cache).unwrap().len(), 1);
+}
+
+/// Where stderr is no terminal, a cold build ends with one line saying
+/// what was built and how long each phase took; a cached start says
+/// nothing.
+#[test]
+fn a_cold_build_says_how_long_it_took_when_stderr_is_no_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let v = verilator();
+    let build = || {
+        let o = gpucosim(&cache, &v)
+            .args(["build", "--unit", "waitcnt", "--profile", "gfx11"])
+            .output()
+            .unwrap();
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{out}\n{err}");
+        err
+    };
+    let err = build();
+    let built: Vec<&str> = err.lines().filter(|l| l.starts_with("built ")).collect();
+    assert_eq!(built.len(), 1, "{err}");
+    // built waitcnt gfx11 quick in 2.3 s (verilator 0.6 s, C++ 1.6 s)
+    let rest = built[0]
+        .strip_prefix("built waitcnt gfx11 quick in ")
+        .unwrap_or_else(|| panic!("{}", built[0]));
+    let figures: Vec<f64> = rest
+        .split([' ', '(', ')', ','])
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert_eq!(figures.len(), 3, "{}", built[0]);
+    assert!(
+        rest.contains(" s (verilator ") && rest.contains(" s, C++ ") && rest.ends_with(" s)"),
+        "{}",
+        built[0]
+    );
+    assert!(figures[1] + figures[2] <= figures[0] + 0.2, "{}", built[0]);
+    // No terminal: no live line (its spinner, its carriage returns).
+    assert!(!err.contains('\r'), "{err:?}");
+    let err = build();
+    assert!(err.trim().is_empty(), "a cached start said: {err}");
+}
+
+/// Sets the modification time of `p` to `days` ago.
+fn age(p: &Path, days: u64) {
+    let t = SystemTime::now() - Duration::from_secs(days * 86400);
+    File::options()
+        .write(true)
+        .open(p)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+}
+
+/// How a fake entry was built.
+#[derive(Clone, Copy)]
+enum Made<'a> {
+    /// By a gpucosim before entries were slimmed and described: with
+    /// Verilator's build directory, without `entry.json` and `.use`.
+    Legacy,
+    /// By this gpucosim, from (and last used with) the RTL directory given,
+    /// instrumented with mutants or not.
+    From(&'a Path, bool),
+}
+
+/// A fake entry: a library of 100 KiB, made as `made` says, last used
+/// `days` ago.
+fn fake_entry(rtl: &Path, name: &str, days: u64, made: Made<'_>) -> PathBuf {
+    let e = rtl.join(name);
+    std::fs::create_dir_all(&e).unwrap();
+    std::fs::write(e.join("libgcsim.so"), vec![1u8; 100 * 1024]).unwrap();
+    match made {
+        Made::Legacy => {
+            std::fs::create_dir_all(e.join("obj")).unwrap();
+            std::fs::write(e.join("obj/Vlds_top__pch.h.fast.gch"), vec![1u8; 1 << 20]).unwrap();
+            std::fs::write(e.join("gc_shim.cpp"), "// shim").unwrap();
+            age(&e.join("libgcsim.so"), days);
+        }
+        Made::From(tree, instrumented) => {
+            let parts: Vec<&str> = name.split('-').collect();
+            let meta = cache::EntryMeta {
+                unit: parts[0].into(),
+                profile: parts[1].into(),
+                flavor: if name.contains("-quick-") {
+                    "quick"
+                } else {
+                    "opt"
+                }
+                .into(),
+                trace: name.contains("-trace-"),
+                artifact: "model".into(),
+                instrumented,
+                key: "0".repeat(64),
+                rtl_dir: tree.display().to_string(),
+                sources_hash: "ab".repeat(32),
+                verilator: "/usr/bin/verilator".into(),
+                built_unix: 0,
+                seconds: 3.0,
+                verilator_seconds: 1.0,
+                cxx_seconds: 2.0,
+            };
+            std::fs::write(
+                e.join(cache::META_FILE),
+                serde_json::to_string(&meta).unwrap(),
+            )
+            .unwrap();
+            std::fs::write(e.join(cache::USE_FILE), format!("{}\n", tree.display())).unwrap();
+            age(&e.join(cache::USE_FILE), days);
+        }
+    }
+    e
+}
+
+/// Takes `how` (`LOCK_EX`, `LOCK_SH`) on `p` through a file of its own:
+/// another process building or using an entry, as far as flock tells.
+fn hold(p: &Path, how: i32) -> File {
+    let f = File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(p)
+        .unwrap();
+    // SAFETY: flock on a file we own.
+    assert_eq!(
+        unsafe { libc::flock(f.as_raw_fd(), how | libc::LOCK_NB) },
+        0
+    );
+    f
+}
+
+/// `cache --list` and `--prune` on a cache made by hand: the listing shows
+/// every entry with its flavour, size, last use and RTL; a prune removes
+/// the superseded builds (or those unused for long), never one being built
+/// or used, deletes the build files an old entry kept, and what killed
+/// builds left; a dry run removes nothing.
+#[test]
+fn list_and_prune_a_cache_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache_dir = dir.path().join("cache");
+    let rtl = cache_dir.join("rtl");
+    let (ta, ta2, lds) = (
+        dir.path().join("src/rtl/ta"),
+        dir.path().join("variant/ta"),
+        dir.path().join("src/rtl/lds"),
+    );
+    for d in [&ta, &ta2, &lds] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let gone = dir.path().join("gpucosim-mutant-x/ta");
+    let from = |d| Made::From(d, false);
+    let new_ta = fake_entry(&rtl, "ta-gfx9-quick-1111111111111111", 1, from(&ta));
+    let old_ta = fake_entry(&rtl, "ta-gfx9-quick-2222222222222222", 5, from(&ta));
+    let older_ta = fake_entry(&rtl, "ta-gfx9-quick-3333333333333333", 40, from(&ta));
+    // Another RTL tree's build supersedes none of those, nor they it.
+    let variant = fake_entry(&rtl, "ta-gfx9-quick-4444444444444444", 8, from(&ta2));
+    // A single mutant's build, its tree gone: superseded however new.
+    let mutant = fake_entry(&rtl, "ta-gfx9-quick-5555555555555555", 0, from(&gone));
+    // The instrumented build's tree is always gone: it stays.
+    let inst = fake_entry(
+        &rtl,
+        "ta-gfx9-quick-6666666666666666",
+        3,
+        Made::From(&gone, true),
+    );
+    let ta_opt = fake_entry(&rtl, "ta-gfx9-7777777777777777", 30, from(&ta));
+    let legacy = fake_entry(&rtl, "lds-gfx11-8888888888888888", 0, Made::Legacy);
+    let used = fake_entry(&rtl, "lds-gfx11-9999999999999999", 20, from(&lds));
+    let building = fake_entry(&rtl, "lds-gfx11-aaaaaaaaaaaaaaaa", 25, from(&lds));
+    let newer_lds = fake_entry(&rtl, "lds-gfx11-bbbbbbbbbbbbbbbb", 2, from(&lds));
+    // A build that died (nobody holds its lock), an orphaned lock file.
+    std::fs::create_dir_all(rtl.join(".build-dead")).unwrap();
+    std::fs::write(rtl.join(".build-dead/.lock"), "").unwrap();
+    std::fs::write(rtl.join(".lds-gfx9-cccccccccccccccc.lock"), "").unwrap();
+    std::fs::write(rtl.join("notes.txt"), "not an entry").unwrap();
+    let _user = hold(&used.join(cache::USE_FILE), libc::LOCK_SH);
+    let _builder = hold(
+        &cache::KeyLock::path_of(&rtl, "lds-gfx11-aaaaaaaaaaaaaaaa"),
+        libc::LOCK_EX,
+    );
+
+    let entries = cache::list(&cache_dir).unwrap();
+    let order: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(
+        order,
+        [
+            // unit, profile, flavour, then the most recently used first
+            "lds-gfx11-8888888888888888",
+            "lds-gfx11-bbbbbbbbbbbbbbbb",
+            "lds-gfx11-9999999999999999",
+            "lds-gfx11-aaaaaaaaaaaaaaaa",
+            "ta-gfx9-7777777777777777",
+            "ta-gfx9-quick-5555555555555555",
+            "ta-gfx9-quick-1111111111111111",
+            "ta-gfx9-quick-2222222222222222",
+            "ta-gfx9-quick-4444444444444444",
+            "ta-gfx9-quick-3333333333333333",
+            "ta-gfx9-quick-6666666666666666",
+        ]
+    );
+    assert!(entries[0].meta.is_none() && entries[0].rtl_dir.is_none());
+    assert!(entries[0].spare_bytes >= 1 << 20);
+    assert!(entries[1..]
+        .iter()
+        .all(|e| e.spare_bytes == 0 && e.complete));
+    assert_eq!(entries[10].flavour, "quick instrumented");
+    assert!(entries[5].rtl_gone() && !entries[6].rtl_gone());
+    let text = cache::format_list(&cache_dir, &entries);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 13, "{text}");
+    assert!(lines[0].starts_with("UNIT"), "{text}");
+    let line = |name: &str| *lines.iter().find(|l| l.ends_with(name)).unwrap();
+    let l = line("ta-gfx9-quick-2222222222222222");
+    let tree = format!("{} (abababababab)", ta.display());
+    for w in ["ta", "gfx9", "quick", " KiB", "5 days ago", &tree] {
+        assert!(l.contains(w), "{w} not in {l}");
+    }
+    assert!(line("ta-gfx9-quick-5555555555555555").contains(" (gone)"));
+    assert!(lines[12].starts_with("11 entries, "), "{text}");
+    assert!(lines[12].contains("--prune"), "{text}");
+
+    // A dry run says what it would do and does nothing.
+    let r = cache::prune(&cache_dir, Prune::Superseded, true).unwrap();
+    assert_eq!((r.removed.len(), r.busy.len(), r.slimmed.len()), (3, 2, 1));
+    assert!(old_ta.exists() && legacy.join("obj").exists());
+    assert!(cache::format_prune(&r).contains("would remove"));
+
+    // Superseded: the newest of each unit, profile, flavour and RTL tree
+    // stays, but not one whose tree is gone.
+    let r = cache::prune(&cache_dir, Prune::Superseded, false).unwrap();
+    let text = cache::format_prune(&r);
+    let removed: Vec<&str> = r.removed.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(
+        removed,
+        [
+            "ta-gfx9-quick-5555555555555555",
+            "ta-gfx9-quick-2222222222222222",
+            "ta-gfx9-quick-3333333333333333",
+        ],
+        "{text}"
+    );
+    let busy: Vec<(&str, cache::Busy)> =
+        r.busy.iter().map(|(e, b)| (e.name.as_str(), *b)).collect();
+    assert_eq!(
+        busy,
+        [
+            ("lds-gfx11-9999999999999999", cache::Busy::InUse),
+            ("lds-gfx11-aaaaaaaaaaaaaaaa", cache::Busy::Building),
+        ],
+        "{text}"
+    );
+    assert!(!old_ta.exists() && !older_ta.exists() && !mutant.exists());
+    for kept in [
+        &new_ta, &variant, &inst, &ta_opt, &used, &building, &newer_lds,
+    ] {
+        assert!(kept.exists(), "{} was removed", kept.display());
+    }
+    // The old entry kept is slimmed to its library.
+    assert_eq!(names(&legacy), ["libgcsim.so"]);
+    assert_eq!(r.slimmed.len(), 1, "{text}");
+    // Leftovers: the dead build, the orphaned lock file.
+    assert_eq!(r.leftovers, 2, "{text}");
+    assert!(!rtl.join(".build-dead").exists());
+    assert!(!rtl.join(".lds-gfx9-cccccccccccccccc.lock").exists());
+    assert!(rtl.join("notes.txt").exists());
+    assert!(
+        text.contains("kept lds-gfx11-9999999999999999: a running gpucosim started from it"),
+        "{text}"
+    );
+    assert!(
+        text.contains("kept lds-gfx11-aaaaaaaaaaaaaaaa: a running gpucosim is building it"),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .last()
+            .unwrap()
+            .starts_with("removed 3 entries, freed "),
+        "{text}"
+    );
+
+    // Unused for 10 days: the newest of its kind goes too.
+    let r = cache::prune(
+        &cache_dir,
+        Prune::UnusedFor(Duration::from_secs(10 * 86400)),
+        false,
+    )
+    .unwrap();
+    let removed: Vec<&str> = r.removed.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(removed, ["ta-gfx9-7777777777777777"]);
+    assert_eq!(r.busy.len(), 2);
+    assert!(new_ta.exists() && variant.exists() && legacy.exists() && !ta_opt.exists());
+}
