@@ -3,9 +3,10 @@
 //! per function, each instruction followed by `// address: encoding`).
 //! A file holds one or more kernels; each is read into its instructions
 //! with their line, address (objdump only), mnemonic and operands, and its
-//! labels.
+//! labels. Functions that are not kernels (helpers clang keeps beside the
+//! kernels) are kept apart, each with the kernel that reaches it, if any.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// One instruction as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,6 +75,9 @@ pub fn split_top(s: &str) -> Vec<&str> {
 pub struct Kernel {
     /// Its symbol.
     pub name: String,
+    /// The 1-based line of its label (assembler output) or header
+    /// (objdump).
+    pub line: usize,
     /// Its instructions in order.
     pub insts: Vec<Inst>,
     /// Label → index of the instruction it precedes (`insts.len()` for a
@@ -102,6 +106,31 @@ pub struct Program {
     pub descriptors: HashMap<String, Vec<(String, String)>>,
     /// The `.amdgpu_metadata` YAML, if the file has it.
     pub metadata: Option<String>,
+    /// The functions that are not kernels, in file order.
+    pub functions: Vec<Function>,
+}
+
+/// A function of the file that is not a kernel: a helper clang keeps as a
+/// function of its own (it ends in the return `s_setpc_b64 s[30:31]`).
+#[derive(Debug, Clone, Default)]
+pub struct Function {
+    /// Its code.
+    pub code: Kernel,
+    /// The kernel that reaches it (a call, or any reference to its symbol,
+    /// directly or through other functions), if any.
+    pub called_by: Option<String>,
+}
+
+/// How the kernels of a file are told from its other functions.
+#[derive(Debug, Clone)]
+pub enum KernelNames<'a> {
+    /// From the file itself: the `.amdhsa_kernel` descriptors of assembler
+    /// output; without any (an objdump listing, hand-written assembly),
+    /// every function is a kernel except those that return with
+    /// `s_setpc_b64 s[30:31]` and have no `s_endpgm`.
+    FromText,
+    /// These names (a code object's `NAME.kd` symbols).
+    These(&'a HashSet<String>),
 }
 
 /// Removes a comment: `;` in assembler output, `//` in objdump output
@@ -121,10 +150,19 @@ fn strip_comment(line: &str) -> (&str, Option<u64>) {
     }
 }
 
-/// Reads assembly text. Kernels are the symbols declared
+/// The error of a text without functions.
+const NO_FUNCTION: &str = "no function found: not AMDGPU assembly (expected assembler output with `.type NAME,@function`, or llvm-objdump -d output)";
+
+/// Reads assembly text. Functions are the symbols declared
 /// `.type NAME,@function` (assembler output) or the `<NAME>:` headers
-/// (objdump). Errors name the line.
+/// (objdump); kernels are told from the other functions as
+/// [`KernelNames::FromText`] says. Errors name the line.
 pub fn parse(text: &str) -> Result<Program, String> {
+    parse_with(text, KernelNames::FromText)
+}
+
+/// [`parse`], with the kernels named as `names` says.
+pub fn parse_with(text: &str, names: KernelNames) -> Result<Program, String> {
     let mut prog = Program::default();
     let mut functions: Vec<String> = Vec::new();
     for line in text.lines() {
@@ -136,6 +174,9 @@ pub fn parse(text: &str) -> Result<Program, String> {
                 }
             }
         }
+    }
+    if functions.is_empty() && !text.lines().any(|l| objdump_header(l.trim()).is_some()) {
+        return Err(NO_FUNCTION.into());
     }
     let mut current: Option<Kernel> = None;
     // Inside `.amdgpu_metadata` … `.end_amdgpu_metadata` (YAML).
@@ -155,6 +196,7 @@ pub fn parse(text: &str) -> Result<Program, String> {
             finish(current.take(), &mut prog);
             current = Some(Kernel {
                 name: name.to_string(),
+                line: line_no,
                 ..Kernel::default()
             });
             continue;
@@ -207,6 +249,7 @@ pub fn parse(text: &str) -> Result<Program, String> {
                     finish(current.take(), &mut prog);
                     current = Some(Kernel {
                         name: label.to_string(),
+                        line: line_no,
                         ..Kernel::default()
                     });
                 } else if label.starts_with(".Lfunc_end") {
@@ -252,9 +295,73 @@ pub fn parse(text: &str) -> Result<Program, String> {
     finish(current.take(), &mut prog);
     prog.kernels.retain(|k| !k.insts.is_empty());
     if prog.kernels.is_empty() {
-        return Err("no function found (expected assembler output with `.type NAME,@function`, or llvm-objdump -d output)".into());
+        return Err(NO_FUNCTION.into());
+    }
+    split_functions(&mut prog, names);
+    if prog.kernels.is_empty() {
+        let names: Vec<String> = prog
+            .functions
+            .iter()
+            .map(|f| format!("`{}`", f.code.name))
+            .collect();
+        return Err(format!(
+            "no kernel found: {} {} not a kernel (no kernel descriptor; a function that returns with `s_setpc_b64 s[30:31]`)",
+            names.join(", "),
+            if names.len() == 1 { "is" } else { "are" }
+        ));
     }
     Ok(prog)
+}
+
+/// Whether a function returns to a caller: it has the return
+/// `s_setpc_b64 s[30:31]` and no `s_endpgm`.
+fn returns(k: &Kernel) -> bool {
+    let ret = k
+        .insts
+        .iter()
+        .any(|i| i.mnemonic == "s_setpc_b64" && i.operand_list().first() == Some(&"s[30:31]"));
+    ret && !k.insts.iter().any(|i| i.mnemonic.starts_with("s_endpgm"))
+}
+
+/// The words of an instruction's operands that could be symbols
+/// (`maximum` of `maximum@rel32@lo+4`).
+fn symbols(i: &Inst) -> impl Iterator<Item = &str> {
+    i.operands
+        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '$')))
+        .filter(|w| !w.is_empty())
+}
+
+/// Moves the functions that are not kernels from `prog.kernels` to
+/// `prog.functions`, each with the kernel that reaches it.
+fn split_functions(prog: &mut Program, names: KernelNames) {
+    let from_descriptors: HashSet<String> = prog.descriptors.keys().cloned().collect();
+    let is_kernel = |k: &Kernel| match &names {
+        KernelNames::These(n) => n.contains(&k.name),
+        KernelNames::FromText if !from_descriptors.is_empty() => from_descriptors.contains(&k.name),
+        KernelNames::FromText => !returns(k),
+    };
+    let (kernels, others): (Vec<Kernel>, Vec<Kernel>) = std::mem::take(&mut prog.kernels)
+        .into_iter()
+        .partition(is_kernel);
+    // Which kernel reaches each function: the symbols named in a kernel's
+    // operands, then in the functions they reach, and so on.
+    let mut called_by: Vec<Option<String>> = vec![None; others.len()];
+    let mut work: Vec<(&Kernel, &str)> = kernels.iter().map(|k| (k, k.name.as_str())).collect();
+    while let Some((code, root)) = work.pop() {
+        let named: HashSet<&str> = code.insts.iter().flat_map(symbols).collect();
+        for (f, by) in others.iter().zip(called_by.iter_mut()) {
+            if by.is_none() && named.contains(f.name.as_str()) {
+                *by = Some(root.to_string());
+                work.push((f, root));
+            }
+        }
+    }
+    prog.kernels = kernels;
+    prog.functions = others
+        .into_iter()
+        .zip(called_by)
+        .map(|(code, called_by)| Function { code, called_by })
+        .collect();
 }
 
 /// `0000000000000000 <name>:` → `name`.
@@ -296,6 +403,57 @@ mod tests {
         assert_eq!(k.insts[0].addr, Some(4));
         assert_eq!(k.insts[1].operands, "10");
         assert_eq!(k.at_addr(0x34), Some(1));
+    }
+
+    /// Functions that are not kernels are kept apart, each with the kernel
+    /// that reaches it: by the descriptors of assembler output, else by
+    /// their return.
+    #[test]
+    fn functions_that_are_not_kernels_are_kept_apart() {
+        let helper = "\t.type maximum,@function\nmaximum:\n\tv_max_i32_e32 v0, v0, v1\n\ts_setpc_b64 s[30:31]\n.Lfunc_end0:\n";
+        let kernel = "\t.type k,@function\nk:\n\ts_endpgm\n.Lfunc_end1:\n";
+        let desc = "\t.amdhsa_kernel k\n\t\t.amdhsa_next_free_vgpr 4\n\t.end_amdhsa_kernel\n";
+        for text in [
+            format!("{helper}{kernel}{desc}"),
+            format!("{helper}{kernel}"),
+        ] {
+            let p = parse(&text).unwrap();
+            assert_eq!(p.kernels.len(), 1);
+            assert_eq!(p.kernels[0].name, "k");
+            assert_eq!(p.kernels[0].line, 7);
+            assert_eq!(p.functions.len(), 1);
+            assert_eq!(p.functions[0].code.name, "maximum");
+            assert_eq!(p.functions[0].code.line, 2);
+            assert_eq!(p.functions[0].called_by, None);
+        }
+        // A kernel that forms the helper's address reaches it, and through
+        // it what it names.
+        let calls = "\t.type k,@function\nk:\n\ts_getpc_b64 s[4:5]\n\ts_add_u32 s4, s4, maximum@rel32@lo+4\n\ts_swappc_b64 s[30:31], s[4:5]\n\ts_endpgm\n";
+        let inner = "\t.type inner,@function\ninner:\n\ts_setpc_b64 s[30:31]\n";
+        let p = parse(&format!(
+            "{}{calls}{inner}",
+            helper.replace("v_max", "s_add_u32 s4, s4, inner@rel32@lo+4\n\tv_max")
+        ))
+        .unwrap();
+        let by: Vec<(&str, Option<&str>)> = p
+            .functions
+            .iter()
+            .map(|f| (f.code.name.as_str(), f.called_by.as_deref()))
+            .collect();
+        assert_eq!(by, [("maximum", Some("k")), ("inner", Some("k"))]);
+        // Names given (a code object's `.kd` symbols) decide alone.
+        let names: HashSet<String> = ["maximum".to_string()].into();
+        let p = parse_with(&format!("{helper}{kernel}"), KernelNames::These(&names)).unwrap();
+        assert_eq!(p.kernels[0].name, "maximum");
+        // Only functions that are not kernels: an error naming them.
+        let e = parse(helper).unwrap_err();
+        assert!(
+            e.starts_with("no kernel found: `maximum` is not a kernel"),
+            "{e}"
+        );
+        assert!(parse("root:x:0:0:root:/root:/bin/bash\n")
+            .unwrap_err()
+            .starts_with("no function found: not AMDGPU assembly"));
     }
 
     #[test]

@@ -110,8 +110,11 @@ impl<'k> Program<'k> {
     pub fn new(kernel: &'k Kernel, profile: Profile) -> Result<Self, String> {
         let n = kernel.insts.len();
         let mut cls = Vec::with_capacity(n);
-        for i in &kernel.insts {
-            cls.push(classify(profile, i).map_err(|e| format!("{}: {e}", i.place()))?);
+        for (k, i) in kernel.insts.iter().enumerate() {
+            cls.push(classify(profile, i).map_err(|e| match callee(kernel, k) {
+                Some(f) => format!("{}: a call of `{f}`: {e}", i.place()),
+                None => format!("{}: {e}", i.place()),
+            })?);
         }
         let target = |i: &Inst, t: &str| -> Result<Option<usize>, String> {
             let idx = match t.strip_prefix('@') {
@@ -311,10 +314,18 @@ impl<'k> Program<'k> {
             .expect("an outstanding instruction counts on some counter")
     }
 
-    /// Whether wait `w` is next to a fence (a barrier or a cache
-    /// invalidate), with only waits and instructions without registers
-    /// between: its waits serve the memory model (release before it,
-    /// acquire after it), not registers.
+    /// Whether wait `w` serves a fence (a barrier, a cache invalidate or
+    /// write-back) rather than registers: the memory model may need it even
+    /// where the registers do not.
+    ///
+    /// - Acquire: a fence before it with only waits and instructions
+    ///   without registers between.
+    /// - Release: a fence after it on the straight-line code that follows
+    ///   (no branch between), whatever instructions the scheduler put
+    ///   between, when it is the last wait before the fence on one of its
+    ///   counters that something may be outstanding on: deleting it would
+    ///   let the fence pass with that counter's instructions (an LDS store
+    ///   before `s_barrier`) in flight.
     pub fn at_fence(&self, w: usize) -> bool {
         let inert = |c: &Classified| match &c.effect {
             Effect::Wait(_) => true,
@@ -324,7 +335,39 @@ impl<'k> Program<'k> {
         let fence = |c: &Classified| c.effect == Effect::Fence;
         let after = self.cls[w + 1..].iter().find(|c| !inert(c));
         let before = self.cls[..w].iter().rev().find(|c| !inert(c));
-        after.is_some_and(fence) || before.is_some_and(fence)
+        after.is_some_and(fence) || before.is_some_and(fence) || self.releases(w)
+    }
+
+    /// Whether wait `w` is the release of a fence after it (see
+    /// [`Program::at_fence`]).
+    fn releases(&self, w: usize) -> bool {
+        let Effect::Wait(t) = &self.cls[w].effect else {
+            return false;
+        };
+        let none = Thresholds::none(self.profile);
+        let Some(Some(state)) = self.solve(None).into_iter().nth(w) else {
+            return false;
+        };
+        let mut open: Vec<Counter> = COUNTERS
+            .iter()
+            .copied()
+            .filter(|&c| get(t, c) < get(&none, c))
+            .filter(|&c| state.values().any(|b| b[c as usize] != NONE))
+            .collect();
+        for c in &self.cls[w + 1..] {
+            if open.is_empty() {
+                return false;
+            }
+            match &c.effect {
+                Effect::Fence => return true,
+                Effect::Branch(_) | Effect::CBranch(_) | Effect::End => return false,
+                // A later wait at least as strong on a counter releases it
+                // instead.
+                Effect::Wait(u) => open.retain(|&k| get(u, k) > get(t, k)),
+                _ => {}
+            }
+        }
+        false
     }
 
     /// The waits that could wait less with no hazard on any path, each
@@ -367,6 +410,36 @@ impl<'k> Program<'k> {
             }
         }
         out
+    }
+}
+
+/// The function that call instruction `k` calls, when the assembly names
+/// it: `s_call_b64 s[30:31], NAME`, or `s_swappc_b64` after the
+/// `s_add_u32 …, NAME@rel32@lo+4` (or `@gotpcrel32@lo`) that forms its
+/// address.
+fn callee(kernel: &Kernel, k: usize) -> Option<String> {
+    let sym = |o: &str| -> Option<String> {
+        let (name, _) = o.split_once('@')?;
+        let name = name.trim();
+        (!name.is_empty()).then(|| name.to_string())
+    };
+    let i = &kernel.insts[k];
+    match i.mnemonic.as_str() {
+        "s_call_b64" => {
+            let ops = i.operand_list();
+            let t = ops.get(1)?.trim();
+            let plain = t.starts_with(|c: char| c.is_ascii_alphabetic() || matches!(c, '_' | '.'))
+                && t.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'$'));
+            sym(t).or_else(|| plain.then(|| t.to_string()))
+        }
+        "s_swappc_b64" => kernel.insts[..k].iter().rev().find_map(|p| {
+            p.operand_list()
+                .into_iter()
+                .find(|o| o.contains("@rel32@lo") || o.contains("@gotpcrel32@lo"))
+                .and_then(sym)
+        }),
+        _ => None,
     }
 }
 
@@ -529,5 +602,45 @@ mod tests {
         assert!(r[1].removable(p) && r[2].removable(p));
         // The wait before the barrier serves the memory model: not judged.
         assert!(pr.at_fence(8) && !pr.at_fence(4) && !pr.at_fence(6));
+    }
+
+    /// A release wait before `s_barrier` is at the fence whatever the
+    /// scheduler put between them (gfx11: VALU and SALU, `s_delay_alu`),
+    /// memory instructions included, unless a later wait releases its
+    /// counter instead or a branch comes first.
+    #[test]
+    fn release_waits_before_a_barrier_are_at_the_fence() {
+        let body = "ds_store_b32 v0, v5\ns_waitcnt lgkmcnt(0)\nv_and_b32_e32 v3, 63, v3\ns_delay_alu instid0(VALU_DEP_1)\nv_lshlrev_b32_e32 v0, 2, v3\ns_add_i32 s0, s0, 1\nglobal_load_b32 v7, v[8:9], off\ns_barrier\nbuffer_gl0_inv\ns_waitcnt vmcnt(0)\nv_mov_b32 v1, v7\ns_endpgm";
+        let (k, p) = prog(Gfx11, body);
+        let pr = Program::new(&k, p).unwrap();
+        assert!(pr.hazards(None).is_empty());
+        let r: Vec<usize> = pr.redundant().iter().map(|r| r.at).collect();
+        assert_eq!(r, [1], "for registers the release wait could go");
+        assert!(
+            pr.at_fence(1),
+            "but it releases the LDS store at the barrier"
+        );
+        // A later lgkmcnt(0) before the barrier releases the store instead.
+        let (k, p) = prog(
+            Gfx11,
+            &body.replace(
+                "s_add_i32",
+                "ds_store_b32 v0, v6\ns_waitcnt lgkmcnt(0)\ns_add_i32",
+            ),
+        );
+        let pr = Program::new(&k, p).unwrap();
+        assert!(!pr.at_fence(1) && pr.at_fence(6));
+        // Nothing outstanding on its counter: it releases nothing.
+        let (k, p) = prog(
+            Gfx11,
+            &body.replace("ds_store_b32 v0, v5", "v_mov_b32 v1, 0"),
+        );
+        assert!(!Program::new(&k, p).unwrap().at_fence(1));
+        // A branch between: the barrier is on one path only.
+        let (k, p) = prog(
+            Gfx11,
+            &body.replace("s_add_i32 s0, s0, 1", "s_cbranch_scc1 .L1\n.L1:"),
+        );
+        assert!(!Program::new(&k, p).unwrap().at_fence(1));
     }
 }

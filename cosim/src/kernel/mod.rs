@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use check::{needed_text, wait_text, HazardKind, Program};
 use gpucosim_model::Profile;
 use serde::Serialize;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// `llvm-objdump`: `$GPUCOSIM_LLVM_OBJDUMP`, else `llvm-objdump-19` on
@@ -50,6 +51,60 @@ pub fn locate_objdump() -> Result<PathBuf> {
         })
 }
 
+/// `e_machine` of an AMDGPU code object.
+const EM_AMDGPU: u16 = 224;
+
+/// The name of an ELF `e_machine`, for the ones a user may have at hand.
+fn machine_name(m: u16) -> Option<&'static str> {
+    Some(match m {
+        2 => "SPARC",
+        3 => "x86 (i386)",
+        8 => "MIPS",
+        20 => "PowerPC",
+        21 => "PowerPC 64",
+        22 => "s390",
+        40 => "ARM",
+        43 => "SPARC V9",
+        62 => "x86-64",
+        183 => "AArch64",
+        190 => "NVIDIA CUDA",
+        243 => "RISC-V",
+        247 => "BPF",
+        258 => "LoongArch",
+        _ => return None,
+    })
+}
+
+/// Checks that an ELF file is an AMDGPU code object (64-bit,
+/// little-endian, `e_machine` EM_AMDGPU); the error says what it is
+/// instead.
+fn check_elf(shown: &str, bytes: &[u8]) -> Result<()> {
+    let not = |what: String| {
+        Err(Error::Input(format!(
+            "{shown} is {what}, not an AMDGPU code object (ELF e_machine {EM_AMDGPU}): give a code object, or assembly (clang -S, llvm-objdump -d output)"
+        )))
+    };
+    let big = bytes.get(5) == Some(&2);
+    let Some(m) = bytes.get(0x12..0x14) else {
+        return not("a truncated ELF file".into());
+    };
+    let m = if big {
+        u16::from_be_bytes([m[0], m[1]])
+    } else {
+        u16::from_le_bytes([m[0], m[1]])
+    };
+    if m != EM_AMDGPU {
+        return not(match machine_name(m) {
+            Some(n) => format!("an ELF file for {n} (e_machine {m})"),
+            None => format!("an ELF file for machine {m}"),
+        });
+    }
+    if bytes.get(4) != Some(&2) || big {
+        return not("a 32-bit or big-endian AMDGPU ELF file".into());
+    }
+    Ok(())
+}
+
 /// The processor an AMDGPU code object is for, from its ELF header's
 /// `EF_AMDGPU_MACH` (the low byte of `e_flags`), when it is one of the
 /// profiles' reference processors.
@@ -61,6 +116,50 @@ fn elf_target(bytes: &[u8]) -> Option<&'static str> {
         0x41 => Some("gfx1100"),
         _ => None,
     }
+}
+
+/// The kernels of an ELF64 code object: its `NAME.kd` symbols (kernel
+/// descriptors), read from the symbol table. `None` when the file has no
+/// symbol table, no such symbol, or is cut short.
+fn elf_kernels(bytes: &[u8]) -> Option<HashSet<String>> {
+    // Little-endian fields at `base + off`, every offset checked.
+    let field = |base: usize, off: usize, n: usize| -> Option<&[u8]> {
+        let at = base.checked_add(off)?;
+        bytes.get(at..at.checked_add(n)?)
+    };
+    let u16_at = |b, o| Some(u16::from_le_bytes(field(b, o, 2)?.try_into().ok()?));
+    let u32_at = |b, o| Some(u32::from_le_bytes(field(b, o, 4)?.try_into().ok()?));
+    let u64_at = |b, o| usize::try_from(u64::from_le_bytes(field(b, o, 8)?.try_into().ok()?)).ok();
+    let shoff = u64_at(0, 0x28)?;
+    let shentsize = usize::from(u16_at(0, 0x3a)?);
+    let shnum = usize::from(u16_at(0, 0x3c)?);
+    let section = |i: usize| shoff.checked_add(i.checked_mul(shentsize)?);
+    let mut names = HashSet::new();
+    for i in 0..shnum {
+        let sh = section(i)?;
+        // SHT_SYMTAB
+        if u32_at(sh, 4)? != 2 {
+            continue;
+        }
+        let (off, size, entsize) = (u64_at(sh, 24)?, u64_at(sh, 32)?, u64_at(sh, 56)?);
+        let strtab = section(usize::try_from(u32_at(sh, 40)?).ok()?)?;
+        let strings = field(0, u64_at(strtab, 24)?, u64_at(strtab, 32)?)?;
+        if entsize < 24 {
+            return None;
+        }
+        for k in 0..size / entsize {
+            let name = usize::try_from(u32_at(off, k.checked_mul(entsize)?)?).ok()?;
+            let raw = strings.get(name..)?;
+            let end = raw.iter().position(|&b| b == 0)?;
+            if let Some(n) = std::str::from_utf8(&raw[..end])
+                .ok()
+                .and_then(|n| n.strip_suffix(".kd"))
+            {
+                names.insert(n.to_string());
+            }
+        }
+    }
+    (!names.is_empty()).then_some(names)
 }
 
 /// The processor `llvm-objdump --mcpu` takes for a profile.
@@ -93,8 +192,11 @@ pub fn read(path: &Path, profile: Option<Profile>) -> Result<(asm::Program, Prof
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let shown = path.display();
     let mut target = None;
+    let mut kernels = None;
     let text = if bytes.starts_with(b"\x7fELF") {
+        check_elf(&shown.to_string(), &bytes)?;
         target = elf_target(&bytes);
+        kernels = elf_kernels(&bytes);
         if let (Some(p), Some(t)) = (profile, target) {
             if let Some(q) = profile_of_target(t).filter(|&q| q != p) {
                 return Err(Error::Input(format!("{shown} targets {t} ({q}), not {p}")));
@@ -124,13 +226,22 @@ pub fn read(path: &Path, profile: Option<Profile>) -> Result<(asm::Program, Prof
         }
         String::from_utf8_lossy(&out.stdout).into_owned()
     } else {
-        String::from_utf8(bytes).map_err(|_| {
+        let binary = || {
             Error::Input(format!(
-                "{shown} is neither text (assembly) nor a code object"
+                "{shown} is neither text (assembly) nor a code object: binary data without an ELF header"
             ))
-        })?
+        };
+        if bytes.contains(&0) {
+            return Err(binary());
+        }
+        String::from_utf8(bytes).map_err(|_| binary())?
     };
-    let mut prog = asm::parse(&text).map_err(|e| Error::Input(format!("{shown}: {e}")))?;
+    let names = match &kernels {
+        Some(k) => asm::KernelNames::These(k),
+        None => asm::KernelNames::FromText,
+    };
+    let mut prog =
+        asm::parse_with(&text, names).map_err(|e| Error::Input(format!("{shown}: {e}")))?;
     if prog.target.is_none() {
         prog.target = target.map(str::to_string);
     }
@@ -234,6 +345,17 @@ pub struct KernelReport {
     pub slack: [u32; 4],
 }
 
+/// A function of the file that was not checked.
+#[derive(Debug, Clone, Serialize)]
+pub struct SkippedReport {
+    /// Its symbol.
+    pub function: String,
+    /// The line it starts at.
+    pub line: usize,
+    /// Why it was skipped.
+    pub reason: String,
+}
+
 /// What `kernel check` found in a file.
 #[derive(Debug, Clone, Serialize)]
 pub struct FileReport {
@@ -243,6 +365,9 @@ pub struct FileReport {
     pub profile: String,
     /// Each kernel, in file order.
     pub kernels: Vec<KernelReport>,
+    /// The functions that are not kernels and that no kernel calls, in file
+    /// order: not checked.
+    pub skipped: Vec<SkippedReport>,
 }
 
 impl FileReport {
@@ -304,10 +429,31 @@ pub fn check_program(file: &str, prog: &asm::Program, profile: Profile) -> Resul
             redundant,
         });
     }
+    // A function a kernel reaches would be a call (or an address taken),
+    // which the analysis cannot follow; the call itself is an error of its
+    // kernel above, this catches any other reference.
+    if let Some(f) = prog.functions.iter().find(|f| f.called_by.is_some()) {
+        return Err(Error::Input(format!(
+            "{file}: line {}: function `{}` is reached from kernel `{}`: calls are not supported (the control flow cannot be followed)",
+            f.code.line,
+            f.code.name,
+            f.called_by.as_deref().unwrap_or_default()
+        )));
+    }
+    let skipped = prog
+        .functions
+        .iter()
+        .map(|f| SkippedReport {
+            function: f.code.name.clone(),
+            line: f.code.line,
+            reason: "no kernel calls it".into(),
+        })
+        .collect();
     Ok(FileReport {
         file: file.to_string(),
         profile: profile.name().to_string(),
         kernels,
+        skipped,
     })
 }
 
@@ -391,6 +537,9 @@ pub fn report_text(r: &FileReport) -> String {
             );
         }
     }
+    for f in &r.skipped {
+        let _ = writeln!(s, "skipped function `{}` ({})", f.function, f.reason);
+    }
     s
 }
 
@@ -398,5 +547,47 @@ fn place(p: &Place) -> String {
     match p.addr {
         Some(a) => format!("line {} ({a:#x})", p.line),
         None => format!("line {}", p.line),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn object(name: &str) -> Vec<u8> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/kernels");
+        std::fs::read(dir.join(name)).unwrap()
+    }
+
+    /// A code object's machine, processor and kernels come from its ELF
+    /// header and symbol table; another machine's ELF is named as such; a
+    /// file cut short is read without a panic.
+    #[test]
+    fn elf_machine_target_and_kernel_symbols() {
+        for (file, cpu) in [
+            ("helper.gfx900.O2.o", "gfx900"),
+            ("helper.gfx1100.O2.o", "gfx1100"),
+        ] {
+            let o = object(file);
+            check_elf(file, &o).unwrap();
+            assert_eq!(elf_target(&o), Some(cpu));
+            assert_eq!(elf_kernels(&o), Some(["clamp_max".to_string()].into()));
+            for n in 0..o.len() {
+                assert!(elf_kernels(&o[..n]).is_none_or(|k| k.contains("clamp_max")));
+            }
+            let mut x86 = o.clone();
+            x86[0x12..0x14].copy_from_slice(&62u16.to_le_bytes());
+            let e = check_elf("ls", &x86).unwrap_err().to_string();
+            assert!(
+                e.contains(
+                    "ls is an ELF file for x86-64 (e_machine 62), not an AMDGPU code object"
+                ),
+                "{e}"
+            );
+            x86[0x12..0x14].copy_from_slice(&9999u16.to_le_bytes());
+            let e = check_elf("x", &x86).unwrap_err().to_string();
+            assert!(e.contains("an ELF file for machine 9999"), "{e}");
+            assert!(check_elf("x", &o[..0x10]).is_err());
+        }
     }
 }

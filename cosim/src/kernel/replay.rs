@@ -314,7 +314,7 @@ pub fn dynamic_hazards(
                 _ => now,
             };
             // Still outstanding at `time`: not returned before it.
-            pending.retain(|&(_, t)| at.get(&(t, 1)).map_or(true, |&r| r >= time));
+            pending.retain(|&(_, t)| at.get(&(t, 1)).is_none_or(|&r| r >= time));
             for &(l, _) in &pending {
                 for (kind, regs) in pr.conflicts(step.inst, l) {
                     if !regs.is_empty()

@@ -1,6 +1,9 @@
 //! The instruction table (`instructions.txt`, data) and what it makes of
 //! one instruction: its effect on the counters (a class of SPEC §3.1, a
-//! wait, a branch) and the registers it reads and writes.
+//! wait, a branch) and the registers it reads and writes. The LDS that an
+//! LDS DMA load writes is one more register ([`Regs::LDS_DMA`]), read by
+//! every instruction that accesses the LDS, as LLVM's `SIInsertWaitcnts`
+//! tracks it.
 
 use super::asm::Inst;
 use gpucosim_model::waitcnt::{decode, Class, Counter, Thresholds};
@@ -18,6 +21,8 @@ enum Kind {
     Smem,
     VmemAtomic,
     FlatAtomic,
+    /// A vector memory load into the LDS (LDS DMA).
+    VmemLds,
     Ds,
     Wait,
     WaitOne(Counter),
@@ -45,6 +50,7 @@ fn kind_of(word: &str) -> Option<(Kind, bool)> {
         "smem" => (Kind::Smem, true),
         "smem2" => (Kind::Class(Class::Smem2), true),
         "vmem_atomic" => (Kind::VmemAtomic, false),
+        "vmem_lds" => (Kind::VmemLds, false),
         "flat_atomic" => (Kind::FlatAtomic, false),
         "ds" => (Kind::Ds, false),
         "wait" => (Kind::Wait, false),
@@ -145,6 +151,8 @@ const NAMED: &[&str] = &[
     "scc",
 ];
 const NAMED0: Reg = 768;
+/// The LDS written by LDS DMA loads, after the named registers.
+const LDS_DMA: Reg = NAMED0 + NAMED.len() as Reg;
 /// Registers a set can hold.
 const NREGS: usize = 1024;
 
@@ -153,6 +161,15 @@ const NREGS: usize = 1024;
 pub struct Regs([u64; NREGS / 64]);
 
 impl Regs {
+    /// The LDS that LDS DMA loads (`buffer_load_dword … lds`,
+    /// `buffer_load_lds_*`, `global_load_lds_*`) write: their destination,
+    /// read by every instruction that accesses the LDS.
+    pub const LDS_DMA: Regs = {
+        let mut r = [0u64; NREGS / 64];
+        r[LDS_DMA as usize / 64] = 1 << (LDS_DMA % 64);
+        Regs(r)
+    };
+
     fn add(&mut self, r: Reg) {
         self.0[r as usize / 64] |= 1 << (r % 64);
     }
@@ -222,6 +239,9 @@ impl Regs {
             if has(NAMED0 + k as Reg) {
                 parts.push(name.to_string());
             }
+        }
+        if has(LDS_DMA) {
+            parts.push("LDS".to_string());
         }
         parts.join(", ")
     }
@@ -411,7 +431,7 @@ pub fn classify(profile: Profile, inst: &Inst) -> Result<Classified, String> {
     let m = inst.mnemonic.as_str();
     let rule = rules()
         .iter()
-        .find(|r| r.profiles.map_or(true, |p| p == profile) && glob(&r.pattern, m))
+        .find(|r| r.profiles.is_none_or(|p| p == profile) && glob(&r.pattern, m))
         .ok_or_else(|| {
             format!("`{m}` is not in the instruction table (cosim/src/kernel/instructions.txt) for {profile}")
         })?;
@@ -432,8 +452,13 @@ pub fn classify(profile: Profile, inst: &Inst) -> Result<Classified, String> {
             dst = ret;
         }
         Kind::Ds => kind = Kind::Class(if words("gds") { Class::Gds } else { Class::Lds }),
-        Kind::Class(Class::VmemLoad) if words("lds") => dst = false,
+        // MUBUF's `lds` modifier: the data goes to the LDS (at M0), not to
+        // operand 0, which is the address (or `off`).
+        Kind::Class(Class::VmemLoad) if words("lds") => kind = Kind::VmemLds,
         _ => {}
+    }
+    if kind == Kind::VmemLds {
+        dst = false;
     }
     let (mut dst_regs, src_text): (Regs, Vec<&str>) = if dst && !ops.is_empty() {
         // Operand 0 is written; a modifier after it belongs to no register.
@@ -486,11 +511,29 @@ pub fn classify(profile: Profile, inst: &Inst) -> Result<Classified, String> {
             *a |= b;
         }
     }
+    // What an LDS DMA load wrote is read by every access of the LDS: `ds_*`
+    // but the GDS ones and those that only move data between lanes, FLAT
+    // (its address may be in the LDS), and gfx9's `buffer_store_lds_dword`
+    // — as LLVM waits for it before an instruction with an LDS or FLAT
+    // memory operand.
+    let lane_moves = ["ds_permute_b32", "ds_bpermute_b32", "ds_swizzle_b32"];
+    let lds_access = match kind {
+        Kind::Class(Class::Lds) => !lane_moves.contains(&m),
+        Kind::Class(Class::FlatLoad | Class::FlatStore) => true,
+        _ => m == "buffer_store_lds_dword",
+    };
+    if lds_access {
+        reads.add(LDS_DMA);
+    }
     let mut writes = Regs::default();
     let effect = match kind {
         Kind::Class(class) => Effect::Mem {
             class,
             dst: dst_regs,
+        },
+        Kind::VmemLds => Effect::Mem {
+            class: Class::VmemLoad,
+            dst: Regs::LDS_DMA,
         },
         Kind::Smem => {
             let dwords = (0..NREGS).filter(|&r| dst_regs.0[r / 64] >> (r % 64) & 1 != 0).count();
@@ -552,7 +595,9 @@ pub fn classify(profile: Profile, inst: &Inst) -> Result<Classified, String> {
 }
 
 /// A branch's target: a label, or (objdump) a word offset written as a
-/// number, turned into `@ADDR`.
+/// number, turned into `@ADDR`. The offset is SOPP's signed 16-bit
+/// immediate, which llvm-objdump prints unsigned (`65514` for -22): a
+/// number from 0x8000 to 0xffff is read as negative.
 fn branch_target(inst: &Inst) -> Result<String, String> {
     let t = inst
         .operand_list()
@@ -564,6 +609,16 @@ fn branch_target(inst: &Inst) -> Result<String, String> {
         return Err(format!("`{}`: a branch without a target", inst.text()));
     }
     if let Ok(n) = t.parse::<i64>() {
+        let n = match u16::try_from(n) {
+            Ok(u) => i64::from(u as i16),
+            Err(_) if n < 0 && n >= i64::from(i16::MIN) => n,
+            Err(_) => {
+                return Err(format!(
+                    "`{}`: the branch offset {n} is not a 16-bit immediate",
+                    inst.text()
+                ))
+            }
+        };
         let a = inst.addr.ok_or_else(|| {
             format!(
                 "`{}`: a numeric branch offset needs addresses (objdump output)",
@@ -674,14 +729,40 @@ mod tests {
         ));
         let x = c(Gfx9, "ds_write_b32 v1, v2");
         assert!(matches!(x.effect, Effect::Mem { class: Class::Lds, dst } if dst.is_empty()));
-        assert_eq!(x.reads, regs_in("v1, v2, exec").unwrap());
+        // It accesses the LDS: it reads what an LDS DMA load writes there.
+        let mut want = regs_in("v1, v2, exec").unwrap();
+        want.add(LDS_DMA);
+        assert_eq!(x.reads, want);
         let x = c(Gfx11, "v_cmpx_gt_u32_e32 0x80, v0");
         assert!(x.writes.is_empty());
         let x = c(Gfx9, "v_add_co_u32_e32 v1, vcc, s0, v1");
         assert_eq!(x.writes, regs_in("v1").unwrap());
         assert_eq!(c(Gfx9, "buffer_wbinvl1_vol").effect, Effect::Fence);
-        let x = c(Gfx9, "buffer_load_dword v1, off, s[0:3], 0 offset:4 lds");
-        assert!(matches!(x.effect, Effect::Mem { dst, .. } if dst.is_empty()));
+        // LDS DMA: the load writes the LDS, read by the LDS accesses after
+        // it; its operand 0 is an address.
+        for (p, t) in [
+            (Gfx9, "buffer_load_dword v1, s[0:3], 0 offen lds"),
+            (Gfx11, "buffer_load_lds_b32 v1, s[0:3], 0 offen"),
+        ] {
+            let x = c(p, t);
+            assert!(
+                matches!(x.effect, Effect::Mem { class: Class::VmemLoad, dst } if dst == Regs::LDS_DMA),
+                "{t}"
+            );
+            assert!(x.reads.meets(&regs_in("v1").unwrap()), "{t}");
+        }
+        assert_eq!(Regs::LDS_DMA.text(), "LDS");
+        for (p, t, reads) in [
+            (Gfx9, "ds_read_b32 v1, v0", true),
+            (Gfx9, "ds_write_b32 v1, v0", true),
+            (Gfx11, "ds_add_rtn_u32 v1, v0, v2", true),
+            (Gfx9, "flat_load_dword v1, v[2:3]", true),
+            (Gfx9, "ds_bpermute_b32 v1, v0, v2", false),
+            (Gfx9, "ds_add_u32 v0, v1 gds", false),
+            (Gfx9, "global_load_dword v1, v[2:3], off", false),
+        ] {
+            assert_eq!(c(p, t).reads.meets(&Regs::LDS_DMA), reads, "{t}");
+        }
     }
 
     #[test]
@@ -709,6 +790,16 @@ mod tests {
             c(Gfx11, "s_cbranch_execz -2").effect,
             Effect::CBranch("@0xc".into())
         );
+        // llvm-objdump prints SOPP's simm16 unsigned: 65534 is -2.
+        assert_eq!(
+            c(Gfx9, "s_cbranch_execnz 65534").effect,
+            Effect::CBranch("@0xc".into())
+        );
+        assert_eq!(
+            c(Gfx9, "s_branch 32767").effect,
+            Effect::Branch("@0x20010".into())
+        );
+        assert!(classify(Gfx9, &inst("s_branch 65536")).is_err());
         for bad in [
             "s_setpc_b64 s[0:1]",
             "s_dcache_inv",
