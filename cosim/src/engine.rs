@@ -95,7 +95,7 @@ pub fn second_cpu_idle() -> bool {
 /// [`second_cpu_idle`] for `cpus` CPUs and a one-minute load average (none
 /// when it cannot be read: then only the CPU count decides).
 fn idle_cpu(cpus: usize, load: Option<f64>) -> bool {
-    cpus >= 2 && load.map_or(true, |l| l + 1.5 <= cpus as f64)
+    cpus >= 2 && load.is_none_or(|l| l + 1.5 <= cpus as f64)
 }
 
 impl RunSpec {
@@ -951,7 +951,8 @@ pub fn run<B: Testbench>(
     let stream = match (&spec.waves, spec.dump_all) {
         (Some(dir), true) => {
             let path = wave_path(dir);
-            match Dump::create(&path, table, &meta, spec.waves_format) {
+            let layout = crate::decoded::layout::<B>(spec.profile);
+            match Dump::with_layout(&path, &layout, &meta, spec.waves_format) {
                 Ok(w) => Some(w),
                 Err(e) => {
                     stream_error = Some(format!("{}: {e}", path.display()));
@@ -1061,7 +1062,8 @@ pub fn run<B: Testbench>(
     } else if let (Some(dir), true, None) = (&spec.waves, wanted, &vcd_error) {
         let path = wave_path(dir);
         let format = spec.waves_format;
-        match gpucosim_waves::write_capture(&path, table, &chk.capture, &meta, format) {
+        let layout = crate::decoded::layout::<B>(spec.profile);
+        match gpucosim_waves::write_capture_with(&path, &layout, &chk.capture, &meta, format) {
             Ok(()) => vcd = Some(path),
             Err(e) => vcd_error = Some(format!("{}: {e}", path.display())),
         }
@@ -1179,7 +1181,9 @@ pub fn focus_cycle(mismatches: &[Mismatch], end: &End) -> Option<u64> {
 
 /// Writes the GTKWave and Surfer sessions of the waveform `vcd` (cycles
 /// `window`): the marker on the divergence (or where the run ended), the
-/// diverging ports first with their diverging elements, masks in binary.
+/// diverging ports first with their diverging elements (a mask's
+/// diverging lanes as their own signals, with the lane's bank or address),
+/// masks in binary.
 fn write_sessions<B: Testbench>(
     spec: &RunSpec,
     vcd: &Path,
@@ -1188,14 +1192,19 @@ fn write_sessions<B: Testbench>(
     end: &End,
 ) -> std::io::Result<Vec<PathBuf>> {
     let table = B::table();
-    let layout = Layout::new(table);
+    // The layout the waveform was written with.
+    let layout = crate::decoded::layout::<B>(spec.profile);
     let focus = focus_cycle(mismatches, end);
+    // The diverging elements of an array, or the diverging bits of a mask
+    // (each shown as a signal of its own).
     let diverging: Vec<(String, Vec<u32>)> = mismatches
         .iter()
         .filter(|m| Some(m.cycle) == focus)
         .map(|m| {
             let elems = match table.find(&m.signal) {
-                Some((d, _)) if d.elems > 1 => m.elements.iter().map(|e| e.0 as u32).collect(),
+                Some((d, _)) if d.elems > 1 || m.index.is_some() => {
+                    m.elements.iter().map(|e| e.0 as u32).collect()
+                }
                 _ => Vec::new(),
             };
             (m.signal.clone(), elems)
@@ -1229,6 +1238,7 @@ fn write_sessions<B: Testbench>(
             window,
             diverging,
             binary,
+            items: crate::decoded::items::<B>(),
             title,
         },
     )

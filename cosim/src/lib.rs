@@ -13,6 +13,7 @@
 pub mod benchmark;
 pub mod bundle;
 pub mod cache;
+pub mod decoded;
 pub mod engine;
 pub mod error;
 pub mod kernel;

@@ -11,6 +11,7 @@
 //! asks for them, so a run of any length needs no up-front budget; the
 //! transactions actually consumed are recorded for repro bundles.
 
+use gpucosim_model::decode::Decoder;
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::{Profile, Unit};
 use rand_chacha::ChaCha8Rng;
@@ -240,6 +241,16 @@ pub trait Testbench: 'static {
     /// `None` for a plain value.
     fn index(port: &str) -> Option<Index> {
         let _ = port;
+        None
+    }
+    /// The unit's decoder of waveform signals for `profile`: the values its
+    /// model knows how to read from the captured ports (a V#'s fields, the
+    /// LDS bank of a lane, the instruction in flight as text), computed
+    /// only when a waveform is written. `None` (the default): none. The
+    /// lanes of masks need no decoder: they follow [`Testbench::index`]
+    /// (`crate::decoded::layout`).
+    fn decoder(profile: Profile) -> Option<Box<dyn Decoder>> {
+        let _ = profile;
         None
     }
 }

@@ -74,7 +74,7 @@ impl BinTable {
                 let mut names = Vec::new();
                 let mut map = Box::new([ABSENT; MAX_BINS]);
                 for (b, d) in decl.iter().enumerate() {
-                    if d.on.map_or(true, |on| on(p)) {
+                    if d.on.is_none_or(|on| on(p)) {
                         map[b] = names.len() as u16;
                         names.push(d.name);
                     }

@@ -25,7 +25,7 @@
 //! place by [`FstWriter::finish`], so a run that is interrupted or fails
 //! leaves no partial file.
 
-use crate::{Frame, Group, Layout, Meta};
+use crate::{Decoding, Frame, Group, Held, Kind, Layout, Meta, Node, Resolved, Value};
 use gpucosim_model::ports::{get_bits, PortTable};
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
@@ -54,6 +54,7 @@ const UPSCOPE: u8 = 255;
 const SCOPE_MODULE: u8 = 0;
 const VAR_INTEGER: u8 = 1;
 const VAR_WIRE: u8 = 16;
+const VAR_GEN_STRING: u8 = 21;
 const DIR_IMPLICIT: u8 = 0;
 /// Value changes packed with LZ4.
 const PACK_LZ4: u8 = b'4';
@@ -131,7 +132,7 @@ fn packed_u64(out: &mut [u8], v: u64, width: u32) -> usize {
 /// Appends a value of any width given as little-endian words, packed as
 /// [`packed_u64`] packs it.
 fn packed_words(out: &mut Vec<u8>, words: &[u32], width: u32) {
-    if width % 32 == 0 {
+    if width.is_multiple_of(32) {
         // Whole words, most significant first.
         for w in words.iter().rev() {
             out.extend_from_slice(&w.to_be_bytes());
@@ -270,7 +271,9 @@ impl Hierarchy {
         b.extend_from_slice(&packed);
         let mut geom = Vec::new();
         for w in &self.widths {
-            varint(&mut geom, u64::from(*w));
+            // Width 0: a variable-length (string) variable.
+            let g = if *w == 0 { u32::MAX } else { *w };
+            varint(&mut geom, u64::from(g));
         }
         b.push(GEOMETRY);
         b.extend_from_slice(&(24 + geom.len() as u64).to_be_bytes());
@@ -296,11 +299,37 @@ struct FPort {
     group: Group,
     offset: usize,
     words: usize,
+    /// Its variables: its own (`vars.start..own_end`), then its decoded
+    /// lanes.
     vars: std::ops::Range<usize>,
+    own_end: usize,
+    /// Per bit of the port's words, the handle of its decoded lane, if it
+    /// has one (empty: no decoded lanes).
+    lanes: Vec<Option<usize>>,
     /// For an RTL output port: whether it has been equal to the model's
     /// port since the block started, its variables' changes those of the
     /// model's and so not recorded (the block aliases them).
     twin: bool,
+}
+
+/// A computed decoded signal.
+struct FComp {
+    handle: usize,
+    kind: Kind,
+    /// Its value of the decoder.
+    n: usize,
+    last: Option<Held>,
+}
+
+/// The characters of a decoded value of `kind` in a block's start values
+/// (nothing for a text, which has no room there).
+fn held_chars(out: &mut Vec<u8>, held: &Held, kind: Kind) {
+    let w = kind.width();
+    match held {
+        Held::Num(v) => chars_u64(out, *v, w),
+        Held::Unknown => out.extend(std::iter::repeat_n(b'x', w as usize)),
+        Held::Text(_) => {}
+    }
 }
 
 /// Frames on their way to the encoding thread.
@@ -345,6 +374,13 @@ struct Encoder {
     /// Per variable, the model's variable an RTL output variable is
     /// compared with.
     partner: Vec<Option<usize>>,
+    /// The computed decoded signals, their decoder and their values as
+    /// last written (`None` before the first frame).
+    comps: Vec<FComp>,
+    decoding: Option<Decoding>,
+    /// The texts are written again at the next time step (the first of a
+    /// block: a block's start values have no room for them).
+    texts_again: bool,
     /// Scratch for a block's bytes and one variable's compressed changes.
     scratch: Vec<u8>,
     lz4: Vec<u8>,
@@ -372,9 +408,16 @@ impl Encoder {
                 var_of[v.handle] = Some((p.group, v));
             }
         }
+        let mut comp_of = vec![None; self.widths.len()];
+        for c in &self.comps {
+            comp_of[c.handle] = Some(c);
+        }
         for (h, w) in self.widths.iter().enumerate() {
             if let Some(c) = vals[h] {
                 s.extend_from_slice(c);
+            } else if let Some(c) = comp_of[h] {
+                let unknown = Held::Unknown;
+                held_chars(&mut s, c.last.as_ref().unwrap_or(&unknown), c.kind);
             } else if let Some((g, v)) = var_of[h] {
                 let buf = bufs[g as usize];
                 if *w <= 64 {
@@ -391,9 +434,14 @@ impl Encoder {
     /// Marks the RTL ports equal to the model's in `start`, the values at
     /// the start of a block, as twins.
     fn start_twins(&mut self, start: [&[u32]; 3]) {
+        let (vars, partner) = (&self.vars, &self.partner);
         for p in &mut self.ports {
             let span = p.offset..p.offset + p.words;
-            p.twin = p.group == Group::Rtl && start[1][span.clone()] == start[2][span];
+            p.twin = p.group == Group::Rtl
+                && start[1][span.clone()] == start[2][span]
+                && vars[p.vars.clone()]
+                    .iter()
+                    .all(|v| partner[v.handle].is_some());
         }
     }
 
@@ -421,6 +469,76 @@ impl Encoder {
             }
         }
         self.held += c.len() - before;
+    }
+
+    /// Records a change of variable `h` at the current time step: `head`
+    /// makes the varint from the time delta, `body` appends what follows.
+    fn change_with(&mut self, h: usize, head: impl FnOnce(u64) -> u64, body: &[u8]) {
+        let step = self.step;
+        let delta = u64::from(step - self.last_step[h]);
+        self.last_step[h] = step;
+        let c = &mut self.changes[h];
+        let before = c.len();
+        varint(c, head(delta));
+        c.extend_from_slice(body);
+        self.held += c.len() - before;
+    }
+
+    /// Records the change of a computed signal to `held`.
+    fn change_held(&mut self, h: usize, held: &Held, kind: Kind) {
+        let w = kind.width();
+        match held {
+            Held::Num(v) if w == 1 => self.change(h, Some(*v & 1 != 0), |_| {}),
+            Held::Num(v) => self.change_u64(h, *v, w),
+            // One bit: code 0 of the nine-valued ones (`x`).
+            Held::Unknown if w == 1 => self.change_with(h, |d| d << 4 | 1, &[]),
+            Held::Unknown => {
+                let xs = vec![b'x'; w as usize];
+                self.change_with(h, |d| d << 1 | 1, &xs)
+            }
+            Held::Text(t) => {
+                let mut body = Vec::with_capacity(t.len() + 2);
+                varint(&mut body, t.len() as u64);
+                body.extend_from_slice(t);
+                self.change_with(h, |d| d << 1, &body)
+            }
+        }
+    }
+
+    /// Decodes frame `cur` and records the changes of the computed signals
+    /// at the current time step. In the first frame the values are only
+    /// kept (the numbers go to the block's start values).
+    fn decoded(&mut self, cur: [&[u32]; 3], first: bool) {
+        let Some(mut d) = self.decoding.take() else {
+            return;
+        };
+        let values = d.run(cur[0], cur[1], cur[2]);
+        let again = std::mem::take(&mut self.texts_again);
+        for i in 0..self.comps.len() {
+            let c = &self.comps[i];
+            let (h, kind) = (c.handle, c.kind);
+            let Some(v) = values.get(c.n) else {
+                continue;
+            };
+            let next = match (v, &c.last) {
+                (Value::Keep, Some(_)) => None,
+                (Value::Keep, None) => Some(Held::of(&Value::Unknown, kind)),
+                (v, Some(l)) if l.same(v, kind) => None,
+                (v, _) => Some(Held::of(v, kind)),
+            };
+            let text = kind == Kind::Text;
+            if let Some(n) = next {
+                if !first {
+                    self.change_held(h, &n, kind);
+                }
+                self.comps[i].last = Some(n);
+            } else if text && again {
+                if let Some(l) = self.comps[i].last.clone() {
+                    self.change_held(h, &l, kind);
+                }
+            }
+        }
+        self.decoding = Some(d);
     }
 
     /// Records a change of variable `h` (2 to 64 bits wide) to `v`, with one
@@ -493,13 +611,23 @@ impl Encoder {
         }
         self.mism_now[n] = self.mism_now[..n].iter().any(|m| *m);
         let Some(prev_cycle) = self.prev_cycle else {
-            // The first frame: the first block's values at its start.
+            // The first frame: the first block's values at its start. The
+            // texts have no room there, and readers ignore those values if
+            // anything changes at the start: the texts are set at the
+            // first rising edge.
             self.info.start = t;
             self.block_start = t;
+            self.decoded(cur, true);
             let mism = self.mism_now.clone();
             self.frame = self.snapshot(cur, false, cycle, &mism);
             self.start_twins(cur);
-            return self.rise(cycle);
+            self.rise(cycle)?;
+            for i in 0..self.comps.len() {
+                if let (Kind::Text, Some(l)) = (self.comps[i].kind, self.comps[i].last.clone()) {
+                    self.change_held(self.comps[i].handle, &l, Kind::Text);
+                }
+            }
+            return Ok(());
         };
         if self.held >= BLOCK_BYTES {
             self.write_block()?;
@@ -536,7 +664,8 @@ impl Encoder {
             if p.twin || cur[span.clone()] == old[span] {
                 continue;
             }
-            for vi in p.vars.clone() {
+            let has_lanes = !p.lanes.is_empty();
+            for vi in p.vars.start..p.own_end {
                 let v = &self.vars[vi];
                 let (h, bit, width) = (v.handle, v.bit, v.width);
                 let ws = v.words.clone();
@@ -562,6 +691,21 @@ impl Encoder {
                     self.change(h, None, |c| packed_words(c, &cur[span], width));
                 }
             }
+            // The decoded lanes: only the bits that changed.
+            if has_lanes {
+                let offset = self.ports[pi].offset;
+                for w in 0..self.ports[pi].words {
+                    let (a, b) = (cur[offset + w], old[offset + w]);
+                    let mut diff = a ^ b;
+                    while diff != 0 {
+                        let i = diff.trailing_zeros() as usize;
+                        diff &= diff - 1;
+                        if let Some(h) = self.ports[pi].lanes[32 * w + i] {
+                            self.change(h, Some(a >> i & 1 != 0), |_| {});
+                        }
+                    }
+                }
+            }
         }
         for k in 0..=n {
             if self.mism_now[k] != self.prev_mism[k] {
@@ -569,6 +713,7 @@ impl Encoder {
                 self.change(h, Some(self.mism_now[k]), |_| {});
             }
         }
+        self.decoded(cur, false);
         self.rise(cycle)
     }
 
@@ -695,6 +840,7 @@ impl Encoder {
         }
         self.last_step.iter_mut().for_each(|s| *s = 0);
         self.held = 0;
+        self.texts_again = true;
         Ok(())
     }
 
@@ -730,46 +876,55 @@ impl FstWriter {
     /// line of `meta` is the file's version text (what wrote it; the format
     /// has room for 127 bytes).
     pub fn create(path: &Path, table: &PortTable, meta: &Meta) -> io::Result<FstWriter> {
+        FstWriter::with_layout(path, &Layout::new(table), meta)
+    }
+
+    /// [`FstWriter::create`] for the variables of `layout`: its ports and
+    /// its decoded signals (declared in the scope of their group, as in the
+    /// VCD; a text is a variable-length string variable).
+    pub fn with_layout(path: &Path, layout: &Layout, meta: &Meta) -> io::Result<FstWriter> {
         let (file, tmp) = crate::temp_file_for(path)?.into_parts();
-        let layout = Layout::new(table);
+        let table = layout.table();
         let mut h = Hierarchy::default();
         h.scope("tb");
         let clk = h.var(VAR_WIRE, "clk", 1);
         let cycle = h.var(VAR_INTEGER, "cycle", 64);
-        let mut vars = Vec::with_capacity(layout.vars.len());
-        let mut ports: Vec<FPort> = Vec::new();
-        let mut scope = None;
-        for v in &layout.vars {
-            if scope != Some(v.group) {
-                if scope.is_some() {
-                    h.upscope();
-                }
-                h.scope(v.group.scope());
-                scope = Some(v.group);
-            }
-            let handle = h.var(VAR_WIRE, &vector_name(&v.name(), v.width), v.width);
-            match ports.last_mut() {
-                Some(p) if p.group == v.group && p.offset == v.offset => p.vars.end += 1,
-                _ => {
-                    let words = table.find(v.port).map_or(1, |(_, p)| p.words());
-                    ports.push(FPort {
-                        group: v.group,
-                        offset: v.offset,
-                        words,
-                        vars: vars.len()..vars.len() + 1,
-                        twin: false,
-                    });
+        // Handles of the port variables and of the decoded signals.
+        let mut var_handle = vec![0; layout.vars.len()];
+        let mut derived_handle = vec![0; layout.derived.len()];
+        fn declare(h: &mut Hierarchy, layout: &Layout, nodes: &[Node], handles: &mut [usize]) {
+            for n in nodes {
+                match n {
+                    Node::Scope(name, children) => {
+                        h.scope(name);
+                        declare(h, layout, children, handles);
+                        h.upscope();
+                    }
+                    Node::Signal(k) => {
+                        let s = &layout.derived[*k];
+                        handles[*k] = match s.kind {
+                            Kind::Bits(w) => h.var(VAR_WIRE, &vector_name(&s.name, w), w),
+                            Kind::Int(w) => h.var(VAR_INTEGER, &s.name, w),
+                            Kind::Text => h.var(VAR_GEN_STRING, &s.name, 0),
+                        };
+                    }
                 }
             }
-            let bit = v.offset * 32 + v.lsb;
-            vars.push(FVar {
-                handle,
-                bit,
-                width: v.width,
-                words: bit / 32..(bit + v.width as usize).div_ceil(32),
-            });
         }
-        if scope.is_some() {
+        for group in [Group::In, Group::Model, Group::Rtl] {
+            let tree = layout.derived_tree(group);
+            let mine: Vec<usize> = (0..layout.vars.len())
+                .filter(|k| layout.vars[*k].group == group)
+                .collect();
+            if mine.is_empty() && tree.is_empty() {
+                continue;
+            }
+            h.scope(group.scope());
+            for k in mine {
+                let v = &layout.vars[k];
+                var_handle[k] = h.var(VAR_WIRE, &vector_name(&v.name(), v.width), v.width);
+            }
+            declare(&mut h, layout, &tree, &mut derived_handle);
             h.upscope();
         }
         h.scope("mismatch");
@@ -781,6 +936,85 @@ impl FstWriter {
             .collect();
         h.upscope();
         h.upscope();
+        // The variables port by port: a port's own, then its decoded bits
+        // (the lanes of a mask), so that a port whose words did not change
+        // is skipped whole.
+        let resolved = layout.resolved();
+        let mut vars: Vec<FVar> = Vec::with_capacity(layout.vars.len() + layout.derived.len());
+        let mut ports: Vec<FPort> = Vec::new();
+        // Per variable: the key pairing an RTL variable with its model twin.
+        let mut keys: Vec<(Group, String, usize)> = Vec::new();
+        let mut bits_done = vec![false; layout.derived.len()];
+        let mut k = 0;
+        while k < layout.vars.len() {
+            let v0 = &layout.vars[k];
+            let first = vars.len();
+            let mut end = k;
+            while end < layout.vars.len()
+                && layout.vars[end].group == v0.group
+                && layout.vars[end].offset == v0.offset
+            {
+                let v = &layout.vars[end];
+                let bit = v.offset * 32 + v.lsb;
+                vars.push(FVar {
+                    handle: var_handle[end],
+                    bit,
+                    width: v.width,
+                    words: bit / 32..(bit + v.width as usize).div_ceil(32),
+                });
+                keys.push((v.group, v.name(), bit));
+                end += 1;
+            }
+            let words = table.find(v0.port).map_or(1, |(_, p)| p.words());
+            let own_end = vars.len();
+            let mut lanes = Vec::new();
+            for (d, r) in resolved.iter().enumerate() {
+                if let Resolved::Bit { group, bit, port } = *r {
+                    if group == v0.group && port.0 == v0.offset {
+                        vars.push(FVar {
+                            handle: derived_handle[d],
+                            bit,
+                            width: 1,
+                            words: bit / 32..bit / 32 + 1,
+                        });
+                        keys.push((group, layout.derived[d].local_path(), bit));
+                        bits_done[d] = true;
+                        if lanes.is_empty() {
+                            lanes = vec![None; 32 * words];
+                        }
+                        lanes[bit - 32 * v0.offset] = Some(derived_handle[d]);
+                    }
+                }
+            }
+            ports.push(FPort {
+                group: v0.group,
+                offset: v0.offset,
+                words,
+                vars: first..vars.len(),
+                own_end,
+                lanes,
+                twin: false,
+            });
+            k = end;
+        }
+        let comps: Vec<FComp> = resolved
+            .iter()
+            .enumerate()
+            .filter_map(|(d, r)| match r {
+                Resolved::Computed(n) => Some(FComp {
+                    handle: derived_handle[d],
+                    kind: layout.derived[d].kind,
+                    n: *n,
+                    last: None,
+                }),
+                Resolved::Bit { .. } => None,
+            })
+            .collect();
+        debug_assert!(layout
+            .derived
+            .iter()
+            .zip(&bits_done)
+            .all(|(s, done)| *done || matches!(s.source, crate::Source::Computed(_))));
         let version = meta
             .comments
             .first()
@@ -797,14 +1031,25 @@ impl FstWriter {
         out.write_all(&h.blocks())?;
         let (iw, ow) = (table.in_words(), table.out_words());
         let n = h.widths.len();
+        // An RTL variable's twin: the model's variable of the same name
+        // and bit.
         let mut partner = vec![None; n];
-        let model_vars = layout.vars.iter().position(|v| v.group == Group::Model);
-        let rtl_vars = layout.vars.iter().position(|v| v.group == Group::Rtl);
-        if let (Some(m), Some(r)) = (model_vars, rtl_vars) {
-            for k in 0..r - m {
-                partner[vars[r + k].handle] = Some(vars[m + k].handle);
+        let model_of: std::collections::HashMap<(&str, usize), usize> = keys
+            .iter()
+            .zip(&vars)
+            .filter(|(key, _)| key.0 == Group::Model)
+            .map(|(key, v)| ((key.1.as_str(), key.2), v.handle))
+            .collect();
+        for (key, v) in keys.iter().zip(&vars) {
+            if key.0 == Group::Rtl {
+                partner[v.handle] = model_of.get(&(key.1.as_str(), key.2)).copied();
             }
         }
+        let decoding = if comps.is_empty() {
+            None
+        } else {
+            Decoding::new(layout)
+        };
         let nm = mism.len();
         let enc = Encoder {
             out,
@@ -832,6 +1077,9 @@ impl FstWriter {
             step: 0,
             held: 0,
             partner,
+            comps,
+            decoding,
+            texts_again: false,
             scratch: Vec::new(),
             lz4: Vec::new(),
         };

@@ -16,6 +16,16 @@
 //! and [`write_capture`] writes a capture window; both write to a temporary
 //! file beside the target and rename it into place when complete.
 //!
+//! A layout may add *decoded signals* ([`Signal`], declared in scopes below
+//! their group's): the lanes of a mask as one-bit signals
+//! ([`Layout::with_signals`]) and the numbers and texts a unit's
+//! [`Decoder`] computes from a frame's words ([`Layout::with_decoder`]).
+//! The writers compute them frame by frame as they write
+//! ([`VcdWriter::with_layout`], [`FstWriter::with_layout`],
+//! [`Dump::with_layout`], [`write_capture_with`]); the capture ring holds
+//! only the packed words. This crate knows no unit: the decoders live next
+//! to each unit's port table in `gpucosim-model`.
+//!
 //! ```
 //! use gpucosim_waves::{Capture, VcdWriter, Meta};
 //! gpucosim_model::ports! {
@@ -67,6 +77,7 @@ pub mod session;
 pub mod text;
 
 use gpucosim_model::ports::{get_bits, Dir, PortTable};
+use std::fmt;
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -196,27 +207,7 @@ pub struct Meta {
     pub comments: Vec<String>,
 }
 
-/// Which buffer of a frame a variable reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Group {
-    /// The inputs (scope `tb.in`).
-    In,
-    /// The model's outputs (scope `tb.model`).
-    Model,
-    /// The RTL's outputs (scope `tb.rtl`).
-    Rtl,
-}
-
-impl Group {
-    /// The scope under `tb` holding the group.
-    pub fn scope(self) -> &'static str {
-        match self {
-            Group::In => "in",
-            Group::Model => "model",
-            Group::Rtl => "rtl",
-        }
-    }
-}
+pub use gpucosim_model::decode::{Decoder, Group, Kind, Signal, Source, Value};
 
 /// One waveform variable: a port, or one element of an array port, in one
 /// group.
@@ -255,7 +246,7 @@ impl Var {
     /// The variable's value in `buf` (the frame's buffer of its group), as
     /// little-endian 32-bit words.
     pub fn words<'a>(&self, buf: &'a [u32]) -> &'a [u32] {
-        debug_assert!(self.lsb % 32 == 0);
+        debug_assert!(self.lsb.is_multiple_of(32));
         let w = self.offset + self.lsb / 32;
         &buf[w..w + self.width.div_ceil(32) as usize]
     }
@@ -271,12 +262,74 @@ impl Var {
 /// table order and an array port as one variable per element named
 /// `port[e]`. After them, the waveforms hold `tb.mismatch.any` and one
 /// `tb.mismatch.<port>` bit per output port.
-#[derive(Debug, Clone)]
+///
+/// A layout may also hold decoded signals ([`Layout::derived`]): per-lane
+/// bits of masks ([`Source::Bit`], added with [`Layout::with_signals`]) and
+/// the signals of a unit's [`Decoder`] ([`Layout::with_decoder`]). Each is
+/// declared in its group's scope, below the ports, in scopes of its own
+/// (`tb.model.lane_inrange_o.lane32.dword0`); in a VCD their identifier
+/// codes follow all the others', so the ports' declarations and value
+/// changes are the same bytes with or without them. They are computed only
+/// as frames are written.
 pub struct Layout {
     /// The value variables.
     pub vars: Vec<Var>,
     /// The output ports: name, word offset and words.
     pub outputs: Vec<(&'static str, usize, usize)>,
+    /// The decoded signals, in declaration order.
+    pub derived: Vec<Signal>,
+    table: PortTable,
+    decoder: Option<Box<dyn Decoder>>,
+}
+
+impl fmt::Debug for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Layout")
+            .field("unit", &self.table.unit)
+            .field("vars", &self.vars.len())
+            .field("derived", &self.derived.len())
+            .field("decoder", &self.decoder.is_some())
+            .finish()
+    }
+}
+
+impl Clone for Layout {
+    fn clone(&self) -> Layout {
+        Layout {
+            vars: self.vars.clone(),
+            outputs: self.outputs.clone(),
+            derived: self.derived.clone(),
+            table: self.table,
+            decoder: self.decoder.as_ref().map(|d| d.fresh()),
+        }
+    }
+}
+
+/// A scope of decoded signals as declared: its name and what it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Node {
+    /// A scope.
+    Scope(String, Vec<Node>),
+    /// Decoded signal `n` of [`Layout::derived`].
+    Signal(usize),
+}
+
+/// Where a decoded signal's value is, resolved for a writer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Resolved {
+    /// Bit `bit` (counted from bit 0 of the buffer) of the group's buffer;
+    /// the port is at words `port` of it.
+    Bit {
+        group: Group,
+        bit: usize,
+        port: (usize, usize),
+    },
+    /// Value `n` of the decoder.
+    Computed(usize),
+}
+
+fn invalid_input(msg: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, msg)
 }
 
 impl Layout {
@@ -317,8 +370,236 @@ impl Layout {
             .of(Dir::Out)
             .map(|(d, p)| (d.name, p.offset, p.words()))
             .collect();
-        Layout { vars, outputs }
+        Layout {
+            vars,
+            outputs,
+            derived: Vec::new(),
+            table: *table,
+            decoder: None,
+        }
     }
+
+    /// The port table.
+    pub fn table(&self) -> &PortTable {
+        &self.table
+    }
+
+    /// Adds decoded signals read straight from the ports ([`Source::Bit`]:
+    /// one lane of a mask). Fails with [`io::ErrorKind::InvalidInput`] for a
+    /// signal that is computed, names a port its group does not have or a
+    /// bit past the port, or has a path taken.
+    pub fn with_signals(mut self, signals: Vec<Signal>) -> io::Result<Layout> {
+        for s in &signals {
+            match s.source {
+                Source::Bit { .. } => {
+                    self.resolve_bit(s)?;
+                }
+                Source::Computed(_) => {
+                    return Err(invalid_input(format!(
+                        "{}: a computed signal comes with its decoder",
+                        s.path()
+                    )))
+                }
+            }
+        }
+        self.add(signals)?;
+        Ok(self)
+    }
+
+    /// Adds the signals of `decoder`, which computes them as frames are
+    /// written (each writer runs a [`Decoder::fresh`] one of its own).
+    /// Fails with [`io::ErrorKind::InvalidInput`] if the layout has a
+    /// decoder already, or a signal is not computed, has an index past the
+    /// decoder's signals or a path taken.
+    pub fn with_decoder(mut self, decoder: Box<dyn Decoder>) -> io::Result<Layout> {
+        if self.decoder.is_some() {
+            return Err(invalid_input("the layout has a decoder already".into()));
+        }
+        let signals = decoder.signals();
+        for (k, s) in signals.iter().enumerate() {
+            if s.source != Source::Computed(k) {
+                return Err(invalid_input(format!(
+                    "{}: decoder signal {k} is not `Computed({k})`",
+                    s.path()
+                )));
+            }
+        }
+        self.add(signals)?;
+        self.decoder = Some(decoder);
+        Ok(self)
+    }
+
+    fn add(&mut self, signals: Vec<Signal>) -> io::Result<()> {
+        let mut taken: std::collections::HashSet<String> = self
+            .vars
+            .iter()
+            .map(Var::path)
+            .chain(self.derived.iter().map(Signal::path))
+            .collect();
+        for s in &signals {
+            let w = s.kind.width();
+            if w > 64 || (w == 0 && s.kind != Kind::Text) {
+                return Err(invalid_input(format!(
+                    "{}: {w} bits (1 to 64 wanted)",
+                    s.path()
+                )));
+            }
+            if let Some(bad) = s.scope.iter().chain([&s.name]).find(|n| {
+                !n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') || n.is_empty()
+            }) {
+                return Err(invalid_input(format!(
+                    "{}: `{bad}` is not a plain name",
+                    s.path()
+                )));
+            }
+            if !taken.insert(s.path()) {
+                return Err(invalid_input(format!("{} is declared twice", s.path())));
+            }
+        }
+        self.derived.extend(signals);
+        Ok(())
+    }
+
+    fn resolve_bit(&self, s: &Signal) -> io::Result<Resolved> {
+        let Source::Bit { port, bit } = s.source else {
+            return Err(invalid_input(format!("{} is computed", s.path())));
+        };
+        let dir = if s.group == Group::In {
+            Dir::In
+        } else {
+            Dir::Out
+        };
+        match self.table.find(port) {
+            Some((d, p)) if d.dir == dir && bit < d.width() => Ok(Resolved::Bit {
+                group: s.group,
+                bit: p.offset * 32 + bit as usize,
+                port: (p.offset, p.words()),
+            }),
+            _ => Err(invalid_input(format!(
+                "{}: {} has no port {port} with a bit {bit}",
+                s.path(),
+                s.group.scope()
+            ))),
+        }
+    }
+
+    /// Where each decoded signal's value is.
+    pub(crate) fn resolved(&self) -> Vec<Resolved> {
+        self.derived
+            .iter()
+            .map(|s| match s.source {
+                Source::Computed(n) => Resolved::Computed(n),
+                // Checked when added.
+                Source::Bit { .. } => self
+                    .resolve_bit(s)
+                    .unwrap_or(Resolved::Computed(usize::MAX)),
+            })
+            .collect()
+    }
+
+    /// A decoder of its own for one writer, if the layout has one.
+    pub(crate) fn new_decoder(&self) -> Option<Box<dyn Decoder>> {
+        self.decoder.as_ref().map(|d| d.fresh())
+    }
+
+    /// How many values the decoder writes per frame.
+    pub(crate) fn decoder_values(&self) -> usize {
+        self.derived
+            .iter()
+            .filter_map(|s| match s.source {
+                Source::Computed(n) => Some(n + 1),
+                Source::Bit { .. } => None,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The decoded signals of `group` as scopes to declare, each scope
+    /// where its first signal is, its signals in order.
+    pub(crate) fn derived_tree(&self, group: Group) -> Vec<Node> {
+        fn insert(level: &mut Vec<Node>, path: &[String], k: usize) {
+            let Some((name, rest)) = path.split_first() else {
+                level.push(Node::Signal(k));
+                return;
+            };
+            let at = level
+                .iter()
+                .position(|n| matches!(n, Node::Scope(m, _) if m == name));
+            let i = at.unwrap_or_else(|| {
+                level.push(Node::Scope(name.clone(), Vec::new()));
+                level.len() - 1
+            });
+            if let Node::Scope(_, children) = &mut level[i] {
+                insert(children, rest, k);
+            }
+        }
+        let mut root: Vec<Node> = Vec::new();
+        for (k, s) in self.derived.iter().enumerate() {
+            if s.group == group {
+                insert(&mut root, &s.scope, k);
+            }
+        }
+        root
+    }
+
+    /// The decoded signal at `path` (`tb.model.lane_inrange_o.lane32.dword0`).
+    pub fn find_derived(&self, path: &str) -> Option<&Signal> {
+        self.derived.iter().find(|s| s.path() == path)
+    }
+}
+
+/// A decoded value as a writer keeps it between frames.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Held {
+    Num(u64),
+    Unknown,
+    Text(Vec<u8>),
+}
+
+impl Held {
+    /// The value `v` of a signal of `kind` (`Keep` resolved by the caller).
+    pub(crate) fn of(v: &Value, kind: Kind) -> Held {
+        let mask = |x: u64| match kind.width() {
+            64 => x,
+            w => x & ((1 << w) - 1),
+        };
+        match (kind, v) {
+            (Kind::Text, Value::Text(t)) if !t.is_empty() => Held::Text(t.as_bytes().to_vec()),
+            (Kind::Text, Value::Text(_)) => Held::Text(b"-".to_vec()),
+            (Kind::Text, Value::Num(n)) => Held::Text(n.to_string().into_bytes()),
+            (Kind::Text, _) => Held::Text(b"?".to_vec()),
+            (_, Value::Num(n)) => Held::Num(mask(*n)),
+            (_, _) => Held::Unknown,
+        }
+    }
+
+    /// Whether `v` (not `Keep`) is this value.
+    pub(crate) fn same(&self, v: &Value, kind: Kind) -> bool {
+        match (self, v) {
+            (Held::Num(a), Value::Num(_)) => Held::of(v, kind) == Held::Num(*a),
+            (Held::Unknown, Value::Unknown) => kind != Kind::Text,
+            (Held::Text(a), Value::Text(b)) => a.as_slice() == b.as_bytes() && !b.is_empty(),
+            _ => false,
+        }
+    }
+}
+
+/// A text as a VCD `string` value: one token, with a space, a backslash
+/// and anything not printable ASCII escaped (`\x20`), as GTKWave and
+/// wellen read them.
+fn vcd_text(t: &[u8]) -> Vec<u8> {
+    let mut s = Vec::with_capacity(t.len() + 8);
+    for &b in t {
+        match b {
+            b'\\' => s.extend_from_slice(b"\\\\"),
+            0x21..=0x7e => s.push(b),
+            _ => s.extend_from_slice(format!("\\x{b:02x}").as_bytes()),
+        }
+    }
+    if s.is_empty() {
+        s.push(b'-');
+    }
+    s
 }
 
 /// A variable as the writer tracks it.
@@ -338,6 +619,48 @@ struct VarRef {
     wide: Vec<u32>,
 }
 
+/// The bits of one port shown as decoded one-bit signals (lanes of a mask).
+struct BitsRef {
+    group: Group,
+    /// Words of the port in its buffer.
+    words: std::ops::Range<usize>,
+    /// The port's words in the previous frame (`None` before the first).
+    last: Option<Vec<u32>>,
+    /// Per bit of the port's words, the code of its signal, if it has one.
+    codes: Vec<Option<Code>>,
+}
+
+/// A computed decoded signal as the VCD writer tracks it.
+struct CompRef {
+    code: Code,
+    kind: Kind,
+    /// Its value of the decoder.
+    n: usize,
+    last: Option<Held>,
+}
+
+/// What a writer needs to write the decoded signals of a layout: its
+/// decoder and the decoder's values of the current frame.
+pub(crate) struct Decoding {
+    decoder: Box<dyn Decoder>,
+    values: Vec<Value>,
+}
+
+impl Decoding {
+    pub(crate) fn new(layout: &Layout) -> Option<Decoding> {
+        Some(Decoding {
+            decoder: layout.new_decoder()?,
+            values: vec![Value::Keep; layout.decoder_values()],
+        })
+    }
+
+    /// Decodes one frame; returns its values.
+    pub(crate) fn run(&mut self, inputs: &[u32], model: &[u32], rtl: &[u32]) -> &[Value] {
+        self.decoder.decode(inputs, model, rtl, &mut self.values);
+        &self.values
+    }
+}
+
 /// Streams frames into a VCD.
 pub struct VcdWriter<W: Write> {
     w: vcd::Writer<W>,
@@ -348,6 +671,11 @@ pub struct VcdWriter<W: Write> {
     any_last: Option<bool>,
     clk: Box<[u8]>,
     cycle_id: Box<[u8]>,
+    /// Decoded lane bits, per port.
+    bits: Vec<BitsRef>,
+    /// Computed decoded signals and their decoder.
+    comps: Vec<CompRef>,
+    decoding: Option<Decoding>,
     /// One frame's value changes, written with one call.
     scratch: Vec<u8>,
 }
@@ -360,63 +688,161 @@ fn code(id: IdCode) -> Code {
     id.to_string().into_bytes().into_boxed_slice()
 }
 
+/// How a decoded signal is declared in a VCD: type, width and index.
+fn vcd_decl(kind: Kind) -> (VarType, u32, Option<ReferenceIndex>) {
+    match kind {
+        Kind::Bits(w) => (
+            VarType::Wire,
+            w,
+            (w > 1).then(|| ReferenceIndex::Range(w as i32 - 1, 0)),
+        ),
+        Kind::Int(w) => (VarType::Integer, w, None),
+        Kind::Text => (VarType::String, 1, None),
+    }
+}
+
 impl<W: Write> VcdWriter<W> {
     /// Writes the header for `table`'s ports.
     pub fn new(out: W, table: &PortTable, meta: &Meta) -> io::Result<Self> {
-        let layout = Layout::new(table);
+        Self::with_layout(out, &Layout::new(table), meta)
+    }
+
+    /// Writes the header for `layout`: its ports, then its decoded signals.
+    pub fn with_layout(out: W, layout: &Layout, meta: &Meta) -> io::Result<Self> {
         let mut w = vcd::Writer::new(out);
         for c in &meta.comments {
             w.comment(c)?;
         }
         w.timescale(1, TimescaleUnit::NS)?;
+        // Identifier codes: the ports' first, in declaration order (as
+        // without decoded signals), then the decoded signals'.
+        let id = |n: usize| IdCode::from(n as u32);
+        let ports_end = 2 + layout.vars.len() + 1 + layout.outputs.len();
+        let mut next_derived = ports_end;
+        let mut derived_code: Vec<Option<Code>> = vec![None; layout.derived.len()];
         w.add_module("tb")?;
-        let clk = w.add_wire(1, "clk")?;
-        let cycle_id = w.add_var(VarType::Integer, 64, "cycle", None)?;
+        w.var_def(VarType::Wire, 1, id(0), "clk", None)?;
+        w.var_def(VarType::Integer, 64, id(1), "cycle", None)?;
         let mut vars = Vec::new();
-        let mut scope = None;
-        for v in &layout.vars {
-            if scope != Some(v.group) {
-                if scope.is_some() {
-                    w.upscope()?;
-                }
-                w.add_module(v.group.scope())?;
-                scope = Some(v.group);
+        for group in [Group::In, Group::Model, Group::Rtl] {
+            let tree = layout.derived_tree(group);
+            let mine: Vec<(usize, &Var)> = layout
+                .vars
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| v.group == group)
+                .collect();
+            if mine.is_empty() && tree.is_empty() {
+                continue;
             }
-            // `name [msb:0]`, as simulators write vectors, so that viewers
-            // show `lane_addr_o[17][47:0]`.
-            let index = (v.width > 1).then(|| ReferenceIndex::Range(v.width as i32 - 1, 0));
-            let id = w.add_var(VarType::Wire, v.width, &v.name(), index)?;
-            vars.push(VarRef {
-                code: code(id),
-                group: v.group,
-                offset: v.offset,
-                lsb: v.lsb,
-                width: v.width,
-                last: None,
-                wide: Vec::new(),
-            });
-        }
-        if scope.is_some() {
+            w.add_module(group.scope())?;
+            for (k, v) in mine {
+                // `name [msb:0]`, as simulators write vectors, so that viewers
+                // show `lane_addr_o[17][47:0]`.
+                let index = (v.width > 1).then(|| ReferenceIndex::Range(v.width as i32 - 1, 0));
+                let i = id(2 + k);
+                w.var_def(VarType::Wire, v.width, i, &v.name(), index)?;
+                vars.push(VarRef {
+                    code: code(i),
+                    group: v.group,
+                    offset: v.offset,
+                    lsb: v.lsb,
+                    width: v.width,
+                    last: None,
+                    wide: Vec::new(),
+                });
+            }
+            fn declare<W: Write>(
+                w: &mut vcd::Writer<W>,
+                layout: &Layout,
+                nodes: &[Node],
+                next: &mut usize,
+                codes: &mut [Option<Code>],
+            ) -> io::Result<()> {
+                for n in nodes {
+                    match n {
+                        Node::Scope(name, children) => {
+                            w.add_module(name)?;
+                            declare(w, layout, children, next, codes)?;
+                            w.upscope()?;
+                        }
+                        Node::Signal(k) => {
+                            let s = &layout.derived[*k];
+                            let (ty, width, index) = vcd_decl(s.kind);
+                            let i = IdCode::from(*next as u32);
+                            *next += 1;
+                            w.var_def(ty, width, i, &s.name, index)?;
+                            codes[*k] = Some(code(i));
+                        }
+                    }
+                }
+                Ok(())
+            }
+            declare(&mut w, layout, &tree, &mut next_derived, &mut derived_code)?;
             w.upscope()?;
         }
         w.add_module("mismatch")?;
-        let any = w.add_wire(1, "any")?;
+        let any = id(2 + layout.vars.len());
+        w.var_def(VarType::Wire, 1, any, "any", None)?;
         let mut mism = Vec::new();
-        for (name, offset, words) in &layout.outputs {
-            let id = w.add_wire(1, name)?;
-            mism.push((code(id), *offset, *words, None));
+        for (k, (name, offset, words)) in layout.outputs.iter().enumerate() {
+            let i = id(3 + layout.vars.len() + k);
+            w.var_def(VarType::Wire, 1, i, name, None)?;
+            mism.push((code(i), *offset, *words, None));
         }
         w.upscope()?;
         w.upscope()?;
         w.enddefinitions()?;
+        let mut bits: Vec<BitsRef> = Vec::new();
+        let mut comps = Vec::new();
+        for (k, r) in layout.resolved().into_iter().enumerate() {
+            let Some(c) = derived_code[k].take() else {
+                continue;
+            };
+            match r {
+                Resolved::Bit { group, bit, port } => {
+                    let words = port.0..port.0 + port.1;
+                    let at = match bits
+                        .iter()
+                        .position(|b| b.group == group && b.words == words)
+                    {
+                        Some(i) => i,
+                        None => {
+                            bits.push(BitsRef {
+                                group,
+                                words,
+                                last: None,
+                                codes: vec![None; 32 * port.1],
+                            });
+                            bits.len() - 1
+                        }
+                    };
+                    bits[at].codes[bit - 32 * port.0] = Some(c);
+                }
+                Resolved::Computed(n) => comps.push(CompRef {
+                    code: c,
+                    kind: layout.derived[k].kind,
+                    n,
+                    last: None,
+                }),
+            }
+        }
+        let decoding = if comps.is_empty() {
+            None
+        } else {
+            Decoding::new(layout)
+        };
         Ok(VcdWriter {
             w,
             vars,
             mism,
             any: code(any),
             any_last: None,
-            clk: code(clk),
-            cycle_id: code(cycle_id),
+            clk: code(id(0)),
+            cycle_id: code(id(1)),
+            bits,
+            comps,
+            decoding,
             scratch: Vec::with_capacity(1 << 16),
         })
     }
@@ -465,6 +891,50 @@ impl<W: Write> VcdWriter<W> {
             self.any_last = Some(any);
             scalar(s, &self.any, any);
         }
+        // Decoded signals: the lanes of a mask that changed (all in the
+        // first frame), then the decoder's values that changed.
+        for b in &mut self.bits {
+            let buf = match b.group {
+                Group::In => f.inputs,
+                Group::Model => f.model,
+                Group::Rtl => f.rtl,
+            };
+            let now = &buf[b.words.clone()];
+            let last = b.last.as_deref();
+            if last == Some(now) {
+                continue;
+            }
+            for (w, &word) in now.iter().enumerate() {
+                let mut diff = last.map_or(u32::MAX, |l| l[w] ^ word);
+                while diff != 0 {
+                    let i = diff.trailing_zeros() as usize;
+                    diff &= diff - 1;
+                    if let Some(c) = &b.codes[32 * w + i] {
+                        scalar(s, c, word >> i & 1 != 0);
+                    }
+                }
+            }
+            match &mut b.last {
+                Some(l) => l.copy_from_slice(now),
+                None => b.last = Some(now.to_vec()),
+            }
+        }
+        if let Some(d) = &mut self.decoding {
+            let values = d.run(f.inputs, f.model, f.rtl);
+            for c in &mut self.comps {
+                let Some(v) = values.get(c.n) else {
+                    continue;
+                };
+                let held = match (v, &c.last) {
+                    (Value::Keep, Some(_)) => continue,
+                    (Value::Keep, None) => Held::of(&Value::Unknown, c.kind),
+                    (v, Some(l)) if l.same(v, c.kind) => continue,
+                    (v, _) => Held::of(v, c.kind),
+                };
+                held_change(s, &c.code, &held, c.kind);
+                c.last = Some(held);
+            }
+        }
         self.w.writer().write_all(s)?;
         self.w.timestamp(t + 5)?;
         s.clear();
@@ -475,6 +945,30 @@ impl<W: Write> VcdWriter<W> {
     /// Flushes the underlying writer.
     pub fn finish(mut self) -> io::Result<()> {
         self.w.flush()
+    }
+}
+
+/// Appends the change of a decoded signal of `kind` to `held`.
+fn held_change(s: &mut Vec<u8>, code: &[u8], held: &Held, kind: Kind) {
+    match held {
+        Held::Num(v) => vector(s, code, *v, kind.width()),
+        Held::Unknown if kind.width() == 1 => {
+            s.push(b'x');
+            s.extend_from_slice(code);
+            s.push(b'\n');
+        }
+        Held::Unknown => {
+            s.extend_from_slice(b"bx ");
+            s.extend_from_slice(code);
+            s.push(b'\n');
+        }
+        Held::Text(t) => {
+            s.push(b's');
+            s.extend_from_slice(&vcd_text(t));
+            s.push(b' ');
+            s.extend_from_slice(code);
+            s.push(b'\n');
+        }
     }
 }
 
@@ -616,17 +1110,29 @@ impl Dump {
         meta: &Meta,
         format: WaveFormat,
     ) -> io::Result<Dump> {
+        Dump::with_layout(path, &Layout::new(table), meta, format)
+    }
+
+    /// Starts the waveform of `layout` (its ports and decoded signals) at
+    /// `path` in `format`, creating its directory if need be.
+    pub fn with_layout(
+        path: &Path,
+        layout: &Layout,
+        meta: &Meta,
+        format: WaveFormat,
+    ) -> io::Result<Dump> {
         let kind = match format {
             WaveFormat::Vcd => {
                 let (file, tmp) = temp_file_for(path)?.into_parts();
-                let w = VcdWriter::new(io::BufWriter::with_capacity(1 << 20, file), table, meta)?;
+                let out = io::BufWriter::with_capacity(1 << 20, file);
+                let w = VcdWriter::with_layout(out, layout, meta)?;
                 DumpKind::Vcd {
                     w,
                     tmp,
                     path: path.to_path_buf(),
                 }
             }
-            WaveFormat::Fst => DumpKind::Fst(FstWriter::create(path, table, meta)?),
+            WaveFormat::Fst => DumpKind::Fst(FstWriter::with_layout(path, layout, meta)?),
         };
         Ok(Dump { kind })
     }
@@ -670,7 +1176,19 @@ pub fn write_capture(
     meta: &Meta,
     format: WaveFormat,
 ) -> io::Result<()> {
-    let mut d = Dump::create(path, table, meta, format)?;
+    write_capture_with(path, &Layout::new(table), capture, meta, format)
+}
+
+/// [`write_capture`] with the variables of `layout`: its ports and its
+/// decoded signals, computed frame by frame as they are written.
+pub fn write_capture_with(
+    path: &Path,
+    layout: &Layout,
+    capture: &Capture,
+    meta: &Meta,
+    format: WaveFormat,
+) -> io::Result<()> {
+    let mut d = Dump::with_layout(path, layout, meta, format)?;
     for f in capture.frames() {
         d.frame(&f)?;
     }

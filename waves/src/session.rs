@@ -23,25 +23,39 @@
 //!
 //! What the sessions show, top to bottom:
 //!
-//! 1. `tb.clk`, `tb.cycle` (decimal) and `tb.mismatch.any`;
+//! 1. `tb.clk`, `tb.cycle` (decimal) and `tb.mismatch.any`, then the
+//!    decoded texts of no scope (the instruction in flight, `tb.in.instr`);
 //! 2. each diverging output port, in report order, as an open group named
 //!    after the port: its mismatch bit, then the model's and the RTL's value
 //!    next to each other (for an array port the diverging elements, as
-//!    `model port[e]` / `rtl port[e]` pairs, then the other elements in a
-//!    closed sub-group);
-//! 3. the other outputs, each as a closed group of the same shape;
-//! 4. the inputs, in an open group (an array input as a closed sub-group of
-//!    its elements).
+//!    `model port[e]` / `rtl port[e]` pairs, then the decoded signals of the
+//!    first one's item, then the other elements in a closed sub-group; for
+//!    a mask with decoded lanes, each diverging bit's own signal as a
+//!    model/RTL pair, the first one followed by the decoded signals of its
+//!    lane or wave (its LDS bank and dword, a wave's counters) or else by
+//!    that item's elements of the other output arrays of the same noun (a
+//!    lane-dword's address), then the packed port, then the other lanes in
+//!    a closed sub-group);
+//! 3. the decoded signals not shown yet, in a group `decoded`, one
+//!    sub-group per first scope (`vsharp`, open; per-lane or per-wave ones
+//!    closed);
+//! 4. the other outputs, each as a closed group of the same shape;
+//! 5. the inputs, in an open group (an array input as a closed sub-group of
+//!    its elements, a mask's lanes in a closed sub-group after it).
 //!
 //! Values are in hex, masks (the ports listed in [`View::binary`]) and one-bit
-//! signals in binary. Model and RTL traces carry a label naming their side
+//! signals in binary, decoded integers in decimal. Decoded signals carry
+//! labels of their path below the group, after the side for an output
+//! (`model lane_inrange_o lane32 dword0`; GTKWave would show only the last
+//! dot-separated level). Model and RTL traces carry a label naming their side
 //! (`model lane_addr_o[17]`, `rtl lane_addr_o[17]`): GTKWave shows only the
 //! last level of a name by default, which would make the two alike.
 //!
 //! In Surfer, whose command files can neither build a group from chosen
 //! items nor scroll to a given time, the groups are dividers named after the
 //! port, array ports are added whole, per scope, as folded groups at the end
-//! of the list, names are made unique (`model.lane_addr_o.[17]`), and the
+//! of the list (the scopes of decoded lanes and waves recursively), names
+//! are made unique (`model.lane_addr_o.[17]`), and the
 //! view is fitted, zoomed in by halves to between about 25 and 50 cycles and
 //! centred on the cursor, which is set on the focus.
 //!
@@ -53,7 +67,8 @@
 //! parser) and the trace flag bits from `analyzer.h`; Surfer's command names
 //! from `libsurfer/src/command_parser.rs` ([`SURFER_COMMANDS`]).
 
-use crate::{Group, Layout, Var};
+use crate::{Group, Kind, Layout, Signal, Source, Var};
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -74,6 +89,13 @@ pub struct View<'a> {
     pub diverging: Vec<(String, Vec<u32>)>,
     /// Ports shown in binary (masks); all others with width > 1 in hex.
     pub binary: Vec<String>,
+    /// What the elements (or, for a mask, the bits) of ports stand for:
+    /// `(port, noun, per)`, element or bit `e` being item `e / per` of that
+    /// noun (`("lane_inrange_o", "lane", 4)`: bit 129 is lane 32). A
+    /// diverging bit or element is shown with the decoded signals of its
+    /// item, or else with the elements of the same item of the output
+    /// arrays of that noun (a lane's address).
+    pub items: Vec<(String, &'static str, u32)>,
     /// A title/comment line (e.g. "lds.gfx9.1: divergence at cycle 9").
     pub title: String,
 }
@@ -219,13 +241,15 @@ enum Radix {
     Hex,
     Bin,
     Dec,
+    /// A text (a string variable: viewers show it as it is).
+    Text,
 }
 
 impl Radix {
     fn gtkwave(self) -> u64 {
         flag::RJUSTIFY
             | match self {
-                Radix::Hex => flag::HEX,
+                Radix::Hex | Radix::Text => flag::HEX,
                 Radix::Bin => flag::BIN,
                 Radix::Dec => flag::DEC,
             }
@@ -238,6 +262,7 @@ impl Radix {
             Radix::Hex => "Hexadecimal",
             Radix::Bin => "Binary",
             Radix::Dec => "Unsigned",
+            Radix::Text => "String",
         }
     }
 }
@@ -266,6 +291,22 @@ impl Sig {
 
     fn of_var(v: &Var) -> Sig {
         Sig::new(&format!("tb.{}", v.group.scope()), &v.name(), v.width, true)
+    }
+
+    /// A decoded signal: a vector with its range, an integer or a text
+    /// without (a text as width 0).
+    fn of_signal(s: &Signal) -> Sig {
+        let mut scope = format!("tb.{}", s.group.scope());
+        for p in &s.scope {
+            scope.push('.');
+            scope.push_str(p);
+        }
+        Sig::new(
+            &scope,
+            &s.name,
+            s.kind.width(),
+            matches!(s.kind, Kind::Bits(_)),
+        )
     }
 
     /// GTKWave's name: the path with the reference and its index appended
@@ -462,8 +503,9 @@ impl Sucl {
     /// the format and colour commands act on the variable just added.
     fn var(&mut self, sig: &Sig, radix: Radix, red: bool) {
         self.cmd("variable_add", &sig.surfer());
-        // A single bit is drawn as a level whatever the format.
-        if sig.width > 1 {
+        // A single bit is drawn as a level whatever the format; a text as
+        // it is.
+        if sig.width > 1 && radix != Radix::Text {
             self.cmd("item_set_format", radix.surfer());
         }
         if red {
@@ -528,6 +570,111 @@ fn session_paths(vcd: &Path) -> (PathBuf, PathBuf) {
     (vcd.with_extension("gtkw"), vcd.with_extension("sucl"))
 }
 
+/// Diverging bits of a mask shown one by one (the others are in the
+/// port's closed group of lanes).
+const MAX_BITS: usize = 8;
+
+/// The decoded signals of a layout as the sessions show them.
+struct Decoded<'a> {
+    signals: &'a [Signal],
+    /// Per model-side signal, its RTL twin (same local path).
+    twin: HashMap<usize, usize>,
+    /// RTL signals with a model twin.
+    has_model: HashMap<usize, usize>,
+}
+
+impl<'a> Decoded<'a> {
+    fn new(layout: &'a Layout) -> Decoded<'a> {
+        let signals = &layout.derived[..];
+        let rtl: HashMap<String, usize> = signals
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.group == Group::Rtl)
+            .map(|(k, s)| (s.local_path(), k))
+            .collect();
+        let mut twin = HashMap::new();
+        let mut has_model = HashMap::new();
+        for (k, s) in signals.iter().enumerate() {
+            if s.group == Group::Model {
+                if let Some(&r) = rtl.get(&s.local_path()) {
+                    twin.insert(k, r);
+                    has_model.insert(r, k);
+                }
+            }
+        }
+        Decoded {
+            signals,
+            twin,
+            has_model,
+        }
+    }
+
+    fn sig(&self, k: usize) -> Sig {
+        Sig::of_signal(&self.signals[k])
+    }
+
+    fn radix(&self, k: usize) -> Radix {
+        match self.signals[k].kind {
+            Kind::Bits(1) => Radix::Bin,
+            Kind::Bits(_) => Radix::Hex,
+            Kind::Int(_) => Radix::Dec,
+            Kind::Text => Radix::Text,
+        }
+    }
+
+    /// Its label: the path below the group, after the side for an output,
+    /// spaced (`model lane_inrange_o lane32 dword0`): GTKWave shows only
+    /// the last dot-separated level of a label, as of a name.
+    fn label(&self, k: usize) -> String {
+        let s = &self.signals[k];
+        let path = s.local_path().replace('.', " ");
+        match s.group {
+            Group::In => path,
+            g => format!("{} {path}", g.scope()),
+        }
+    }
+
+    /// `k` with its twin, model first: the signals shown together.
+    fn pair(&self, k: usize) -> Vec<usize> {
+        if let Some(&r) = self.twin.get(&k) {
+            vec![k, r]
+        } else if let Some(&m) = self.has_model.get(&k) {
+            vec![m, k]
+        } else {
+            vec![k]
+        }
+    }
+
+    /// The signal showing bit `bit` of `port` in `group`.
+    fn bit(&self, group: Group, port: &str, bit: u32) -> Option<usize> {
+        self.signals.iter().position(|s| {
+            s.group == group
+                && matches!(s.source, Source::Bit { port: p, bit: b } if p == port && b == bit)
+        })
+    }
+
+    /// The signals showing bits of `port` in `group`.
+    fn bits_of(&self, group: Group, port: &str) -> Vec<usize> {
+        (0..self.signals.len())
+            .filter(|&k| {
+                let s = &self.signals[k];
+                s.group == group && matches!(s.source, Source::Bit { port: p, .. } if p == port)
+            })
+            .collect()
+    }
+
+    /// The computed signals of `item`.
+    fn of_item(&self, item: (&str, u32)) -> Vec<usize> {
+        (0..self.signals.len())
+            .filter(|&k| {
+                let s = &self.signals[k];
+                matches!(s.source, Source::Computed(_))
+                    && s.item.is_some_and(|(n, i)| n == item.0 && i == item.1)
+            })
+            .collect()
+    }
+}
+
 /// The two files' contents for `vcd` (named by file name only).
 fn render(
     vcd_name: &str,
@@ -540,12 +687,19 @@ fn render(
     let outputs = ports(layout, Group::Model);
     let rtl = ports(layout, Group::Rtl);
     let inputs = ports(layout, Group::In);
+    let dec = Decoded::new(layout);
     let radix = |port: &str, v: &Var| {
         if v.width == 1 || view.binary.iter().any(|b| b == port) {
             Radix::Bin
         } else {
             Radix::Hex
         }
+    };
+    let items = |port: &str| {
+        view.items
+            .iter()
+            .find(|(p, _, _)| p == port)
+            .map(|(_, noun, per)| (*noun, (*per).max(1)))
     };
 
     // The diverging ports, checked against the layout.
@@ -560,7 +714,8 @@ fn render(
         let vars = &outputs[i].1;
         let mut elems: Vec<u32> = elems.clone();
         if vars[0].elem.is_none() {
-            elems.clear();
+            // A mask's bits: those shown as signals of their own.
+            elems.retain(|b| *b < vars[0].width && dec.bit(Group::Model, name, *b).is_some());
         } else if let Some(e) = elems.iter().find(|&&e| e as usize >= vars.len()) {
             return Err(invalid(format!("{name} has no element {e}")));
         }
@@ -572,7 +727,48 @@ fn render(
         });
         diverging.push((i, elems));
     }
+    // What to show beside diverging element or bit `b` of output port `i`:
+    // the decoded signals of its item, or else the same item's elements of
+    // the output arrays of its noun (port index, element).
+    let beside = |i: usize, b: u32| -> (Vec<usize>, Vec<(usize, usize)>) {
+        let port = outputs[i].0;
+        let Some((noun, per)) = items(port) else {
+            return (Vec::new(), Vec::new());
+        };
+        let item = b / per;
+        let comps = dec.of_item((noun, item));
+        if !comps.is_empty() {
+            return (comps, Vec::new());
+        }
+        let mut elems = Vec::new();
+        for (j, (q, vars)) in outputs.iter().enumerate() {
+            if j == i || vars[0].elem.is_none() {
+                continue;
+            }
+            let Some((n, qper)) = items(q) else { continue };
+            if n != noun {
+                continue;
+            }
+            if qper == per {
+                if (b as usize) < vars.len() {
+                    elems.push((j, b as usize));
+                }
+            } else {
+                elems.extend(
+                    (0..vars.len())
+                        .filter(|e| *e as u32 / qper == item)
+                        .map(|e| (j, e)),
+                );
+            }
+        }
+        (Vec::new(), elems)
+    };
+    let plural = |port: &str| match items(port) {
+        Some((noun, _)) => format!("{port} {noun}s"),
+        None => format!("{port} bits"),
+    };
 
+    let mut shown = vec![false; layout.derived.len()];
     let mut g = Gtkw::new(vcd_name, gtkw_name, &view.title, frame, &["tb"]);
     let mut s = Sucl::new(vcd_name, sucl_name, &view.title);
     let clk = Sig::new("tb", "clk", 1, false);
@@ -587,8 +783,31 @@ fn render(
     s.var(&cycle, Radix::Dec, false);
     s.var(&any, Radix::Bin, true);
 
+    // Decoded signals `ks`, each with its twin, once.
+    let decoded = |g: &mut Gtkw, s: &mut Sucl, shown: &mut Vec<bool>, ks: &[usize]| {
+        for &k in ks {
+            for k in dec.pair(k) {
+                if shown[k] {
+                    continue;
+                }
+                shown[k] = true;
+                let sig = dec.sig(k);
+                g.trace(&sig, dec.radix(k), Some(&dec.label(k)), false);
+                s.var(&sig, dec.radix(k), false);
+            }
+        }
+    };
+    // Texts of no item and no scope at the top: the instruction in flight.
+    let top: Vec<usize> = (0..layout.derived.len())
+        .filter(|&k| {
+            let d = &layout.derived[k];
+            d.kind == Kind::Text && d.item.is_none() && d.scope.is_empty()
+        })
+        .collect();
+    decoded(&mut g, &mut s, &mut shown, &top);
+
     // Model/RTL pairs of output port `i`'s variables `vars`.
-    let pairs = |g: &mut Gtkw, i: usize, vars: &[usize]| {
+    let pairs = |g: &mut Gtkw, s: &mut Sucl, i: usize, vars: &[usize]| {
         let (port, model) = &outputs[i];
         for &k in vars {
             let (m, r) = (model[k], rtl[i].1[k]);
@@ -601,103 +820,266 @@ fn render(
                 false,
             );
             g.trace(&Sig::of_var(r), radix, Some(&format!("rtl {name}")), false);
+            s.var(&Sig::of_var(m), radix, false);
+            s.var(&Sig::of_var(r), radix, false);
         }
     };
+    // What is shown beside a diverging element or bit.
+    let with_beside = |g: &mut Gtkw, s: &mut Sucl, shown: &mut Vec<bool>, i: usize, b: u32| {
+        let (comps, elems) = beside(i, b);
+        decoded(g, s, shown, &comps);
+        for (j, e) in elems {
+            pairs(g, s, j, &[e]);
+        }
+    };
+    // The tail of Surfer's list: scopes added whole, folded.
+    let mut tail: Vec<(String, bool)> = Vec::new();
+    // The decoded bits of output port `port` not shown yet, in a closed
+    // sub-group (Surfer: the port's scopes at the end).
+    let other_bits =
+        |g: &mut Gtkw, tail: &mut Vec<(String, bool)>, shown: &mut Vec<bool>, port: &str| {
+            let rest: Vec<usize> = dec
+                .bits_of(Group::Model, port)
+                .into_iter()
+                .chain(dec.bits_of(Group::Rtl, port))
+                .filter(|k| !shown[*k])
+                .collect();
+            if rest.is_empty() {
+                return;
+            }
+            let name = plural(port);
+            g.begin(&name, true);
+            for k in dec.bits_of(Group::Model, port) {
+                for k in dec.pair(k) {
+                    if !shown[k] {
+                        shown[k] = true;
+                        g.trace(&dec.sig(k), dec.radix(k), Some(&dec.label(k)), false);
+                    }
+                }
+            }
+            g.end(&name, true);
+            for group in [Group::Model, Group::Rtl] {
+                if !dec.bits_of(group, port).is_empty() {
+                    tail.push((format!("tb.{}.{port}", group.scope()), true));
+                }
+            }
+        };
+
     // Output port `i` as a group: its mismatch bit, then the pairs of the
-    // elements `shown`, then the other elements in a closed sub-group.
-    let output_group = |g: &mut Gtkw, i: usize, shown: &[u32], closed: bool| {
+    // elements (or decoded bits) `shown_elems` with what goes beside them,
+    // then the port itself for a mask, then the other elements (or bits)
+    // in a closed sub-group.
+    let output_group = |g: &mut Gtkw,
+                        s: &mut Sucl,
+                        tail: &mut Vec<(String, bool)>,
+                        shown: &mut Vec<bool>,
+                        i: usize,
+                        elems: &[u32],
+                        closed: bool| {
         let (port, model) = &outputs[i];
         g.begin(port, closed);
+        s.cmd("divider_add", port);
         g.trace(
             &mismatch(port),
             Radix::Bin,
             Some(&format!("mismatch {port}")),
             true,
         );
+        s.var(&mismatch(port), Radix::Bin, true);
         let is_array = model[0].elem.is_some();
         if is_array {
-            let shown: Vec<usize> = shown.iter().map(|&e| e as usize).collect();
-            pairs(g, i, &shown);
-            let rest: Vec<usize> = (0..model.len()).filter(|k| !shown.contains(k)).collect();
+            let first: Vec<usize> = elems.iter().map(|&e| e as usize).collect();
+            let comps = match first.first() {
+                Some(&e) => beside(i, e as u32).0,
+                None => Vec::new(),
+            };
+            // GTKWave: the diverging elements, then their item's signals.
+            for (n, &e) in first.iter().enumerate() {
+                for (gi, side) in [(0, "model"), (1, "rtl")] {
+                    let v = if gi == 0 { model[e] } else { rtl[i].1[e] };
+                    g.trace(
+                        &Sig::of_var(v),
+                        radix(port, v),
+                        Some(&format!("{side} {}", v.name())),
+                        false,
+                    );
+                }
+                if n == 0 {
+                    for &k in &comps {
+                        for k in dec.pair(k) {
+                            if !shown[k] {
+                                g.trace(&dec.sig(k), dec.radix(k), Some(&dec.label(k)), false);
+                            }
+                        }
+                    }
+                }
+            }
+            // Surfer: one-bit elements are added one by one, wider ones
+            // whole (their scope) at the end unless they diverge.
+            let flat: Vec<usize> = if model[0].width > 1 {
+                first.clone()
+            } else {
+                (0..model.len()).collect()
+            };
+            for k in &flat {
+                let (m, r) = (model[*k], rtl[i].1[*k]);
+                s.var(&Sig::of_var(m), radix(port, m), false);
+                s.var(&Sig::of_var(r), radix(port, r), false);
+                if first.first() == Some(k) {
+                    for &k in &comps {
+                        for k in dec.pair(k) {
+                            if !shown[k] {
+                                shown[k] = true;
+                                s.var(&dec.sig(k), dec.radix(k), false);
+                            }
+                        }
+                    }
+                }
+            }
+            if flat.len() < model.len() {
+                tail.push((format!("tb.model.{port}"), false));
+                tail.push((format!("tb.rtl.{port}"), false));
+            }
+            let rest: Vec<usize> = (0..model.len()).filter(|k| !first.contains(k)).collect();
             if !rest.is_empty() {
-                let sub = if shown.is_empty() {
+                let sub = if first.is_empty() {
                     format!("{port} elements")
                 } else {
                     format!("{port} other elements")
                 };
                 g.begin(&sub, true);
-                pairs(g, i, &rest);
+                for &k in &rest {
+                    let (m, r) = (model[k], rtl[i].1[k]);
+                    let name = m.name();
+                    g.trace(
+                        &Sig::of_var(m),
+                        radix(port, m),
+                        Some(&format!("model {name}")),
+                        false,
+                    );
+                    g.trace(
+                        &Sig::of_var(r),
+                        radix(port, r),
+                        Some(&format!("rtl {name}")),
+                        false,
+                    );
+                }
                 g.end(&sub, true);
             }
         } else {
-            pairs(g, i, &[0]);
+            // A mask's diverging bits, each with what goes beside it, then
+            // the whole port.
+            for (n, &b) in elems.iter().take(MAX_BITS).enumerate() {
+                if let Some(k) = dec.bit(Group::Model, port, b) {
+                    decoded(g, s, shown, &[k]);
+                }
+                if n == 0 {
+                    with_beside(g, s, shown, i, b);
+                }
+            }
+            pairs(g, s, i, &[0]);
+            other_bits(g, tail, shown, port);
         }
         g.end(port, closed);
     };
 
     for (i, elems) in &diverging {
-        output_group(&mut g, *i, elems, false);
+        output_group(&mut g, &mut s, &mut tail, &mut shown, *i, elems, false);
     }
+
+    // The computed signals not shown yet, by their first scope: a group
+    // of its own each, open unless its signals are per item (lanes, waves).
+    let mut subs: Vec<(String, Vec<usize>)> = Vec::new();
+    for (k, sg) in layout.derived.iter().enumerate() {
+        if shown[k] || !matches!(sg.source, Source::Computed(_)) {
+            continue;
+        }
+        let key = sg.scope.first().cloned().unwrap_or_default();
+        match subs.iter_mut().find(|(n, _)| *n == key) {
+            Some((_, v)) => v.push(k),
+            None => subs.push((key, vec![k])),
+        }
+    }
+    if !subs.is_empty() {
+        g.begin("decoded", false);
+        s.cmd("divider_add", "decoded");
+        for (name, ks) in &subs {
+            let per_item = ks.iter().any(|k| layout.derived[*k].item.is_some());
+            if name.is_empty() {
+                decoded(&mut g, &mut s, &mut shown, ks);
+                continue;
+            }
+            g.begin(name, per_item);
+            if per_item {
+                for &k in ks {
+                    for k in dec.pair(k) {
+                        if !shown[k] {
+                            shown[k] = true;
+                            g.trace(&dec.sig(k), dec.radix(k), Some(&dec.label(k)), false);
+                        }
+                    }
+                }
+                for group in [Group::In, Group::Model, Group::Rtl] {
+                    if ks.iter().any(|k| layout.derived[*k].group == group) {
+                        tail.push((format!("tb.{}.{name}", group.scope()), true));
+                    }
+                }
+            } else {
+                decoded(&mut g, &mut s, &mut shown, ks);
+            }
+            g.end(name, per_item);
+        }
+        g.end("decoded", false);
+    }
+
     for i in (0..outputs.len()).filter(|i| !diverging.iter().any(|(j, _)| j == i)) {
-        output_group(&mut g, i, &[], true);
+        output_group(&mut g, &mut s, &mut tail, &mut shown, i, &[], true);
     }
     g.begin("inputs", false);
+    s.cmd("divider_add", "inputs");
     for (port, vars) in &inputs {
-        if vars[0].elem.is_some() {
+        let array = vars[0].elem.is_some();
+        if array {
             g.begin(port, true);
         }
         for v in vars {
             g.trace(&Sig::of_var(v), radix(port, v), None, false);
         }
-        if vars[0].elem.is_some() {
+        if array {
             g.end(port, true);
+        }
+        if array && vars[0].width > 1 {
+            tail.push((format!("tb.in.{port}"), false));
+        } else {
+            for v in vars {
+                s.var(&Sig::of_var(v), radix(port, v), false);
+            }
+        }
+        let bits = dec.bits_of(Group::In, port);
+        if !bits.is_empty() {
+            let name = plural(port);
+            g.begin(&name, true);
+            for &k in &bits {
+                shown[k] = true;
+                g.trace(&dec.sig(k), dec.radix(k), Some(&dec.label(k)), false);
+            }
+            g.end(&name, true);
+            tail.push((format!("tb.in.{port}"), true));
         }
     }
     g.end("inputs", false);
 
-    // Surfer: dividers instead of groups; whole array ports as folded
-    // groups at the end, once nothing is focused (so that they are added at
-    // the top level, after everything else).
-    let mut tail: Vec<String> = Vec::new();
-    let surfer_port = |s: &mut Sucl, tail: &mut Vec<String>, i: usize, shown: &[u32]| {
-        let (port, model) = &outputs[i];
-        s.cmd("divider_add", port);
-        s.var(&mismatch(port), Radix::Bin, true);
-        let is_array = model[0].elem.is_some();
-        let flat: Vec<usize> = if is_array && model[0].width > 1 {
-            shown.iter().map(|&e| e as usize).collect()
-        } else {
-            (0..model.len()).collect()
-        };
-        for k in &flat {
-            let (m, r) = (model[*k], rtl[i].1[*k]);
-            s.var(&Sig::of_var(m), radix(port, m), false);
-            s.var(&Sig::of_var(r), radix(port, r), false);
-        }
-        if flat.len() < model.len() {
-            tail.push(format!("tb.model.{port}"));
-            tail.push(format!("tb.rtl.{port}"));
-        }
-    };
-    for (i, elems) in &diverging {
-        surfer_port(&mut s, &mut tail, *i, elems);
-    }
-    for i in (0..outputs.len()).filter(|i| !diverging.iter().any(|(j, _)| j == i)) {
-        surfer_port(&mut s, &mut tail, i, &[]);
-    }
-    s.cmd("divider_add", "inputs");
-    for (port, vars) in &inputs {
-        if vars[0].elem.is_some() && vars[0].width > 1 {
-            tail.push(format!("tb.in.{port}"));
-            continue;
-        }
-        for v in vars {
-            s.var(&Sig::of_var(v), radix(port, v), false);
-        }
-    }
+    // Surfer: whole scopes as folded groups at the end, once nothing is
+    // focused (so that they are added at the top level, after everything
+    // else).
     s.cmd("item_unfocus", "");
-    for scope in &tail {
-        s.cmd("scope_add_as_group", scope);
+    for (scope, recursive) in &tail {
+        let cmd = if *recursive {
+            "scope_add_as_group_recursive"
+        } else {
+            "scope_add_as_group"
+        };
+        s.cmd(cmd, scope);
     }
     if !tail.is_empty() {
         s.cmd("group_fold_all", "");
@@ -869,6 +1251,7 @@ mod tests {
                 ("mask_o".into(), vec![]),
             ],
             binary: vec!["exec_i".into(), "mask_o".into()],
+            items: Vec::new(),
             title: "toy.gfx9.7: divergence at cycle 120".into(),
         }
     }

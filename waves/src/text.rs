@@ -299,7 +299,7 @@ impl Trace {
         let (from, to) = cycles.unwrap_or((0, u64::MAX));
         let mut now: Option<u64> = None;
         let sample = |t: &mut Trace, at: u64, cur: &[[Option<u64>; 2]]| {
-            if at % 10 != 0 {
+            if !at.is_multiple_of(10) {
                 return;
             }
             let c = at / 10;
@@ -381,7 +381,8 @@ fn vector_slice(v: &vcd::Vector, lsb: u32, width: u32) -> Option<u64> {
 }
 
 /// What a gpucosim VCD declares: per scope (`in`, `model`, `rtl`,
-/// `mismatch`), its variables with their widths, in order.
+/// `mismatch`), its variables with their widths, in order (the ports; the
+/// decoded signals in scopes below these, and texts, are left out).
 #[derive(Debug, Clone, Default)]
 pub struct Declared {
     /// `(scope, name, width, code)` of every variable under `tb`.
@@ -407,8 +408,13 @@ impl Declared {
         for i in &tb.items {
             if let vcd::ScopeItem::Scope(s) = i {
                 for j in &s.items {
-                    if let vcd::ScopeItem::Var(v) = j {
-                        vars.push((s.identifier.clone(), v.reference.clone(), v.size, v.code));
+                    // Ports and their elements; not the decoded texts
+                    // (`tb.in.instr`), which are not bits.
+                    match j {
+                        vcd::ScopeItem::Var(v) if v.var_type != vcd::VarType::String => {
+                            vars.push((s.identifier.clone(), v.reference.clone(), v.size, v.code));
+                        }
+                        _ => {}
                     }
                 }
             }

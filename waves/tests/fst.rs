@@ -51,7 +51,7 @@ fn frames(n: u64) -> Vec<Owned> {
             }
         }
         for e in 0..3 {
-            if r.next() % 4 == 0 {
+            if r.next().is_multiple_of(4) {
                 toy::d_i.set_elem(&mut inp, e, r.next() & 0xff);
             }
         }
@@ -59,7 +59,7 @@ fn frames(n: u64) -> Vec<Owned> {
             toy::e_i.set_elem(&mut inp, e, r.next() & ((1 << 48) - 1));
         }
         for e in 0..4 {
-            if r.next() % 2 == 0 {
+            if r.next().is_multiple_of(2) {
                 toy::q_o.set_elem(&mut model, e, r.next() & ((1 << 48) - 1));
             }
         }

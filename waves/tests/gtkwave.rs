@@ -4,6 +4,8 @@
 //! the names GTKWave displays. Skipped (with a line saying so) when
 //! `gtkwave` or `xvfb-run` is not on `PATH`.
 
+mod common;
+
 use gpucosim_waves::session::{write_sessions, View};
 use gpucosim_waves::{write_capture, Capture, Layout, Meta};
 use std::os::unix::process::CommandExt;
@@ -131,6 +133,9 @@ if {{$::runs == 3}} {{
     for {{set i 0}} {{$i < $n}} {{incr i}} {{
         puts $f "trace $i [gtkwave::getTraceFlagsFromIndex $i] [gtkwave::getTraceNameFromIndex $i]"
     }}
+    for {{set i 0}} {{$i < $n}} {{incr i}} {{
+        puts $f "tvalue $i [gtkwave::getTraceValueAtMarkerFromIndex $i]"
+    }}
     puts $f "displayed [gtkwave::getDisplayedSignals]"
     close $f
     gtkwave::/File/Quit
@@ -196,6 +201,7 @@ fn bundle(dir: &Path, focus: u64) -> PathBuf {
         window: (100, 199),
         diverging: vec![("lane_addr_o".into(), vec![17])],
         binary: vec!["exec_i".into(), "mask_o".into()],
+        items: Vec::new(),
         title: "toy.gfx9.3: divergence at cycle 140".into(),
     };
     let paths = write_sessions(&vcd, &view).unwrap();
@@ -312,6 +318,90 @@ fn gtkwave_shows_the_session() {
     }
     assert!(hidden > 0);
     assert_eq!(r.num("visible"), r.num("total") - hidden);
+}
+
+/// A toy waveform with decoded signals (`common`), in `format`, with its
+/// sessions on a divergence of `mask_o` on lanes 3 and 9; returns the
+/// GTKWave session.
+fn decoded_bundle(dir: &Path, format: gpucosim_waves::WaveFormat) -> PathBuf {
+    let all = common::frames(0, 400, 250);
+    let cap = common::capture(&all, 300);
+    let layout = common::layout();
+    let path = dir.join(format!("toy.gfx9.1.{format}"));
+    gpucosim_waves::write_capture_with(&path, &layout, &cap, &Meta::default(), format).unwrap();
+    write_sessions(&path, &common::view(&layout, 3)).unwrap()[0].clone()
+}
+
+/// GTKWave opens the session of a mask's divergence with the diverging
+/// lane's own one-bit signals first (model and RTL), then what the decoder
+/// says of that lane, then the port whole; it finds every decoded signal
+/// of the VCD and of the FST, and shows the text of the instruction.
+#[test]
+fn gtkwave_shows_the_diverging_lane_first() {
+    if !can_run_gtkwave() {
+        return;
+    }
+    for format in gpucosim_waves::WaveFormat::ALL {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, home) = (tmp.path().join("b"), tmp.path().join("home"));
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::create_dir(&home).unwrap();
+        let gtkw = decoded_bundle(&dir, format);
+        let r = gtkwave_report(&gtkw, tmp.path(), &home);
+        assert_eq!(r.num("marker"), 2500, "{format}");
+        let traces = r.traces();
+        let names: Vec<&str> = traces.iter().map(|(_, n)| n.as_str()).collect();
+        assert_eq!(
+            names[..12],
+            [
+                "clk",
+                "cycle",
+                "mismatch any",
+                "instr",
+                "mask_o",
+                "mismatch mask_o",
+                "model mask_o lane3",
+                "rtl mask_o lane3",
+                "model lanes lane3 acc",
+                "rtl lanes lane3 acc",
+                "model mask_o lane9",
+                "rtl mask_o lane9",
+            ],
+            "{format}"
+        );
+        // Every signal the session names was found.
+        let text = std::fs::read_to_string(&gtkw).unwrap();
+        let wanted: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.starts_with(['[', '@', '*', '-']))
+            .map(|l| l.rsplit(' ').next().unwrap())
+            .collect();
+        let displayed: Vec<&str> = r.get("displayed").split_whitespace().collect();
+        assert_eq!(displayed, wanted, "{format}");
+        // The values at the marker, by the trace's name: the lane differs,
+        // the text and the number read back.
+        let value = |name: &str| {
+            let i = names.iter().position(|n| *n == name).unwrap();
+            r.lines
+                .iter()
+                .find_map(|l| l.strip_prefix(&format!("tvalue {i} ")))
+                .unwrap_or_else(|| panic!("no value of {name}"))
+                .to_string()
+        };
+        assert_eq!(value("model mask_o lane3"), "0", "{format}");
+        assert_eq!(value("rtl mask_o lane3"), "1", "{format}");
+        let all = common::frames(0, 400, 250);
+        let mut held = "?".to_string();
+        for (_, i, _, _) in &all[100..=250] {
+            let v = common::toy::v_i.get(i);
+            if v >> 31 & 1 != 0 {
+                held = common::text(v);
+            }
+        }
+        assert_eq!(value("instr"), held, "{format}");
+        let lo = common::toy::v_i.get(&all[250].1) & 0xff;
+        assert_eq!(value("fields lo"), lo.to_string(), "{format}");
+    }
 }
 
 /// Skips (printing a line) when GTKWave cannot be run here, unless
@@ -454,51 +544,86 @@ fn surfer_names_exist_as_wellen_reads_the_vcd() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let gtkw = bundle(dir.path(), 140);
-    let sucl = gtkw.with_extension("sucl");
-    let vcd = gtkw.with_extension("vcd");
-    let script = r#"
+    let plain = bundle(dir.path(), 140);
+    let decoded: Vec<PathBuf> = gpucosim_waves::WaveFormat::ALL
+        .into_iter()
+        .map(|f| {
+            let d = dir.path().join(f.extension());
+            std::fs::create_dir(&d).unwrap();
+            decoded_bundle(&d, f)
+        })
+        .collect();
+    for gtkw in std::iter::once(&plain).chain(&decoded) {
+        let sucl = gtkw.with_extension("sucl");
+        let wave = if gtkw == &plain {
+            gtkw.with_extension("vcd")
+        } else {
+            let fst = gtkw.with_extension("fst");
+            if fst.exists() {
+                fst
+            } else {
+                gtkw.with_extension("vcd")
+            }
+        };
+        let script = r#"
 import sys, pywellen
 w = pywellen.Waveform(sys.argv[1])
 for v in w.all_vars():
     print("var", v.full_name)
+    if v.is_string:
+        print("text", v.full_name, repr(v.signal.value_at(2500)))
 for s in w.all_scopes():
     print("scope", s.full_name)
 "#;
-    let out = Command::new("python3")
-        .args(["-c", script])
-        .arg(&vcd)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let seen = String::from_utf8(out.stdout).unwrap();
-    let vars: Vec<&str> = seen
-        .lines()
-        .filter_map(|l| l.strip_prefix("var "))
-        .collect();
-    let scopes: Vec<&str> = seen
-        .lines()
-        .filter_map(|l| l.strip_prefix("scope "))
-        .collect();
-    assert!(vars.contains(&"tb.model.lane_addr_o.[17]"), "{seen}");
-    let text = std::fs::read_to_string(&sucl).unwrap();
-    let mut checked = 0;
-    for line in text.lines() {
-        let Some((cmd, arg)) = line.split_once(' ') else {
-            continue;
-        };
-        match cmd {
-            "variable_add" => assert!(vars.contains(&arg), "Surfer has no variable {arg}"),
-            "scope_add" | "scope_add_as_group" | "scope_select" => {
-                assert!(scopes.contains(&arg), "Surfer has no scope {arg}")
-            }
-            _ => continue,
+        let out = Command::new("python3")
+            .args(["-c", script])
+            .arg(&wave)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let seen = String::from_utf8(out.stdout).unwrap();
+        let vars: Vec<&str> = seen
+            .lines()
+            .filter_map(|l| l.strip_prefix("var "))
+            .collect();
+        let scopes: Vec<&str> = seen
+            .lines()
+            .filter_map(|l| l.strip_prefix("scope "))
+            .collect();
+        if gtkw == &plain {
+            assert!(vars.contains(&"tb.model.lane_addr_o.[17]"), "{seen}");
+        } else {
+            // The decoded signals, the text read as a string.
+            assert!(vars.contains(&"tb.model.mask_o.lane3"), "{seen}");
+            assert!(vars.contains(&"tb.rtl.lanes.lane3.acc"), "{seen}");
+            assert!(
+                seen.lines()
+                    .any(|l| l.starts_with("text tb.in.instr '") && !l.ends_with("None")),
+                "{seen}"
+            );
         }
-        checked += 1;
+        let text = std::fs::read_to_string(&sucl).unwrap();
+        let mut checked = 0;
+        for line in text.lines() {
+            let Some((cmd, arg)) = line.split_once(' ') else {
+                continue;
+            };
+            match cmd {
+                "variable_add" => assert!(vars.contains(&arg), "Surfer has no variable {arg}"),
+                "scope_add"
+                | "scope_add_as_group"
+                | "scope_add_as_group_recursive"
+                | "scope_select" => {
+                    assert!(scopes.contains(&arg), "Surfer has no scope {arg}")
+                }
+                _ => continue,
+            }
+            checked += 1;
+        }
+        assert!(checked > 10, "{text}");
     }
-    assert!(checked > 10, "{text}");
 }

@@ -10,6 +10,29 @@ use crate::cover::{coverage, Recorder};
 use crate::ports::PortTable;
 use crate::{Coverage, Profile, Unit};
 
+/// Reads the instruction on the request ports of `inp` into `r` (what the
+/// unit takes when it accepts one).
+pub fn read_request(inp: &[u32], r: &mut Request) {
+    r.op = P::op_i.get(inp) as u8;
+    r.wave64 = P::wave64_i.bit(inp);
+    r.wgp = P::wgp_i.bit(inp);
+    r.unaligned = P::unaligned_i.bit(inp);
+    r.exec = P::exec_i.get(inp);
+    r.offset0 = P::offset0_i.get(inp) as u8;
+    r.offset1 = P::offset1_i.get(inp) as u8;
+    r.m0 = P::m0_i.get(inp) as u32;
+    r.lds_base = P::lds_base_i.get(inp) as u16;
+    r.lds_size = P::lds_size_i.get(inp) as u32;
+    let a = P::addr_i.slice(inp);
+    let d0 = P::data0_i.slice(inp);
+    let d1 = P::data1_i.slice(inp);
+    for l in 0..LANES {
+        r.addr[l] = a[l];
+        r.data0[l] = u64::from(d0[2 * l]) | u64::from(d0[2 * l + 1]) << 32;
+        r.data1[l] = u64::from(d1[2 * l]) | u64::from(d1[2 * l + 1]) << 32;
+    }
+}
+
 /// The cycle-level model of `lds_top`.
 #[derive(Clone)]
 pub struct LdsModel {
@@ -38,25 +61,7 @@ impl LdsModel {
     }
 
     fn decode(&mut self, inp: &[u32]) {
-        let r = &mut self.req;
-        r.op = P::op_i.get(inp) as u8;
-        r.wave64 = P::wave64_i.bit(inp);
-        r.wgp = P::wgp_i.bit(inp);
-        r.unaligned = P::unaligned_i.bit(inp);
-        r.exec = P::exec_i.get(inp);
-        r.offset0 = P::offset0_i.get(inp) as u8;
-        r.offset1 = P::offset1_i.get(inp) as u8;
-        r.m0 = P::m0_i.get(inp) as u32;
-        r.lds_base = P::lds_base_i.get(inp) as u16;
-        r.lds_size = P::lds_size_i.get(inp) as u32;
-        let a = P::addr_i.slice(inp);
-        let d0 = P::data0_i.slice(inp);
-        let d1 = P::data1_i.slice(inp);
-        for l in 0..LANES {
-            r.addr[l] = a[l];
-            r.data0[l] = u64::from(d0[2 * l]) | u64::from(d0[2 * l + 1]) << 32;
-            r.data1[l] = u64::from(d1[2 * l]) | u64::from(d1[2 * l + 1]) << 32;
-        }
+        read_request(inp, &mut self.req);
     }
 
     fn write_results(&self, out: &mut [u32]) {

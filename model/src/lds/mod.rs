@@ -9,15 +9,18 @@
 //!   `eval` runs;
 //! - [`cycle`]: [`LdsModel`], the cycle model run against the RTL;
 //! - [`cover`]: the functional-coverage bins;
+//! - [`decoded`]: the decoded waveform signals (the instruction in flight,
+//!   each lane's bank and dword);
 //! - [`sv`]: the RTL package's generated encodings (`rtl/lds/lds_enc.svh`).
 
 pub mod cover;
 pub mod cycle;
+pub mod decoded;
 pub mod isa;
 pub mod params;
 pub mod ports;
 pub mod sv;
 pub mod tlm;
 
-pub use self::cycle::LdsModel;
+pub use self::cycle::{read_request, LdsModel};
 pub use self::params::LdsParams;

@@ -232,6 +232,33 @@ impl VsField {
         VsField::OobSelect,
         VsField::Type,
     ];
+
+    /// The field's name on `profile` (SPEC §1.1): gfx9's `swizzle_en` and
+    /// `dfmt` are gfx11's `swizzle_enable` and `format`.
+    pub fn name(self, profile: Profile) -> &'static str {
+        let p = TaParams::of(profile);
+        match self {
+            VsField::Base => "base",
+            VsField::Stride => "stride",
+            VsField::CacheSwizzle => "cache_swizzle",
+            VsField::Swizzle => match p.swizzle {
+                SwizzleEncoding::EnableBitElemSize => "swizzle_en",
+                SwizzleEncoding::EnableEs => "swizzle_enable",
+            },
+            VsField::NumRecords => "num_records",
+            VsField::DstSel => "dst_sel",
+            VsField::Nfmt => "nfmt",
+            VsField::Format => match p.format {
+                FormatEncoding::DfmtNfmt => "dfmt",
+                FormatEncoding::Unified => "format",
+            },
+            VsField::ElemSize => "elem_size",
+            VsField::IndexStride => "index_stride",
+            VsField::AddTid => "add_tid",
+            VsField::OobSelect => "oob_select",
+            VsField::Type => "type",
+        }
+    }
 }
 
 /// Where a profile's V# keeps each field: its lowest bit and width, width

@@ -9,10 +9,13 @@
 //!   alignment, pieces and the coalescer), pure functions, also behind `eval`;
 //! - [`cycle`]: [`TaModel`], the cycle model run against the RTL;
 //! - [`cover`]: the functional-coverage bins;
+//! - [`decoded`]: the decoded waveform signals (the instruction in flight,
+//!   its V# fields);
 //! - [`sv`]: the RTL package's generated encodings (`rtl/ta/ta_enc.svh`).
 
 pub mod cover;
 pub mod cycle;
+pub mod decoded;
 pub mod isa;
 pub mod params;
 pub mod ports;

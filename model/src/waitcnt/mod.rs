@@ -10,10 +10,13 @@
 //! - [`tlm`]: what one instruction of each class counts on;
 //! - [`cycle`]: [`WaitcntModel`], the cycle-level scoreboard of 16 waves;
 //! - [`cover`]: the functional-coverage bins;
+//! - [`decoded`]: the decoded waveform signals (each wave's counters and
+//!   pending wait, the issue, wait and returns offered);
 //! - [`sv`]: the RTL package's generated encodings (`rtl/waitcnt/waitcnt_enc.svh`).
 
 pub mod cover;
 pub mod cycle;
+pub mod decoded;
 pub mod isa;
 pub mod params;
 pub mod ports;

@@ -138,7 +138,7 @@ fn parse_request(profile: Profile, v: &Value) -> Result<Parsed, String> {
             "lds_base",
             &format!(", the last block of the LDS of {profile}{mode}"),
         )? as u32;
-        if b % BASE_BYTES != 0 {
+        if !b.is_multiple_of(BASE_BYTES) {
             return Err(at(
                 "lds_base",
                 format!(
@@ -172,7 +172,7 @@ fn parse_request(profile: Profile, v: &Value) -> Result<Parsed, String> {
             &path,
             ", the allocation's last byte (addresses are relative to `lds_base`)",
         )? as u32;
-        if a % 4 != 0 {
+        if !a.is_multiple_of(4) {
             return Err(at(&path, "not a dword-aligned byte address"));
         }
         if memory.iter().any(|&(d, _)| d == a / 4) {

@@ -20,6 +20,7 @@ pub use txn::LdsTxn;
 use crate::testbench::{Evaluator, Index, Knob, Testbench, Variant};
 use gpucosim_model::lds::ports::lds_ports as P;
 use gpucosim_model::lds::LdsModel;
+use gpucosim_model::decode::Decoder;
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::{Profile, Unit};
 use rand_chacha::ChaCha8Rng;
@@ -75,6 +76,9 @@ impl Testbench for LdsTestbench {
     }
     fn evaluator(profile: Profile) -> Evaluator {
         eval::evaluator(profile)
+    }
+    fn decoder(profile: Profile) -> Option<Box<dyn Decoder>> {
+        Some(Box::new(gpucosim_model::lds::decoded::LdsDecoder::new(profile)))
     }
     fn index(port: &str) -> Option<Index> {
         match port {

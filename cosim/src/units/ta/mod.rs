@@ -18,6 +18,7 @@ pub use stimulus::TaKnobs;
 pub use txn::TaTxn;
 
 use crate::testbench::{Evaluator, Index, Knob, Testbench, Variant};
+use gpucosim_model::decode::Decoder;
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::ta::ports::ta_ports as p;
 use gpucosim_model::ta::TaModel;
@@ -78,6 +79,9 @@ impl Testbench for TaTestbench {
     }
     fn evaluator(profile: Profile) -> Evaluator {
         eval::evaluator(profile)
+    }
+    fn decoder(profile: Profile) -> Option<Box<dyn Decoder>> {
+        Some(Box::new(gpucosim_model::ta::decoded::TaDecoder::new(profile)))
     }
     fn index(port: &str) -> Option<Index> {
         match port {

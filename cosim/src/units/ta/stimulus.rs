@@ -628,7 +628,7 @@ mod tests {
                     .map(|t| (0..LANES).filter(|&l| f(t, l)).count())
                     .sum()
             };
-            let misaligned = |t: &TaTxn, l: usize| t.instr.voffset[l] % 4 != 0;
+            let misaligned = |t: &TaTxn, l: usize| !t.instr.voffset[l].is_multiple_of(4);
             let (m_on, m_off) = (
                 lanes(&with("misalign_pct"), &misaligned),
                 lanes(&none, &misaligned),

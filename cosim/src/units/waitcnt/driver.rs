@@ -420,7 +420,7 @@ impl WaitcntDriver {
                 for (i, e) in dq.iter().enumerate() {
                     if e.due > self.now {
                         future = future.min(e.due);
-                    } else if best.map_or(true, |b| e.due < b.0) {
+                    } else if best.is_none_or(|b| e.due < b.0) {
                         best = Some((e.due, i));
                     }
                 }
@@ -567,7 +567,7 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
                         ..
                     } if wave_waits
                         || Class::from_code(code as u32)
-                            .map_or(true, |c| !c.legal(self.profile))
+                            .is_none_or(|c| !c.legal(self.profile))
                         || self.now >= since + 64 =>
                     {
                         code as u32

@@ -17,6 +17,7 @@ pub use stimulus::WaitcntKnobs;
 pub use txn::WaitcntTxn;
 
 use crate::testbench::{Evaluator, Index, Knob, Testbench, Variant};
+use gpucosim_model::decode::Decoder;
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::waitcnt::ports::waitcnt_ports as P;
 use gpucosim_model::waitcnt::WaitcntModel;
@@ -69,6 +70,9 @@ impl Testbench for WaitcntTestbench {
     }
     fn evaluator(profile: Profile) -> Evaluator {
         eval::evaluator(profile)
+    }
+    fn decoder(profile: Profile) -> Option<Box<dyn Decoder>> {
+        Some(Box::new(gpucosim_model::waitcnt::decoded::WaitcntDecoder::new(profile)))
     }
     fn index(port: &str) -> Option<Index> {
         match port {

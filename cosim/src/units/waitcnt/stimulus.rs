@@ -176,7 +176,7 @@ fn legal_classes(profile: Profile) -> impl Iterator<Item = Class> {
 
 /// The class codes (0..15) the profile does not have.
 fn illegal_codes(profile: Profile) -> impl Iterator<Item = u8> {
-    (0..16u8).filter(move |&c| Class::from_code(c as u32).map_or(true, |c| !c.legal(profile)))
+    (0..16u8).filter(move |&c| Class::from_code(c as u32).is_none_or(|c| !c.legal(profile)))
 }
 
 /// Draws a random transaction.
@@ -486,7 +486,7 @@ mod tests {
         for p in Profile::all() {
             let txns = draw(p, 4, 3000, &knobs);
             let count = |f: &dyn Fn(&WaitcntTxn) -> bool| txns.iter().filter(|t| f(t)).count();
-            let illegal = |code: u8| Class::from_code(code as u32).map_or(true, |c| !c.legal(p));
+            let illegal = |code: u8| Class::from_code(code as u32).is_none_or(|c| !c.legal(p));
             let kinds = [
                 (
                     "wait after s_waitcnt 0",
