@@ -718,7 +718,11 @@ fn waves_errors_are_one_line() {
         &[],
         "no such file: /nonexistent/x.vcd",
     );
-    expect_error(&["waves", empty.to_str().unwrap()], &[], "holds no VCD");
+    expect_error(
+        &["waves", empty.to_str().unwrap()],
+        &[],
+        "holds no waveform",
+    );
     expect_error(
         &["waves", junk.to_str().unwrap()],
         &[],

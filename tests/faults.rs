@@ -798,6 +798,36 @@ fn an_fst_waveform_is_written_for_a_divergence_or_its_loss_reported() {
     let gtkw = std::fs::read_to_string(waves.join("waitcnt.gfx9.1.gtkw")).unwrap();
     assert!(gtkw.contains("[dumpfile] \"waitcnt.gfx9.1.fst\""), "{gtkw}");
     names_existing_waveforms("run", &out, &[]);
+    // `gpucosim waves` reads the FST as it reads the VCD of the same run.
+    let vcd_dir = dir.path().join("waves-vcd");
+    let o = gpucosim()
+        .args(["run", "--unit", &f.unit, "--profile", &f.profile])
+        .args([
+            "--seed",
+            &f.seed.to_string(),
+            "--cycles",
+            &f.cycles.to_string(),
+        ])
+        .arg("--rtl")
+        .arg(&rtl)
+        .arg("--waves")
+        .arg(&vcd_dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{:?}", text(&o));
+    let view = |p: &Path| {
+        let o = gpucosim().arg("waves").arg(p).output().unwrap();
+        assert!(o.status.success(), "{:?}", text(&o));
+        text(&o)
+            .0
+            .replace(&fst.display().to_string(), "WAVEFORM")
+            .replace(&p.display().to_string(), "WAVEFORM")
+    };
+    let from_vcd = view(&vcd_dir.join("waitcnt.gfx9.1.vcd"));
+    assert!(from_vcd.contains("first divergence at cycle"), "{from_vcd}");
+    assert_eq!(view(&fst), from_vcd);
+    // A bundle or folder holding an FST is read the same way.
+    assert_eq!(view(&waves), from_vcd);
     assert!(
         out.contains(&format!(
             "session: surfer {} -c {}",

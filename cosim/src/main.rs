@@ -1,5 +1,7 @@
 //! The `gpucosim` command line.
 
+mod fst_vcd;
+
 use clap::{Parser, Subcommand};
 use gpucosim::engine::{self, RunSpec, Stimulus, Verdict, EXIT_INPUT};
 use gpucosim::error::{Error, Result};
@@ -2426,7 +2428,7 @@ fn cmd_waves(
             .map_err(|e| Error::Input(format!("cannot read {}: {e}", file.display())))?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| {
-                p.extension().is_some_and(|x| x == "vcd")
+                p.extension().is_some_and(|x| x == "vcd" || x == "fst")
                     && !p.to_string_lossy().ends_with(".rtl.vcd")
             })
             .collect();
@@ -2435,14 +2437,13 @@ fn cmd_waves(
             1 => found.remove(0),
             0 => {
                 return Err(Error::Input(format!(
-                    "{} holds no VCD (a bundle of a run with --waves has one; the text view \
-                     does not read FST: run with --waves-format vcd)",
+                    "{} holds no waveform (a bundle of a run with --waves has one, VCD or FST)",
                     file.display()
                 )))
             }
             _ => {
                 return Err(Error::Input(format!(
-                    "{} holds several VCDs; name one: {}",
+                    "{} holds several waveforms; name one: {}",
                     file.display(),
                     found
                         .iter()
@@ -2455,22 +2456,33 @@ fn cmd_waves(
     } else {
         file.to_path_buf()
     };
-    let bad = |e: std::io::Error| match e.kind() {
-        std::io::ErrorKind::InvalidData | std::io::ErrorKind::InvalidInput => {
-            Error::Input(format!("{} is not a gpucosim VCD: {e}", vcd.display()))
-        }
-        _ => Error::Input(format!("cannot read {}: {e}", vcd.display())),
-    };
     if !vcd.is_file() {
         return Err(Error::Input(format!("no such file: {}", vcd.display())));
     }
-    if vcd.extension().is_some_and(|e| e == "fst") {
-        return Err(Error::Input(format!(
-            "{}: the text view reads VCDs, not FST (gtkwave and surfer read it; \
-             run with --waves-format vcd for a VCD)",
-            vcd.display()
-        )));
-    }
+    // An FST is read as the VCD it holds.
+    let transcoded = if vcd.extension().is_some_and(|e| e == "fst") {
+        let mut t = tempfile::NamedTempFile::new()
+            .map_err(|e| Error::Env(format!("a temporary file for {}: {e}", vcd.display())))?;
+        {
+            let mut w = std::io::BufWriter::new(t.as_file_mut());
+            fst_vcd::fst_to_vcd(&vcd, &mut w).map_err(|e| {
+                Error::Input(format!("{} is not a gpucosim FST: {e}", vcd.display()))
+            })?;
+        }
+        Some(t)
+    } else {
+        None
+    };
+    let shown = vcd.clone();
+    let vcd = transcoded
+        .as_ref()
+        .map_or(vcd.clone(), |t| t.path().to_path_buf());
+    let bad = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::InvalidData | std::io::ErrorKind::InvalidInput => Error::Input(
+            format!("{} is not a gpucosim waveform: {e}", shown.display()),
+        ),
+        _ => Error::Input(format!("cannot read {}: {e}", shown.display())),
+    };
     let first = first_mismatch(&vcd).map_err(bad)?;
     let range = match (cycles, &first) {
         (Some(r), _) => r,
@@ -2530,7 +2542,7 @@ fn cmd_waves(
     if let Some(p) = unmatched.first() {
         return Err(Error::Input(format!(
             "no signal matches `{p}` in {} (it has {}, …)",
-            vcd.display(),
+            shown.display(),
             names_seen
                 .iter()
                 .take(6)
@@ -2542,7 +2554,7 @@ fn cmd_waves(
     if trace.cycles.is_empty() {
         return Err(Error::Input(format!(
             "{} holds no cycle in {}..={}",
-            vcd.display(),
+            shown.display(),
             range.0,
             range.1
         )));
@@ -2586,7 +2598,7 @@ fn cmd_waves(
     if let Some((c, ports)) = &first {
         println!(
             "{}: first divergence at cycle {c} on {}",
-            vcd.display(),
+            shown.display(),
             ports.join(", ")
         );
     }

@@ -1,0 +1,145 @@
+//! FST read back as VCD text, for `gpucosim waves`: the text view reads a
+//! VCD, and an FST that gpucosim wrote (`--waves-format fst`) holds the same
+//! scopes, variables and value changes. The bit vectors are transcoded
+//! (scalars and vectors as VCD writes them, aliases sharing their code);
+//! string and real variables, which the text view does not show, are left
+//! out.
+
+use fst_reader::{FstFilter, FstHierarchyEntry, FstReader, FstSignalValue, FstVarType};
+use std::collections::{BTreeMap, HashMap};
+use std::io::{self, Write};
+use std::path::Path;
+
+/// A VCD identifier code for signal `n` (printable ASCII, base 94).
+fn code(mut n: usize) -> String {
+    let mut s = String::new();
+    loop {
+        s.push((b'!' + (n % 94) as u8) as char);
+        n /= 94;
+        if n == 0 {
+            return s;
+        }
+        n -= 1;
+    }
+}
+
+/// `1ns`, `10ps`, … for a timescale of 10^`exp` seconds.
+fn timescale(exp: i8) -> String {
+    let units = [
+        (0, "s"),
+        (-3, "ms"),
+        (-6, "us"),
+        (-9, "ns"),
+        (-12, "ps"),
+        (-15, "fs"),
+    ];
+    for (e, u) in units {
+        if exp >= e && exp < e + 3 {
+            return format!("{}{u}", 10u32.pow((exp - e) as u32));
+        }
+    }
+    "1fs".into()
+}
+
+fn bad(e: impl std::fmt::Display) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("not a readable FST: {e}"),
+    )
+}
+
+/// Writes the FST `path` as VCD text to `out`.
+pub fn fst_to_vcd(path: &Path, out: &mut dyn Write) -> io::Result<()> {
+    let f = io::BufReader::new(std::fs::File::open(path)?);
+    let mut r = FstReader::open_and_read_time_table(f).map_err(bad)?;
+    let exp = r.get_header().timescale_exponent;
+    writeln!(out, "$timescale {} $end", timescale(exp))?;
+    // Declarations, in the FST's order; each handle's code and width.
+    let mut decl = String::new();
+    let mut widths: HashMap<usize, u32> = HashMap::new();
+    let mut failed: Option<io::Error> = None;
+    r.read_hierarchy(|e| match e {
+        FstHierarchyEntry::Scope { name, .. } => {
+            decl.push_str(&format!("$scope module {name} $end\n"));
+        }
+        FstHierarchyEntry::UpScope => decl.push_str("$upscope $end\n"),
+        FstHierarchyEntry::Var {
+            tpe,
+            name,
+            length,
+            handle,
+            ..
+        } => {
+            if matches!(
+                tpe,
+                FstVarType::GenericString
+                    | FstVarType::Real
+                    | FstVarType::RealParameter
+                    | FstVarType::RealTime
+                    | FstVarType::ShortReal
+            ) {
+                return;
+            }
+            // `name` or `name [msb:lsb]`, as VCD declares them.
+            let mut parts = name.split_whitespace();
+            let ok =
+                parts.next().is_some() && parts.all(|p| p.starts_with('[') && p.ends_with(']'));
+            if !ok {
+                failed = Some(bad(format!("variable name `{name}`")));
+                return;
+            }
+            let h = handle.get_index();
+            widths.insert(h, length);
+            decl.push_str(&format!("$var wire {length} {} {name} $end\n", code(h)));
+        }
+        _ => {}
+    })
+    .map_err(bad)?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    out.write_all(decl.as_bytes())?;
+    writeln!(out, "$enddefinitions $end")?;
+    // Value changes by time (a capture window: small enough to hold).
+    let mut by_time: BTreeMap<u64, Vec<(usize, String)>> = BTreeMap::new();
+    r.read_signals(&FstFilter::all(), |t, h, v| {
+        let h = h.get_index();
+        if let (Some(_), FstSignalValue::String(bits)) = (widths.get(&h), v) {
+            by_time
+                .entry(t)
+                .or_default()
+                .push((h, String::from_utf8_lossy(bits).into_owned()));
+        }
+    })
+    .map_err(bad)?;
+    for (t, mut changes) in by_time {
+        // In declaration order, as gpucosim's VCD writes a time step.
+        changes.sort_by_key(|c| c.0);
+        writeln!(out, "#{t}")?;
+        for (h, bits) in changes {
+            if widths.get(&h) == Some(&1) {
+                writeln!(out, "{bits}{}", code(h))?;
+            } else {
+                writeln!(out, "b{bits} {}", code(h))?;
+            }
+        }
+    }
+    out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_and_timescales() {
+        assert_eq!(code(0), "!");
+        assert_eq!(code(93), "~");
+        assert_eq!(code(94), "!!");
+        assert_ne!(code(94 + 94 * 94), code(94));
+        assert_eq!(timescale(-9), "1ns");
+        assert_eq!(timescale(-10), "100ps");
+        assert_eq!(timescale(-8), "10ns");
+        assert_eq!(timescale(0), "1s");
+    }
+}
