@@ -89,6 +89,18 @@ fn diverging_ports(stdout: &str) -> Vec<String> {
 /// longer than 16 digits; and a text waveform with each diverging port,
 /// model above RTL.
 fn check_report(name: &str, f: &BrokenFixture, stdout: &str) {
+    // The transaction's structured inputs are decoded under it: ta's V#
+    // field by field, lds's op, exec and mode.
+    if stdout.contains("  transaction #") {
+        let decoded = match f.unit.as_str() {
+            "ta" => Some("    V#: base 0x"),
+            "lds" => Some(" lanes active, "),
+            _ => None,
+        };
+        if let Some(d) = decoded {
+            assert!(stdout.contains(d), "{name}: no `{d}` in:\n{stdout}");
+        }
+    }
     let ports = diverging_ports(stdout);
     assert!(
         !ports.is_empty(),

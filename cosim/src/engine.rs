@@ -307,6 +307,8 @@ pub struct Outcome<T> {
     /// The transaction in flight at the first divergence (or at the end of
     /// a run that did not complete), with its index.
     pub in_flight: Option<(usize, T)>,
+    /// Its structured inputs decoded, a line each ([`Testbench::describe`]).
+    pub in_flight_decoded: Vec<String>,
     /// The model's description of its state then (before the edge that
     /// ends that cycle, as the waveform shows the cycle).
     pub state: Option<String>,
@@ -1093,7 +1095,12 @@ pub fn run<B: Testbench>(
     if !chk.text_partial.is_empty() {
         rtl_text.push(chk.text_partial);
     }
+    let in_flight_decoded = in_flight
+        .as_ref()
+        .map(|(_, t)| B::describe(spec.profile, t))
+        .unwrap_or_default();
     Ok(Outcome {
+        in_flight_decoded,
         cycles: chk.ran,
         txn_count: prod.txn_count(),
         coverage: prod.coverage().clone(),

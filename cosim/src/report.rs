@@ -176,6 +176,9 @@ pub fn report<T: Serialize>(spec: &RunSpec, o: &Outcome<T>, table: &PortTable) -
         for l in wrap_value(&v) {
             s.push_str(&format!("    {l}\n"));
         }
+        for l in &o.in_flight_decoded {
+            s.push_str(&format!("    {l}\n"));
+        }
     }
     if let Some(state) = o.state.as_ref().filter(|s| !s.is_empty()) {
         s.push_str(&format!("  model state{when}, before its edge: {state}\n"));

@@ -253,4 +253,11 @@ pub trait Testbench: 'static {
         let _ = profile;
         None
     }
+    /// The structured inputs of `txn` decoded, a line each, as reports show
+    /// them under the transaction (ta: the V#'s fields beside its hex).
+    /// None by default.
+    fn describe(profile: Profile, txn: &Self::Txn) -> Vec<String> {
+        let _ = (profile, txn);
+        Vec::new()
+    }
 }

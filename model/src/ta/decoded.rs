@@ -68,6 +68,33 @@ impl TaDecoder {
 
 /// The name of a format code: gfx9 `dfmt` (`32_32`), gfx11 the unified
 /// format (`32_32_FLOAT`); `INVALID` for a code without an entry.
+/// The V# `v` as a line of named fields, as reports show it beside the
+/// hex: every field the profile's layout has, in bit order, with the
+/// format's name (`base 0x2000 stride 0 ... dfmt 4 (32) ...`). Fields are
+/// the layout's raw values; the derived sizes follow (`swizzle_bytes`,
+/// `index_stride_elems`).
+pub fn vsharp_text(profile: Profile, v: u128) -> String {
+    let layout = TaParams::of(profile).vsharp;
+    let vs = Vsharp::decode(profile, v);
+    let mut parts = Vec::new();
+    for f in VsField::ALL.iter().filter(|f| layout.width(**f) > 0) {
+        let x = layout.get(v, *f);
+        let text = match f {
+            VsField::Base => format!("base {x:#x}"),
+            VsField::Format => {
+                format!("{} {x} ({})", f.name(profile), format_name(profile, x as u32))
+            }
+            _ => format!("{} {x}", f.name(profile)),
+        };
+        parts.push(text);
+    }
+    if let Some(es) = vs.swizzle_es {
+        parts.push(format!("swizzle_bytes {es}"));
+    }
+    parts.push(format!("index_stride_elems {}", vs.index_stride));
+    parts.join(" ")
+}
+
 fn format_name(profile: Profile, code: u32) -> String {
     match TaParams::of(profile).format {
         FormatEncoding::DfmtNfmt => GFX9_DFMT[(code & 15) as usize].name().to_string(),
@@ -224,6 +251,27 @@ impl Decoder for TaDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The report's line names each field with its value.
+    #[test]
+    fn vsharp_text_names_every_field() {
+        use crate::ta::isa::VsharpFields;
+        for profile in Profile::all() {
+            let fields = VsharpFields {
+                base: 0x2000,
+                stride: 16,
+                num_records: 256,
+                add_tid: true,
+                ..VsharpFields::default()
+            };
+            let t = vsharp_text(profile, fields.encode(profile));
+            assert!(
+                t.starts_with("base 0x2000 stride 16 ") && t.contains("num_records 256"),
+                "{profile}: {t}"
+            );
+            assert!(t.contains("add_tid 1"), "{profile}: {t}");
+        }
+    }
     use crate::decode::Source;
     use crate::ta::isa::VsharpFields;
     use crate::ta::write_instr;

@@ -47,6 +47,28 @@ impl Testbench for LdsTestbench {
     fn directed(profile: Profile) -> Vec<LdsTxn> {
         stimulus::directed(profile)
     }
+    fn describe(profile: Profile, txn: &LdsTxn) -> Vec<String> {
+        let r = &txn.req;
+        let op = gpucosim_model::lds::isa::name_of(r.op, profile)
+            .unwrap_or_else(|| format!("undefined op {}", r.op));
+        let lanes = if r.wave64 { 64 } else { 32 };
+        let active = (r.exec & if r.wave64 { u64::MAX } else { 0xFFFF_FFFF }).count_ones();
+        let mode = if profile.wave32() {
+            if r.wgp {
+                ", WGP mode"
+            } else {
+                ", CU mode"
+            }
+        } else {
+            ""
+        };
+        vec![format!(
+            "{op}: {active} of {lanes} lanes active, {} alignment{mode}, lds_base {:#x}, lds_size {:#x}",
+            if r.unaligned { "UNALIGNED" } else { "DWORD" },
+            r.lds_base,
+            r.lds_size
+        )]
+    }
     fn knob_rules(knobs: &LdsKnobs) -> Result<(), String> {
         stimulus::rules(knobs)
     }

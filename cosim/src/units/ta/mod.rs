@@ -47,6 +47,12 @@ impl Testbench for TaTestbench {
     fn directed(profile: Profile) -> Vec<TaTxn> {
         stimulus::directed(profile)
     }
+    fn describe(profile: Profile, txn: &TaTxn) -> Vec<String> {
+        vec![format!(
+            "V#: {}",
+            gpucosim_model::ta::decoded::vsharp_text(profile, txn.instr.vsharp)
+        )]
+    }
     fn knob_rules(knobs: &TaKnobs) -> Result<(), String> {
         stimulus::rules(knobs)
     }

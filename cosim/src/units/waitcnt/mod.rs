@@ -48,6 +48,23 @@ impl Testbench for WaitcntTestbench {
     }
     /// With injected errors (`err_pct` > 0) the reset cycles carry inputs
     /// too, which the unit must ignore.
+    fn describe(profile: Profile, txn: &WaitcntTxn) -> Vec<String> {
+        match txn {
+            WaitcntTxn::Wait { wave, imm, vscnt } => {
+                let text = if *vscnt {
+                    // The immediate of `s_waitcnt_vscnt null, imm` (SOPK).
+                    eval::decode_waitcnt_text(profile, &format!("{}", 0xBC7C_0000u32 | u32::from(*imm)))
+                } else {
+                    eval::decode_waitcnt_text(profile, &imm.to_string())
+                };
+                match text {
+                    Ok(t) => vec![format!("wave {wave}: {t}")],
+                    Err(e) => vec![format!("wave {wave}: {e}")],
+                }
+            }
+            _ => Vec::new(),
+        }
+    }
     fn knob_rules(knobs: &WaitcntKnobs) -> Result<(), String> {
         stimulus::rules(knobs)
     }
