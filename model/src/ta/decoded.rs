@@ -82,7 +82,11 @@ pub fn vsharp_text(profile: Profile, v: u128) -> String {
         let text = match f {
             VsField::Base => format!("base {x:#x}"),
             VsField::Format => {
-                format!("{} {x} ({})", f.name(profile), format_name(profile, x as u32))
+                format!(
+                    "{} {x} ({})",
+                    f.name(profile),
+                    format_name(profile, x as u32)
+                )
             }
             _ => format!("{} {x}", f.name(profile)),
         };
