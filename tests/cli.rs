@@ -728,6 +728,13 @@ fn waves_errors_are_one_line() {
         &[],
         "is not a gpucosim VCD",
     );
+    let junk_fst = dir.path().join("junk.fst");
+    std::fs::write(&junk_fst, "not a waveform\n").unwrap();
+    expect_error(
+        &["waves", junk_fst.to_str().unwrap()],
+        &[],
+        "is not a gpucosim FST",
+    );
     expect_error(
         &["waves", v, "--signals", "nothing*"],
         &[],
@@ -752,7 +759,7 @@ fn waves_errors_are_one_line() {
     expect_error(
         &["waves", dir.path().to_str().unwrap()],
         &[],
-        "holds several VCDs",
+        "holds several waveforms",
     );
 }
 

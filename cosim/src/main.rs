@@ -2477,10 +2477,11 @@ fn cmd_waves(
     let vcd = transcoded
         .as_ref()
         .map_or(vcd.clone(), |t| t.path().to_path_buf());
+    let kind = if transcoded.is_some() { "FST" } else { "VCD" };
     let bad = |e: std::io::Error| match e.kind() {
-        std::io::ErrorKind::InvalidData | std::io::ErrorKind::InvalidInput => Error::Input(
-            format!("{} is not a gpucosim waveform: {e}", shown.display()),
-        ),
+        std::io::ErrorKind::InvalidData | std::io::ErrorKind::InvalidInput => {
+            Error::Input(format!("{} is not a gpucosim {kind}: {e}", shown.display()))
+        }
         _ => Error::Input(format!("cannot read {}: {e}", shown.display())),
     };
     let first = first_mismatch(&vcd).map_err(bad)?;
