@@ -440,7 +440,7 @@ fn bad_input_and_failing_rtl_are_one_line_errors() {
         ),
         (
             &["mutate", "--unit", "waitcnt", "--min-kill-rate", "2"][..],
-            "--min-kill-rate 2",
+            "for '--min-kill-rate <RATE>': expected a rate between 0 and 1",
         ),
         (&["mutate", "--unit", "nope"][..], "unknown unit"),
         (
