@@ -165,7 +165,7 @@ fn the_checksum_sees_every_output_bit() {
 
 #[test]
 fn recorded_inputs_follow_the_engine_reset_sequence() {
-    let rec = benchmark::record_inputs::<ToyTestbench>(Profile::Gfx9, 3, 10).unwrap();
+    let rec = gpucosim::engine::record_inputs::<ToyTestbench>(Profile::Gfx9, 3, 10).unwrap();
     let iw = toy_ports::TABLE.in_words();
     assert_eq!(rec.len(), 10 * iw);
     let cycles: Vec<&[u32]> = rec.chunks(iw).collect();
@@ -178,7 +178,7 @@ fn recorded_inputs_follow_the_engine_reset_sequence() {
     // Same seed, same stimulus.
     assert_eq!(
         rec,
-        benchmark::record_inputs::<ToyTestbench>(Profile::Gfx9, 3, 10).unwrap()
+        gpucosim::engine::record_inputs::<ToyTestbench>(Profile::Gfx9, 3, 10).unwrap()
     );
 }
 

@@ -3,8 +3,9 @@
 //! caught with its waveform and report, Verilator errors, determinism, and
 //! the pipelined engine giving the single-threaded one's outcome exactly.
 
-use gpucosim::engine::{report, RunSpec, Stimulus};
+use gpucosim::engine::{RunSpec, Stimulus};
 use gpucosim::error::Error;
+use gpucosim::report::report;
 use gpucosim_model::Profile;
 use gpucosim_tests::{toy_ports, toy_rtl, vcd_value, ToyTestbench, Vcd};
 use std::path::Path;

@@ -12,7 +12,7 @@
 //! `-- model/waitcnt` narrows it).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use gpucosim::benchmark::record_inputs;
+use gpucosim::engine::record_inputs;
 use gpucosim::testbench::Testbench;
 use gpucosim::units::UNITS;
 use gpucosim::with_testbench;

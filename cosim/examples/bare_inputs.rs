@@ -44,7 +44,7 @@ fn main() -> Result<()> {
         let v = Verilator::locate(&cache)?;
         let req = rtlbuild::BuildRequest { table, profile, sources: &sources, trace: false };
         let exe = rtlbuild::build_bare(&req, &v, &cache)?.lib;
-        let rec = benchmark::record_inputs::<B>(profile, 1, cycles)?;
+        let rec = gpucosim::engine::record_inputs::<B>(profile, 1, cycles)?;
         let file = dir.join(format!("{unit}.{profile}.{cycles}.bin"));
         benchmark::write_inputs(&file, &rec)?;
         Ok::<_, Error>((exe, file))

@@ -26,13 +26,14 @@
 //! machine then hits all figures alike, and other processes stay out of the
 //! numbers as far as possible.
 
-use crate::engine::{self, ModelRun, RunSpec, Stimulus, RESET_CYCLES};
+use crate::engine::{self, RunSpec, Stimulus, RESET_CYCLES};
 use crate::error::{Error, Result};
 use crate::rtl::Rtl;
 use crate::rtlbuild::{self, checksum_fold, CHECKSUM_SEED};
 use crate::testbench::Testbench;
 use crate::verilator::Verilator;
 use gpucosim_model::Profile;
+use gpucosim_tb::record_inputs;
 use gpucosim_waves::{Capture, Meta, WaveFormat};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -344,30 +345,6 @@ impl UnitFigures {
     pub fn model_speedup(&self) -> f64 {
         self.model / self.shim.max(1e-9)
     }
-}
-
-/// Directed transactions, then seeded random ones, as in a fresh engine run.
-/// Runs the driver closed-loop against the model for `cycles` cycles, as
-/// the engine does (reset first), and returns every cycle's packed input
-/// words, `in_words` per cycle.
-pub fn record_inputs<B: Testbench>(profile: Profile, seed: u64, cycles: u64) -> Result<Vec<u32>> {
-    let table = B::table();
-    let knobs = B::Knobs::default();
-    let mut run = ModelRun::<B>::new(profile, seed, &knobs, Stimulus::Fresh);
-    let (iw, ow) = (table.in_words(), table.out_words());
-    let total = usize::try_from(cycles)
-        .ok()
-        .and_then(|c| c.checked_mul(iw))
-        .ok_or_else(|| Error::Input(format!("{cycles} cycles do not fit in memory")))?;
-    let mut rec = Vec::with_capacity(total);
-    let mut inp = vec![0u32; iw];
-    let mut out = vec![0u32; ow];
-    for cycle in 0..cycles {
-        // Fresh stimulus never runs out, so the status is always Busy.
-        run.cycle(cycle, &mut inp, &mut out);
-        rec.extend_from_slice(&inp);
-    }
-    Ok(rec)
 }
 
 /// Writes recorded input words as little-endian `u32`s.

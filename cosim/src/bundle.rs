@@ -465,7 +465,7 @@ pub fn bundle_report<B: Testbench>(spec: &RunSpec, o: &Outcome<B::Txn>, dir: &Pa
     for p in &mut o2.sessions {
         *p = dir.join(p.file_name().unwrap_or_default());
     }
-    engine::report(spec, &o2, B::table())
+    crate::report::report(spec, &o2, B::table())
 }
 
 /// Checks a bundle's RTL against the tree it will replay on: refuses a

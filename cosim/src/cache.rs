@@ -694,7 +694,7 @@ fn remove_leftovers(rtl: &Path) -> usize {
                 n += 1;
             }
         } else if name.starts_with(".build-") {
-            if crate::rtlbuild::abandoned(&p) && std::fs::remove_dir_all(&p).is_ok() {
+            if abandoned(&p) && std::fs::remove_dir_all(&p).is_ok() {
                 n += 1;
             }
         } else if let Some(entry) = name.strip_prefix('.').and_then(|s| s.strip_suffix(".lock")) {
@@ -886,6 +886,66 @@ pub fn format_prune(r: &PruneReport) -> String {
         human_bytes(r.freed)
     );
     out
+}
+
+/// A lock on a build's temporary directory, held while the build runs: a
+/// directory whose lock can be taken belongs to a build that died.
+pub(crate) struct BuildLock {
+    _file: std::fs::File,
+}
+
+impl BuildLock {
+    pub(crate) const NAME: &'static str = ".lock";
+
+    pub(crate) fn take(dir: &Path) -> Result<BuildLock> {
+        use std::os::fd::AsRawFd;
+        let path = dir.join(Self::NAME);
+        let f = std::fs::File::create(&path).map_err(|e| Error::io(&path, e))?;
+        // SAFETY: flock on a file descriptor we own.
+        unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
+        Ok(BuildLock { _file: f })
+    }
+
+    /// Whether `dir` holds a lock no live process holds.
+    pub(crate) fn abandoned(dir: &Path) -> bool {
+        use std::os::fd::AsRawFd;
+        let Ok(f) = std::fs::File::open(dir.join(Self::NAME)) else {
+            // No lock yet: a build that is just starting, or one that died
+            // before taking it; only the old ones are gone for sure.
+            return std::fs::metadata(dir)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > std::time::Duration::from_secs(3600));
+        };
+        // SAFETY: flock on a file descriptor we own; released when `f` drops.
+        unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+    }
+}
+
+/// Whether the build directory `dir` belongs to a build that died: its
+/// lock is held by no process.
+pub(crate) fn abandoned(dir: &Path) -> bool {
+    BuildLock::abandoned(dir)
+}
+
+/// Removes the temporary directories `prefix*` in `dir` that builds (or
+/// installs) killed mid-way left behind.
+pub fn remove_stale(dir: &Path, prefix: &str) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let p = e.path();
+        if name.to_string_lossy().starts_with(prefix) && p.is_dir() && BuildLock::abandoned(&p) {
+            tracing::info!(
+                "removing {}, left by a build that did not finish",
+                p.display()
+            );
+            let _ = std::fs::remove_dir_all(&p);
+        }
+    }
 }
 
 #[cfg(test)]

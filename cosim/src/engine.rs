@@ -17,25 +17,22 @@
 
 use crate::error::{Error, Result};
 use crate::rtl::{Rtl, RtlEnd, STATUS_TEXT};
-use crate::testbench::{Drive, Driver, Index, Testbench, TxnSource};
+use crate::testbench::{Drive, Index, Testbench};
 use crate::watchdog::{self, Guard, Limits, StopReason};
 use gpucosim_model::ports::{Dir, Port, PortTable};
-use gpucosim_model::{Coverage, Profile, Unit};
+use gpucosim_model::{Coverage, Profile};
+pub use gpucosim_tb::run::{
+    fresh_txns, parse_knobs, record_inputs, ModelRun, Stimulus, RESET_CYCLES,
+};
 use gpucosim_waves::session::{self, View};
 use gpucosim_waves::text;
 use gpucosim_waves::{Capture, Dump, Frame, Layout, Meta, WaveFormat};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
-use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-
-/// Cycles with `rst_ni` low at the start of every run.
-pub const RESET_CYCLES: u64 = 2;
 
 /// How to run.
 #[derive(Debug, Clone)]
@@ -159,8 +156,6 @@ impl RunSpec {
     }
 }
 
-pub use crate::report::{report, signal_name, Headline};
-
 /// Quotes `s` for a POSIX shell when it needs it.
 pub fn shell_quote(s: &str) -> String {
     if !s.is_empty()
@@ -247,6 +242,91 @@ pub enum End {
         /// The signal.
         signal: i32,
     },
+}
+
+/// The signal's name (`SIGTERM`).
+pub fn signal_name(sig: i32) -> String {
+    match sig {
+        libc::SIGINT => "SIGINT".into(),
+        libc::SIGTERM => "SIGTERM".into(),
+        s => format!("signal {s}"),
+    }
+}
+
+/// How a run that did not complete ended, in words: `kind` (`RTL ERROR`,
+/// `HANG`, ...), `when` (`at cycle 12`) and what happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Headline {
+    /// `RTL FINISH`, `RTL ERROR`, `HANG`, `TIMEOUT` or `INTERRUPTED`.
+    pub kind: &'static str,
+    /// `at cycle N` or `before cycle N`.
+    pub when: String,
+    /// What happened.
+    pub what: String,
+}
+
+impl Headline {
+    /// The headline of `end`; `None` for a run that completed.
+    pub fn of(end: &End) -> Option<Headline> {
+        let (kind, when, what) = match end {
+            End::Completed | End::Diverged => return None,
+            End::Rtl {
+                cycle,
+                how: RtlEnd::Finish,
+                message,
+            } => (
+                "RTL FINISH",
+                format!("at cycle {cycle}"),
+                format!("the RTL ended the simulation: {message}"),
+            ),
+            End::Rtl {
+                cycle,
+                how: RtlEnd::Stop,
+                message,
+            } => (
+                "RTL ERROR",
+                format!("at cycle {cycle}"),
+                format!("the RTL stopped the simulation: {message}"),
+            ),
+            End::Rtl { cycle, message, .. } => (
+                "RTL ERROR",
+                format!("at cycle {cycle}"),
+                format!("Verilator: {message}"),
+            ),
+            End::Hang {
+                cycle,
+                seconds,
+                timeout,
+            } => (
+                "HANG",
+                format!("at cycle {cycle}"),
+                format!(
+                    "the RTL's eval() did not return within {}; the step was aborted",
+                    if *timeout {
+                        format!("the run's time limit of {seconds} s")
+                    } else {
+                        format!("the stall limit of {seconds} s")
+                    }
+                ),
+            ),
+            End::Timeout { cycle, seconds } => (
+                "TIMEOUT",
+                format!("before cycle {cycle}"),
+                format!("the run's time limit of {seconds} s ran out"),
+            ),
+            End::Interrupted { cycle, signal } => (
+                "INTERRUPTED",
+                format!("before cycle {cycle}"),
+                format!("stopped by {}", signal_name(*signal)),
+            ),
+        };
+        Some(Headline { kind, when, what })
+    }
+
+    /// `KIND in NAME WHEN: WHAT`.
+    pub fn line(&self, name: &str) -> String {
+        format!("{} in {name} {}: {}", self.kind, self.when, self.what)
+    }
 }
 
 /// What a run means for its exit code.
@@ -375,358 +455,10 @@ impl<T> Outcome<T> {
     }
 }
 
-/// Where transactions come from.
-pub enum Stimulus<T> {
-    /// Directed transactions, then seeded random ones without end.
-    Fresh,
-    /// The first `n` transactions of [`Stimulus::Fresh`] (a replay of a
-    /// fresh run); the run ends when the driver reports them done.
-    Prefix(usize),
-    /// Exactly these transactions (a replay); the run ends when the driver
-    /// reports them done.
-    Replay(Vec<T>),
-}
-
-impl<T: Clone> Stimulus<T> {
-    /// The stimulus replaying the first `n` transactions of this one.
-    pub fn first(&self, n: usize) -> Stimulus<T> {
-        match self {
-            Stimulus::Fresh | Stimulus::Prefix(_) => Stimulus::Prefix(n),
-            Stimulus::Replay(v) => Stimulus::Replay(v[..n.min(v.len())].to_vec()),
-        }
-    }
-    fn again(&self) -> Stimulus<T> {
-        match self {
-            Stimulus::Fresh => Stimulus::Fresh,
-            Stimulus::Prefix(n) => Stimulus::Prefix(*n),
-            Stimulus::Replay(v) => Stimulus::Replay(v.clone()),
-        }
-    }
-}
-
-/// Transactions kept for the report of the one in flight; older ones are
-/// regenerated from the seed when asked for.
-const RECENT: usize = 64;
-
-/// The transactions of a run, counted as they are consumed.
-struct Source<'a, B: Testbench> {
-    profile: Profile,
-    knobs: Cow<'a, B::Knobs>,
-    seed: u64,
-    rng: ChaCha8Rng,
-    directed: std::vec::IntoIter<B::Txn>,
-    replay: Option<Vec<B::Txn>>,
-    limit: Option<usize>,
-    count: usize,
-    recent: VecDeque<(usize, B::Txn)>,
-}
-
-impl<'a, B: Testbench> Source<'a, B> {
-    fn new(
-        profile: Profile,
-        seed: u64,
-        knobs: Cow<'a, B::Knobs>,
-        stimulus: Stimulus<B::Txn>,
-    ) -> Self {
-        let (directed, replay, limit) = match stimulus {
-            Stimulus::Fresh => (B::directed(profile), None, None),
-            Stimulus::Prefix(n) => (B::directed(profile), None, Some(n)),
-            Stimulus::Replay(v) => {
-                let n = v.len();
-                (Vec::new(), Some(v), Some(n))
-            }
-        };
-        Source {
-            profile,
-            knobs,
-            seed,
-            rng: ChaCha8Rng::seed_from_u64(seed),
-            directed: directed.into_iter(),
-            replay,
-            limit,
-            count: 0,
-            recent: VecDeque::with_capacity(RECENT),
-        }
-    }
-
-    /// Transaction `i` of this run's stimulus (consumed or not).
-    fn nth(&self, i: usize) -> Option<B::Txn> {
-        if let Some((_, t)) = self.recent.iter().find(|(j, _)| *j == i) {
-            return Some(t.clone());
-        }
-        match &self.replay {
-            Some(v) => v.get(i).cloned(),
-            None => {
-                let knobs = Cow::Borrowed(&*self.knobs);
-                let mut s = Source::<B>::new(self.profile, self.seed, knobs, Stimulus::Fresh);
-                (0..=i).filter_map(|_| s.next_txn()).last()
-            }
-        }
-    }
-}
-
-impl<B: Testbench> TxnSource<B::Txn> for Source<'_, B> {
-    fn next_txn(&mut self) -> Option<B::Txn> {
-        if self.limit.is_some_and(|l| self.count >= l) {
-            return None;
-        }
-        let t = match &self.replay {
-            Some(v) => v[self.count].clone(),
-            None => match self.directed.next() {
-                Some(t) => t,
-                None => B::generate(self.profile, &self.knobs, &mut self.rng),
-            },
-        };
-        if self.recent.len() == RECENT {
-            self.recent.pop_front();
-        }
-        self.recent.push_back((self.count, t.clone()));
-        self.count += 1;
-        Some(t)
-    }
-}
-
-/// The first `n` transactions of a fresh run of seed `seed` (what a run
-/// that consumed `n` transactions was given).
-pub fn fresh_txns<B: Testbench>(
-    profile: Profile,
-    seed: u64,
-    knobs: &[(String, String)],
-    n: usize,
-) -> Result<Vec<B::Txn>> {
-    let knobs = parse_knobs::<B>(knobs)?;
-    let mut s = Source::<B>::new(profile, seed, Cow::Owned(knobs), Stimulus::Prefix(n));
-    Ok(std::iter::from_fn(|| s.next_txn()).collect())
-}
-
-/// Parses `--knob` pairs into the unit's knob struct: every name one of
-/// the unit's [`Testbench::KNOBS`], given once, every value in its range,
-/// and the unit's rules between knobs kept. Anything else is a one-line
-/// [`Error::Input`] naming the knob and what it takes.
-pub fn parse_knobs<B: Testbench>(pairs: &[(String, String)]) -> Result<B::Knobs> {
-    use crate::testbench::KnobValues;
-    let unit = B::UNIT;
-    let mut obj = serde_json::to_value(B::Knobs::default())
-        .map_err(|e| Error::Input(format!("knobs of unit {unit}: {e}")))?;
-    let map = obj
-        .as_object_mut()
-        .ok_or_else(|| Error::Input(format!("unit {unit} has no knobs")))?;
-    for (i, (k, v)) in pairs.iter().enumerate() {
-        let Some(knob) = B::KNOBS.iter().find(|n| n.name == k) else {
-            let known: Vec<&str> = B::KNOBS.iter().map(|n| n.name).collect();
-            return Err(Error::Input(format!(
-                "unknown knob `{}` for unit {unit} (known: {})",
-                crate::units::clip(k),
-                known.join(", ")
-            )));
-        };
-        if pairs[..i].iter().any(|(p, _)| p == k) {
-            return Err(Error::Input(format!(
-                "knob `{k}` is given twice for unit {unit}"
-            )));
-        }
-        let bad = || {
-            let what = match knob.values {
-                KnobValues::Int(..) => "an integer in",
-                KnobValues::Real(..) => "a number in",
-                KnobValues::Word(_) => "one of",
-            };
-            Error::Input(format!(
-                "knob `{k}` of unit {unit}: `{}` is not {what} {}",
-                crate::units::clip(v),
-                knob.values
-            ))
-        };
-        let val = match knob.values {
-            KnobValues::Int(lo, hi) => {
-                let n: i64 = v.trim().parse().map_err(|_| bad())?;
-                if !(lo..=hi).contains(&n) {
-                    return Err(bad());
-                }
-                serde_json::Value::from(n)
-            }
-            KnobValues::Real(lo, hi) => {
-                let n: f64 = v.trim().parse().map_err(|_| bad())?;
-                if !(lo..=hi).contains(&n) {
-                    return Err(bad());
-                }
-                serde_json::Value::from(n)
-            }
-            KnobValues::Word(words) => {
-                if !words.contains(&v.as_str()) {
-                    return Err(bad());
-                }
-                serde_json::Value::String(v.clone())
-            }
-        };
-        if !map.contains_key(k) {
-            return Err(Error::Input(format!(
-                "knob `{k}` of unit {unit} is in its table but not a field of its knobs"
-            )));
-        }
-        map.insert(k.clone(), val);
-    }
-    let knobs: B::Knobs = serde_json::from_value(obj)
-        .map_err(|e| Error::Input(format!("bad knob value for unit {unit}: {e}")))?;
-    B::knob_rules(&knobs).map_err(|e| Error::Input(format!("unit {unit}: {e}")))?;
-    Ok(knobs)
-}
-
 /// Cycles per chunk handed from the producing thread to the checking one.
 const CHUNK: usize = 256;
 /// Chunks between the two threads: how far driver and model may run ahead.
 const CHUNKS: usize = 4;
-
-/// The side of lock-step that makes each cycle: the driver sets the inputs
-/// (closed-loop on the model's outputs of the previous cycle) and the model
-/// steps. It never looks at the RTL, so it may run ahead of it. It is also
-/// the way to run a unit's model alone, exactly as a lock-step run does.
-pub struct ModelRun<'a, B: Testbench> {
-    model: Box<dyn Unit>,
-    driver: B::Driver,
-    src: Source<'a, B>,
-    rst: Port,
-}
-
-impl<'a, B: Testbench> ModelRun<'a, B> {
-    /// A fresh model and driver on `stimulus`.
-    pub fn new(
-        profile: Profile,
-        seed: u64,
-        knobs: &'a B::Knobs,
-        stimulus: Stimulus<B::Txn>,
-    ) -> Self {
-        ModelRun {
-            model: B::model(profile),
-            driver: B::driver(profile, knobs),
-            src: Source::new(profile, seed, Cow::Borrowed(knobs), stimulus),
-            rst: Port::at(B::table().ports, 0),
-        }
-    }
-
-    /// As [`ModelRun::new`], owning its knobs (a run kept beyond the
-    /// caller's frame: a stimulus handed to another testbench).
-    pub fn owned(
-        profile: Profile,
-        seed: u64,
-        knobs: B::Knobs,
-        stimulus: Stimulus<B::Txn>,
-    ) -> ModelRun<'static, B> {
-        let driver = B::driver(profile, &knobs);
-        ModelRun {
-            model: B::model(profile),
-            driver,
-            src: Source::new(profile, seed, Cow::Owned(knobs), stimulus),
-            rst: Port::at(B::table().ports, 0),
-        }
-    }
-
-    /// Cycle `cycle`: its inputs into `inp`, the model's outputs into `mout`
-    /// (which holds the previous cycle's outputs on entry). `rst_ni` is low
-    /// for the first [`RESET_CYCLES`].
-    #[inline]
-    pub fn cycle(&mut self, cycle: u64, inp: &mut [u32], mout: &mut [u32]) -> Drive {
-        let status = self.drive(cycle, inp, mout);
-        self.model.step(inp, mout);
-        status
-    }
-
-    /// The first half of [`ModelRun::cycle`]: the driver sets the inputs;
-    /// the model has not stepped yet.
-    #[inline]
-    fn drive(&mut self, cycle: u64, inp: &mut [u32], mout: &[u32]) -> Drive {
-        inp.fill(0);
-        if cycle < RESET_CYCLES {
-            self.driver.drive_in_reset(cycle, inp);
-            Drive::Busy
-        } else {
-            self.rst.set(inp, 1);
-            self.driver.drive(mout, inp, &mut self.src)
-        }
-    }
-
-    /// Runs a fresh run from cycle 0 until the driver reports its stimulus
-    /// done (a [`Stimulus::Replay`] or [`Stimulus::Prefix`] consumed and the
-    /// unit idle), for at most `limit` cycles, calling `each(cycle, inputs,
-    /// outputs)` after every cycle. Returns the cycles run, `None` when the
-    /// limit came first.
-    pub fn run_until_done(
-        &mut self,
-        limit: u64,
-        mut each: impl FnMut(u64, &[u32], &[u32]),
-    ) -> Option<u64> {
-        let table = B::table();
-        let mut inp = vec![0u32; table.in_words()];
-        let mut out = vec![0u32; table.out_words()];
-        for cycle in 0..limit {
-            let status = self.cycle(cycle, &mut inp, &mut out);
-            each(cycle, &inp, &out);
-            if status == Drive::Done {
-                return Some(cycle + 1);
-            }
-        }
-        None
-    }
-
-    /// Transactions consumed so far.
-    pub fn txn_count(&self) -> usize {
-        self.src.count
-    }
-
-    /// The model's coverage so far.
-    pub fn coverage(&self) -> &Coverage {
-        self.model.coverage()
-    }
-
-    /// The driver.
-    pub fn driver(&self) -> &B::Driver {
-        &self.driver
-    }
-
-    /// The driver, to configure it before the run.
-    pub fn driver_mut(&mut self) -> &mut B::Driver {
-        &mut self.driver
-    }
-
-    /// The model.
-    pub fn model(&self) -> &dyn Unit {
-        self.model.as_ref()
-    }
-
-    /// What the report says is in flight: the driver's transaction that
-    /// concerns `focus` (the diverging lane or wave; its oldest when none)
-    /// and the model's state.
-    fn context(&self, focus: Option<(Index, usize)>) -> (Option<(usize, B::Txn)>, String) {
-        let t = self
-            .driver
-            .in_flight_at(focus)
-            .and_then(|i| self.src.nth(i).map(|t| (i, t)));
-        (t, self.model.in_flight())
-    }
-
-    /// Runs cycles `0..=until` (the model stepping all but the last) and
-    /// returns the context in cycle `at` (at most `until`) as the
-    /// waveform shows it: the inputs of the cycle applied, the model's
-    /// state before its edge.
-    fn context_at(
-        &mut self,
-        at: u64,
-        until: u64,
-        focus: Option<(Index, usize)>,
-    ) -> (Option<(usize, B::Txn)>, String) {
-        let table = B::table();
-        let (mut inp, mut mout) = (vec![0u32; table.in_words()], vec![0u32; table.out_words()]);
-        let mut context = None;
-        for c in 0..=until {
-            self.drive(c, &mut inp, &mout);
-            if c == at {
-                context = Some(self.context(focus));
-            }
-            self.model.step(&inp, &mut mout);
-        }
-        context.unwrap_or_else(|| self.context(focus))
-    }
-}
 
 /// Lines of RTL text kept for the report.
 const TEXT_TAIL: usize = 20;

@@ -15,7 +15,6 @@ pub mod bundle;
 pub mod cache;
 pub mod decoded;
 pub mod engine;
-pub mod error;
 pub mod kernel;
 pub mod mutate;
 pub mod outputs;
@@ -23,11 +22,10 @@ pub mod regress;
 pub mod report;
 pub mod rtl;
 pub mod rtlbuild;
-pub mod testbench;
-pub mod units;
 pub mod verilator;
 pub mod watchdog;
 
+pub use gpucosim_tb::{error, testbench, units, with_testbench};
 pub use outputs::write_atomic;
 
 use engine::{Outcome, RunSpec, Stimulus};

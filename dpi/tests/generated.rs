@@ -9,7 +9,8 @@ fn generated_sv_is_current() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let bless = std::env::var_os("GPUCOSIM_BLESS").is_some_and(|v| v == "1");
     let mut stale = Vec::new();
-    for (rel, text) in gpucosim_dpi::sv::files(&gpucosim::units::port_tables().collect::<Vec<_>>())
+    for (rel, text) in
+        gpucosim_dpi::sv::files(&gpucosim_tb::units::port_tables().collect::<Vec<_>>())
     {
         let path = root.join(&rel);
         if bless {

@@ -119,7 +119,7 @@ fn get_port<'py>(py: Python<'py>, words: &[u32]) -> PyResult<Bound<'py, PyAny>> 
 }
 
 fn clip(s: &str) -> String {
-    gpucosim::units::clip(&format!("`{s}`"))
+    gpucosim_tb::units::clip(&format!("`{s}`"))
         .trim_matches('`')
         .to_string()
 }
@@ -274,7 +274,7 @@ impl Model {
         };
         let value: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| PyValueError::new_err(format!("the request is not JSON: {e}")))?;
-        let out = gpucosim::units::eval_json(self.inner.unit(), self.inner.profile(), &value)
+        let out = gpucosim_tb::units::eval_json(self.inner.unit(), self.inner.profile(), &value)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         json.call_method1("loads", (out.to_string(),))
     }
@@ -376,7 +376,7 @@ impl Stimulus {
 /// The units, in command-line order.
 #[pyfunction]
 fn units() -> Vec<&'static str> {
-    gpucosim::units::UNITS.to_vec()
+    gpucosim_tb::units::UNITS.to_vec()
 }
 
 /// The port table of a unit.

@@ -167,7 +167,7 @@ pub struct Unit {
 /// The module-level mutant select of an instrumented build.
 pub const SELECT_VAR: &str = "gpucosim_mut_sel";
 /// The DPI-C function the select is read with (defined by the shim).
-pub const SELECT_FN: &str = "gpucosim_mutant";
+pub const SELECT_FN: &str = crate::rtlbuild::MUTANT_SELECT_FN;
 
 /// Whether a file says it is generated.
 fn is_generated(text: &str) -> bool {

@@ -689,7 +689,7 @@ fn verify_sample<B: Testbench>(
         .take(spec.verify)
         .copied()
         .collect();
-    let rec = crate::benchmark::record_inputs::<B>(profile, spec.seeds.first, spec.cycles)?;
+    let rec = gpucosim_tb::record_inputs::<B>(profile, spec.seeds.first, spec.cycles)?;
     let mut out = Vec::new();
     for id in picks {
         let t0 = Instant::now();
@@ -793,7 +793,7 @@ pub fn compare_with_separate_build<B: Testbench>(
     let inst = instrument(unit, table, profile, &all, &verilator)?;
     let lib = build_tree(&inst.root, table, profile, &verilator, false)?.lib;
     let b = build_alone::<B>(unit, profile, alone, &verilator, false)?;
-    let rec = crate::benchmark::record_inputs::<B>(profile, seed, cycles)?;
+    let rec = gpucosim_tb::record_inputs::<B>(profile, seed, cycles)?;
     compare_libs::<B>(&lib, selected, &b, &rec)
 }
 

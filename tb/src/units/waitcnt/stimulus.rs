@@ -379,7 +379,7 @@ pub(crate) fn draw(profile: Profile, seed: u64, n: usize, k: &WaitcntKnobs) -> V
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{ModelRun, Stimulus};
+    use crate::run::{ModelRun, Stimulus};
     use crate::units::waitcnt::WaitcntTestbench;
     use gpucosim_model::waitcnt::ports::waitcnt_ports as P;
     use gpucosim_model::Coverage;
@@ -481,7 +481,7 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        let knobs = crate::engine::parse_knobs::<WaitcntTestbench>(&pairs).unwrap();
+        let knobs = crate::run::parse_knobs::<WaitcntTestbench>(&pairs).unwrap();
         assert!(knobs.err_pct > 0);
         for p in Profile::all() {
             let txns = draw(p, 4, 3000, &knobs);

@@ -495,7 +495,7 @@ pub(crate) fn draw(profile: Profile, seed: u64, n: usize, k: &TaKnobs) -> Vec<Ta
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{ModelRun, Stimulus};
+    use crate::run::{ModelRun, Stimulus};
     use crate::testbench::Testbench;
     use crate::units::ta::TaTestbench;
     use serde_json::json;

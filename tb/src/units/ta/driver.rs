@@ -127,7 +127,7 @@ impl Default for TaDriver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{ModelRun, Stimulus};
+    use crate::run::{ModelRun, Stimulus};
     use crate::units::ta::stimulus::{draw, TaKnobs};
     use crate::units::ta::TaTestbench;
     use gpucosim_model::ta::isa::LANES;

@@ -96,14 +96,14 @@ macro_rules! __declare_units {
                     let mut fsorted = fields.clone();
                     fsorted.sort();
                     assert_eq!(sorted, fsorted, "unit {}", stringify!($unit));
-                    $crate::engine::parse_knobs::<B>(&[]).unwrap();
+                    $crate::run::parse_knobs::<B>(&[]).unwrap();
                     for v in <B as Testbench>::variants() {
                         let pairs: Vec<(String, String)> =
                             v.knobs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-                        $crate::engine::parse_knobs::<B>(&pairs).unwrap();
+                        $crate::run::parse_knobs::<B>(&pairs).unwrap();
                     }
                     for k in B::KNOBS {
-                        let one = |v: String| $crate::engine::parse_knobs::<B>(&[(k.name.to_string(), v)]);
+                        let one = |v: String| $crate::run::parse_knobs::<B>(&[(k.name.to_string(), v)]);
                         match k.values {
                             $crate::testbench::KnobValues::Int(lo, hi) => {
                                 for bad in [lo - 1, hi + 1] {

@@ -334,7 +334,7 @@ pub fn directed(profile: Profile) -> Vec<LdsTxn> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{ModelRun, Stimulus};
+    use crate::run::{ModelRun, Stimulus};
     use crate::testbench::Testbench;
     use crate::units::lds::LdsTestbench;
     use gpucosim_model::lds::ports::lds_ports as P;

@@ -1,0 +1,390 @@
+//! The model side of a run: where transactions come from ([`Stimulus`]),
+//! the knobs that shape them ([`parse_knobs`]), and [`ModelRun`], which
+//! drives a unit's model cycle by cycle exactly as a lock-step run does
+//! (the co-simulator runs the RTL beside it; the DPI-C library and the
+//! Python package run it alone).
+
+use crate::error::{Error, Result};
+use crate::testbench::{Drive, Driver, Index, Testbench, TxnSource};
+use gpucosim_model::ports::Port;
+use gpucosim_model::{Coverage, Profile, Unit};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::borrow::Cow;
+use std::collections::VecDeque;
+
+/// Cycles with `rst_ni` low at the start of every run.
+pub const RESET_CYCLES: u64 = 2;
+
+/// Where transactions come from.
+pub enum Stimulus<T> {
+    /// Directed transactions, then seeded random ones without end.
+    Fresh,
+    /// The first `n` transactions of [`Stimulus::Fresh`] (a replay of a
+    /// fresh run); the run ends when the driver reports them done.
+    Prefix(usize),
+    /// Exactly these transactions (a replay); the run ends when the driver
+    /// reports them done.
+    Replay(Vec<T>),
+}
+
+impl<T: Clone> Stimulus<T> {
+    /// The stimulus replaying the first `n` transactions of this one.
+    pub fn first(&self, n: usize) -> Stimulus<T> {
+        match self {
+            Stimulus::Fresh | Stimulus::Prefix(_) => Stimulus::Prefix(n),
+            Stimulus::Replay(v) => Stimulus::Replay(v[..n.min(v.len())].to_vec()),
+        }
+    }
+    /// The same stimulus again (a second run of it).
+    pub fn again(&self) -> Stimulus<T> {
+        match self {
+            Stimulus::Fresh => Stimulus::Fresh,
+            Stimulus::Prefix(n) => Stimulus::Prefix(*n),
+            Stimulus::Replay(v) => Stimulus::Replay(v.clone()),
+        }
+    }
+}
+
+/// Transactions kept for the report of the one in flight; older ones are
+/// regenerated from the seed when asked for.
+const RECENT: usize = 64;
+
+/// The transactions of a run, counted as they are consumed.
+struct Source<'a, B: Testbench> {
+    profile: Profile,
+    knobs: Cow<'a, B::Knobs>,
+    seed: u64,
+    rng: ChaCha8Rng,
+    directed: std::vec::IntoIter<B::Txn>,
+    replay: Option<Vec<B::Txn>>,
+    limit: Option<usize>,
+    count: usize,
+    recent: VecDeque<(usize, B::Txn)>,
+}
+
+impl<'a, B: Testbench> Source<'a, B> {
+    fn new(
+        profile: Profile,
+        seed: u64,
+        knobs: Cow<'a, B::Knobs>,
+        stimulus: Stimulus<B::Txn>,
+    ) -> Self {
+        let (directed, replay, limit) = match stimulus {
+            Stimulus::Fresh => (B::directed(profile), None, None),
+            Stimulus::Prefix(n) => (B::directed(profile), None, Some(n)),
+            Stimulus::Replay(v) => {
+                let n = v.len();
+                (Vec::new(), Some(v), Some(n))
+            }
+        };
+        Source {
+            profile,
+            knobs,
+            seed,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            directed: directed.into_iter(),
+            replay,
+            limit,
+            count: 0,
+            recent: VecDeque::with_capacity(RECENT),
+        }
+    }
+
+    /// Transaction `i` of this run's stimulus (consumed or not).
+    fn nth(&self, i: usize) -> Option<B::Txn> {
+        if let Some((_, t)) = self.recent.iter().find(|(j, _)| *j == i) {
+            return Some(t.clone());
+        }
+        match &self.replay {
+            Some(v) => v.get(i).cloned(),
+            None => {
+                let knobs = Cow::Borrowed(&*self.knobs);
+                let mut s = Source::<B>::new(self.profile, self.seed, knobs, Stimulus::Fresh);
+                (0..=i).filter_map(|_| s.next_txn()).last()
+            }
+        }
+    }
+}
+
+impl<B: Testbench> TxnSource<B::Txn> for Source<'_, B> {
+    fn next_txn(&mut self) -> Option<B::Txn> {
+        if self.limit.is_some_and(|l| self.count >= l) {
+            return None;
+        }
+        let t = match &self.replay {
+            Some(v) => v[self.count].clone(),
+            None => match self.directed.next() {
+                Some(t) => t,
+                None => B::generate(self.profile, &self.knobs, &mut self.rng),
+            },
+        };
+        if self.recent.len() == RECENT {
+            self.recent.pop_front();
+        }
+        self.recent.push_back((self.count, t.clone()));
+        self.count += 1;
+        Some(t)
+    }
+}
+
+/// The first `n` transactions of a fresh run of seed `seed` (what a run
+/// that consumed `n` transactions was given).
+pub fn fresh_txns<B: Testbench>(
+    profile: Profile,
+    seed: u64,
+    knobs: &[(String, String)],
+    n: usize,
+) -> Result<Vec<B::Txn>> {
+    let knobs = parse_knobs::<B>(knobs)?;
+    let mut s = Source::<B>::new(profile, seed, Cow::Owned(knobs), Stimulus::Prefix(n));
+    Ok(std::iter::from_fn(|| s.next_txn()).collect())
+}
+
+/// Parses `--knob` pairs into the unit's knob struct: every name one of
+/// the unit's [`Testbench::KNOBS`], given once, every value in its range,
+/// and the unit's rules between knobs kept. Anything else is a one-line
+/// [`Error::Input`] naming the knob and what it takes.
+pub fn parse_knobs<B: Testbench>(pairs: &[(String, String)]) -> Result<B::Knobs> {
+    use crate::testbench::KnobValues;
+    let unit = B::UNIT;
+    let mut obj = serde_json::to_value(B::Knobs::default())
+        .map_err(|e| Error::Input(format!("knobs of unit {unit}: {e}")))?;
+    let map = obj
+        .as_object_mut()
+        .ok_or_else(|| Error::Input(format!("unit {unit} has no knobs")))?;
+    for (i, (k, v)) in pairs.iter().enumerate() {
+        let Some(knob) = B::KNOBS.iter().find(|n| n.name == k) else {
+            let known: Vec<&str> = B::KNOBS.iter().map(|n| n.name).collect();
+            return Err(Error::Input(format!(
+                "unknown knob `{}` for unit {unit} (known: {})",
+                crate::units::clip(k),
+                known.join(", ")
+            )));
+        };
+        if pairs[..i].iter().any(|(p, _)| p == k) {
+            return Err(Error::Input(format!(
+                "knob `{k}` is given twice for unit {unit}"
+            )));
+        }
+        let bad = || {
+            let what = match knob.values {
+                KnobValues::Int(..) => "an integer in",
+                KnobValues::Real(..) => "a number in",
+                KnobValues::Word(_) => "one of",
+            };
+            Error::Input(format!(
+                "knob `{k}` of unit {unit}: `{}` is not {what} {}",
+                crate::units::clip(v),
+                knob.values
+            ))
+        };
+        let val = match knob.values {
+            KnobValues::Int(lo, hi) => {
+                let n: i64 = v.trim().parse().map_err(|_| bad())?;
+                if !(lo..=hi).contains(&n) {
+                    return Err(bad());
+                }
+                serde_json::Value::from(n)
+            }
+            KnobValues::Real(lo, hi) => {
+                let n: f64 = v.trim().parse().map_err(|_| bad())?;
+                if !(lo..=hi).contains(&n) {
+                    return Err(bad());
+                }
+                serde_json::Value::from(n)
+            }
+            KnobValues::Word(words) => {
+                if !words.contains(&v.as_str()) {
+                    return Err(bad());
+                }
+                serde_json::Value::String(v.clone())
+            }
+        };
+        if !map.contains_key(k) {
+            return Err(Error::Input(format!(
+                "knob `{k}` of unit {unit} is in its table but not a field of its knobs"
+            )));
+        }
+        map.insert(k.clone(), val);
+    }
+    let knobs: B::Knobs = serde_json::from_value(obj)
+        .map_err(|e| Error::Input(format!("bad knob value for unit {unit}: {e}")))?;
+    B::knob_rules(&knobs).map_err(|e| Error::Input(format!("unit {unit}: {e}")))?;
+    Ok(knobs)
+}
+
+/// The side of lock-step that makes each cycle: the driver sets the inputs
+/// (closed-loop on the model's outputs of the previous cycle) and the model
+/// steps. It never looks at the RTL, so it may run ahead of it. It is also
+/// the way to run a unit's model alone, exactly as a lock-step run does.
+pub struct ModelRun<'a, B: Testbench> {
+    model: Box<dyn Unit>,
+    driver: B::Driver,
+    src: Source<'a, B>,
+    rst: Port,
+}
+
+impl<'a, B: Testbench> ModelRun<'a, B> {
+    /// A fresh model and driver on `stimulus`.
+    pub fn new(
+        profile: Profile,
+        seed: u64,
+        knobs: &'a B::Knobs,
+        stimulus: Stimulus<B::Txn>,
+    ) -> Self {
+        ModelRun {
+            model: B::model(profile),
+            driver: B::driver(profile, knobs),
+            src: Source::new(profile, seed, Cow::Borrowed(knobs), stimulus),
+            rst: Port::at(B::table().ports, 0),
+        }
+    }
+
+    /// As [`ModelRun::new`], owning its knobs (a run kept beyond the
+    /// caller's frame: a stimulus handed to another testbench).
+    pub fn owned(
+        profile: Profile,
+        seed: u64,
+        knobs: B::Knobs,
+        stimulus: Stimulus<B::Txn>,
+    ) -> ModelRun<'static, B> {
+        let driver = B::driver(profile, &knobs);
+        ModelRun {
+            model: B::model(profile),
+            driver,
+            src: Source::new(profile, seed, Cow::Owned(knobs), stimulus),
+            rst: Port::at(B::table().ports, 0),
+        }
+    }
+
+    /// Cycle `cycle`: its inputs into `inp`, the model's outputs into `mout`
+    /// (which holds the previous cycle's outputs on entry). `rst_ni` is low
+    /// for the first [`RESET_CYCLES`].
+    #[inline]
+    pub fn cycle(&mut self, cycle: u64, inp: &mut [u32], mout: &mut [u32]) -> Drive {
+        let status = self.drive(cycle, inp, mout);
+        self.model.step(inp, mout);
+        status
+    }
+
+    /// The first half of [`ModelRun::cycle`]: the driver sets the inputs;
+    /// the model has not stepped yet.
+    #[inline]
+    fn drive(&mut self, cycle: u64, inp: &mut [u32], mout: &[u32]) -> Drive {
+        inp.fill(0);
+        if cycle < RESET_CYCLES {
+            self.driver.drive_in_reset(cycle, inp);
+            Drive::Busy
+        } else {
+            self.rst.set(inp, 1);
+            self.driver.drive(mout, inp, &mut self.src)
+        }
+    }
+
+    /// Runs a fresh run from cycle 0 until the driver reports its stimulus
+    /// done (a [`Stimulus::Replay`] or [`Stimulus::Prefix`] consumed and the
+    /// unit idle), for at most `limit` cycles, calling `each(cycle, inputs,
+    /// outputs)` after every cycle. Returns the cycles run, `None` when the
+    /// limit came first.
+    pub fn run_until_done(
+        &mut self,
+        limit: u64,
+        mut each: impl FnMut(u64, &[u32], &[u32]),
+    ) -> Option<u64> {
+        let table = B::table();
+        let mut inp = vec![0u32; table.in_words()];
+        let mut out = vec![0u32; table.out_words()];
+        for cycle in 0..limit {
+            let status = self.cycle(cycle, &mut inp, &mut out);
+            each(cycle, &inp, &out);
+            if status == Drive::Done {
+                return Some(cycle + 1);
+            }
+        }
+        None
+    }
+
+    /// Transactions consumed so far.
+    pub fn txn_count(&self) -> usize {
+        self.src.count
+    }
+
+    /// The model's coverage so far.
+    pub fn coverage(&self) -> &Coverage {
+        self.model.coverage()
+    }
+
+    /// The driver.
+    pub fn driver(&self) -> &B::Driver {
+        &self.driver
+    }
+
+    /// The driver, to configure it before the run.
+    pub fn driver_mut(&mut self) -> &mut B::Driver {
+        &mut self.driver
+    }
+
+    /// The model.
+    pub fn model(&self) -> &dyn Unit {
+        self.model.as_ref()
+    }
+
+    /// What the report says is in flight: the driver's transaction that
+    /// concerns `focus` (the diverging lane or wave; its oldest when none)
+    /// and the model's state.
+    pub fn context(&self, focus: Option<(Index, usize)>) -> (Option<(usize, B::Txn)>, String) {
+        let t = self
+            .driver
+            .in_flight_at(focus)
+            .and_then(|i| self.src.nth(i).map(|t| (i, t)));
+        (t, self.model.in_flight())
+    }
+
+    /// Runs cycles `0..=until` (the model stepping all but the last) and
+    /// returns the context in cycle `at` (at most `until`) as the
+    /// waveform shows it: the inputs of the cycle applied, the model's
+    /// state before its edge.
+    pub fn context_at(
+        &mut self,
+        at: u64,
+        until: u64,
+        focus: Option<(Index, usize)>,
+    ) -> (Option<(usize, B::Txn)>, String) {
+        let table = B::table();
+        let (mut inp, mut mout) = (vec![0u32; table.in_words()], vec![0u32; table.out_words()]);
+        let mut context = None;
+        for c in 0..=until {
+            self.drive(c, &mut inp, &mout);
+            if c == at {
+                context = Some(self.context(focus));
+            }
+            self.model.step(&inp, &mut mout);
+        }
+        context.unwrap_or_else(|| self.context(focus))
+    }
+}
+
+/// Directed transactions, then seeded random ones, as in a fresh engine run.
+/// Runs the driver closed-loop against the model for `cycles` cycles, as
+/// the engine does (reset first), and returns every cycle's packed input
+/// words, `in_words` per cycle.
+pub fn record_inputs<B: Testbench>(profile: Profile, seed: u64, cycles: u64) -> Result<Vec<u32>> {
+    let table = B::table();
+    let knobs = B::Knobs::default();
+    let mut run = ModelRun::<B>::new(profile, seed, &knobs, Stimulus::Fresh);
+    let (iw, ow) = (table.in_words(), table.out_words());
+    let total = usize::try_from(cycles)
+        .ok()
+        .and_then(|c| c.checked_mul(iw))
+        .ok_or_else(|| Error::Input(format!("{cycles} cycles do not fit in memory")))?;
+    let mut rec = Vec::with_capacity(total);
+    let mut inp = vec![0u32; iw];
+    let mut out = vec![0u32; ow];
+    for cycle in 0..cycles {
+        // Fresh stimulus never runs out, so the status is always Busy.
+        run.cycle(cycle, &mut inp, &mut out);
+        rec.extend_from_slice(&inp);
+    }
+    Ok(rec)
+}
