@@ -8,7 +8,7 @@
 //!   stimulus, as the engine runs them (lock-step minus RTL, compare and
 //!   capture).
 //!
-//! Run: `cargo bench -p gpucosim --bench models` (a filter such as
+//! Run: `cargo bench -p gpucosim-bench --bench models` (a filter such as
 //! `-- model/waitcnt` narrows it).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
