@@ -868,3 +868,31 @@ fn exit_codes_in_help_and_readme_are_one_table() {
     assert_eq!(help.len(), 6, "{out}");
     assert_eq!(help, table, "--help and README's exit codes differ");
 }
+
+/// A listing whose reader goes away (`gpucosim cache | head -0`) ends as
+/// `ls` does, by SIGPIPE, never with a panic; so does `regress --list`.
+#[test]
+fn listings_end_quietly_when_the_reader_goes_away() {
+    use std::os::unix::process::ExitStatusExt;
+    let cache = tempfile::tempdir().unwrap();
+    // An entry to list: its metadata is what `cache --list` reads.
+    std::fs::create_dir_all(cache.path().join("builds")).unwrap();
+    for args in [&["cache"][..], &["cache", "--list"], &["regress", "--list"]] {
+        let mut c = Command::new(gpucosim_bin())
+            .args(args)
+            .env("GPUCOSIM_CACHE_DIR", cache.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(c.stdout.take());
+        let o = c.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(
+            o.status.success() || o.status.signal() == Some(libc::SIGPIPE),
+            "{args:?}: {:?}\n{err}",
+            o.status
+        );
+    }
+}

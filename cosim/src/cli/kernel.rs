@@ -1,0 +1,603 @@
+//! `gpucosim kernel`: compiled kernels checked against the waitcnt rules
+//! (`check`), emulated and profiled (`profile`), and replayed through the
+//! units in lock-step (`run`).
+
+use super::args::{profile_help, whole, BundlesArg, LimitArgs, RtlArg, WavesArgs};
+use super::run::in_transaction;
+use clap::Subcommand;
+use gpucosim::engine::{self, RunSpec, Stimulus, Verdict, EXIT_INPUT};
+use gpucosim::error::{Error, Result};
+use gpucosim::{outputs, regress, rtlbuild, watchdog};
+use gpucosim_model::Profile;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Subcommand)]
+pub(crate) enum KernelCmd {
+    /// Prove that each kernel's waits are enough (SPEC §3.3): every RAW and
+    /// WAW hazard on any path, under every return order SPEC §3.1 allows,
+    /// and the waits that could wait less. Exit 1 on a hazard.
+    Check(CheckArgs),
+    /// Emulate a launch of a kernel (`--launch`, docs/kernels.md "The
+    /// launch") and profile its LDS bank conflicts and buffer cache-line
+    /// requests, from the units' models (no RTL is run).
+    Profile(ProfileArgs),
+    /// Replay each kernel through the waitcnt unit, model and RTL in
+    /// lock-step: several waves run it at once along seeded paths, with
+    /// seeded latencies and every legal return order. With `--launch`,
+    /// instead emulate the launch and run its LDS and buffer instructions
+    /// through the LDS and TA units in lock-step. Exit codes as `run`.
+    Run(KernelRunArgs),
+}
+
+impl KernelCmd {
+    /// Whether the command only streams its results to stdout (see
+    /// `Cmd::streams`).
+    pub(crate) fn streams(&self) -> bool {
+        matches!(self, KernelCmd::Check(_))
+    }
+}
+
+/// The profile of a kernel file (`--profile`), by default the one its
+/// target names.
+#[derive(clap::Args)]
+struct FileProfile {
+    #[arg(long, help = profile_help())]
+    profile: Option<Profile>,
+}
+
+/// The result as JSON (`--json`), to a file or instead of the text.
+#[derive(clap::Args)]
+struct JsonOut {
+    /// Also write the result as JSON to this file (`-` for stdout instead
+    /// of the text).
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub(crate) struct CheckArgs {
+    /// Assembly (`clang -S` or `llvm-objdump -d` output) or a code
+    /// object (read through llvm-objdump).
+    file: PathBuf,
+    #[command(flatten)]
+    profile: FileProfile,
+    #[command(flatten)]
+    json: JsonOut,
+}
+
+#[derive(clap::Args)]
+pub(crate) struct ProfileArgs {
+    /// The kernel's assembler output (`clang -S`).
+    file: PathBuf,
+    /// The launch description (JSON).
+    #[arg(long)]
+    launch: PathBuf,
+    #[command(flatten)]
+    profile: FileProfile,
+    /// The kernel (default: the launch's `kernel`, else the file's only one).
+    #[arg(long)]
+    kernel: Option<String>,
+    /// Seed of random fills and samples (default: the launch's, else 1).
+    #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long)]
+    seed: Option<u64>,
+    #[command(flatten)]
+    json: JsonOut,
+    /// Write a bar chart of conflict cycles per instruction (SVG).
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    /// Write each buffer argument's contents after the run (JSON:
+    /// dwords as hex, `null` where symbolic).
+    #[arg(long)]
+    buffers: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub(crate) struct KernelRunArgs {
+    /// Assembly or a code object, as for `kernel check`.
+    file: PathBuf,
+    /// Emulate this launch (JSON) and run its traffic through the LDS
+    /// and TA units instead of the waitcnt replay.
+    #[arg(long)]
+    launch: Option<PathBuf>,
+    #[command(flatten)]
+    profile: FileProfile,
+    /// Seed of the paths, latencies and interleaving.
+    #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long, default_value_t = 1)]
+    seed: u64,
+    /// Only the kernel of this name (default: every kernel).
+    #[arg(long)]
+    kernel: Option<String>,
+    /// Waves running the kernel at once (1-16).
+    #[arg(allow_negative_numbers = true, long = "wave-count", default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=16))]
+    wave_count: u8,
+    /// The most times a backward branch is taken on one path.
+    #[arg(allow_negative_numbers = true, value_parser = whole::<u32>, long, default_value_t = 4)]
+    iterations: u32,
+    /// Cycle budget per kernel and unit (reset included). Default:
+    /// 1000000 for the waitcnt replay; with `--launch`, twice what the
+    /// traffic needs at the models' cycle counts.
+    #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long)]
+    cycles: Option<u64>,
+    #[command(flatten)]
+    rtl: RtlArg,
+    #[command(flatten)]
+    waves: WavesArgs,
+    #[command(flatten)]
+    bundles: BundlesArg,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+pub(crate) fn run(cmd: KernelCmd) -> Result<ExitCode> {
+    match cmd {
+        KernelCmd::Check(a) => check(a),
+        KernelCmd::Profile(a) => profile(a),
+        KernelCmd::Run(a) => match a.launch.clone() {
+            Some(launch) => run_launch(a, launch),
+            None => run_replay(a),
+        },
+    }
+}
+
+/// `kernel check`: the proof of a file's kernels, as text or JSON.
+fn check(a: CheckArgs) -> Result<ExitCode> {
+    let (file, json) = (a.file, a.json.json);
+    let json_file = json.as_deref().filter(|j| j.as_os_str() != "-");
+    if let Some(j) = json_file {
+        outputs::probe_file(j, "--json")?;
+    }
+    let (prog, profile) = gpucosim::kernel::read(&file, a.profile.profile)?;
+    let report = gpucosim::kernel::check_program(&file.display().to_string(), &prog, profile)?;
+    let text = serde_json::to_string_pretty(&report).expect("reports serialise");
+    if json.is_some() && json_file.is_none() {
+        println!("{text}");
+    } else {
+        print!("{}", gpucosim::kernel::report_text(&report));
+    }
+    if let Some(j) = json_file {
+        outputs::write_atomic(j, format!("{text}\n").as_bytes())?;
+    }
+    Ok(if report.safe() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `kernel profile`: an emulated launch's profile, as text or JSON, and
+/// its chart and buffers.
+fn profile(a: ProfileArgs) -> Result<ExitCode> {
+    let (file, json, svg, buffers) = (a.file, a.json.json, a.svg, a.buffers);
+    for (p, what) in [(&json, "--json"), (&svg, "--svg"), (&buffers, "--buffers")] {
+        if let Some(p) = p.as_ref().filter(|p| p.as_os_str() != "-") {
+            outputs::probe_file(p, what)?;
+        }
+    }
+    let (prog, profile) = gpucosim::kernel::read(&file, a.profile.profile)?;
+    let em = gpucosim::kernel::emu::emulate_file(
+        &file,
+        &prog,
+        profile,
+        &a.launch,
+        a.kernel.as_deref(),
+        a.seed,
+        false,
+    )?;
+    let p = &em.profile;
+    let text = serde_json::to_string_pretty(p).expect("a profile serialises") + "\n";
+    match &json {
+        Some(j) if j.as_os_str() == "-" => print!("{text}"),
+        other => {
+            print!("{}", p.text());
+            println!(
+                "emulated {} instructions in {:.3} s ({:.0} instructions/s)",
+                p.total.instructions,
+                em.seconds,
+                p.total.instructions as f64 / em.seconds.max(1e-9)
+            );
+            if let Some(j) = other {
+                outputs::write_atomic(j, text.as_bytes())?;
+            }
+        }
+    }
+    if let Some(s) = &svg {
+        outputs::write_atomic(s, p.svg().as_bytes())?;
+    }
+    if let Some(b) = &buffers {
+        let m: serde_json::Map<String, serde_json::Value> = em
+            .buffers
+            .iter()
+            .map(|(n, w)| {
+                let v: Vec<serde_json::Value> = w
+                    .iter()
+                    .map(|x| x.map_or(serde_json::Value::Null, |x| format!("{x:#010x}").into()))
+                    .collect();
+                (n.clone(), serde_json::Value::Array(v))
+            })
+            .collect();
+        let text = serde_json::to_string(&m).expect("buffers serialise") + "\n";
+        outputs::write_atomic(b, text.as_bytes())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `kernel run --launch`: the launch emulated, its traffic through the LDS
+/// and TA units.
+fn run_launch(a: KernelRunArgs, launch: PathBuf) -> Result<ExitCode> {
+    let (file, seed, cycles) = (a.file, a.seed, a.cycles);
+    if cycles == Some(0) {
+        return Err(Error::Input("--cycles must be at least 1".into()));
+    }
+    a.waves.probe()?;
+    let (prog, profile) = gpucosim::kernel::read(&file, a.profile.profile)?;
+    let em = gpucosim::kernel::emu::emulate_file(
+        &file,
+        &prog,
+        profile,
+        &launch,
+        a.kernel.as_deref(),
+        Some(seed),
+        true,
+    )?;
+    watchdog::catch_stop_signals();
+    kernel_traffic_run(
+        &file,
+        &launch,
+        em,
+        profile,
+        seed,
+        cycles,
+        &a.rtl.rtl,
+        &a.waves,
+        &a.bundles.bundles,
+        a.limits,
+    )
+}
+
+/// `kernel run` without `--launch`: each kernel of the file (or the one
+/// named) replayed through the waitcnt unit.
+fn run_replay(a: KernelRunArgs) -> Result<ExitCode> {
+    let (file, seed, kernel) = (a.file, a.seed, a.kernel);
+    let cycles = a.cycles.unwrap_or(1_000_000);
+    if cycles == 0 {
+        return Err(Error::Input("--cycles must be at least 1".into()));
+    }
+    a.waves.probe()?;
+    let (prog, profile) = gpucosim::kernel::read(&file, a.profile.profile)?;
+    let opts = gpucosim::kernel::replay::ReplayOpts {
+        waves: a.wave_count,
+        max_iterations: a.iterations,
+    };
+    let kernels: Vec<&gpucosim::kernel::asm::Kernel> = prog
+        .kernels
+        .iter()
+        .filter(|k| kernel.as_deref().is_none_or(|n| n == k.name))
+        .collect();
+    if kernels.is_empty() {
+        let names: Vec<&str> = prog.kernels.iter().map(|k| k.name.as_str()).collect();
+        return Err(Error::Input(format!(
+            "{}: no kernel `{}` (kernels: {})",
+            file.display(),
+            kernel.unwrap_or_default(),
+            names.join(", ")
+        )));
+    }
+    watchdog::catch_stop_signals();
+    let mut worst = ExitCode::SUCCESS;
+    for k in kernels {
+        let code = kernel_run(
+            &file,
+            k,
+            profile,
+            seed,
+            &opts,
+            cycles,
+            &a.rtl.rtl,
+            &a.waves,
+            &a.bundles.bundles,
+            a.limits,
+        )?;
+        if code != ExitCode::SUCCESS {
+            worst = code;
+        }
+    }
+    Ok(worst)
+}
+
+/// `kernel run --launch`: the emulated launch's LDS and buffer traffic
+/// through the LDS and TA units in lock-step, one run per unit, each
+/// failure bundled with its transactions.
+#[allow(clippy::too_many_arguments)]
+fn kernel_traffic_run(
+    file: &Path,
+    launch: &Path,
+    em: gpucosim::kernel::emu::Emulation,
+    profile: Profile,
+    seed: u64,
+    cycles: Option<u64>,
+    rtl: &Option<PathBuf>,
+    waves: &WavesArgs,
+    bundles: &Path,
+    limits: LimitArgs,
+) -> Result<ExitCode> {
+    let p = &em.profile;
+    println!(
+        "{}: emulated {} instructions in {:.3} s; {} LDS and {} TA transactions",
+        p.kernel,
+        p.total.instructions,
+        em.seconds,
+        em.traffic.lds.len(),
+        em.traffic.ta.len()
+    );
+    // Enough for the traffic: its cycles at the models' counts (a line
+    // request a cycle for the TA unit, backpressure at most halving that),
+    // the gaps and handshakes, twice over.
+    let t = &p.total;
+    let need = |busy: u64, n: usize| 2 * (busy + 6 * n as u64) + 1000;
+    let lds_cycles = cycles.unwrap_or_else(|| need(t.lds_cycles, em.traffic.lds.len()));
+    let ta_cycles = cycles.unwrap_or_else(|| need(4 * t.ta_lines, em.traffic.ta.len()));
+    let mut cmd = format!(
+        "gpucosim kernel run {} --launch {} --profile {profile} --seed {seed} --kernel {}",
+        engine::shell_quote(&file.display().to_string()),
+        engine::shell_quote(&launch.display().to_string()),
+        engine::shell_quote(&p.kernel),
+    );
+    if let Some(c) = cycles {
+        cmd.push_str(&format!(" --cycles {c}"));
+    }
+    if let Some(r) = rtl {
+        cmd.push_str(&format!(
+            " --rtl {}",
+            engine::shell_quote(&r.display().to_string())
+        ));
+    }
+    let mut ctx = TrafficRun {
+        label: &p.kernel,
+        profile,
+        seed,
+        cycles: lds_cycles,
+        rtl,
+        waves,
+        bundles,
+        limits,
+        cmd: &cmd,
+    };
+    let mut worst = ExitCode::SUCCESS;
+    let traffic = em.traffic;
+    let lds_code = traffic_unit::<gpucosim::units::lds::LdsTestbench>(&ctx, "lds", traffic.lds)?;
+    ctx.cycles = ta_cycles;
+    let ta_code = traffic_unit::<gpucosim::units::ta::TaTestbench>(&ctx, "ta", traffic.ta)?;
+    for code in [lds_code, ta_code] {
+        if code != ExitCode::SUCCESS {
+            worst = code;
+        }
+    }
+    Ok(worst)
+}
+
+/// What the lock-step runs of a kernel's traffic share.
+struct TrafficRun<'a> {
+    label: &'a str,
+    profile: Profile,
+    seed: u64,
+    cycles: u64,
+    rtl: &'a Option<PathBuf>,
+    waves: &'a WavesArgs,
+    bundles: &'a Path,
+    limits: LimitArgs,
+    cmd: &'a str,
+}
+
+/// One unit's share of a kernel's traffic in lock-step.
+fn traffic_unit<B: gpucosim::testbench::Testbench>(
+    c: &TrafficRun,
+    unit: &str,
+    txns: Vec<B::Txn>,
+) -> Result<ExitCode>
+where
+    B::Txn: Clone + serde::Serialize,
+{
+    let mut spec = RunSpec::new(unit, c.profile, c.seed, c.cycles);
+    spec.label = Some(c.label.to_string());
+    // A tree of one of the kernel's units co-simulates that one; the
+    // other runs on the built-in RTL.
+    let (rtl, note) = regress::rtl_for_unit(c.rtl, unit);
+    if let Some(n) = note {
+        eprintln!("{n}");
+    }
+    spec.rtl_arg = rtl.clone();
+    spec.waves = c.waves.waves.clone();
+    spec.waves_format = c.waves.format.waves_format;
+    spec.limits = c.limits.limits();
+    spec.reproduce = Some(c.cmd.to_string());
+    let name = spec.name();
+    if txns.is_empty() {
+        println!("SKIP {name}: the kernel sent no transaction to the {unit} unit");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let n = txns.len();
+    let (out, _) = gpucosim::simulate::<B>(&spec, Stimulus::Replay(txns.clone()), false)?;
+    if out.passed() {
+        if out.txn_count < n {
+            println!(
+                "INCOMPLETE {name}: the cycle budget ended after {} of {n} transactions",
+                out.txn_count
+            );
+            return Ok(ExitCode::from(EXIT_INPUT));
+        }
+        println!(
+            "PASS {name}: {n} transactions, {} cycles, {:.0} cycles/s, coverage {}/{} bins",
+            out.cycles,
+            out.rate(),
+            out.coverage.covered(),
+            out.coverage.names.len()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    failure_bundle::<B>(&spec, &out, &txns, &rtl, c.bundles)
+}
+
+/// Reports a failed kernel run and writes its bundle (the transactions
+/// up to the failure listed) for `replay` and `shrink`.
+fn failure_bundle<B: gpucosim::testbench::Testbench>(
+    spec: &RunSpec,
+    out: &engine::Outcome<B::Txn>,
+    txns: &[B::Txn],
+    rtl: &Option<PathBuf>,
+    bundles: &Path,
+) -> Result<ExitCode>
+where
+    B::Txn: Clone + serde::Serialize,
+{
+    let name = spec.name();
+    print!("{}", gpucosim::report::report(spec, out, B::table()));
+    if matches!(out.verdict(), Verdict::Interrupted) {
+        return Ok(ExitCode::from(out.exit_code()));
+    }
+    let dir = bundles.join(&name);
+    let root = rtlbuild::rtl_root(rtl.as_deref());
+    let hash = rtlbuild::sources_hash(&rtlbuild::RtlSources::collect(&root, &spec.unit)?)?;
+    let listed = &txns[..out.txn_count.min(txns.len())];
+    let report = gpucosim::report::report(spec, out, B::table());
+    match gpucosim::bundle::write_bundle(
+        &dir,
+        spec,
+        &root,
+        &hash,
+        out,
+        Some(listed),
+        &report,
+        out.vcd.as_deref(),
+    ) {
+        Ok(()) => println!(
+            "  bundle: {} (gpucosim replay, gpucosim shrink)",
+            dir.display()
+        ),
+        Err(e) => eprintln!("error: the failure bundle was not written: {e}"),
+    }
+    let what = match out.mismatches.first() {
+        Some(m) => format!("diverged at cycle {}", m.cycle),
+        None => regress::job_message(out),
+    };
+    println!("FAIL {name}: {what}{}", in_transaction(out));
+    Ok(ExitCode::from(out.exit_code()))
+}
+
+/// `kernel run` of one kernel: its stimulus through the waitcnt unit in
+/// lock-step, a failure bundled (transactions listed) for `replay` and
+/// `shrink`.
+#[allow(clippy::too_many_arguments)]
+fn kernel_run(
+    file: &Path,
+    k: &gpucosim::kernel::asm::Kernel,
+    profile: Profile,
+    seed: u64,
+    opts: &gpucosim::kernel::replay::ReplayOpts,
+    cycles: u64,
+    rtl: &Option<PathBuf>,
+    waves: &WavesArgs,
+    bundles: &Path,
+    limits: LimitArgs,
+) -> Result<ExitCode> {
+    use gpucosim::units::waitcnt::WaitcntTestbench as B;
+    let pr = gpucosim::kernel::check::Program::new(k, profile)
+        .map_err(|e| Error::Input(format!("{}: kernel {}: {e}", file.display(), k.name)))?;
+    let (txns, paths) = gpucosim::kernel::replay::stimulus_traced(&pr, seed, opts);
+    let mut spec = RunSpec::new("waitcnt", profile, seed, cycles);
+    spec.label = Some(k.name.clone());
+    spec.rtl_arg = rtl.clone();
+    spec.waves = waves.waves.clone();
+    spec.waves_format = waves.format.waves_format;
+    spec.limits = limits.limits();
+    let mut cmd = format!(
+        "gpucosim kernel run {} --profile {profile} --seed {seed} --kernel {} --wave-count {} --iterations {} --cycles {cycles}",
+        engine::shell_quote(&file.display().to_string()),
+        engine::shell_quote(&k.name),
+        opts.waves,
+        opts.max_iterations
+    );
+    if let Some(r) = rtl {
+        cmd.push_str(&format!(
+            " --rtl {}",
+            engine::shell_quote(&r.display().to_string())
+        ));
+    }
+    spec.reproduce = Some(cmd);
+    let (out, _) = gpucosim::simulate::<B>(&spec, Stimulus::Replay(txns.clone()), false)?;
+    let name = spec.name();
+    if out.passed() {
+        if out.txn_count < txns.len() {
+            println!(
+                "INCOMPLETE {name}: the cycle budget ended after {} of {} transactions",
+                out.txn_count,
+                txns.len()
+            );
+            return Ok(ExitCode::from(EXIT_INPUT));
+        }
+        // The registers: the same run, model alone, recording when each
+        // issue returned and each wait released.
+        let knobs = <B as gpucosim::testbench::Testbench>::Knobs::default();
+        let mut mr =
+            engine::ModelRun::<B>::new(profile, seed, &knobs, Stimulus::Replay(txns.clone()));
+        mr.driver_mut().record();
+        // The lock-step run finished within `cycles`; so does the model.
+        let _ = mr.run_until_done(cycles, |_, _, _| {});
+        let dynamic = gpucosim::kernel::replay::dynamic_hazards(&pr, &paths, mr.driver().events());
+        let proven: Vec<_> = pr
+            .hazards(None)
+            .into_iter()
+            .map(|h| (h.kind, h.at, h.by))
+            .collect();
+        let mut unproven = 0;
+        for h in &dynamic {
+            let known = proven.contains(&(h.kind, h.at, h.by));
+            unproven += usize::from(!known);
+            println!(
+                "  {:?} in wave {} at cycle {}: {} `{}` {} {}, which {} `{}` had not returned ({})",
+                h.kind,
+                h.wave,
+                h.cycle,
+                k.insts[h.at].place(),
+                k.insts[h.at].text(),
+                if h.kind == gpucosim::kernel::check::HazardKind::Raw {
+                    "read"
+                } else {
+                    "wrote"
+                },
+                h.regs.text(),
+                k.insts[h.by].place(),
+                k.insts[h.by].text(),
+                if known {
+                    "also found by kernel check"
+                } else {
+                    "NOT found by kernel check"
+                }
+            );
+        }
+        if !dynamic.is_empty() {
+            println!(
+                "FAIL {name}: the unit agreed, but the waves ran into {} register hazard{}{}",
+                dynamic.len(),
+                if dynamic.len() == 1 { "" } else { "s" },
+                if unproven > 0 {
+                    format!(" ({unproven} that kernel check does not report: an analysis error)")
+                } else {
+                    String::new()
+                }
+            );
+            return Ok(ExitCode::from(1));
+        }
+        println!(
+            "PASS {name}: {} waves, {} transactions, {} cycles, {:.0} cycles/s, coverage {}/{} bins, no register hazard",
+            opts.waves,
+            out.txn_count,
+            out.cycles,
+            out.rate(),
+            out.coverage.covered(),
+            out.coverage.names.len()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    failure_bundle::<B>(&spec, &out, &txns, rtl, bundles)
+}

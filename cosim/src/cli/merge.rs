@@ -1,0 +1,60 @@
+//! `gpucosim merge`: the results files of a regression's shards combined
+//! into one report.
+
+use super::args::{ReportArgs, RequireCoverage};
+use super::regress::{not_run_note, print_coverage_failures};
+use gpucosim::engine::EXIT_INPUT;
+use gpucosim::error::Result;
+use gpucosim::regress::Results;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub(crate) struct MergeArgs {
+    /// Results files written by `regress --results`.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    #[command(flatten)]
+    reports: ReportArgs,
+    /// Accept a partial merge (a missing shard, an interrupted input):
+    /// report it but exit by the jobs' results alone.
+    #[arg(long)]
+    allow_partial: bool,
+    #[command(flatten)]
+    require: RequireCoverage,
+}
+
+pub(crate) fn run(a: MergeArgs) -> Result<ExitCode> {
+    let (allow_partial, require_coverage) = (a.allow_partial, a.require.require_coverage);
+    a.reports.probe()?;
+    let mut parts = Vec::new();
+    for f in a.files {
+        let r = Results::load(&f)?;
+        parts.push((f, r));
+    }
+    let (merged, problems) = Results::merge(parts)?;
+    let lost = a.reports.write(&merged, require_coverage);
+    print!("{}", merged.summary());
+    let (ran, stopped, not_run) = merged.counts();
+    println!(
+        "{ran} jobs from {} shard(s), {} failed{}",
+        merged.shards.len().max(1),
+        merged.failures() - stopped,
+        not_run_note(stopped, not_run)
+    );
+    print_coverage_failures(&merged, require_coverage);
+    for p in &problems {
+        if allow_partial {
+            tracing::warn!("partial merge: {p}");
+        } else {
+            eprintln!("error: incomplete merge: {p} (--allow-partial accepts a partial merge)");
+        }
+    }
+    Ok(ExitCode::from(
+        if lost || (!problems.is_empty() && !allow_partial) {
+            EXIT_INPUT
+        } else {
+            merged.exit_code_with(require_coverage)
+        },
+    ))
+}

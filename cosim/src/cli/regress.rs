@@ -1,0 +1,351 @@
+//! `gpucosim regress`: many seeds across units and profiles in parallel,
+//! with a summary, reports, failure bundles and optional shrinking; and the
+//! summary lines that `merge` and `replay` print as it does.
+
+use super::args::{
+    parse_kv, whole, BundlesArg, LimitArgs, NoStressArg, ReportArgs, RequireCoverage, RtlArg,
+    SeedsArgs, Selection, UnitKnobs, WavesFormatArg, WindowArg,
+};
+use gpucosim::engine::{self, EXIT_INPUT};
+use gpucosim::error::{Error, Result};
+use gpucosim::{outputs, regress, rtlbuild, watchdog, with_testbench};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub(crate) struct RegressArgs {
+    #[command(flatten)]
+    selection: Selection,
+    #[command(flatten)]
+    seeds: SeedsArgs,
+    /// Parallel jobs (default: all cores).
+    #[arg(allow_negative_numbers = true, value_parser = whole::<usize>, long)]
+    jobs: Option<usize>,
+    /// Run only shard K of N (1-based), e.g. `--shard 2/4`.
+    #[arg(long)]
+    shard: Option<regress::Shard>,
+    #[command(flatten)]
+    reports: ReportArgs,
+    #[command(flatten)]
+    bundles: BundlesArg,
+    /// Shrink each failure into a second, minimal bundle.
+    #[arg(long)]
+    shrink: bool,
+    #[command(flatten)]
+    rtl: RtlArg,
+    #[command(flatten)]
+    knobs: UnitKnobs,
+    /// Also replay the kernels of this file (assembly or a code object,
+    /// naming its target) through the waitcnt unit, each seed a job
+    /// `waitcnt.PROFILE.KERNEL.SEED` (repeatable; docs/kernels.md).
+    #[arg(long = "kernels", value_name = "FILE")]
+    kernels: Vec<PathBuf>,
+    /// Also emulate this launch of a kernel of FILE (`clang -S` output)
+    /// and run its LDS and buffer traffic through the LDS and TA units,
+    /// each seed two jobs `lds.PROFILE.KERNEL.SEED` and
+    /// `ta.PROFILE.KERNEL.SEED`, the seed drawing the launch's fills,
+    /// samples, gaps and backpressure (repeatable; docs/kernels.md).
+    #[arg(long = "launch", value_name = "FILE=LAUNCH", value_parser = parse_kv)]
+    launches: Vec<(String, String)>,
+    #[command(flatten)]
+    window: WindowArg,
+    #[command(flatten)]
+    waves_format: WavesFormatArg,
+    #[command(flatten)]
+    limits: LimitArgs,
+    /// Print the jobs (of the shard) one per line, without running them.
+    #[arg(long)]
+    pub(crate) list: bool,
+    #[command(flatten)]
+    no_stress: NoStressArg,
+    #[command(flatten)]
+    require: RequireCoverage,
+}
+
+/// `gpucosim regress`: the jobs of the plan (or of its shard) run, or
+/// listed with `--list`; `quiet` keeps the progress off stderr.
+pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let named_units = a.selection.units.clone();
+    let (units, profiles) = a.selection.or_all();
+    let threads = a.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    if threads == 0 {
+        return Err(Error::Input("--jobs must be at least 1".into()));
+    }
+    if a.seeds.cycles == 0 {
+        return Err(Error::Input("--cycles must be at least 1".into()));
+    }
+    for u in &units {
+        let (): () = with_testbench!(u.as_str(), B => Ok(()))?;
+    }
+    // The kernels of the profiles run.
+    let mut kernels = Vec::new();
+    for f in &a.kernels {
+        kernels.extend(
+            regress::KernelRef::all_in(f)?
+                .into_iter()
+                .filter(|k| profiles.contains(&k.profile)),
+        );
+    }
+    for (f, l) in &a.launches {
+        kernels.extend(
+            regress::KernelRef::launches(std::path::Path::new(f), std::path::Path::new(l))?
+                .into_iter()
+                .filter(|k| profiles.contains(&k.profile)),
+        );
+    }
+    let plan = regress::Plan {
+        units: units.clone(),
+        profiles: profiles.clone(),
+        seeds: a.seeds.seeds,
+        cycles: a.seeds.cycles,
+        knobs: a.knobs.knobs.clone(),
+        kernels,
+        stress: !a.no_stress.no_stress,
+    };
+    // Kernel jobs run on their units (waitcnt, or lds and ta for a
+    // launch), on their profiles.
+    let mut spec_units = units.clone();
+    for k in &plan.kernels {
+        if !spec_units.contains(&k.unit) {
+            spec_units.push(k.unit.clone());
+        }
+    }
+    let list = regress::JobList::new(&plan, a.shard)?;
+    if a.list {
+        use std::io::Write;
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        for j in list.iter() {
+            writeln!(out, "{}", j.name()).map_err(|e| Error::Env(format!("stdout: {e}")))?;
+        }
+        out.flush()
+            .map_err(|e| Error::Env(format!("stdout: {e}")))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    // Every output location is checked before anything is built or run.
+    a.reports.probe()?;
+    let bundles = a.bundles.bundles;
+    let bundles_existed = bundles.exists();
+    outputs::probe_dir(&bundles, "--bundles")?;
+    gpucosim::cache::remove_stale(&bundles, ".bundle-");
+    // Per-unit configuration; build every library up front so a broken
+    // RTL or a missing Verilator is reported once, before any job runs.
+    let libs = regress::LibCache::default();
+    let mut specs = std::collections::BTreeMap::new();
+    let limits = a.limits.limits();
+    for u in &spec_units {
+        let knobs = a.knobs.for_unit(u);
+        // A tree of some units co-simulates those; the units it lacks run
+        // on the built-in RTL unless named with --unit.
+        let rtl_arg = if named_units.contains(u) {
+            a.rtl.rtl.clone()
+        } else {
+            let (rtl, note) = regress::rtl_for_unit(&a.rtl.rtl, u);
+            if let Some(n) = note {
+                eprintln!("{n}");
+            }
+            rtl
+        };
+        let root = rtlbuild::rtl_root(rtl_arg.as_deref());
+        let cfg = regress::RegressConfig {
+            cycles: a.seeds.cycles,
+            rtl_arg,
+            knobs,
+            bundles: bundles.clone(),
+            shrink: a.shrink,
+            window: a.window.window,
+            timeout: limits.timeout.map(|d| d.as_secs_f64()),
+            stall: limits.stall.map(|d| d.as_secs_f64()),
+            waves_format: a.waves_format.waves_format,
+            mutant: None,
+        };
+        with_testbench!(u.as_str(), B => {
+            gpucosim::engine::parse_knobs::<B>(&cfg.knobs)?;
+            if plan.stress {
+                for v in <B as gpucosim::testbench::Testbench>::variants() {
+                    gpucosim::engine::parse_knobs::<B>(&regress::variant_knobs(v, &cfg.knobs))?;
+                }
+            }
+            for &p in &profiles {
+                let (lib, hash) = libs.get::<B>(&root, p)?;
+                specs.insert((u.clone(), p), regress::JobSpec {
+                    job: regress::Job { unit: u.clone(), profile: p, seed: 0, kernel: None, variant: None },
+                    cfg: cfg.clone(),
+                    root: root.clone(),
+                    lib,
+                    hash,
+                });
+            }
+            Ok::<(), Error>(())
+        })?;
+    }
+    let exe = regress::own_exe()?;
+    let total = list.len();
+    watchdog::catch_stop_signals();
+    static STOP: AtomicBool = AtomicBool::new(false);
+    // Stop requests are turned into the flag the workers check.
+    let watcher_done = std::sync::Arc::new(AtomicBool::new(false));
+    let watcher = {
+        let done = std::sync::Arc::clone(&watcher_done);
+        std::thread::spawn(move || {
+            let mut told = false;
+            while !done.load(Ordering::SeqCst) {
+                if let (Some(sig), false) = (watchdog::signalled(), told) {
+                    told = true;
+                    STOP.store(true, Ordering::SeqCst);
+                    tracing::info!(
+                        "{}: no new jobs; running jobs stop at their next cycle; writing the results (again to abort)",
+                        engine::signal_name(sig)
+                    );
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        })
+    };
+    let interactive = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let bar = if quiet || !interactive {
+        indicatif::ProgressBar::hidden()
+    } else {
+        let b = indicatif::ProgressBar::new(total);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} seeds, {msg}",
+            )
+            .expect("template"),
+        );
+        b
+    };
+    let start = std::time::Instant::now();
+    let mut failed = 0usize;
+    let mut done = 0u64;
+    let runner = |job: &regress::Job| -> regress::JobResult {
+        let mut spec = specs[&(job.unit.clone(), job.profile)].clone();
+        spec.job = job.clone();
+        regress::run_job_in_child(&exe, &spec, &STOP)
+    };
+    let results = regress::run_jobs(&list, threads, &STOP, &runner, &mut |r| {
+        done += 1;
+        if !r.passed() {
+            failed += 1;
+        }
+        let line = match r.status {
+            regress::Status::Passed => format!(
+                "PASS {} ({} cycles, {:.1} s)",
+                r.job.name(),
+                r.cycles,
+                r.seconds
+            ),
+            _ => format!(
+                "{} {}: {}{}",
+                status_word(r.status),
+                r.job.name(),
+                r.message,
+                if r.reproduce.is_empty() {
+                    String::new()
+                } else {
+                    format!("; reproduce: {}", r.reproduce)
+                }
+            ),
+        };
+        if interactive {
+            if !r.passed() && !quiet {
+                bar.suspend(|| eprintln!("{line}"));
+            }
+        } else if !quiet {
+            eprintln!("[{done}/{total}] {line}");
+        }
+        bar.set_message(format!("{failed} failed"));
+        bar.inc(1);
+    });
+    bar.finish_and_clear();
+    watcher_done.store(true, Ordering::SeqCst);
+    let _ = watcher.join();
+    let signal = watchdog::signalled();
+    let mut res = regress::Results::new(&plan, a.shard);
+    for r in results {
+        res.add(r);
+    }
+    res.interrupted = signal.is_some() && (res.jobs.len() as u64) < total
+        || res
+            .jobs
+            .iter()
+            .any(|j| j.status == regress::Status::Interrupted);
+    let require_coverage = a.require.require_coverage;
+    let mut lost = a.reports.write(&res, require_coverage);
+    if !bundles_existed {
+        // Made for bundles that no job needed: leave no empty directory.
+        let _ = std::fs::remove_dir(&bundles);
+    }
+    print!("{}", res.summary());
+    let (ran, stopped, not_run) = res.counts();
+    println!(
+        "{ran} of {total} seeds run{} in {:.1} s on {} job(s): {} failed{}",
+        a.shard.map(|s| format!(" (shard {s})")).unwrap_or_default(),
+        start.elapsed().as_secs_f64(),
+        threads,
+        res.failures() - stopped,
+        not_run_note(stopped, not_run)
+    );
+    for j in res.jobs.iter().filter(|j| !j.passed()) {
+        println!(
+            "  {} {}: {}",
+            status_word(j.status),
+            j.job.name(),
+            if j.reproduce.is_empty() {
+                &j.message
+            } else {
+                &j.reproduce
+            }
+        );
+        if let Some(line) = j.report.lines().find(|l| l.starts_with("shrunk: ")) {
+            println!("    {line}");
+        }
+        for l in &j.lost {
+            eprintln!("error: not written: {l}");
+            lost = true;
+        }
+    }
+    print_coverage_failures(&res, require_coverage);
+    Ok(ExitCode::from(match signal {
+        Some(sig) if res.interrupted => (128 + sig) as u8,
+        _ if lost => EXIT_INPUT,
+        _ => res.exit_code_with(require_coverage),
+    }))
+}
+
+/// With `--require-coverage`, a line per unit and profile that left bins
+/// unhit, as the failed jobs are listed.
+pub(crate) fn print_coverage_failures(r: &regress::Results, require_coverage: bool) {
+    if require_coverage {
+        for l in r.coverage_failures() {
+            println!("  FAIL {l}");
+        }
+    }
+}
+
+/// `, K stopped while running, N not run`, or nothing.
+pub(crate) fn not_run_note(stopped: usize, not_run: u64) -> String {
+    let mut s = String::new();
+    if stopped > 0 {
+        s.push_str(&format!(", {stopped} stopped while running"));
+    }
+    if not_run > 0 {
+        s.push_str(&format!(", {not_run} not run"));
+    }
+    s
+}
+
+pub(crate) fn status_word(s: regress::Status) -> &'static str {
+    match s {
+        regress::Status::Passed => "PASS",
+        regress::Status::Diverged => "FAIL",
+        regress::Status::RtlError => "RTL ERROR",
+        regress::Status::Timeout => "TIMEOUT",
+        regress::Status::Interrupted => "INTERRUPTED",
+        regress::Status::Error => "ERROR",
+    }
+}
