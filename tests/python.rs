@@ -273,7 +273,6 @@ fn python_package_and_cocotb_examples() {
     use gpucosim::benchmark;
     use gpucosim_model::Profile;
     let dir = tempfile::tempdir().unwrap();
-    std::env::set_var("PATH", &path);
     let rows = benchmark::bench_cocotb(
         &python,
         &["waitcnt".to_string()],
