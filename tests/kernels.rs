@@ -157,18 +157,21 @@ fn every_needed_wait_weakened_or_deleted_is_a_hazard() {
 
 /// Whether a `kernel check` of a code object failed for want of LLVM 19's
 /// llvm-objdump (none, or an older one that does not know gfx1100): the
-/// case is then skipped, with a note, unless `GPUCOSIM_REQUIRE_LLVM` is set.
+/// case is then skipped, with a note, unless `GPUCOSIM_REQUIRE_LLVM=1`.
 fn no_objdump(err: &str) -> bool {
     let unusable = err.contains("needs llvm-objdump")
         || (err.contains("llvm-objdump") && err.contains("failed"));
-    if unusable && std::env::var_os("GPUCOSIM_REQUIRE_LLVM").is_none() {
-        eprintln!(
-            "note: no usable llvm-objdump (LLVM 19); the code-object case was not run: {}",
-            err.trim()
+    if unusable {
+        gpucosim_testkit::skip(
+            "GPUCOSIM_REQUIRE_LLVM",
+            "kernels",
+            &format!(
+                "the code-object case: no usable llvm-objdump (LLVM 19): {}",
+                err.trim()
+            ),
         );
-        return true;
     }
-    false
+    unusable
 }
 
 fn run(args: &[&str]) -> (i32, String, String) {

@@ -12,19 +12,15 @@
 //! and does not run; `GPUCOSIM_REQUIRE_COCOTB=1` (CI) makes that a failure.
 
 use gpucosim_tests::{repo_root, BrokenFixture};
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Mutex;
 
 fn skip(why: &str) {
-    assert!(
-        std::env::var("GPUCOSIM_REQUIRE_COCOTB").as_deref() != Ok("1"),
-        "GPUCOSIM_REQUIRE_COCOTB=1 but {why}"
-    );
-    let _ = writeln!(
-        std::io::stderr(),
-        "note: python: SKIPPED, the Python package and its cocotb examples were NOT tested: {why}"
+    gpucosim_testkit::skip(
+        "GPUCOSIM_REQUIRE_COCOTB",
+        "python",
+        &format!("the Python package and its cocotb examples: {why}"),
     );
 }
 
@@ -53,7 +49,7 @@ fn pyenv() -> Result<PathBuf, String> {
             && env.join("bin/maturin").is_file()
     };
     let asked = std::env::var_os("GPUCOSIM_PYENV");
-    let required = std::env::var("GPUCOSIM_REQUIRE_COCOTB").as_deref() == Ok("1");
+    let required = gpucosim_testkit::required("GPUCOSIM_REQUIRE_COCOTB");
     if asked.is_none() && !required {
         return Err(
             "no Python environment was asked for: GPUCOSIM_PYENV=DIR names a virtualenv with python/requirements-dev.txt, GPUCOSIM_PYENV=auto makes one under target/".into(),

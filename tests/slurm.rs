@@ -42,13 +42,10 @@ fn find_tool(name: &str) -> Option<PathBuf> {
 /// Fails under `GPUCOSIM_REQUIRE_SLURM=1`; otherwise says in one line, past
 /// the test harness's capture, that the test did not run.
 fn skip(test: &str, why: &str) {
-    assert!(
-        std::env::var("GPUCOSIM_REQUIRE_SLURM").as_deref() != Ok("1"),
-        "GPUCOSIM_REQUIRE_SLURM=1 but {why}"
-    );
-    let _ = writeln!(
-        std::io::stderr(),
-        "note: {test}: SKIPPED, the Slurm array regression was NOT run: {why}"
+    gpucosim_testkit::skip(
+        "GPUCOSIM_REQUIRE_SLURM",
+        test,
+        &format!("the Slurm array regression: {why}"),
     );
 }
 

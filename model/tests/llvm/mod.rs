@@ -32,7 +32,7 @@ pub fn llvm_mc() -> Option<PathBuf> {
     if p.is_file() {
         return Some(p);
     }
-    if std::env::var("GPUCOSIM_REQUIRE_LLVM").as_deref() == Ok("1") {
+    if gpucosim_testkit::required("GPUCOSIM_REQUIRE_LLVM") {
         panic!(
             "llvm-mc not found at {} and GPUCOSIM_REQUIRE_LLVM=1: install Debian's llvm-19",
             p.display()
