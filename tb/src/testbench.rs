@@ -188,6 +188,50 @@ pub fn knob_doc<B: Testbench>() -> String {
     s
 }
 
+/// The coverage-bin table of unit `B`, as its doc shows it: every bin of
+/// any profile, in declaration order, and the profiles that have it.
+pub fn bin_doc<B: Testbench>() -> String {
+    let profiles: Vec<Profile> = Profile::all().collect();
+    let per: Vec<&'static [&'static str]> = profiles
+        .iter()
+        .map(|p| B::model(*p).coverage().names)
+        .collect();
+    // Each profile's list is a subsequence of the declaration: merge them
+    // keeping that order.
+    let mut all: Vec<&'static str> = Vec::new();
+    for names in &per {
+        let mut at = 0;
+        for n in names.iter() {
+            match all.iter().position(|m| m == n) {
+                Some(i) => at = i + 1,
+                None => {
+                    all.insert(at, n);
+                    at += 1;
+                }
+            }
+        }
+    }
+    let mut s = String::from("| bin |");
+    for p in &profiles {
+        s.push_str(&format!(" {p} |"));
+    }
+    s.push_str("\n|---|");
+    s.push_str(&"---|".repeat(profiles.len()));
+    s.push('\n');
+    for n in all {
+        s.push_str(&format!("| `{n}` |"));
+        for names in &per {
+            s.push_str(if names.contains(&n) {
+                " yes |"
+            } else {
+                " no |"
+            });
+        }
+        s.push('\n');
+    }
+    s
+}
+
 /// An `eval` calculator: one request in, its result (or a one-line error)
 /// out. A calculator may keep state between the requests of one input (the
 /// LDS keeps its memory).

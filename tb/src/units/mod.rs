@@ -72,6 +72,12 @@ macro_rules! __declare_units {
             vec![$((stringify!($unit), $crate::testbench::knob_doc::<$unit::$Tb>())),*]
         }
 
+        /// The coverage-bin table of every unit, as its doc shows it:
+        /// (unit, Markdown), in [`UNITS`] order.
+        pub fn bin_docs() -> Vec<(&'static str, String)> {
+            vec![$((stringify!($unit), $crate::testbench::bin_doc::<$unit::$Tb>())),*]
+        }
+
         #[cfg(test)]
         mod registry_tests {
             use super::*;
@@ -533,43 +539,57 @@ fn eval_stream_waitcnt(
 
 /// The line before a unit doc's generated knob table.
 pub const KNOB_DOC_BEGIN: &str =
-    "<!-- knobs: generated from the unit's KNOBS table; GPUCOSIM_BLESS=1 cargo test -p gpucosim knob_tables rewrites it -->";
+    "<!-- knobs: generated from the unit's KNOBS table; GPUCOSIM_BLESS=1 cargo test -p gpucosim-tb tables_in_the_docs rewrites it -->";
 /// The line after it.
 pub const KNOB_DOC_END: &str = "<!-- end of knobs -->";
+/// The line before a unit doc's generated coverage-bin table.
+pub const BIN_DOC_BEGIN: &str =
+    "<!-- bins: generated from the unit's bins! declaration; GPUCOSIM_BLESS=1 cargo test -p gpucosim-tb tables_in_the_docs rewrites it -->";
+/// The line after it.
+pub const BIN_DOC_END: &str = "<!-- end of bins -->";
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
     use serde_json::json;
 
-    /// Each unit doc's knob table is the one its KNOBS table renders
+    /// Each unit doc's knob table is the one its KNOBS table renders, and
+    /// its coverage-bin table the one its `bins!` declaration renders
     /// (`GPUCOSIM_BLESS=1` rewrites a stale one).
     #[test]
-    fn knob_tables_in_the_docs_are_generated() {
+    fn tables_in_the_docs_are_generated() {
         let bless = std::env::var_os("GPUCOSIM_BLESS").is_some_and(|v| v == "1");
-        for (unit, table) in knob_docs() {
-            let path =
-                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../docs/{unit}.md"));
-            let doc = std::fs::read_to_string(&path).unwrap();
-            let (a, rest) = doc
-                .split_once(&format!("{KNOB_DOC_BEGIN}\n"))
-                .unwrap_or_else(|| panic!("{}: no `{KNOB_DOC_BEGIN}` line", path.display()));
-            let (old, b) = rest
-                .split_once(&format!("{KNOB_DOC_END}\n"))
-                .unwrap_or_else(|| panic!("{}: no `{KNOB_DOC_END}` line", path.display()));
-            if old == table {
-                continue;
-            }
-            if bless {
-                let new = format!("{a}{KNOB_DOC_BEGIN}\n{table}{KNOB_DOC_END}\n{b}");
-                std::fs::write(&path, new).unwrap();
-            } else {
-                panic!(
-                    "{}: the knob table is stale; GPUCOSIM_BLESS=1 cargo test -p gpucosim knob_tables rewrites it",
-                    path.display()
-                );
+        let blocks = [
+            (KNOB_DOC_BEGIN, KNOB_DOC_END, knob_docs()),
+            (BIN_DOC_BEGIN, BIN_DOC_END, bin_docs()),
+        ];
+        let mut stale = Vec::new();
+        for (begin, end, docs) in blocks {
+            for (unit, table) in docs {
+                let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join(format!("../docs/{unit}.md"));
+                let doc = std::fs::read_to_string(&path).unwrap();
+                let (a, rest) = doc
+                    .split_once(&format!("{begin}\n"))
+                    .unwrap_or_else(|| panic!("{}: no `{begin}` line", path.display()));
+                let (old, b) = rest
+                    .split_once(&format!("{end}\n"))
+                    .unwrap_or_else(|| panic!("{}: no `{end}` line", path.display()));
+                if old == table {
+                    continue;
+                }
+                if bless {
+                    std::fs::write(&path, format!("{a}{begin}\n{table}{end}\n{b}")).unwrap();
+                } else {
+                    stale.push(format!("{} ({end})", path.display()));
+                }
             }
         }
+        assert!(
+            stale.is_empty(),
+            "stale generated tables: {}; GPUCOSIM_BLESS=1 cargo test -p gpucosim-tb tables_in_the_docs rewrites them",
+            stale.join(", ")
+        );
     }
 
     /// `eval` of a unit on an input held in memory, the error as its text.
