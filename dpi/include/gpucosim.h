@@ -72,9 +72,11 @@ void gpucosim_stim_free(gpucosim_stim *s);
     int gpucosim_##u##_tick(gpucosim_model *m, const uint32_t *inputs);                    \
     int gpucosim_##u##_step(gpucosim_model *m, const uint32_t *inputs, uint32_t *outputs); \
     int gpucosim_##u##_stim_next(gpucosim_stim *s, uint32_t *inputs);
+/* Generated from the unit registry by `GPUCOSIM_BLESS=1 cargo test -p gpucosim-dpi --test generated`. */
 GPUCOSIM_PER_UNIT(ta)
 GPUCOSIM_PER_UNIT(lds)
 GPUCOSIM_PER_UNIT(waitcnt)
+/* End of the generated per-unit declarations. */
 #undef GPUCOSIM_PER_UNIT
 
 #ifdef __cplusplus

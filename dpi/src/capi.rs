@@ -408,56 +408,68 @@ pub unsafe extern "C" fn gpucosim_stim_free(s: *mut Stim) {
     }
 }
 
-/// The per-unit entry points: `unit: eval, tick, step, stim_next`.
+/// The per-unit entry points of every registered unit (from the registry,
+/// `gpucosim_tb::units!`): `gpucosim_<unit>_eval`, `_tick`, `_step` and
+/// `_stim_next`, each in the unit's module here.
 macro_rules! per_unit {
-    ($($unit:ident: $eval:ident, $tick:ident, $step:ident, $next:ident;)*) => {
+    ([] $($unit:ident => $Tb:ident,)*) => {
         /// The units with per-unit entry points, and their names.
         pub const PER_UNIT: &[(&str, [&str; 4])] = &[$((
             stringify!($unit),
-            [stringify!($eval), stringify!($tick), stringify!($step), stringify!($next)],
+            [
+                concat!("gpucosim_", stringify!($unit), "_eval"),
+                concat!("gpucosim_", stringify!($unit), "_tick"),
+                concat!("gpucosim_", stringify!($unit), "_step"),
+                concat!("gpucosim_", stringify!($unit), "_stim_next"),
+            ],
         )),*];
         $(
-            /// [`gpucosim_model_eval`] for this unit's models.
-            ///
-            /// # Safety
-            /// As [`gpucosim_model_step`].
-            #[no_mangle]
-            pub unsafe extern "C" fn $eval(m: *mut Model, inputs: *const u32, outputs: *mut u32) -> c_int {
-                eval(Call { name: stringify!($eval), unit: Some(stringify!($unit)) }, m, inputs, outputs)
-            }
-            /// [`gpucosim_model_tick`] for this unit's models.
-            ///
-            /// # Safety
-            /// As [`gpucosim_model_step`].
-            #[no_mangle]
-            pub unsafe extern "C" fn $tick(m: *mut Model, inputs: *const u32) -> c_int {
-                tick(Call { name: stringify!($tick), unit: Some(stringify!($unit)) }, m, inputs)
-            }
-            /// [`gpucosim_model_step`] for this unit's models.
-            ///
-            /// # Safety
-            /// As [`gpucosim_model_step`].
-            #[no_mangle]
-            pub unsafe extern "C" fn $step(m: *mut Model, inputs: *const u32, outputs: *mut u32) -> c_int {
-                step(Call { name: stringify!($step), unit: Some(stringify!($unit)) }, m, inputs, outputs)
-            }
-            /// [`gpucosim_stim_next`] for this unit's stimuli.
-            ///
-            /// # Safety
-            /// As [`gpucosim_stim_next`].
-            #[no_mangle]
-            pub unsafe extern "C" fn $next(s: *mut Stim, inputs: *mut u32) -> c_int {
-                stim_next(Call { name: stringify!($next), unit: Some(stringify!($unit)) }, s, inputs)
+            /// The per-unit entry points of this unit.
+            pub mod $unit {
+                use super::*;
+
+                /// [`gpucosim_model_eval`] for this unit's models.
+                ///
+                /// # Safety
+                /// As [`gpucosim_model_step`].
+                #[export_name = concat!("gpucosim_", stringify!($unit), "_eval")]
+                pub unsafe extern "C" fn eval(m: *mut Model, inputs: *const u32, outputs: *mut u32) -> c_int {
+                    let name = concat!("gpucosim_", stringify!($unit), "_eval");
+                    super::eval(Call { name, unit: Some(stringify!($unit)) }, m, inputs, outputs)
+                }
+                /// [`gpucosim_model_tick`] for this unit's models.
+                ///
+                /// # Safety
+                /// As [`gpucosim_model_step`].
+                #[export_name = concat!("gpucosim_", stringify!($unit), "_tick")]
+                pub unsafe extern "C" fn tick(m: *mut Model, inputs: *const u32) -> c_int {
+                    let name = concat!("gpucosim_", stringify!($unit), "_tick");
+                    super::tick(Call { name, unit: Some(stringify!($unit)) }, m, inputs)
+                }
+                /// [`gpucosim_model_step`] for this unit's models.
+                ///
+                /// # Safety
+                /// As [`gpucosim_model_step`].
+                #[export_name = concat!("gpucosim_", stringify!($unit), "_step")]
+                pub unsafe extern "C" fn step(m: *mut Model, inputs: *const u32, outputs: *mut u32) -> c_int {
+                    let name = concat!("gpucosim_", stringify!($unit), "_step");
+                    super::step(Call { name, unit: Some(stringify!($unit)) }, m, inputs, outputs)
+                }
+                /// [`gpucosim_stim_next`] for this unit's stimuli.
+                ///
+                /// # Safety
+                /// As [`gpucosim_stim_next`].
+                #[export_name = concat!("gpucosim_", stringify!($unit), "_stim_next")]
+                pub unsafe extern "C" fn stim_next(s: *mut Stim, inputs: *mut u32) -> c_int {
+                    let name = concat!("gpucosim_", stringify!($unit), "_stim_next");
+                    super::stim_next(Call { name, unit: Some(stringify!($unit)) }, s, inputs)
+                }
             }
         )*
     };
 }
 
-per_unit! {
-    ta: gpucosim_ta_eval, gpucosim_ta_tick, gpucosim_ta_step, gpucosim_ta_stim_next;
-    lds: gpucosim_lds_eval, gpucosim_lds_tick, gpucosim_lds_step, gpucosim_lds_stim_next;
-    waitcnt: gpucosim_waitcnt_eval, gpucosim_waitcnt_tick, gpucosim_waitcnt_step, gpucosim_waitcnt_stim_next;
-}
+gpucosim_tb::units!(@local per_unit []);
 
 /// The C name of a per-unit entry point: `gpucosim_<unit>_<what>`.
 pub fn per_unit_name(unit: &str, what: &str) -> String {
@@ -528,14 +540,14 @@ mod tests {
             let inp = vec![0u32; n_in];
             let mut out = vec![0u32; n_out];
             // A model of another unit through a per-unit entry point.
-            assert_eq!(gpucosim_ta_eval(m, inp.as_ptr(), out.as_mut_ptr()), -1);
+            assert_eq!(ta::eval(m, inp.as_ptr(), out.as_mut_ptr()), -1);
             assert!(err().contains("model of unit lds, not ta"), "{}", err());
             assert_eq!(
                 gpucosim_model_step(m, std::ptr::null(), out.as_mut_ptr()),
                 -1
             );
             assert!(err().contains("input buffer is NULL"), "{}", err());
-            assert_eq!(gpucosim_lds_eval(m, inp.as_ptr(), out.as_mut_ptr()), 0);
+            assert_eq!(lds::eval(m, inp.as_ptr(), out.as_mut_ptr()), 0);
             // In reset, lds shows req_ready_o = 1 and nothing else.
             assert_eq!(out[0], 1);
             assert!(gpucosim_model_cov_name(m, 100_000).is_null());
@@ -564,13 +576,13 @@ mod tests {
                     .unwrap()
                     .in_words()
             ];
-            assert_eq!(gpucosim_lds_stim_next(s, v.as_mut_ptr()), -1);
+            assert_eq!(lds::stim_next(s, v.as_mut_ptr()), -1);
             assert!(
                 err().contains("stimulus of unit waitcnt, not lds"),
                 "{}",
                 err()
             );
-            assert_eq!(gpucosim_waitcnt_stim_next(s, v.as_mut_ptr()), 1);
+            assert_eq!(waitcnt::stim_next(s, v.as_mut_ptr()), 1);
             assert_eq!(v[0] & 1, 0, "the first cycles are reset cycles");
             gpucosim_stim_free(s);
             gpucosim_model_free(std::ptr::null_mut());

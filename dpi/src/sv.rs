@@ -366,3 +366,19 @@ pub fn files(tables: &[&PortTable]) -> Vec<(String, String)> {
     }
     v
 }
+
+/// The line before the per-unit block of the C header
+/// (`dpi/include/gpucosim.h`).
+pub const C_UNITS_BEGIN: &str =
+    "/* Generated from the unit registry by `GPUCOSIM_BLESS=1 cargo test -p gpucosim-dpi --test generated`. */";
+/// The line after it.
+pub const C_UNITS_END: &str = "/* End of the generated per-unit declarations. */";
+
+/// The C header's per-unit declarations: one `GPUCOSIM_PER_UNIT(unit)` line
+/// per registered unit.
+pub fn c_header_units(units: &[&str]) -> String {
+    units
+        .iter()
+        .map(|u| format!("GPUCOSIM_PER_UNIT({u})\n"))
+        .collect()
+}

@@ -79,11 +79,12 @@ def main():
     )
     results = runner.test(
         hdl_toplevel=f"{args.unit}_top",
-        test_module=f"test_{args.unit}",
+        test_module="test_lockstep",
         test_dir=HERE,
         build_dir=build_dir,
         results_xml=build_dir / "results.xml",
         extra_env={
+            "GPUCOSIM_UNIT": args.unit,
             "GPUCOSIM_PROFILE": args.profile,
             "GPUCOSIM_SEED": str(args.seed),
             "GPUCOSIM_CYCLES": str(args.cycles),

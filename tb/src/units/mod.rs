@@ -18,12 +18,20 @@ use gpucosim_model::Profile;
 /// in command-line order. Adding a unit is adding its line (and its
 /// folders). It hands the list to the macro named first, with the tokens
 /// in brackets, which is how the unit list, the modules and
-/// [`with_testbench!`](crate::with_testbench) are generated from it.
+/// [`with_testbench!`](crate::with_testbench) are generated from it; with
+/// `@local`, to a macro of the calling crate (the DPI-C library's per-unit
+/// entry points).
 #[macro_export]
 #[doc(hidden)]
 macro_rules! units {
     ($then:ident [$($args:tt)*]) => {
-        $crate::$then! { [$($args)*]
+        $crate::units! { @call ($crate::$then) [$($args)*] }
+    };
+    (@local $then:ident [$($args:tt)*]) => {
+        $crate::units! { @call ($then) [$($args)*] }
+    };
+    (@call ($($then:tt)*) [$($args:tt)*]) => {
+        $($then)*! { [$($args)*]
             ta => TaTestbench,
             lds => LdsTestbench,
             waitcnt => WaitcntTestbench,
