@@ -2,13 +2,16 @@
 (ta, lds, waitcnt; profiles gfx9 and gfx11), for cocotb and other Python
 testbenches. docs/python.md has the details."""
 
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Union
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Union, final
+
+__all__ = ["GFX", "Model", "PROFILES", "Port", "Stimulus", "__version__", "port_table", "units"]
 
 __version__: str
 PROFILES: List[str]
 #: The RTL's `GFX` parameter of each profile.
 GFX: Dict[str, int]
 
+@final
 class Port:
     """One port of a unit's top module."""
 
@@ -28,6 +31,7 @@ class Port:
     def elem_width(self) -> int:
         """Width of one element in bits."""
 
+@final
 class Model:
     """A unit's reference model for one profile.
 
@@ -37,7 +41,7 @@ class Model:
     reset).
     """
 
-    def __init__(self, unit: str, profile: str) -> None:
+    def __new__(cls, unit: str, profile: str) -> "Model":
         """Raises ValueError for an unknown unit or profile."""
     @property
     def unit(self) -> str: ...
@@ -70,12 +74,13 @@ class Model:
     def in_flight(self) -> str:
         """What is in flight, in one line."""
 
+@final
 class Stimulus(Iterator[Dict[str, int]]):
     """gpucosim's legal random stimulus for a unit: the inputs
     ``gpucosim run --unit UNIT --seed SEED`` gives the RTL, one cycle per
     ``next()`` (reset cycles first), as a dict of every input."""
 
-    def __init__(self, unit: str, profile: str, seed: int = 1, knobs: str = "") -> None:
+    def __new__(cls, unit: str, profile: str, seed: int = 1, knobs: str = "") -> "Stimulus":
         """``knobs``: ``name=value`` pairs separated by commas or spaces, as
         ``gpucosim run --knob``. Raises ValueError on bad arguments."""
     def next(self) -> Dict[str, int]:

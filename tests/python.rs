@@ -174,6 +174,21 @@ fn python_package_and_cocotb_examples() {
         text(&o)
     );
 
+    // The type stubs say what the module has: mypy's stubtest compares
+    // gpucosim.pyi with the installed module (exceptions, with reasons, in
+    // python/stubtest-allowlist.txt).
+    let o = Command::new(&python)
+        .args(["-m", "mypy.stubtest", "gpucosim", "--allowlist"])
+        .arg(repo_root().join("python/stubtest-allowlist.txt"))
+        .current_dir(wheels.path())
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "python/gpucosim.pyi does not match the module:\n{}",
+        text(&o)
+    );
+
     // The cocotb examples: every unit and profile on the built-in RTL,
     // and the first broken fixture of each unit.
     let examples = repo_root().join("python/examples/cocotb");
