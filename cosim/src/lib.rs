@@ -9,6 +9,8 @@
 //! waveforms from `gpucosim-waves`; [`watchdog`] ends runs that hang, run
 //! out of time or are told to stop; [`outputs`] writes result files.
 #![warn(missing_docs)]
+// rustdoc works out the auto traits of sv-parser's deep syntax tree.
+#![recursion_limit = "256"]
 
 pub mod benchmark;
 pub mod bundle;

@@ -15,7 +15,7 @@
 //!   example testbench, generated from the port tables (`dpi/sv/`,
 //!   `dpi/examples/`).
 //!
-//! Word layout: [`gpucosim_model::ports`] (every port at its word offset,
+//! Word layout: [`gpucosim_model::ports`](mod@gpucosim_model::ports) (every port at its word offset,
 //! least significant word first; a SystemVerilog `bit [32*W-1:0]` vector
 //! passed by DPI-C has exactly this layout).
 #![warn(missing_docs)]

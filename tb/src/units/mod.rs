@@ -262,7 +262,7 @@ pub fn eval_json(
 }
 
 /// Characters of a quoted value kept in an error message.
-const QUOTE_MAX: usize = 100;
+pub const QUOTE_MAX: usize = 100;
 
 /// Shortens what an error message quotes: a `backtick span` or a word of
 /// more than [`QUOTE_MAX`] characters keeps its start and says how long it

@@ -143,7 +143,7 @@ pub fn constant(t: &str) -> Option<Opnd> {
 }
 
 /// Splits an operand's text into the operand and the modifiers written
-/// after it (`v1 offset1:2` → `v1`, [`offset1:2`]).
+/// after it (`v1 offset1:2` → `v1`, `[offset1:2]`).
 pub fn split_mods(t: &str) -> (&str, Vec<&str>) {
     // `format:[A, B]` holds spaces: split at whitespace outside brackets.
     let mut parts = Vec::new();

@@ -548,7 +548,7 @@ pub enum Op {
     SAddCarry(bool, bool),
     /// `s_add_i32`/`s_sub_i32` (SCC: overflow).
     SAddI(bool),
-    /// `s_bfe_*`: signed, wide (offset in src1[5:0], width in src1[22:16]).
+    /// `s_bfe_*`: signed, wide (offset in `src1[5:0]`, width in `src1[22:16]`).
     SBfe(bool, bool),
     /// `s_cselect_b32/b64`.
     SCselect(bool),
