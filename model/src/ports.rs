@@ -306,27 +306,44 @@ impl PortTable {
 
 /// Declares a unit's port table as a module of `Port` constants.
 ///
+/// Each port is `input` or `output`, its name, and its width, or its element
+/// width `x` its number of elements. A width or a count is an integer
+/// literal, the name of a constant, or a parenthesised constant expression,
+/// of any integer type, between 1 and `u32::MAX` (else the table does not
+/// compile); names are looked up where the table is written.
+///
 /// ```
+/// /// Lanes of the toy unit.
+/// const LANES: usize = 4;
+///
 /// gpucosim_model::ports! {
 ///     /// Ports of a toy unit.
 ///     pub mod toy_ports("toy", "toy_top") {
 ///         input rst_ni: 1,
-///         input data_i: 32 x 4,
-///         output sum_o: 34,
+///         input data_i: 32 x LANES,
+///         output sum_o: (32 + LANES.ilog2() as u32),
 ///     }
 /// }
-/// assert_eq!(toy_ports::data_i.offset, 1);
-/// assert_eq!(toy_ports::TABLE.in_words(), 5);
-/// assert_eq!(toy_ports::sum_o.words(), 2);
+///
+/// fn main() {
+///     assert_eq!(toy_ports::data_i.offset, 1);
+///     assert_eq!(toy_ports::data_i.width, 128);
+///     assert_eq!(toy_ports::TABLE.in_words(), 5);
+///     assert_eq!(toy_ports::sum_o.width, 34);
+///     assert_eq!(toy_ports::sum_o.words(), 2);
+/// }
 /// ```
 #[macro_export]
 macro_rules! ports {
     ($(#[$m:meta])* $vis:vis mod $name:ident ($unit:literal, $top:literal) {
-        $( $(#[$pm:meta])* $dir:ident $port:ident : $w:literal $(x $n:literal)? ),* $(,)?
+        $( $(#[$pm:meta])* $dir:ident $port:ident : $w:tt $(x $n:tt)? ),* $(,)?
     }) => {
         $(#[$m])*
         #[allow(non_upper_case_globals, missing_docs)]
         $vis mod $name {
+            // The sizes name constants of the module the table is written in.
+            #[allow(unused_imports)]
+            use super::*;
             use $crate::ports::{Port, PortDef, PortTable};
             #[allow(non_camel_case_types, dead_code, clippy::upper_case_acronyms)]
             #[repr(usize)]
@@ -335,7 +352,7 @@ macro_rules! ports {
             pub const DEFS: &[PortDef] = &[ $( PortDef {
                 name: stringify!($port),
                 dir: $crate::ports!(@dir $dir),
-                elem_width: $w,
+                elem_width: $crate::ports::size($w as u64),
                 elems: $crate::ports!(@n $($n)?),
             } ),* ];
             /// The table.
@@ -346,7 +363,18 @@ macro_rules! ports {
     (@dir input) => { $crate::ports::Dir::In };
     (@dir output) => { $crate::ports::Dir::Out };
     (@n) => { 1 };
-    (@n $n:literal) => { $n };
+    (@n $n:tt) => { $crate::ports::size($n as u64) };
+}
+
+/// A port width or element count of [`ports!`](crate::ports!), checked
+/// (at compile time, where the table is a constant) to be 1 ..= `u32::MAX`.
+#[doc(hidden)]
+pub const fn size(v: u64) -> u32 {
+    assert!(
+        v >= 1 && v <= u32::MAX as u64,
+        "a port width or element count is 1 ..= u32::MAX"
+    );
+    v as u32
 }
 
 #[cfg(test)]

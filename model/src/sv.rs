@@ -43,6 +43,28 @@ impl Svh {
         self
     }
 
+    /// `localparam int unsigned` sizes, one a line with names and values
+    /// aligned: `(name, value, comment)`, the comment naming the Rust
+    /// constant the value is rendered from.
+    pub fn sizes(&mut self, rows: &[(&str, u64, &str)]) -> &mut Self {
+        let nw = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+        let vw = rows
+            .iter()
+            .map(|r| r.1.to_string().len())
+            .max()
+            .unwrap_or(0);
+        for (name, v, comment) in rows {
+            let decl = format!("localparam int unsigned {name:<nw$} = {v};");
+            if comment.is_empty() {
+                self.line(decl);
+            } else {
+                let pad = vw - v.to_string().len();
+                self.line(format!("{decl}{:pad$}  // {comment}", ""));
+            }
+        }
+        self
+    }
+
     /// A function of the profile (`int unsigned gfx`) returning `ty`,
     /// declared with `decl` local variable `v`: one `case` arm per profile
     /// (the first profile's row also the `default`), each the body `row`
@@ -104,6 +126,25 @@ pub fn camel(name: &str) -> String {
         .collect()
 }
 
+/// SystemVerilog's `$clog2(n)`: the bits of an index below `n` (0 for
+/// `n` ≤ 1).
+pub const fn clog2(n: u64) -> u32 {
+    if n <= 1 {
+        0
+    } else {
+        u64::BITS - (n - 1).leading_zeros()
+    }
+}
+
+/// The bits of an unsigned value up to `max` (at least 1).
+pub const fn bits(max: u64) -> u32 {
+    if max == 0 {
+        1
+    } else {
+        u64::BITS - max.leading_zeros()
+    }
+}
+
 /// A sized literal: `4'd3`.
 pub fn lit(width: u32, v: u64) -> String {
     format!("{width}'d{v}")
@@ -127,6 +168,30 @@ mod tests {
         assert_eq!(camel("vmem_load"), "VmemLoad");
         assert_eq!(camel("lds"), "Lds");
         assert_eq!(lit(6, 63), "6'd63");
+    }
+
+    #[test]
+    fn widths_as_systemverilog_computes_them() {
+        let c: Vec<u32> = [0, 1, 2, 3, 4, 5, 255, 256, 257, 384, 32768]
+            .map(clog2)
+            .into();
+        assert_eq!(c, [0, 0, 1, 2, 2, 3, 8, 8, 9, 9, 15]);
+        let b: Vec<u32> = [0, 1, 2, 3, 7, 8, 63, 64].map(bits).into();
+        assert_eq!(b, [1, 1, 2, 2, 3, 4, 6, 7]);
+    }
+
+    #[test]
+    fn sizes_are_aligned_with_their_sources() {
+        let mut s = Svh::new("x", "y");
+        s.sizes(&[("Lanes", 64, "LANES"), ("NumSlots", 384, "NSLOTS")]);
+        let t = s.finish();
+        assert!(
+            t.contains(
+                "  localparam int unsigned Lanes    = 64;   // LANES\n  \
+                 localparam int unsigned NumSlots = 384;  // NSLOTS\n"
+            ),
+            "{t}"
+        );
     }
 
     #[test]

@@ -1,5 +1,14 @@
-// Generated from model/src/lds/isa.rs (Kind, Atomic, OpInfo::decode) for the lds RTL package. Do not edit:
+// Generated from model/src/lds (tlm.rs sizes, params.rs MAX_BANKS, isa.rs Kind, Atomic, OpInfo::decode) for the lds RTL package. Do not edit:
 // regenerate with `GPUCOSIM_BLESS=1 cargo test -p gpucosim --test rtl_generated`.
+  // Sizes.
+  localparam int unsigned Lanes        = 64;     // LANES
+  localparam int unsigned SlotsPerLane = 6;      // SLOTS: dword slots per lane
+  localparam int unsigned NumSlots     = 384;    // NSLOTS = Lanes * SlotsPerLane
+  localparam int unsigned PassSlots    = 192;    // PASS_SLOTS: of a 32-lane pass
+  localparam int unsigned MaxBanks     = 64;     // MAX_BANKS: of any mode
+  localparam int unsigned RamDwords    = 32768;  // RAM_DWORDS: the largest RAM
+  localparam int unsigned RamAw        = 15;     // RAM_AW = $clog2(RamDwords)
+
   // What an operation does with memory.
   typedef enum logic [2:0] {
     KindInvalid = 3'd0,

@@ -1,15 +1,8 @@
 // Shared types and encodings of the LDS bank arbiter and RAM.
-// The cycle contract is docs/lds.md; the op kinds, atomic codes and op_i
-// decode table are generated from model/src/lds/isa.rs (lds_enc.svh).
+// The cycle contract is docs/lds.md; the sizes (lanes, slots, banks, RAM),
+// op kinds, atomic codes and op_i decode table are generated from
+// model/src/lds (lds_enc.svh).
 package lds_pkg;
-
-  localparam int unsigned Lanes        = 64;
-  localparam int unsigned SlotsPerLane = 6;
-  localparam int unsigned NumSlots     = Lanes * SlotsPerLane;
-  localparam int unsigned PassSlots    = NumSlots / 2;
-  localparam int unsigned MaxBanks     = 64;
-  localparam int unsigned RamDwords    = 32768;
-  localparam int unsigned RamAw        = 15;
 
 `include "lds_enc.svh"
 

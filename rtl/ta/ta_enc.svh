@@ -1,5 +1,13 @@
-// Generated from model/src/ta (isa.rs Kind, Op, ALIGN_MODES, VsField, format tables; params.rs PARAMS) for the ta RTL package. Do not edit:
+// Generated from model/src/ta (isa.rs LANES, ADDR_W, Kind, Op, ALIGN_MODES, VsField, format tables; tlm.rs SLOTS, NSLOTS; params.rs PARAMS, MAX_LINE_BYTES) for the ta RTL package. Do not edit:
 // regenerate with `GPUCOSIM_BLESS=1 cargo test -p gpucosim --test rtl_generated`.
+  // Geometry.
+  localparam int unsigned NumLanes = 64;   // LANES
+  localparam int unsigned NumDw    = 4;    // SLOTS: dword slots per lane
+  localparam int unsigned NumSlots = 256;  // NSLOTS = NumLanes * NumDw
+  localparam int unsigned SlotW    = 8;    // $clog2(NumSlots)
+  localparam int unsigned AddrW    = 48;   // ADDR_W: bits of a byte address
+  localparam int unsigned MaskW    = 128;  // MAX_LINE_BYTES: width of line_mask_o
+
   // Instruction kind (kind_i; 3 is taken as MTBUF).
   typedef enum logic [1:0] {
     KindMubuf = 2'd0,

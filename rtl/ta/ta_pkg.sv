@@ -4,17 +4,6 @@
 package ta_pkg;
 
   // ---------------------------------------------------------------------------
-  // Geometry
-  // ---------------------------------------------------------------------------
-
-  localparam int unsigned NumLanes = 64;
-  localparam int unsigned NumDw    = 4;                   // dword slots per lane
-  localparam int unsigned NumSlots = NumLanes * NumDw;    // 256
-  localparam int unsigned SlotW    = $clog2(NumSlots);    // 8
-  localparam int unsigned AddrW    = 48;
-  localparam int unsigned MaskW    = 128;                 // width of line_mask_o
-
-  // ---------------------------------------------------------------------------
   // Per-profile parameters (one row per generation, selected by GFX)
   // ---------------------------------------------------------------------------
 
@@ -41,8 +30,9 @@ package ta_pkg;
     fmt_table_e     fmt;
   } profile_t;
 
-  // The request encodings, the profile table (a new generation is a new row
-  // of model/src/ta/params.rs PARAMS), the V# field positions and the format
+  // The geometry (lanes, dword slots, address and line-mask widths), the
+  // request encodings, the profile table (a new generation is a new row of
+  // model/src/ta/params.rs PARAMS), the V# field positions and the format
   // tables, generated from the model's tables (model/src/ta/sv.rs).
 `include "ta_enc.svh"
 

@@ -1,5 +1,34 @@
-// Generated from model/src/waitcnt (isa.rs Class, params.rs PARAMS, tlm.rs Class::incr) for the waitcnt RTL package. Do not edit:
+// Generated from model/src/waitcnt (cycle.rs sizes, ErrCode; isa.rs sizes, Class; params.rs PARAMS; tlm.rs Class::incr, MAX_INCR) for the waitcnt RTL package. Do not edit:
 // regenerate with `GPUCOSIM_BLESS=1 cargo test -p gpucosim --test rtl_generated`.
+  // Sizes.
+  localparam int unsigned NumWaves = 16;  // WAVES
+  localparam int unsigned NumRet   = 4;   // RET_CHANNELS: return channels
+  localparam int unsigned NumCnt   = 4;   // NUM_COUNTERS: VM, LGKM, EXP, VS
+  localparam int unsigned CntW     = 6;   // CNT_W: widest counter of any profile
+  localparam int unsigned IncrW    = 2;   // bits of MAX_INCR
+  localparam int unsigned DecW     = 4;   // bits of NumRet * MAX_INCR
+
+  // Counter indices.
+  localparam int unsigned CntVm   = 0;
+  localparam int unsigned CntLgkm = 1;
+  localparam int unsigned CntExp  = 2;
+  localparam int unsigned CntVs   = 3;
+
+  // Protocol errors (err_o): bit code-1 of a wave's element is set for every
+  // error code raised on the wave in the cycle.
+  localparam int unsigned NumErr = 4;  // NUM_ERRORS
+  typedef logic [NumErr-1:0] err_t;
+  localparam err_t ErrNone      = 4'b0000;
+  localparam err_t ErrIllegal   = 4'b0001;  // code 1
+  localparam err_t ErrBusy      = 4'b0010;  // code 2
+  localparam err_t ErrDual      = 4'b0100;  // code 3
+  localparam err_t ErrUnderflow = 4'b1000;  // code 4
+
+  // Per-counter increments of one instruction (each 0..MAX_INCR).
+  typedef logic [NumCnt-1:0][IncrW-1:0] incr_t;
+  // Per-counter values or thresholds.
+  typedef logic [NumCnt-1:0][CntW-1:0] cnt_t;
+
   // Instruction classes (issue_class_i / ret_class_i).
   localparam logic [3:0] ClsVmemLoad = 4'd0;
   localparam logic [3:0] ClsVmemStore = 4'd1;

@@ -56,7 +56,7 @@ module waitcnt_top #(
     issue_ok  = issue_valid_i && issue_legal && !waiting_q[issue_wave_i] && !dual;
     issue_sat = '0;
     for (int unsigned c = 0; c < NumCnt; c++) begin
-      sum = {1'b0, cnt_q[issue_wave_i][c]} + {{(CntW - 1){1'b0}}, issue_inc[c]};
+      sum = {1'b0, cnt_q[issue_wave_i][c]} + {{(CntW + 1 - IncrW){1'b0}}, issue_inc[c]};
       if (sum > {1'b0, CntMax[c]}) issue_sat[c] = issue_ok;
     end
     issue_ack = issue_ok && (issue_sat == '0);
@@ -79,7 +79,7 @@ module waitcnt_top #(
           err[ret_wave_i[k]] = merge_err(err[ret_wave_i[k]], ErrIllegal);
         end else begin
           for (int unsigned c = 0; c < NumCnt; c++) begin
-            dec[ret_wave_i[k]][c] = dec[ret_wave_i[k]][c] + {{(DecW - 2){1'b0}}, ret_inc[c]};
+            dec[ret_wave_i[k]][c] = dec[ret_wave_i[k]][c] + {{(DecW - IncrW){1'b0}}, ret_inc[c]};
           end
         end
       end
@@ -95,7 +95,7 @@ module waitcnt_top #(
           cnt_d[w][c] = cnt_q[w][c] - {{(CntW - DecW){1'b0}}, dec[w][c]};
         end
         if (issue_ack && (issue_wave_i == w[3:0])) begin
-          cnt_d[w][c] = cnt_d[w][c] + {{(CntW - 2){1'b0}}, issue_inc[c]};
+          cnt_d[w][c] = cnt_d[w][c] + {{(CntW - IncrW){1'b0}}, issue_inc[c]};
         end
       end
       pending   = waiting_q[w] || (wait_ok && (wait_wave_i == w[3:0]));

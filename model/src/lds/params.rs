@@ -40,6 +40,37 @@ pub const PARAMS: &[(Profile, LdsParams)] = &[
 ];
 const _: () = assert!(one_row_each(PARAMS));
 
+/// The largest RAM of any profile and mode, in bytes.
+pub const MAX_BYTES: u32 = widest(false);
+/// The most banks of any profile and mode (`grant_banks_o`'s width).
+pub const MAX_BANKS: u32 = widest(true);
+
+/// The most banks (`banks`) or bytes of any row and mode.
+const fn widest(banks: bool) -> u32 {
+    let mut m = 0;
+    let mut i = 0;
+    while i < PARAMS.len() {
+        let p = &PARAMS[i].1;
+        let (bytes, nbanks) = match p.cu_mode {
+            Some(cu) => cu,
+            None => (0, 0),
+        };
+        let (a, b) = if banks {
+            (p.banks, nbanks)
+        } else {
+            (p.bytes, bytes)
+        };
+        if a > m {
+            m = a;
+        }
+        if b > m {
+            m = b;
+        }
+        i += 1;
+    }
+    m
+}
+
 impl LdsParams {
     /// The row of `profile`.
     #[inline]

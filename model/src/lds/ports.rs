@@ -1,6 +1,9 @@
 //! Top-level ports of the LDS unit (`lds_top`).
 //! The cycle contract is in `docs/lds.md`.
 
+use super::params::MAX_BANKS;
+use super::tlm::LANES;
+
 crate::ports! {
     /// Ports of `lds_top`.
     pub mod lds_ports("lds", "lds_top") {
@@ -17,7 +20,7 @@ crate::ports! {
         /// SH_MEM_CONFIG.alignment_mode == UNALIGNED (0 = DWORD mode).
         input unaligned_i: 1,
         /// Exec mask, bit = lane.
-        input exec_i: 64,
+        input exec_i: LANES,
         /// Instruction offset0 field.
         input offset0_i: 8,
         /// Instruction offset1 field.
@@ -29,28 +32,28 @@ crate::ports! {
         /// Size of the wave's allocation in bytes.
         input lds_size_i: 18,
         /// Per-lane address VGPR.
-        input addr_i: 32 x 64,
+        input addr_i: 32 x LANES,
         /// Per-lane DATA0 (64-bit ops use all bits, others the low 32).
-        input data0_i: 64 x 64,
+        input data0_i: 64 x LANES,
         /// Per-lane DATA1.
-        input data1_i: 64 x 64,
+        input data1_i: 64 x LANES,
 
         /// The unit accepts an instruction this cycle (IDLE).
         output req_ready_o: 1,
         /// An instruction is being served this cycle (BUSY).
         output busy_o: 1,
         /// Lanes with at least one access served this cycle.
-        output grant_lanes_o: 64,
+        output grant_lanes_o: LANES,
         /// Banks serving an access this cycle.
-        output grant_banks_o: 64,
+        output grant_banks_o: MAX_BANKS,
         /// The previous instruction completed at the last edge; the results hold.
         output done_o: 1,
         /// Per-lane return data of the last completed instruction.
-        output rdata_o: 128 x 64,
+        output rdata_o: 128 x LANES,
         /// Out-of-range dword slots of the last completed instruction, bit k of lane l.
-        output oor_o: 8 x 64,
+        output oor_o: 8 x LANES,
         /// Lanes that raised MEMVIOL in the last completed instruction.
-        output memviol_o: 64,
+        output memviol_o: LANES,
         /// BUSY cycles of the last completed instruction.
         output cycles_o: 16,
     }

@@ -1,8 +1,12 @@
-//! `rtl/lds/lds_enc.svh`: the operation kinds, the atomic codes, the
-//! decoded-operation record and the `op_i` decode table, rendered from
-//! [`OpInfo::decode`] and [`Atomic`] for the RTL package (`crate::sv`).
+//! `rtl/lds/lds_enc.svh`: the sizes (lanes, slots, banks, RAM), the
+//! operation kinds, the atomic codes, the decoded-operation record and the
+//! `op_i` decode table, rendered from the [`tlm`](super::tlm) and
+//! [`params`](super::params) sizes, [`OpInfo::decode`] and [`Atomic`] for
+//! the RTL package (`crate::sv`).
 
 use super::isa::{Atomic, Kind, OpInfo, ATOMICS};
+use super::params::MAX_BANKS;
+use super::tlm::{LANES, NSLOTS, PASS_SLOTS, RAM_AW, RAM_DWORDS, SLOTS};
 use crate::sv::{bit, lit, Svh};
 
 /// Every kind, in code order (the RTL's `kind_e`).
@@ -28,7 +32,29 @@ fn kind_code(k: Kind) -> u64 {
 
 /// The text of `rtl/lds/lds_enc.svh`.
 pub fn enc_svh() -> String {
-    let mut s = Svh::new("lds", "model/src/lds/isa.rs (Kind, Atomic, OpInfo::decode)");
+    let mut s = Svh::new(
+        "lds",
+        "model/src/lds (tlm.rs sizes, params.rs MAX_BANKS, isa.rs Kind, Atomic, OpInfo::decode)",
+    );
+    s.comment("Sizes.");
+    s.sizes(&[
+        ("Lanes", LANES as u64, "LANES"),
+        ("SlotsPerLane", SLOTS as u64, "SLOTS: dword slots per lane"),
+        ("NumSlots", NSLOTS as u64, "NSLOTS = Lanes * SlotsPerLane"),
+        (
+            "PassSlots",
+            PASS_SLOTS as u64,
+            "PASS_SLOTS: of a 32-lane pass",
+        ),
+        ("MaxBanks", MAX_BANKS.into(), "MAX_BANKS: of any mode"),
+        (
+            "RamDwords",
+            RAM_DWORDS as u64,
+            "RAM_DWORDS: the largest RAM",
+        ),
+        ("RamAw", RAM_AW.into(), "RAM_AW = $clog2(RamDwords)"),
+    ]);
+    s.line("");
     s.comment("What an operation does with memory.");
     s.line("typedef enum logic [2:0] {");
     for (i, k) in KINDS.iter().enumerate() {
@@ -98,5 +124,22 @@ mod tests {
         assert_eq!(t.matches(": o = '{kind:").count(), 64);
         assert!(t.contains("6'd53: o = '{kind: KindAtomic, width: 4'd4, two: 1'b0, st64: 1'b0, addtid: 1'b0, signext: 1'b0, rtn: 1'b1, atom: 4'd5};"));
         assert_eq!(kind_code(Kind::Bpermute), 5);
+    }
+
+    #[test]
+    fn sizes_keep_their_relations() {
+        assert_eq!(NSLOTS, LANES * SLOTS);
+        assert_eq!(PASS_SLOTS, NSLOTS / 2);
+        assert_eq!(1 << RAM_AW, RAM_DWORDS);
+        assert_eq!(crate::sv::clog2(RAM_DWORDS as u64), RAM_AW);
+        let t = enc_svh();
+        assert!(
+            t.contains("localparam int unsigned RamDwords    = 32768;"),
+            "{t}"
+        );
+        assert!(
+            t.contains("localparam int unsigned MaxBanks     = 64;"),
+            "{t}"
+        );
     }
 }

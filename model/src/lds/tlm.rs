@@ -3,7 +3,7 @@
 //! Used by the cycle-level [`super::LdsModel`] and by `eval`.
 
 use super::isa::{Kind, OpInfo};
-use super::params::LdsParams;
+use super::params::{LdsParams, MAX_BANKS, MAX_BYTES};
 use crate::Profile;
 
 /// Lanes of a wave64.
@@ -12,8 +12,15 @@ pub const LANES: usize = 64;
 pub const SLOTS: usize = 6;
 /// Slots of a wave.
 pub const NSLOTS: usize = LANES * SLOTS;
+/// Slots of one 32-lane pass (half the wave).
+pub const PASS_SLOTS: usize = NSLOTS / 2;
 /// Dwords of the largest RAM (128 KiB).
-pub const RAM_DWORDS: usize = 32 * 1024;
+pub const RAM_DWORDS: usize = MAX_BYTES as usize / 4;
+/// Bits of a dword address in the largest RAM.
+pub const RAM_AW: u32 = RAM_DWORDS.trailing_zeros();
+// Bank masks are `u64`s.
+const _: () =
+    assert!(RAM_DWORDS.is_power_of_two() && PASS_SLOTS == 32 * SLOTS && MAX_BANKS <= u64::BITS);
 
 /// One instruction with the wave state it is issued with (serialised as
 /// the `lds` transactions of repro bundles carry it).
@@ -125,8 +132,6 @@ impl Default for Results {
     }
 }
 
-/// Slots of one 32-lane pass.
-const PASS_SLOTS: usize = 32 * SLOTS;
 /// Flag of a scheduled non-atomic slot: it is served along with a lower
 /// slot on its dword (it is not its bank's winner).
 const F_BROADCAST: u8 = 1;
@@ -250,7 +255,7 @@ struct Pass {
     ngroups: usize,
     /// Cycles given out so far per bank: groups (non-atomic) or slots
     /// (atomics).
-    bank_cycles: [u16; 64],
+    bank_cycles: [u16; MAX_BANKS as usize],
 }
 
 impl Pass {
@@ -263,7 +268,7 @@ impl Pass {
             ends: [0; PASS_SLOTS],
             groups: [Group::default(); PASS_SLOTS],
             ngroups: 0,
-            bank_cycles: [0; 64],
+            bank_cycles: [0; MAX_BANKS as usize],
         }
     }
 
@@ -272,7 +277,7 @@ impl Pass {
         self.n = 0;
         self.cycles = 1;
         self.ngroups = 0;
-        self.bank_cycles = [0; 64];
+        self.bank_cycles = [0; MAX_BANKS as usize];
     }
 
     /// Adds an in-range slot; slots come in ascending `(lane, k)` order.

@@ -18,8 +18,10 @@ use serde::{Deserialize, Serialize};
 
 /// Lanes of a wave64.
 pub const LANES: usize = 64;
+/// Bits of a byte address.
+pub const ADDR_W: u32 = 48;
 /// Byte addresses are 48 bits.
-pub const ADDR_MASK: u64 = (1 << 48) - 1;
+pub const ADDR_MASK: u64 = (1 << ADDR_W) - 1;
 
 /// `SH_MEM_CONFIG.alignment_mode` values (`align_mode_i`), by code.
 pub const ALIGN_MODES: [&str; 4] = ["dword", "dword_strict", "strict", "unaligned"];

@@ -59,6 +59,21 @@ pub const PARAMS: &[(Profile, TaParams)] = &[
 ];
 const _: () = assert!(one_row_each(PARAMS));
 
+/// The largest texture-cache line of any profile, in bytes: the width of
+/// `line_mask_o` (a `u128` in the model).
+pub const MAX_LINE_BYTES: u32 = {
+    let mut m = 0;
+    let mut i = 0;
+    while i < PARAMS.len() {
+        if PARAMS[i].1.line_bytes > m {
+            m = PARAMS[i].1.line_bytes;
+        }
+        i += 1;
+    }
+    m
+};
+const _: () = assert!(MAX_LINE_BYTES <= u128::BITS);
+
 impl TaParams {
     /// The row of `profile`.
     #[inline]

@@ -1,6 +1,10 @@
 //! Top-level ports of the texture-cache address unit (`ta_top`).
 //! The cycle contract is in `docs/ta.md`.
 
+use super::isa::{ADDR_W, LANES};
+use super::params::MAX_LINE_BYTES;
+use super::tlm::NSLOTS;
+
 crate::ports! {
     /// Ports of `ta_top`.
     pub mod ta_ports("ta", "ta_top") {
@@ -31,11 +35,11 @@ crate::ports! {
         /// Wave64 (gfx9 is always wave64; the input is ignored there).
         input wave64_i: 1,
         /// Exec mask, bit = lane.
-        input exec_i: 64,
+        input exec_i: LANES,
         /// Per-lane index VGPR.
-        input vindex_i: 32 x 64,
+        input vindex_i: 32 x LANES,
         /// Per-lane offset VGPR.
-        input voffset_i: 32 x 64,
+        input voffset_i: 32 x LANES,
         /// The cache accepts a line request this cycle.
         input line_ready_i: 1,
 
@@ -44,19 +48,19 @@ crate::ports! {
         /// Per-lane results are shown this cycle (one cycle per instruction).
         output lane_valid_o: 1,
         /// Byte address of dword d of lane l, element 4*l + d.
-        output lane_addr_o: 48 x 256,
+        output lane_addr_o: ADDR_W x NSLOTS,
         /// Dword d of lane l is in range, bit 4*l + d.
-        output lane_inrange_o: 256,
+        output lane_inrange_o: NSLOTS,
         /// Dword d of lane l accesses memory, bit 4*l + d.
-        output lane_access_o: 256,
+        output lane_access_o: NSLOTS,
         /// Lane raised MEMVIOL.
-        output lane_memviol_o: 64,
+        output lane_memviol_o: LANES,
         /// A line request is offered.
         output line_valid_o: 1,
         /// Line-aligned byte address of the request.
-        output line_addr_o: 48,
+        output line_addr_o: ADDR_W,
         /// Byte mask within the line (bits above the line size are 0).
-        output line_mask_o: 128,
+        output line_mask_o: MAX_LINE_BYTES,
         /// Operation of the request (as op_i).
         output line_op_o: 2,
         /// Last line request of the instruction.

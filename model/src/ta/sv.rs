@@ -1,13 +1,19 @@
-//! `rtl/ta/ta_enc.svh`: the request encodings (`kind_i`, `op_i`,
-//! `align_mode_i`), each profile's row (line size, wave32, V# layout,
-//! range rule, format table), the V# field positions and the format
-//! tables' element sizes, rendered from [`isa`](super::isa) and
+//! `rtl/ta/ta_enc.svh`: the geometry (lanes, slots, address and line-mask
+//! widths), the request encodings (`kind_i`, `op_i`, `align_mode_i`), each
+//! profile's row (line size, wave32, V# layout, range rule, format table),
+//! the V# field positions and the format tables' element sizes, rendered
+//! from [`isa`](super::isa), [`tlm`](super::tlm) and
 //! [`PARAMS`](super::params::PARAMS) for the RTL package (`crate::sv`).
 
-use super::isa::{gfx11_format, Kind, Op, VsField, ALIGN_MODES, GFX9_DFMT};
-use super::params::{FormatEncoding, RangeRule, SwizzleEncoding, TaParams};
+use super::isa::{gfx11_format, Kind, Op, VsField, ADDR_W, ALIGN_MODES, GFX9_DFMT, LANES};
+use super::params::{FormatEncoding, RangeRule, SwizzleEncoding, TaParams, MAX_LINE_BYTES};
+use super::tlm::{NSLOTS, SLOTS};
 use crate::profile::Profile;
-use crate::sv::{bit, camel, lit, Svh};
+use crate::sv::{bit, camel, clog2, lit, Svh};
+
+/// Bits of a slot index (`SlotW`).
+const SLOT_W: u32 = clog2(NSLOTS as u64);
+const _: () = assert!(1 << SLOT_W >= NSLOTS && 1 << (SLOT_W - 1) < NSLOTS);
 
 /// `case` items grouping the codes (of `width` bits) with the same value.
 fn grouped(width: u32, codes: impl Iterator<Item = (u32, u32)>, var: &str) -> Vec<String> {
@@ -60,8 +66,23 @@ fn byte_table(
 pub fn enc_svh() -> String {
     let mut s = Svh::new(
         "ta",
-        "model/src/ta (isa.rs Kind, Op, ALIGN_MODES, VsField, format tables; params.rs PARAMS)",
+        "model/src/ta (isa.rs LANES, ADDR_W, Kind, Op, ALIGN_MODES, VsField, format tables; \
+         tlm.rs SLOTS, NSLOTS; params.rs PARAMS, MAX_LINE_BYTES)",
     );
+    s.comment("Geometry.");
+    s.sizes(&[
+        ("NumLanes", LANES as u64, "LANES"),
+        ("NumDw", SLOTS as u64, "SLOTS: dword slots per lane"),
+        ("NumSlots", NSLOTS as u64, "NSLOTS = NumLanes * NumDw"),
+        ("SlotW", SLOT_W.into(), "$clog2(NumSlots)"),
+        ("AddrW", ADDR_W.into(), "ADDR_W: bits of a byte address"),
+        (
+            "MaskW",
+            MAX_LINE_BYTES.into(),
+            "MAX_LINE_BYTES: width of line_mask_o",
+        ),
+    ]);
+    s.line("");
     s.comment("Instruction kind (kind_i; 3 is taken as MTBUF).");
     s.line("typedef enum logic [1:0] {");
     let kinds = [Kind::Mubuf, Kind::MubufFormat, Kind::Mtbuf];
@@ -177,6 +198,15 @@ pub fn enc_svh() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn geometry_keeps_its_relations() {
+        assert_eq!(NSLOTS, LANES * SLOTS);
+        assert_eq!(SLOT_W, 8);
+        let t = enc_svh();
+        assert!(t.contains("localparam int unsigned NumSlots = 256;"), "{t}");
+        assert!(t.contains("localparam int unsigned MaskW    = 128;"), "{t}");
+    }
 
     #[test]
     fn tables_render_every_code() {

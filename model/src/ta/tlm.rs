@@ -5,16 +5,21 @@
 //! Nothing here allocates: results go into caller-owned fixed-size buffers.
 
 use super::cover::{Bin, Events};
-use super::isa::{mtbuf_es, Instr, Kind, Op, VsField, Vsharp, ADDR_MASK, LANES};
+use super::isa::{mtbuf_es, Instr, Kind, Op, VsField, Vsharp, ADDR_MASK, ADDR_W, LANES};
 use super::params::{RangeRule, SwizzleEncoding, TaParams};
 use crate::profile::Profile;
 
 /// Dword slots per lane.
 pub const SLOTS: usize = 4;
+/// Slots of a wave, `SLOTS * lane + d`.
+pub const NSLOTS: usize = LANES * SLOTS;
 /// Most pieces one instruction can produce (every slot crossing a line).
-pub const MAX_PIECES: usize = LANES * SLOTS * 2;
+pub const MAX_PIECES: usize = NSLOTS * 2;
 /// Words of the packed addresses of all slots (48 bits each).
-const ADDR_WORDS: usize = LANES * SLOTS * 48 / 32;
+const ADDR_WORDS: usize = NSLOTS * ADDR_W as usize / 32;
+// The slot sets (`[u64; 4]`, `interleave`) and the address packing of
+// `addresses` are written for 64 lanes of 4 slots of 48-bit addresses.
+const _: () = assert!(LANES == 64 && SLOTS == 4 && ADDR_W == 48);
 
 /// Class of an access, which sets its slots, range granularity and alignment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,7 +99,7 @@ impl Access {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LaneResults {
     /// Byte address of slot d of lane l at `4*l + d`.
-    pub addr: [u64; LANES * SLOTS],
+    pub addr: [u64; NSLOTS],
     /// `addr` packed as the words of `lane_addr_o` (48 bits an element),
     /// filled by [`compute`] with it, for the cycle model.
     pub(crate) addr_words: [u32; ADDR_WORDS],
@@ -113,7 +118,7 @@ pub struct LaneResults {
 impl Default for LaneResults {
     fn default() -> Self {
         LaneResults {
-            addr: [0; LANES * SLOTS],
+            addr: [0; NSLOTS],
             addr_words: [0; ADDR_WORDS],
             inrange: [0; 4],
             access: [0; 4],

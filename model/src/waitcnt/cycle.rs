@@ -4,7 +4,9 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::cover::Bin;
-use super::isa::{decode, decode_vscnt, Class, Counter, Thresholds, COUNTERS};
+use super::isa::{
+    decode, decode_vscnt, Class, Counter, Thresholds, CLASS_W, COUNTERS, NUM_COUNTERS,
+};
 use super::params::WaitcntParams;
 use super::ports::waitcnt_ports as P;
 use super::tlm::Incr;
@@ -15,8 +17,14 @@ use crate::unit::{Coverage, Unit};
 
 /// Number of waves the scoreboard tracks.
 pub const WAVES: usize = 16;
+/// Width of a wave number (`issue_wave_i`, `ret_wave_i`, `wait_wave_i`).
+pub const WAVE_W: u32 = WAVES.ilog2();
 /// Number of return channels.
 pub const RET_CHANNELS: usize = 4;
+/// Number of error codes (bits of an `err_o` element).
+pub const NUM_ERRORS: usize = 4;
+// Wave masks are `u16`s (`waiting`, `todo`).
+const _: () = assert!(WAVES.is_power_of_two() && WAVES <= u16::BITS as usize);
 
 /// Protocol error codes; `err_o[w]` has bit `code - 1` set for every error
 /// raised on wave w in the cycle.
@@ -44,7 +52,7 @@ impl ErrCode {
         }
     }
     /// Every error, in code order.
-    pub const ALL: [ErrCode; 4] = [
+    pub const ALL: [ErrCode; NUM_ERRORS] = [
         ErrCode::Illegal,
         ErrCode::Busy,
         ErrCode::Dual,
@@ -83,19 +91,19 @@ const EXP_ORDER_CAP: usize = 8;
 pub struct WaitcntModel {
     profile: Profile,
     /// Increments per class code (all zero for codes the profile lacks).
-    incr: [Incr; 16],
+    incr: [Incr; 1 << CLASS_W],
     /// Bit `code` set: the class is legal on the profile.
     legal: u16,
     /// Maximum of each counter.
-    max: [u8; 4],
+    max: [u8; NUM_COUNTERS],
     /// Whether `s_waitcnt_vscnt` exists.
     has_vs: bool,
     /// Counters per wave (registered).
-    cnt: [[u8; 4]; WAVES],
+    cnt: [[u8; NUM_COUNTERS]; WAVES],
     /// Bit w: wave w has a wait pending from an earlier cycle.
     waiting: u16,
     /// Thresholds of the pending waits.
-    thr: [[u8; 4]; WAVES],
+    thr: [[u8; NUM_COUNTERS]; WAVES],
     /// Counts the profile's bins into `coverage`.
     rec: Recorder<Bin>,
     coverage: Coverage,
@@ -109,11 +117,11 @@ pub struct WaitcntModel {
     /// `cnt` packed as the four counter output ports show it (element w at
     /// bit `w * width`), updated whenever a wave's counters change, so that a
     /// cycle's outputs are a copy rather than 64 element writes.
-    packed: [u128; 4],
+    packed: [u128; NUM_COUNTERS],
 }
 
 /// The counter output ports, in `Counter` order.
-const CNT_PORTS: [Port; 4] = [P::vm_cnt_o, P::lgkm_cnt_o, P::exp_cnt_o, P::vs_cnt_o];
+const CNT_PORTS: [Port; NUM_COUNTERS] = [P::vm_cnt_o, P::lgkm_cnt_o, P::exp_cnt_o, P::vs_cnt_o];
 /// Element width of `err_o`.
 const ERR_W: usize = P::err_o.elem_width as usize;
 const _: () = assert!(
@@ -137,7 +145,7 @@ fn put_wide(port: &Port, out: &mut [u32], v: u128) {
     }
 }
 
-fn thresholds_array(t: &Thresholds) -> [u8; 4] {
+fn thresholds_array(t: &Thresholds) -> [u8; NUM_COUNTERS] {
     let a = t.as_array();
     [a[0] as u8, a[1] as u8, a[2] as u8, a[3] as u8]
 }
@@ -145,7 +153,7 @@ fn thresholds_array(t: &Thresholds) -> [u8; 4] {
 impl WaitcntModel {
     /// A scoreboard in its reset state.
     pub fn new(profile: Profile) -> Self {
-        let mut incr = [[0u8; 4]; 16];
+        let mut incr = [[0u8; NUM_COUNTERS]; 1 << CLASS_W];
         let mut legal = 0u16;
         for c in Class::ALL {
             if c.legal(profile) {
@@ -160,7 +168,7 @@ impl WaitcntModel {
             legal,
             max,
             has_vs: WaitcntParams::of(profile).has_vs(),
-            cnt: [[0; 4]; WAVES],
+            cnt: [[0; NUM_COUNTERS]; WAVES],
             waiting: 0,
             thr: [max; WAVES],
             rec: Recorder::new(profile),
@@ -169,7 +177,7 @@ impl WaitcntModel {
             order_len: [0; WAVES],
             exp_order: [[0; EXP_ORDER_CAP]; WAVES],
             exp_order_len: [0; WAVES],
-            packed: [0; 4],
+            packed: [0; NUM_COUNTERS],
         }
     }
 
@@ -196,12 +204,12 @@ impl WaitcntModel {
     }
 
     fn reset(&mut self) {
-        self.cnt = [[0; 4]; WAVES];
+        self.cnt = [[0; NUM_COUNTERS]; WAVES];
         self.waiting = 0;
         self.thr = [self.max; WAVES];
         self.order_len = [0; WAVES];
         self.exp_order_len = [0; WAVES];
-        self.packed = [0; 4];
+        self.packed = [0; NUM_COUNTERS];
     }
 
     /// Refreshes wave `w`'s fields of `packed` from `cnt`.
@@ -265,7 +273,7 @@ impl WaitcntModel {
         self.exp_order_len[w] -= 1;
     }
 
-    fn satisfied(cnt: &[u8; 4], thr: &[u8; 4]) -> bool {
+    fn satisfied(cnt: &[u8; NUM_COUNTERS], thr: &[u8; NUM_COUNTERS]) -> bool {
         cnt[0] <= thr[0] && cnt[1] <= thr[1] && cnt[2] <= thr[2] && cnt[3] <= thr[3]
     }
 }
@@ -333,7 +341,7 @@ impl Unit for WaitcntModel {
             }
             if legal && !busy && !dual {
                 let inc = self.incr[icode];
-                for c in 0..4 {
+                for c in 0..NUM_COUNTERS {
                     if self.cnt[iw][c] + inc[c] > self.max[c] {
                         sat |= 1 << c;
                         self.hit_nth(Bin::SatVm, c);
@@ -384,7 +392,7 @@ impl Unit for WaitcntModel {
         }
 
         // Returns.
-        let mut dec = [[0u8; 4]; WAVES];
+        let mut dec = [[0u8; NUM_COUNTERS]; WAVES];
         let mut ret_waves = 0u16;
         let rvalid = P::ret_valid_i.get(inputs) as u32;
         if rvalid != 0 {
@@ -403,7 +411,7 @@ impl Unit for WaitcntModel {
                     continue;
                 }
                 let inc = self.incr[code];
-                for c in 0..4 {
+                for c in 0..NUM_COUNTERS {
                     if inc[c] != 0 && dec[w][c] != 0 {
                         self.hit(Bin::RetMulti);
                     }
@@ -433,7 +441,7 @@ impl Unit for WaitcntModel {
                 // Whether a counter underflows, and whether another one
                 // still counts down.
                 let (mut under, mut counts) = (false, false);
-                for c in 0..4 {
+                for c in 0..NUM_COUNTERS {
                     if dec[w][c] > self.cnt[w][c] {
                         note(w, ErrCode::Underflow);
                         under = true;
@@ -506,7 +514,7 @@ impl Unit for WaitcntModel {
         while r != 0 {
             let w = r.trailing_zeros() as usize;
             r &= r - 1;
-            for c in 0..4 {
+            for c in 0..NUM_COUNTERS {
                 self.cnt[w][c] = self.cnt[w][c].saturating_sub(dec[w][c]);
             }
             self.repack(w);
@@ -514,7 +522,7 @@ impl Unit for WaitcntModel {
         if ack {
             self.hit_nth(Bin::IssueVmemLoad, icode);
             let inc = self.incr[icode];
-            for c in 0..4 {
+            for c in 0..NUM_COUNTERS {
                 if inc[c] != 0 {
                     if dec[iw][c] != 0 {
                         self.hit(Bin::IssueAndRet);

@@ -18,7 +18,7 @@
 //! assert_eq!(t.text(Profile::Gfx9), "s_waitcnt vmcnt(0) lgkmcnt(0)");
 //! ```
 
-use super::params::WaitcntParams;
+use super::params::{WaitcntParams, PARAMS};
 use crate::profile::Profile;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -37,8 +37,28 @@ pub enum Counter {
     Vs = 3,
 }
 
+/// Number of counters.
+pub const NUM_COUNTERS: usize = 4;
+
 /// Every counter, in index order.
-pub const COUNTERS: [Counter; 4] = [Counter::Vm, Counter::Lgkm, Counter::Exp, Counter::Vs];
+pub const COUNTERS: [Counter; NUM_COUNTERS] =
+    [Counter::Vm, Counter::Lgkm, Counter::Exp, Counter::Vs];
+
+/// Width of the widest counter of any profile (the RTL's counter registers).
+pub const CNT_W: u32 = {
+    let mut w = 0;
+    let mut i = 0;
+    while i < NUM_COUNTERS {
+        if COUNTERS[i].widest() > w {
+            w = COUNTERS[i].widest();
+        }
+        i += 1;
+    }
+    w
+};
+
+/// Width of a class code (`issue_class_i`, `ret_class_i`).
+pub const CLASS_W: u32 = 4;
 
 impl Counter {
     /// Lower-case name (`vm`, `lgkm`, `exp`, `vs`).
@@ -53,13 +73,20 @@ impl Counter {
     /// Width of this counter on `profile` (0 if the profile has none).
     #[inline]
     pub fn width(self, profile: Profile) -> u32 {
-        let p = WaitcntParams::of(profile);
-        match self {
-            Counter::Vm => p.cnt_vm,
-            Counter::Lgkm => p.cnt_lgkm,
-            Counter::Exp => p.cnt_exp,
-            Counter::Vs => p.cnt_vs,
+        WaitcntParams::of(profile).cnt_width(self)
+    }
+    /// Width of this counter on the profile where it is widest: the element
+    /// width of its output port.
+    pub const fn widest(self) -> u32 {
+        let mut w = 0;
+        let mut i = 0;
+        while i < PARAMS.len() {
+            if PARAMS[i].1.cnt_width(self) > w {
+                w = PARAMS[i].1.cnt_width(self);
+            }
+            i += 1;
         }
+        w
     }
     /// Largest value of this counter on `profile` (0 if the profile has none).
     #[inline]
@@ -116,13 +143,13 @@ impl Class {
         Class::LdsDirect,
     ];
 
-    /// The class of a 4-bit code, if it is one.
+    /// The class of a code ([`CLASS_W`] bits), if it is one.
     #[inline]
     pub fn from_code(code: u32) -> Option<Class> {
         Class::ALL.get(code as usize).copied()
     }
 
-    /// The 4-bit code.
+    /// The code ([`CLASS_W`] bits).
     #[inline]
     pub fn code(self) -> u32 {
         self as u32
@@ -179,7 +206,7 @@ impl Thresholds {
     }
 
     /// As an array indexed by [`Counter`].
-    pub fn as_array(&self) -> [u32; 4] {
+    pub fn as_array(&self) -> [u32; NUM_COUNTERS] {
         [self.vm, self.lgkm, self.exp, self.vs]
     }
 

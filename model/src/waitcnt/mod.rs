@@ -23,10 +23,10 @@ pub mod ports;
 pub mod sv;
 pub mod tlm;
 
-pub use cycle::{ErrCode, WaitcntModel, RET_CHANNELS, WAVES};
+pub use cycle::{ErrCode, WaitcntModel, NUM_ERRORS, RET_CHANNELS, WAVES, WAVE_W};
 pub use isa::{
     decode, decode_vscnt, decode_wait_word, decode_word, encode, Class, Counter, Thresholds, Wait,
-    COUNTERS,
+    CLASS_W, CNT_W, COUNTERS, NUM_COUNTERS,
 };
 pub use params::WaitcntParams;
 pub use tlm::{Incr, Order};

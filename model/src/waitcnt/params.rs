@@ -2,6 +2,7 @@
 //! `s_waitcnt` immediate's fields, the wait instruction opcodes and which
 //! classes count where (SPEC §3, `docs/waitcnt.md`).
 
+use super::isa::Counter;
 use crate::profile::{one_row_each, Profile};
 
 /// A bit field `[lo + width - 1 : lo]` of an encoding.
@@ -104,6 +105,16 @@ impl WaitcntParams {
     #[inline]
     pub fn of(profile: Profile) -> &'static WaitcntParams {
         profile.row(PARAMS)
+    }
+    /// Width of counter `c` (0 if the profile has none).
+    #[inline]
+    pub const fn cnt_width(&self, c: Counter) -> u32 {
+        match c {
+            Counter::Vm => self.cnt_vm,
+            Counter::Lgkm => self.cnt_lgkm,
+            Counter::Exp => self.cnt_exp,
+            Counter::Vs => self.cnt_vs,
+        }
     }
     /// Whether the profile has VS_CNT (and `s_waitcnt_vscnt`).
     #[inline]

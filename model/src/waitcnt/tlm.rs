@@ -2,12 +2,16 @@
 //! (SPEC §3.1): whether the profile has the class, and what its issue adds
 //! to each counter (and its return takes away).
 
-use super::isa::Class;
+use super::isa::{Class, NUM_COUNTERS};
 use super::params::WaitcntParams;
 use crate::profile::Profile;
 
 /// Increments of one instruction, per counter (index = [`Counter`](super::isa::Counter) as usize).
-pub type Incr = [u8; 4];
+pub type Incr = [u8; NUM_COUNTERS];
+
+/// The most one instruction adds to one counter (`s_load` of more than a
+/// dword on LGKM_CNT).
+pub const MAX_INCR: u8 = 2;
 
 impl Class {
     /// Whether `profile` has this class.
@@ -100,6 +104,14 @@ impl Class {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_increment_passes_max_incr() {
+        for &(p, _) in crate::profile::PROFILES {
+            let most = Class::ALL.iter().flat_map(|c| c.incr(p)).max();
+            assert_eq!(most, Some(MAX_INCR), "{p}");
+        }
+    }
 
     #[test]
     fn spec_3_1_counting_rules() {
