@@ -7,7 +7,7 @@
 //!
 //! Each unit has a transaction-level API (what the hardware does with one
 //! instruction) and a cycle-level model implementing [`unit::Unit`] over the
-//! unit's port table ([`ports`]), which the lock-step engine runs against the
+//! unit's port table ([`ports`](mod@ports)), which the lock-step engine runs against the
 //! RTL. No Verilator dependency.
 #![warn(missing_docs)]
 

@@ -166,23 +166,23 @@ impl Default for Instr {
 /// The V# fields the unit uses, decoded per profile (SPEC §1.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Vsharp {
-    /// base [47:0].
+    /// base \[47:0\].
     pub base: u64,
-    /// stride [61:48].
+    /// stride \[61:48\].
     pub stride: u32,
-    /// num_records [95:64].
+    /// num_records \[95:64\].
     pub num_records: u32,
     /// Swizzle element size in bytes when swizzling is on.
     pub swizzle_es: Option<u32>,
     /// Index stride in elements (8, 16, 32, 64).
     pub index_stride: u32,
-    /// add_tid [119].
+    /// add_tid \[119\].
     pub add_tid: bool,
     /// Format element size from the V# (MUBUF format ops); `None` if invalid.
     pub format_es: Option<u32>,
-    /// oob_select [125:124] (gfx11; 0 elsewhere).
+    /// oob_select \[125:124\] (gfx11; 0 elsewhere).
     pub oob_select: u32,
-    /// type [127:126].
+    /// type \[127:126\].
     pub rtype: u32,
 }
 
@@ -359,31 +359,31 @@ pub fn mtbuf_es(profile: Profile, fmt: u32) -> Option<u32> {
 /// Fields a profile does not have are ignored when encoding for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct VsharpFields {
-    /// base [47:0].
+    /// base \[47:0\].
     pub base: u64,
-    /// stride [61:48] (14 bits).
+    /// stride \[61:48\] (14 bits).
     pub stride: u32,
-    /// num_records [95:64].
+    /// num_records \[95:64\].
     pub num_records: u32,
-    /// gfx9 swizzle_en [63] (0/1); gfx11 swizzle_enable [63:62] (0..3).
+    /// gfx9 swizzle_en \[63\] (0/1); gfx11 swizzle_enable \[63:62\] (0..3).
     pub swizzle: u32,
-    /// gfx9 cache_swizzle [62].
+    /// gfx9 cache_swizzle \[62\].
     pub cache_swizzle: u32,
-    /// gfx9 elem_size [116:115] (element size `2 << elem_size`).
+    /// gfx9 elem_size \[116:115\] (element size `2 << elem_size`).
     pub elem_size: u32,
-    /// index_stride [118:117] (index stride `8 << index_stride`).
+    /// index_stride \[118:117\] (index stride `8 << index_stride`).
     pub index_stride: u32,
-    /// add_tid [119].
+    /// add_tid \[119\].
     pub add_tid: bool,
-    /// gfx9 dfmt [114:111]; gfx11 FORMAT [113:108].
+    /// gfx9 dfmt \[114:111\]; gfx11 FORMAT \[113:108\].
     pub format: u32,
-    /// gfx9 nfmt [110:108].
+    /// gfx9 nfmt \[110:108\].
     pub nfmt: u32,
-    /// dst_sel_x/y/z/w [107:96] (3 bits each, x lowest).
+    /// dst_sel_x/y/z/w \[107:96\] (3 bits each, x lowest).
     pub dst_sel: u32,
-    /// gfx11 oob_select [125:124].
+    /// gfx11 oob_select \[125:124\].
     pub oob_select: u32,
-    /// type [127:126].
+    /// type \[127:126\].
     pub rtype: u32,
 }
 

@@ -100,9 +100,9 @@ pub struct TaParams {
 /// V# swizzle encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SwizzleEncoding {
-    /// gfx9: swizzle_en [63], element size `2 << elem_size[116:115]`.
+    /// gfx9: swizzle_en \[63\], element size `2 << elem_size[116:115]`.
     EnableBitElemSize,
-    /// gfx11: swizzle_enable [63:62]: 0 off, 1 = 4-byte, 3 = 16-byte
+    /// gfx11: swizzle_enable \[63:62\]: 0 off, 1 = 4-byte, 3 = 16-byte
     /// elements, 2 reserved (treated as off).
     EnableEs,
 }
@@ -110,9 +110,9 @@ pub enum SwizzleEncoding {
 /// Format encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FormatEncoding {
-    /// gfx9: V# dfmt [114:111]; MTBUF `{nfmt[6:4], dfmt[3:0]}`.
+    /// gfx9: V# dfmt \[114:111\]; MTBUF `{nfmt[6:4], dfmt[3:0]}`.
     DfmtNfmt,
-    /// gfx11: V# FORMAT [113:108]; MTBUF the unified code (7 bits).
+    /// gfx11: V# FORMAT \[113:108\]; MTBUF the unified code (7 bits).
     Unified,
 }
 
@@ -121,6 +121,6 @@ pub enum FormatEncoding {
 pub enum RangeRule {
     /// gfx9 (seed `002`, CLRX): stride == 0 / stride != 0 rules.
     Gfx9,
-    /// gfx11: OOB_SELECT [125:124] picks one of four rules.
+    /// gfx11: OOB_SELECT \[125:124\] picks one of four rules.
     OobSelect,
 }

@@ -20,7 +20,7 @@ crate::ports! {
         input op_i: 2,
         /// Memory size in bytes of a non-format access or an atomic (1, 2, 4, 8, 12, 16).
         input size_i: 5,
-        /// MTBUF format: gfx9 {nfmt[6:4], dfmt[3:0]}; gfx11 unified FORMAT.
+        /// MTBUF format: gfx9 {nfmt\[6:4\], dfmt\[3:0\]}; gfx11 unified FORMAT.
         input fmt_i: 7,
         /// Instruction offen bit.
         input offen_i: 1,

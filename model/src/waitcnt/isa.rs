@@ -6,8 +6,8 @@
 //!
 //! | | vmcnt | expcnt | lgkmcnt | unused |
 //! |---|---|---|---|---|
-//! | gfx9 | [3:0] + [15:14] | [6:4] | [11:8] | 7, 13:12 |
-//! | gfx11 | [15:10] | [2:0] | [9:4] | 3 |
+//! | gfx9 | \[3:0\] + \[15:14\] | \[6:4\] | \[11:8\] | 7, 13:12 |
+//! | gfx11 | \[15:10\] | \[2:0\] | \[9:4\] | 3 |
 //!
 //! ```
 //! use gpucosim_model::waitcnt::{decode, encode, Thresholds};
@@ -301,7 +301,7 @@ impl Wait {
     }
 }
 
-/// Decodes a full 32-bit wait instruction word: `s_waitcnt` (bits [31:16] the
+/// Decodes a full 32-bit wait instruction word: `s_waitcnt` (bits \[31:16\] the
 /// profile's `waitcnt_opcode`) or, on a profile with VS_CNT,
 /// `s_waitcnt_vscnt null, imm` (`vscnt_opcode`). Any other word is an error;
 /// an `s_waitcnt_vscnt` on a profile without VS_CNT says so.

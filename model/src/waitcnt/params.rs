@@ -47,9 +47,9 @@ pub struct WaitcntParams {
     pub wait_lgkm: Field,
     /// `s_waitcnt_vscnt` immediate: vscnt field (width 0 when absent).
     pub wait_vscnt: Field,
-    /// Bits [31:16] of an `s_waitcnt` instruction word (SOPP opcode).
+    /// Bits \[31:16\] of an `s_waitcnt` instruction word (SOPP opcode).
     pub waitcnt_opcode: u32,
-    /// Bits [31:16] of an `s_waitcnt_vscnt null, imm` instruction word (SOPK
+    /// Bits \[31:16\] of an `s_waitcnt_vscnt null, imm` instruction word (SOPK
     /// opcode and the `null` destination); 0 on profiles without VS_CNT.
     pub vscnt_opcode: u32,
     /// GDS instructions count on EXP_CNT as well as LGKM_CNT (SPEC §3.1:
