@@ -442,6 +442,48 @@ mod tests {
         elem_ports::w32_i.set_elem(&mut buf, 5, 1);
     }
 
+    /// Bit `b` of little-endian words, one bit at a time (the oracle).
+    fn bit_of(words: &[u32], b: usize) -> bool {
+        words[b / 32] >> (b % 32) & 1 != 0
+    }
+
+    proptest::proptest! {
+        /// `get_bits` / `set_bits` agree bit for bit with a one-bit-at-a-time
+        /// reference at every offset and width 0..=64 (width 0: 0 and no
+        /// change), drop the value's bits above the width and leave every
+        /// bit outside the range alone; `get_bit` / `set_bit` likewise.
+        #[test]
+        fn bit_ranges_match_a_bit_by_bit_reference(
+            init in proptest::collection::vec(proptest::num::u32::ANY, 5),
+            lsb in 0usize..96,
+            width in 0u32..=64,
+            value in proptest::num::u64::ANY,
+            offset in 0usize..2,
+            i in 0usize..64,
+            v in proptest::bool::ANY,
+        ) {
+            let want = (0..width as usize)
+                .filter(|&k| bit_of(&init, lsb + k))
+                .fold(0u64, |a, k| a | 1 << k);
+            proptest::prop_assert_eq!(get_bits(&init, lsb, width), want);
+            let mut w = init.clone();
+            set_bits(&mut w, lsb, width, value);
+            for b in 0..32 * w.len() {
+                let inside = b >= lsb && b < lsb + width as usize;
+                let expect = if inside { value >> (b - lsb) & 1 != 0 } else { bit_of(&init, b) };
+                proptest::prop_assert_eq!(bit_of(&w, b), expect, "bit {}", b);
+            }
+            let p = Port { index: 0, offset, width: 96, elem_width: 96 };
+            proptest::prop_assert_eq!(p.get_bit(&init, i), bit_of(&init, 32 * offset + i));
+            let mut w = init.clone();
+            p.set_bit(&mut w, i, v);
+            for b in 0..32 * w.len() {
+                let expect = if b == 32 * offset + i { v } else { bit_of(&init, b) };
+                proptest::prop_assert_eq!(bit_of(&w, b), expect, "bit {}", b);
+            }
+        }
+    }
+
     #[test]
     fn bits_roundtrip_across_word_edges() {
         let mut w = [0u32; 4];
