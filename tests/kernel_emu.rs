@@ -1021,3 +1021,119 @@ fn regress_runs_launches_as_jobs() {
         "{text}"
     );
 }
+
+/// The cycles of a passing `kernel run` line: `PASS NAME: N transactions,
+/// C cycles, …`.
+fn pass_cycles(text: &str, name: &str) -> u64 {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("PASS {name}: ")))
+        .unwrap_or_else(|| panic!("no PASS {name}:\n{text}"));
+    line.split(", ")
+        .find_map(|f| f.strip_suffix(" cycles")?.parse().ok())
+        .unwrap_or_else(|| panic!("no cycles in {line}"))
+}
+
+/// `kernel run --launch` and `regress --launch` share one runner and one
+/// budget rule: a budget that ends after the last transaction was sent
+/// but before it had finished is not a pass in either (it used to pass
+/// silently, the last transaction's cycles unchecked); the same budget
+/// plus one cycle passes in both, and a regression's kernel job
+/// reproduces as the `kernel run` with its `--cycles`.
+#[test]
+fn a_budget_that_ends_before_the_last_transaction_finished_is_no_pass() {
+    let (file, launch) = (
+        dir().join("transpose.gfx900.s"),
+        dir().join("transpose.launch.json"),
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let kernel_run = |cycles: Option<u64>| {
+        let mut c = quick(Command::new(gpucosim_bin()));
+        c.args(["kernel", "run"])
+            .arg(&file)
+            .arg("--launch")
+            .arg(&launch)
+            .arg("--bundles")
+            .arg(tmp.path().join("b"));
+        if let Some(n) = cycles {
+            c.args(["--cycles", &n.to_string()]);
+        }
+        let out = c.output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.code(), text)
+    };
+    // The default budget (twice what the traffic needs) runs it through.
+    let (code, text) = kernel_run(None);
+    assert_eq!(code, Some(0), "{text}");
+    let name = "lds.gfx9.transpose32.1";
+    let full = pass_cycles(&text, name);
+    // One cycle short of the replay's end: every transaction was sent.
+    let (code, text) = kernel_run(Some(full - 1));
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains(&format!(
+            "INCOMPLETE {name}: the cycle budget ended before the last of 128 transactions had finished"
+        )),
+        "{text}"
+    );
+    let (code, text) = kernel_run(Some(full));
+    assert_eq!(code, Some(0), "{text}");
+    assert_eq!(pass_cycles(&text, name), full);
+    // The same budgets as a regression's jobs.
+    let regress = |cycles: u64| {
+        let out = quick(Command::new(gpucosim_bin()))
+            .current_dir(tmp.path())
+            .args([
+                "regress",
+                "--unit",
+                "lds",
+                "--profile",
+                "gfx9",
+                "--seeds",
+                "1",
+            ])
+            .arg("--launch")
+            .arg(format!("{}={}", file.display(), launch.display()))
+            .args(["--cycles", &cycles.to_string(), "--no-stress", "--results"])
+            .arg(format!("r{cycles}.json"))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.code(), text)
+    };
+    let (code, text) = regress(full - 1);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains(&format!(
+            "ERROR lds.gfx9.transpose32.1: the cycle budget of {} cycles ended before the last of the kernel's 128 transactions had finished: raise --cycles",
+            full - 1
+        )),
+        "{text}"
+    );
+    let (code, text) = regress(full);
+    assert_eq!(code, Some(0), "{text}");
+    let r: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(tmp.path().join(format!("r{full}.json"))).unwrap(),
+    )
+    .unwrap();
+    let job = r["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["status"] == "passed" && j["job"]["kernel"]["unit"] == "lds")
+        .unwrap_or_else(|| panic!("no passing lds kernel job: {r}"));
+    assert_eq!(job["cycles"], full, "{job}");
+    let file = file.canonicalize().unwrap();
+    let launch = launch.canonicalize().unwrap();
+    assert_eq!(
+        job["reproduce"],
+        format!(
+            "gpucosim kernel run {} --launch {} --profile gfx9 --seed 1 --kernel transpose32 --cycles {full}",
+            file.display(),
+            launch.display()
+        ),
+        "{job}"
+    );
+}

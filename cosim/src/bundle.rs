@@ -9,6 +9,7 @@
 use crate::engine::{self, End, Outcome, RunSpec, Stimulus, Verdict};
 use crate::error::{Error, Result};
 use crate::outputs;
+use crate::repro::ReproCommand;
 use crate::rtl::{Rtl, RtlEnd};
 use crate::rtlbuild;
 use crate::testbench::Testbench;
@@ -115,14 +116,16 @@ impl Repro {
     }
 
     /// The command that replays this bundle.
-    pub fn replay_command(&self) -> String {
+    pub fn replay(&self) -> ReproCommand {
         match &self.dir {
-            Some(d) => format!(
-                "gpucosim replay {}",
-                engine::shell_quote(&d.display().to_string())
-            ),
-            None => format!("gpucosim replay <bundle of {}>", self.name()),
+            Some(d) => ReproCommand::Replay { bundle: d.clone() },
+            None => ReproCommand::ReplayOf { name: self.name() },
         }
+    }
+
+    /// The command that replays this bundle, as text.
+    pub fn replay_command(&self) -> String {
+        self.replay().to_string()
     }
 
     /// The run this bundle replays, writing waveforms to `waves`.
@@ -132,7 +135,7 @@ impl Repro {
         s.rtl_arg = Some(self.rtl_dir.clone());
         s.waves = waves.map(Path::to_path_buf);
         s.knobs = self.knobs.clone();
-        s.reproduce = Some(self.replay_command());
+        s.reproduce = Some(self.replay());
         if let Some(f) = self.waves_format {
             s.waves_format = f;
         }

@@ -16,6 +16,7 @@
 //! seed's stimulus is reproducible, see [`fresh_txns`]).
 
 use crate::error::{Error, Result};
+pub use crate::repro::{shell_quote, ReproCommand};
 use crate::rtl::{Rtl, RtlEnd, STATUS_TEXT};
 use crate::testbench::{Drive, Index, Testbench};
 use crate::watchdog::{self, Guard, Limits, StopReason};
@@ -70,8 +71,8 @@ pub struct RunSpec {
     /// Time limit and stall limit.
     pub limits: Limits,
     /// The command that reproduces this run, when it is not a `gpucosim
-    /// run` of the seed (a bundle's replay).
-    pub reproduce: Option<String>,
+    /// run` of the seed (a bundle's replay, a kernel's `kernel run`).
+    pub reproduce: Option<ReproCommand>,
 }
 
 /// Whether a second CPU is idle now: at least two CPUs are available to
@@ -127,44 +128,27 @@ impl RunSpec {
         }
     }
 
-    /// The command that reproduces this run.
-    pub fn repro_command(&self) -> String {
+    /// The command that reproduces this run: [`RunSpec::reproduce`], else
+    /// `gpucosim run` of its seed.
+    pub fn repro(&self) -> ReproCommand {
         if let Some(r) = &self.reproduce {
             return r.clone();
         }
-        let mut s = format!(
-            "gpucosim run --unit {} --profile {} --seed {} --cycles {}",
-            self.unit, self.profile, self.seed, self.cycles
-        );
-        if let Some(r) = &self.rtl_arg {
-            s.push_str(&format!(" --rtl {}", shell_quote(&r.display().to_string())));
+        ReproCommand::Run {
+            unit: self.unit.clone(),
+            profile: self.profile,
+            seed: self.seed,
+            cycles: self.cycles,
+            rtl: self.rtl_arg.clone(),
+            knobs: self.knobs.clone(),
+            waves: self.waves.clone(),
+            waves_format: self.waves_format,
         }
-        for (k, v) in &self.knobs {
-            s.push_str(&format!(" --knob {}", shell_quote(&format!("{k}={v}"))));
-        }
-        s.push_str(&format!(
-            " --waves {}",
-            self.waves
-                .as_ref()
-                .map(|w| shell_quote(&w.display().to_string()))
-                .unwrap_or_else(|| "waves".into())
-        ));
-        if self.waves_format != WaveFormat::Vcd {
-            s.push_str(&format!(" --waves-format {}", self.waves_format));
-        }
-        s
     }
-}
 
-/// Quotes `s` for a POSIX shell when it needs it.
-pub fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+".contains(&b))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
+    /// The command that reproduces this run, as text.
+    pub fn repro_command(&self) -> String {
+        self.repro().to_string()
     }
 }
 
@@ -380,6 +364,11 @@ pub struct Outcome<T> {
     /// Transactions consumed: for a fresh run, the first this many of the
     /// seed's stimulus ([`fresh_txns`]); for a replay, of its list.
     pub txn_count: usize,
+    /// Whether a replay ran to its end: every transaction consumed, the
+    /// unit idle after the last, and the few cycles after that shown
+    /// (false for a fresh run, and for a replay that the cycle budget, a
+    /// divergence or anything else ended first).
+    pub replay_finished: bool,
     /// Divergences, in order.
     pub mismatches: Vec<Mismatch>,
     /// Why the run ended.
@@ -554,12 +543,18 @@ impl Checker<'_> {
         if self.replaying && status == Drive::Done {
             // Let the last transaction's effects show for a few cycles.
             self.done_cycles += 1;
-            if self.done_cycles > self.spec.post.max(2) {
+            if self.replay_finished() {
                 return Ok(false);
             }
         }
         let next = cycle + 1;
         Ok(next < self.spec.cycles && next <= self.stop_at)
+    }
+
+    /// Whether the replay ran to its end: done, and the cycles after that
+    /// shown.
+    fn replay_finished(&self) -> bool {
+        self.done_cycles > self.spec.post.max(2)
     }
 
     /// Handles a nonzero step status; returns whether the cycle's outputs
@@ -774,6 +769,7 @@ pub fn run<B: Testbench>(
     if chk.tracing_rtl {
         chk.rtl.trace_close();
     }
+    let replay_finished = chk.replay_finished();
     let end = chk.end.take().unwrap_or(if chk.mismatches.is_empty() {
         End::Completed
     } else {
@@ -835,6 +831,7 @@ pub fn run<B: Testbench>(
         in_flight_decoded,
         cycles: chk.ran,
         txn_count: prod.txn_count(),
+        replay_finished,
         coverage: prod.coverage().clone(),
         mismatches: chk.mismatches,
         end,

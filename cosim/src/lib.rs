@@ -22,6 +22,7 @@ pub mod mutate;
 pub mod outputs;
 pub mod regress;
 pub mod report;
+pub mod repro;
 pub mod rtl;
 pub mod rtlbuild;
 pub mod verilator;

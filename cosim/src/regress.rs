@@ -17,6 +17,8 @@
 
 use crate::engine::{self, Outcome, RunSpec, Stimulus, Verdict};
 use crate::error::{Error, Result};
+use crate::kernel::launch_run::{self, KernelRun, Need};
+use crate::repro::ReproCommand;
 use crate::rtl::Rtl;
 use crate::rtlbuild;
 use crate::testbench::{Testbench, Variant};
@@ -101,25 +103,50 @@ impl KernelRef {
     /// launch's traffic for `unit` (the seed drawing its fills, samples,
     /// gaps and backpressure).
     pub fn transactions(&self, seed: u64) -> Result<Vec<serde_json::Value>> {
+        Ok(self.traffic(seed)?.0)
+    }
+
+    /// [`KernelRef::transactions`], and for a launch what they ask of the
+    /// unit (for the default cycle budget).
+    pub fn traffic(&self, seed: u64) -> Result<(Vec<serde_json::Value>, Option<Need>)> {
         fn json<T: Serialize>(t: &T) -> Result<serde_json::Value> {
             serde_json::to_value(t).map_err(|e| Error::Input(format!("kernel transaction: {e}")))
         }
         let Some(launch) = &self.launch else {
-            return self.stimulus(seed)?.iter().map(json).collect();
+            let txns = self
+                .stimulus(seed)?
+                .iter()
+                .map(json)
+                .collect::<Result<_>>()?;
+            return Ok((txns, None));
         };
-        let (prog, profile) = crate::kernel::read(&self.file, Some(self.profile))?;
-        let em = crate::kernel::emu::emulate_file(
+        let (em, _) = launch_run::emulate(
             &self.file,
-            &prog,
-            profile,
+            Some(self.profile),
             launch,
             Some(&self.name),
-            Some(seed),
-            true,
+            seed,
         )?;
-        match self.unit.as_str() {
-            "lds" => em.traffic.lds.iter().map(json).collect(),
-            _ => em.traffic.ta.iter().map(json).collect(),
+        let txns = match self.unit.as_str() {
+            "lds" => em.traffic.lds.iter().map(json).collect::<Result<_>>()?,
+            _ => em.traffic.ta.iter().map(json).collect::<Result<_>>()?,
+        };
+        Ok((txns, Need::of(&em, &self.unit)))
+    }
+
+    /// Its lock-step run with seed `seed`, as `kernel run` does it with
+    /// `cycles` (`--cycles`) and `rtl_arg` (`--rtl`).
+    pub fn run_of(&self, seed: u64, cycles: Option<u64>, rtl_arg: Option<PathBuf>) -> KernelRun {
+        KernelRun {
+            file: self.file.clone(),
+            kernel: self.name.clone(),
+            profile: self.profile,
+            unit: self.unit.clone(),
+            seed,
+            launch: self.launch.clone(),
+            replay: None,
+            cycles,
+            rtl_arg,
         }
     }
 
@@ -1204,14 +1231,23 @@ impl RegressConfig {
     }
 }
 
-/// The run of `job`; `variants` are its unit's stress variants.
+/// The run of `job`; `variants` are its unit's stress variants, `need`
+/// what a launch's traffic asks of the unit. A kernel job runs as `kernel
+/// run` does, with the regression's `--cycles` and `--rtl`.
 fn spec_for(
     job: &Job,
     cfg: &RegressConfig,
     waves: Option<PathBuf>,
     variants: &[Variant],
+    need: Option<Need>,
 ) -> Result<RunSpec> {
-    let mut s = RunSpec::new(&job.unit, job.profile, job.seed, cfg.cycles);
+    let mut s = match &job.kernel {
+        Some(k) => {
+            let kr = k.run_of(job.seed, Some(cfg.cycles), cfg.rtl_arg.clone());
+            kr.spec(kr.budget(need))
+        }
+        None => RunSpec::new(&job.unit, job.profile, job.seed, cfg.cycles),
+    };
     s.rtl_arg = cfg.rtl_arg.clone();
     s.waves = waves;
     s.waves_format = cfg.waves_format;
@@ -1224,30 +1260,6 @@ fn spec_for(
         })?;
         s.knobs = variant_knobs(v, &cfg.knobs);
         s.label = Some(v.name.to_string());
-    }
-    if let Some(k) = &job.kernel {
-        s.label = Some(k.name.clone());
-        let launch = k.launch.as_ref().map_or(String::new(), |l| {
-            format!(
-                " --launch {}",
-                engine::shell_quote(&l.display().to_string())
-            )
-        });
-        let mut cmd = format!(
-            "gpucosim kernel run {}{launch} --profile {} --seed {} --kernel {} --cycles {}",
-            engine::shell_quote(&k.file.display().to_string()),
-            job.profile,
-            job.seed,
-            engine::shell_quote(&k.name),
-            cfg.cycles
-        );
-        if let Some(r) = &cfg.rtl_arg {
-            cmd.push_str(&format!(
-                " --rtl {}",
-                engine::shell_quote(&r.display().to_string())
-            ));
-        }
-        s.reproduce = Some(cmd);
     }
     Ok(s)
 }
@@ -1323,21 +1335,9 @@ fn run_job_inner<B: Testbench>(
     let bundle_dir = cfg.bundles.join(job.name());
     // The waveform is written straight into the bundle-to-be.
     let stage = crate::bundle::stage_bundle(&bundle_dir)?;
-    let mut spec = spec_for(job, cfg, Some(stage.path().to_path_buf()), B::variants())?;
-    let mut rtl = Rtl::load(lib, B::table())?;
-    if let Some(k) = cfg.mutant {
-        rtl.set_mutant(k);
-    }
-    let passing_repro = spec_for(job, cfg, None, B::variants())?.repro_command();
-    // A failure's reproduce command is its bundle's replay, also in the
-    // waveform's header.
-    spec.reproduce = Some(format!(
-        "gpucosim replay {}",
-        engine::shell_quote(&bundle_dir.display().to_string())
-    ));
     // A kernel job replays the kernel's transactions (listed in its bundle).
-    let kernel_txns: Option<Vec<B::Txn>> = match &job.kernel {
-        None => None,
+    let (kernel_txns, need): (Option<Vec<B::Txn>>, Option<Need>) = match &job.kernel {
+        None => (None, None),
         Some(k) => {
             if B::UNIT != k.unit {
                 return Err(Error::Input(format!(
@@ -1347,22 +1347,47 @@ fn run_job_inner<B: Testbench>(
                     B::UNIT
                 )));
             }
-            let txns = k
-                .transactions(job.seed)?
+            let (txns, need) = k.traffic(job.seed)?;
+            let txns = txns
                 .into_iter()
                 .map(|t| {
                     serde_json::from_value(t)
                         .map_err(|e| Error::Input(format!("kernel transaction: {e}")))
                 })
                 .collect::<Result<Vec<B::Txn>>>()?;
-            Some(txns)
+            (Some(txns), need)
         }
     };
-    let stimulus = match &kernel_txns {
-        Some(t) => Stimulus::Replay(t.clone()),
-        None => Stimulus::Fresh,
+    let mut spec = spec_for(
+        job,
+        cfg,
+        Some(stage.path().to_path_buf()),
+        B::variants(),
+        need,
+    )?;
+    let mut rtl = Rtl::load(lib, B::table())?;
+    if let Some(k) = cfg.mutant {
+        rtl.set_mutant(k);
+    }
+    let passing_repro = spec_for(job, cfg, None, B::variants(), need)?.repro_command();
+    // A failure's reproduce command is its bundle's replay, also in the
+    // waveform's header.
+    spec.reproduce = Some(ReproCommand::Replay {
+        bundle: bundle_dir.clone(),
+    });
+    // A kernel job runs as `kernel run` runs the kernel (launch_run).
+    let (out, kernel_txns, incomplete) = match kernel_txns {
+        Some(t) => {
+            let ran = launch_run::run::<B>(&spec, &mut rtl, t)?;
+            let incomplete = ran.incomplete();
+            (ran.out, Some(ran.txns), incomplete)
+        }
+        None => (
+            engine::run::<B>(&spec, &mut rtl, Stimulus::Fresh, None)?,
+            None,
+            None,
+        ),
     };
-    let out = engine::run::<B>(&spec, &mut rtl, stimulus, None)?;
     drop(rtl);
     res.cycles = out.cycles;
     res.transactions = out.txn_count;
@@ -1371,18 +1396,11 @@ fn run_job_inner<B: Testbench>(
     res.coverage = coverage_bins(&out.coverage);
     res.first_mismatch = out.mismatches.first().map(|m| (m.cycle, m.signal.clone()));
     res.message = job_message(&out);
-    // A kernel job that ran out of cycles before its last transaction has
-    // not shown that the units agree on the kernel: an error, not a pass.
-    if let Some(t) = &kernel_txns {
-        if res.status == Status::Passed && out.txn_count < t.len() {
-            res.status = Status::Error;
-            res.message = format!(
-                "the cycle budget of {} cycles ended after {} of the kernel's {} transactions: raise --cycles",
-                spec.cycles,
-                out.txn_count,
-                t.len()
-            );
-        }
+    // A kernel job that ran out of cycles before its replay ended has not
+    // shown that the units agree on the kernel: an error, not a pass.
+    if let Some(i) = incomplete {
+        res.status = Status::Error;
+        res.message = i.message();
     }
     if matches!(res.status, Status::Passed | Status::Interrupted) {
         res.reproduce = passing_repro;

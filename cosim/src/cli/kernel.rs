@@ -7,6 +7,9 @@ use super::run::in_transaction;
 use clap::Subcommand;
 use gpucosim::engine::{self, RunSpec, Stimulus, Verdict, EXIT_INPUT};
 use gpucosim::error::{Error, Result};
+use gpucosim::kernel::launch_run::{self, KernelRun, Need, Ran};
+use gpucosim::testbench::Testbench;
+use gpucosim::units::{lds::LdsTestbench, ta::TaTestbench};
 use gpucosim::{outputs, regress, rtlbuild, watchdog};
 use gpucosim_model::Profile;
 use std::path::{Path, PathBuf};
@@ -230,37 +233,54 @@ fn run_launch(a: KernelRunArgs, launch: PathBuf) -> Result<ExitCode> {
         return Err(Error::Input("--cycles must be at least 1".into()));
     }
     a.waves.probe()?;
-    let (prog, profile) = gpucosim::kernel::read(&file, a.profile.profile)?;
-    let em = gpucosim::kernel::emu::emulate_file(
-        &file,
-        &prog,
-        profile,
-        &launch,
-        a.kernel.as_deref(),
-        Some(seed),
-        true,
-    )?;
+    let (em, profile) =
+        launch_run::emulate(&file, a.profile.profile, &launch, a.kernel.as_deref(), seed)?;
     watchdog::catch_stop_signals();
-    kernel_traffic_run(
-        &file,
-        &launch,
-        em,
+    let p = &em.profile;
+    println!(
+        "{}: emulated {} instructions in {:.3} s; {} LDS and {} TA transactions",
+        p.kernel,
+        p.total.instructions,
+        em.seconds,
+        em.traffic.lds.len(),
+        em.traffic.ta.len()
+    );
+    let unit_run = |unit: &str| KernelRun {
+        file: file.clone(),
+        kernel: p.kernel.clone(),
         profile,
+        unit: unit.to_string(),
         seed,
+        launch: Some(launch.clone()),
+        replay: None,
         cycles,
-        &a.rtl.rtl,
-        &a.waves,
-        &a.bundles.bundles,
-        a.limits,
-    )
+        rtl_arg: a.rtl.rtl.clone(),
+    };
+    let (lds, ta) = (unit_run("lds"), unit_run("ta"));
+    let (lds_need, ta_need) = (Need::of(&em, "lds"), Need::of(&em, "ta"));
+    let ctx = TrafficRun {
+        rtl: &a.rtl.rtl,
+        waves: &a.waves,
+        bundles: &a.bundles.bundles,
+        limits: a.limits,
+    };
+    let traffic = em.traffic;
+    let lds_code = traffic_unit::<LdsTestbench>(&ctx, &lds, lds_need, traffic.lds)?;
+    let ta_code = traffic_unit::<TaTestbench>(&ctx, &ta, ta_need, traffic.ta)?;
+    let mut worst = ExitCode::SUCCESS;
+    for code in [lds_code, ta_code] {
+        if code != ExitCode::SUCCESS {
+            worst = code;
+        }
+    }
+    Ok(worst)
 }
 
 /// `kernel run` without `--launch`: each kernel of the file (or the one
 /// named) replayed through the waitcnt unit.
 fn run_replay(a: KernelRunArgs) -> Result<ExitCode> {
-    let (file, seed, kernel) = (a.file, a.seed, a.kernel);
-    let cycles = a.cycles.unwrap_or(1_000_000);
-    if cycles == 0 {
+    let (file, seed, kernel, cycles) = (a.file, a.seed, a.kernel, a.cycles);
+    if cycles == Some(0) {
         return Err(Error::Input("--cycles must be at least 1".into()));
     }
     a.waves.probe()?;
@@ -286,18 +306,18 @@ fn run_replay(a: KernelRunArgs) -> Result<ExitCode> {
     watchdog::catch_stop_signals();
     let mut worst = ExitCode::SUCCESS;
     for k in kernels {
-        let code = kernel_run(
-            &file,
-            k,
+        let kr = KernelRun {
+            file: file.clone(),
+            kernel: k.name.clone(),
             profile,
+            unit: "waitcnt".into(),
             seed,
-            &opts,
+            launch: None,
+            replay: Some(opts),
             cycles,
-            &a.rtl.rtl,
-            &a.waves,
-            &a.bundles.bundles,
-            a.limits,
-        )?;
+            rtl_arg: a.rtl.rtl.clone(),
+        };
+        let code = kernel_run(&kr, k, &a.waves, &a.bundles.bundles, a.limits)?;
         if code != ExitCode::SUCCESS {
             worst = code;
         }
@@ -305,101 +325,33 @@ fn run_replay(a: KernelRunArgs) -> Result<ExitCode> {
     Ok(worst)
 }
 
-/// `kernel run --launch`: the emulated launch's LDS and buffer traffic
-/// through the LDS and TA units in lock-step, one run per unit, each
-/// failure bundled with its transactions.
-#[allow(clippy::too_many_arguments)]
-fn kernel_traffic_run(
-    file: &Path,
-    launch: &Path,
-    em: gpucosim::kernel::emu::Emulation,
-    profile: Profile,
-    seed: u64,
-    cycles: Option<u64>,
-    rtl: &Option<PathBuf>,
-    waves: &WavesArgs,
-    bundles: &Path,
-    limits: LimitArgs,
-) -> Result<ExitCode> {
-    let p = &em.profile;
-    println!(
-        "{}: emulated {} instructions in {:.3} s; {} LDS and {} TA transactions",
-        p.kernel,
-        p.total.instructions,
-        em.seconds,
-        em.traffic.lds.len(),
-        em.traffic.ta.len()
-    );
-    // Enough for the traffic: its cycles at the models' counts (a line
-    // request a cycle for the TA unit, backpressure at most halving that),
-    // the gaps and handshakes, twice over.
-    let t = &p.total;
-    let need = |busy: u64, n: usize| 2 * (busy + 6 * n as u64) + 1000;
-    let lds_cycles = cycles.unwrap_or_else(|| need(t.lds_cycles, em.traffic.lds.len()));
-    let ta_cycles = cycles.unwrap_or_else(|| need(4 * t.ta_lines, em.traffic.ta.len()));
-    let mut cmd = format!(
-        "gpucosim kernel run {} --launch {} --profile {profile} --seed {seed} --kernel {}",
-        engine::shell_quote(&file.display().to_string()),
-        engine::shell_quote(&launch.display().to_string()),
-        engine::shell_quote(&p.kernel),
-    );
-    if let Some(c) = cycles {
-        cmd.push_str(&format!(" --cycles {c}"));
-    }
-    if let Some(r) = rtl {
-        cmd.push_str(&format!(
-            " --rtl {}",
-            engine::shell_quote(&r.display().to_string())
-        ));
-    }
-    let mut ctx = TrafficRun {
-        label: &p.kernel,
-        profile,
-        seed,
-        cycles: lds_cycles,
-        rtl,
-        waves,
-        bundles,
-        limits,
-        cmd: &cmd,
-    };
-    let mut worst = ExitCode::SUCCESS;
-    let traffic = em.traffic;
-    let lds_code = traffic_unit::<gpucosim::units::lds::LdsTestbench>(&ctx, "lds", traffic.lds)?;
-    ctx.cycles = ta_cycles;
-    let ta_code = traffic_unit::<gpucosim::units::ta::TaTestbench>(&ctx, "ta", traffic.ta)?;
-    for code in [lds_code, ta_code] {
-        if code != ExitCode::SUCCESS {
-            worst = code;
-        }
-    }
-    Ok(worst)
-}
-
-/// What the lock-step runs of a kernel's traffic share.
+/// What the lock-step runs of a launch's traffic share.
 struct TrafficRun<'a> {
-    label: &'a str,
-    profile: Profile,
-    seed: u64,
-    cycles: u64,
     rtl: &'a Option<PathBuf>,
     waves: &'a WavesArgs,
     bundles: &'a Path,
     limits: LimitArgs,
-    cmd: &'a str,
 }
 
-/// One unit's share of a kernel's traffic in lock-step.
-fn traffic_unit<B: gpucosim::testbench::Testbench>(
+/// `kernel run`'s lock-step run of `txns` as `spec` says, on the RTL of
+/// `spec.rtl_arg` (built, or loaded from the cache).
+fn run_built<B: Testbench>(spec: &RunSpec, txns: Vec<B::Txn>) -> Result<Ran<B::Txn>> {
+    let root = rtlbuild::rtl_root(spec.rtl_arg.as_deref());
+    let (mut rtl, _) = gpucosim::load_rtl::<B>(&root, spec.profile, false)?;
+    launch_run::run::<B>(spec, &mut rtl, txns)
+}
+
+/// One unit's share of a launch's traffic in lock-step (`need`: what it
+/// asks of the unit, for the default budget), a failure bundled with its
+/// transactions.
+fn traffic_unit<B: Testbench>(
     c: &TrafficRun,
-    unit: &str,
+    kr: &KernelRun,
+    need: Option<Need>,
     txns: Vec<B::Txn>,
-) -> Result<ExitCode>
-where
-    B::Txn: Clone + serde::Serialize,
-{
-    let mut spec = RunSpec::new(unit, c.profile, c.seed, c.cycles);
-    spec.label = Some(c.label.to_string());
+) -> Result<ExitCode> {
+    let unit = kr.unit.as_str();
+    let mut spec = kr.spec(kr.budget(need));
     // A tree of one of the kernel's units co-simulates that one; the
     // other runs on the built-in RTL.
     let (rtl, note) = regress::rtl_for_unit(c.rtl, unit);
@@ -410,20 +362,17 @@ where
     spec.waves = c.waves.waves.clone();
     spec.waves_format = c.waves.format.waves_format;
     spec.limits = c.limits.limits();
-    spec.reproduce = Some(c.cmd.to_string());
     let name = spec.name();
     if txns.is_empty() {
         println!("SKIP {name}: the kernel sent no transaction to the {unit} unit");
         return Ok(ExitCode::SUCCESS);
     }
     let n = txns.len();
-    let (out, _) = gpucosim::simulate::<B>(&spec, Stimulus::Replay(txns.clone()), false)?;
+    let ran = run_built::<B>(&spec, txns)?;
+    let out = &ran.out;
     if out.passed() {
-        if out.txn_count < n {
-            println!(
-                "INCOMPLETE {name}: the cycle budget ended after {} of {n} transactions",
-                out.txn_count
-            );
+        if let Some(i) = ran.incomplete() {
+            println!("INCOMPLETE {name}: {}", i.line());
             return Ok(ExitCode::from(EXIT_INPUT));
         }
         println!(
@@ -435,22 +384,18 @@ where
         );
         return Ok(ExitCode::SUCCESS);
     }
-    failure_bundle::<B>(&spec, &out, &txns, &rtl, c.bundles)
+    failure_bundle::<B>(&spec, &ran, &rtl, c.bundles)
 }
 
 /// Reports a failed kernel run and writes its bundle (the transactions
 /// up to the failure listed) for `replay` and `shrink`.
-fn failure_bundle<B: gpucosim::testbench::Testbench>(
+fn failure_bundle<B: Testbench>(
     spec: &RunSpec,
-    out: &engine::Outcome<B::Txn>,
-    txns: &[B::Txn],
+    ran: &Ran<B::Txn>,
     rtl: &Option<PathBuf>,
     bundles: &Path,
-) -> Result<ExitCode>
-where
-    B::Txn: Clone + serde::Serialize,
-{
-    let name = spec.name();
+) -> Result<ExitCode> {
+    let (name, out) = (spec.name(), &ran.out);
     print!("{}", gpucosim::report::report(spec, out, B::table()));
     if matches!(out.verdict(), Verdict::Interrupted) {
         return Ok(ExitCode::from(out.exit_code()));
@@ -458,7 +403,6 @@ where
     let dir = bundles.join(&name);
     let root = rtlbuild::rtl_root(rtl.as_deref());
     let hash = rtlbuild::sources_hash(&rtlbuild::RtlSources::collect(&root, &spec.unit)?)?;
-    let listed = &txns[..out.txn_count.min(txns.len())];
     let report = gpucosim::report::report(spec, out, B::table());
     match gpucosim::bundle::write_bundle(
         &dir,
@@ -466,7 +410,7 @@ where
         &root,
         &hash,
         out,
-        Some(listed),
+        Some(ran.listed()),
         &report,
         out.vcd.as_deref(),
     ) {
@@ -484,62 +428,39 @@ where
     Ok(ExitCode::from(out.exit_code()))
 }
 
-/// `kernel run` of one kernel: its stimulus through the waitcnt unit in
-/// lock-step, a failure bundled (transactions listed) for `replay` and
-/// `shrink`.
-#[allow(clippy::too_many_arguments)]
+/// `kernel run` of one kernel (`k`, as `kr` names it): its stimulus through
+/// the waitcnt unit in lock-step, then its register hazards; a failure
+/// bundled (transactions listed) for `replay` and `shrink`.
 fn kernel_run(
-    file: &Path,
+    kr: &KernelRun,
     k: &gpucosim::kernel::asm::Kernel,
-    profile: Profile,
-    seed: u64,
-    opts: &gpucosim::kernel::replay::ReplayOpts,
-    cycles: u64,
-    rtl: &Option<PathBuf>,
     waves: &WavesArgs,
     bundles: &Path,
     limits: LimitArgs,
 ) -> Result<ExitCode> {
     use gpucosim::units::waitcnt::WaitcntTestbench as B;
+    let (profile, seed) = (kr.profile, kr.seed);
+    let opts = kr.replay.unwrap_or_default();
     let pr = gpucosim::kernel::check::Program::new(k, profile)
-        .map_err(|e| Error::Input(format!("{}: kernel {}: {e}", file.display(), k.name)))?;
-    let (txns, paths) = gpucosim::kernel::replay::stimulus_traced(&pr, seed, opts);
-    let mut spec = RunSpec::new("waitcnt", profile, seed, cycles);
-    spec.label = Some(k.name.clone());
-    spec.rtl_arg = rtl.clone();
+        .map_err(|e| Error::Input(format!("{}: kernel {}: {e}", kr.file.display(), k.name)))?;
+    let (txns, paths) = gpucosim::kernel::replay::stimulus_traced(&pr, seed, &opts);
+    let cycles = kr.budget(None);
+    let mut spec = kr.spec(cycles);
     spec.waves = waves.waves.clone();
     spec.waves_format = waves.format.waves_format;
     spec.limits = limits.limits();
-    let mut cmd = format!(
-        "gpucosim kernel run {} --profile {profile} --seed {seed} --kernel {} --wave-count {} --iterations {} --cycles {cycles}",
-        engine::shell_quote(&file.display().to_string()),
-        engine::shell_quote(&k.name),
-        opts.waves,
-        opts.max_iterations
-    );
-    if let Some(r) = rtl {
-        cmd.push_str(&format!(
-            " --rtl {}",
-            engine::shell_quote(&r.display().to_string())
-        ));
-    }
-    spec.reproduce = Some(cmd);
-    let (out, _) = gpucosim::simulate::<B>(&spec, Stimulus::Replay(txns.clone()), false)?;
-    let name = spec.name();
+    let ran = run_built::<B>(&spec, txns)?;
+    let (name, out) = (spec.name(), &ran.out);
     if out.passed() {
-        if out.txn_count < txns.len() {
-            println!(
-                "INCOMPLETE {name}: the cycle budget ended after {} of {} transactions",
-                out.txn_count,
-                txns.len()
-            );
+        if let Some(i) = ran.incomplete() {
+            println!("INCOMPLETE {name}: {}", i.line());
             return Ok(ExitCode::from(EXIT_INPUT));
         }
         // The registers: the same run, model alone, recording when each
         // issue returned and each wait released.
-        let knobs = <B as gpucosim::testbench::Testbench>::Knobs::default();
+        let knobs = <B as Testbench>::Knobs::default();
         let mut mr =
-            engine::ModelRun::<B>::new(profile, seed, &knobs, Stimulus::Replay(txns.clone()));
+            engine::ModelRun::<B>::new(profile, seed, &knobs, Stimulus::Replay(ran.txns.clone()));
         mr.driver_mut().record();
         // The lock-step run finished within `cycles`; so does the model.
         let _ = mr.run_until_done(cycles, |_, _, _| {});
@@ -599,5 +520,5 @@ fn kernel_run(
         );
         return Ok(ExitCode::SUCCESS);
     }
-    failure_bundle::<B>(&spec, &out, &txns, rtl, bundles)
+    failure_bundle::<B>(&spec, &ran, &kr.rtl_arg, bundles)
 }

@@ -3,12 +3,16 @@
 //! `llvm-objdump`) read into kernels ([`asm`]), each instruction
 //! classified by the instruction table ([`table`], data in
 //! `instructions.txt`), and the proof that every kernel's waits are
-//! enough, with the waits that could wait less ([`check`]).
-//! `gpucosim kernel check`; docs/kernels.md.
+//! enough, with the waits that could wait less ([`check`]). A kernel
+//! replayed through the waitcnt unit ([`replay`]), or a launch of it
+//! emulated ([`emu`]), is run in lock-step by [`launch_run`], for `gpucosim
+//! kernel run` and `gpucosim regress` alike. `gpucosim kernel check`;
+//! docs/kernels.md.
 
 pub mod asm;
 pub mod check;
 pub mod emu;
+pub mod launch_run;
 pub mod replay;
 pub mod table;
 

@@ -18,6 +18,7 @@ pub mod report;
 
 use crate::error::{Error, Result};
 use crate::regress::{self, JobList, JobResult, JobSpec, Plan, RegressConfig, Seeds, Status};
+use crate::repro::ReproCommand;
 use crate::rtlbuild::{self, RtlSources};
 use crate::testbench::Testbench;
 use crate::verilator::Verilator;
@@ -645,17 +646,16 @@ fn baseline(
                 ))
             } else {
                 Error::Input(format!(
-                    "the RTL of {group} fails the regression without a mutant ({}: {}); fix that first: gpucosim regress --unit {} --profile {} --seeds {s}..{s} --cycles {}{}",
+                    "the RTL of {group} fails the regression without a mutant ({}: {}); fix that first: {}",
                     r.job.name(),
                     r.message,
-                    r.job.unit,
-                    r.job.profile,
-                    spec.cycles,
-                    spec.rtl_arg.as_ref().map_or(String::new(), |p| format!(
-                        " --rtl {}",
-                        crate::engine::shell_quote(&p.display().to_string())
-                    )),
-                    s = r.job.seed,
+                    ReproCommand::Regress {
+                        unit: r.job.unit.clone(),
+                        profile: r.job.profile,
+                        seed: r.job.seed,
+                        cycles: spec.cycles,
+                        rtl: spec.rtl_arg.clone(),
+                    },
                 ))
             })
         }
@@ -816,29 +816,15 @@ pub fn repro_command(
     rtl_arg: Option<&Path>,
     seed: Option<u64>,
 ) -> String {
-    let mut c = format!(
-        "gpucosim mutate --unit {} --profile {} --mutant {id}",
-        g.unit, g.profile
-    );
-    match seed {
-        Some(s) => c.push_str(&format!(" --seeds {s}..{s}")),
-        None => c.push_str(&format!(" --seeds {}", g.seeds)),
+    ReproCommand::Mutate {
+        unit: g.unit.clone(),
+        profile: g.profile,
+        mutant: id,
+        seeds: seed.map_or((g.seeds.first, g.seeds.last), |s| (s, s)),
+        cycles: g.cycles,
+        knobs: g.knobs.clone(),
+        stress: g.stress,
+        rtl: rtl_arg.map(Path::to_path_buf),
     }
-    c.push_str(&format!(" --cycles {}", g.cycles));
-    for (k, v) in &g.knobs {
-        c.push_str(&format!(
-            " --knob {}",
-            crate::engine::shell_quote(&format!("{k}={v}"))
-        ));
-    }
-    if !g.stress {
-        c.push_str(" --no-stress");
-    }
-    if let Some(r) = rtl_arg {
-        c.push_str(&format!(
-            " --rtl {}",
-            crate::engine::shell_quote(&r.display().to_string())
-        ));
-    }
-    c
+    .to_string()
 }
