@@ -92,7 +92,7 @@ fn the_report_shows_load_repeats_memory_and_cocotb() {
     f.rounds[3].repeats = 2;
     f.rounds[3].extra = 1;
     f.rounds[3].first_spread = 1.0;
-    let report = benchmark::Report {
+    let report = benchmark::BenchReport {
         machine: benchmark::Machine::describe(),
         command: "gpucosim bench".into(),
         release: true,

@@ -574,7 +574,7 @@ fn regress_runs_kernels_as_jobs() {
 #[test]
 fn every_dynamic_hazard_is_a_static_one() {
     use gpucosim::engine::{ModelRun, Stimulus};
-    use gpucosim::kernel::replay::{dynamic_hazards, stimulus_traced, ReplayOpts};
+    use gpucosim::kernel::waitcnt_stim::{dynamic_hazards, stimulus_traced, StimOpts};
     use gpucosim::testbench::Testbench;
     use gpucosim::units::waitcnt::WaitcntTestbench as B;
     let mut found = 0;
@@ -605,7 +605,7 @@ fn every_dynamic_hazard_is_a_static_one() {
                 .map(|h| (h.kind, h.at, h.by))
                 .collect();
             for seed in 1..=2 {
-                let (txns, paths) = stimulus_traced(&mpr, seed, &ReplayOpts::default());
+                let (txns, paths) = stimulus_traced(&mpr, seed, &StimOpts::default());
                 let mut run = ModelRun::<B>::new(profile, seed, &knobs, Stimulus::Replay(txns));
                 run.driver_mut().record();
                 run.run_until_done(2_000_000, |_, _, _| {})

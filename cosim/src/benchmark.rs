@@ -858,7 +858,7 @@ impl Machine {
 
 /// One run of the suite.
 #[derive(Debug, Clone)]
-pub struct Report {
+pub struct BenchReport {
     /// The machine.
     pub machine: Machine,
     /// The command line of this run.
@@ -1073,7 +1073,7 @@ fn si(rate: f64) -> String {
     }
 }
 
-impl Report {
+impl BenchReport {
     /// The table of rates, as printed and written to `BENCHMARKS.md`.
     pub fn table(&self) -> String {
         let mut s = String::new();

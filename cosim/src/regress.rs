@@ -144,7 +144,7 @@ impl KernelRef {
             unit: self.unit.clone(),
             seed,
             launch: self.launch.clone(),
-            replay: None,
+            waitcnt_stim: None,
             cycles,
             rtl_arg,
         }
@@ -167,10 +167,10 @@ impl KernelRef {
         let pr = crate::kernel::check::Program::new(k, profile).map_err(|e| {
             Error::Input(format!("{}: kernel {}: {e}", self.file.display(), k.name))
         })?;
-        Ok(crate::kernel::replay::stimulus(
+        Ok(crate::kernel::waitcnt_stim::stimulus(
             &pr,
             seed,
-            &crate::kernel::replay::ReplayOpts::default(),
+            &crate::kernel::waitcnt_stim::StimOpts::default(),
         ))
     }
 }

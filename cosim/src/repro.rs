@@ -59,7 +59,7 @@ pub enum ReproCommand {
         /// The run's name.
         name: String,
     },
-    /// `gpucosim kernel run` of one kernel: its waitcnt replay, or with
+    /// `gpucosim kernel run` of one kernel: its waves through the waitcnt unit, or with
     /// `launch` the launch's traffic through the LDS and TA units.
     KernelRun {
         /// The kernel's file.
@@ -73,7 +73,7 @@ pub enum ReproCommand {
         /// The kernel's symbol.
         kernel: String,
         /// `--wave-count` and `--iterations` (left out: the defaults).
-        replay: Option<(u8, u32)>,
+        waitcnt_stim: Option<(u8, u32)>,
         /// `--cycles` (left out: the default budget).
         cycles: Option<u64>,
         /// `--rtl`, as given.
@@ -157,7 +157,7 @@ impl fmt::Display for ReproCommand {
                 profile,
                 seed,
                 kernel,
-                replay,
+                waitcnt_stim,
                 cycles,
                 rtl: r,
             } => {
@@ -170,7 +170,7 @@ impl fmt::Display for ReproCommand {
                     " --profile {profile} --seed {seed} --kernel {}",
                     shell_quote(kernel)
                 )?;
-                if let Some((waves, iterations)) = replay {
+                if let Some((waves, iterations)) = waitcnt_stim {
                     write!(f, " --wave-count {waves} --iterations {iterations}")?;
                 }
                 if let Some(c) = cycles {
@@ -269,13 +269,13 @@ mod tests {
             .to_string(),
             "gpucosim replay <bundle of ta.gfx9.3>"
         );
-        let kernel = |launch: Option<PathBuf>, replay, cycles| ReproCommand::KernelRun {
+        let kernel = |launch: Option<PathBuf>, waitcnt_stim, cycles| ReproCommand::KernelRun {
             file: "/k/sp ace.s".into(),
             launch,
             profile: Profile::Gfx9,
             seed: 2,
             kernel: "k1".into(),
-            replay,
+            waitcnt_stim,
             cycles,
             rtl: p("r"),
         };

@@ -107,7 +107,7 @@ fn bench(
     mutate: Option<(String, Profile, usize)>,
     cocotb: Option<(PathBuf, u64)>,
 ) -> Result<ExitCode> {
-    use gpucosim::benchmark::{self, BenchSpec, Machine, Report};
+    use gpucosim::benchmark::{self, BenchReport, BenchSpec, Machine};
     if let Some((python, _)) = &cocotb {
         // A missing interpreter or package is reported before measuring.
         benchmark::check_cocotb(python)?;
@@ -203,7 +203,7 @@ fn bench(
             Some(with_testbench!(u.as_str(), B => benchmark::bench_mutate::<B>(&exe, p, n, rtl))?)
         }
     };
-    let report = Report {
+    let report = BenchReport {
         mutate,
         machine,
         command: std::iter::once("gpucosim".to_string())

@@ -252,7 +252,7 @@ fn run_launch(a: KernelRunArgs, launch: PathBuf) -> Result<ExitCode> {
         unit: unit.to_string(),
         seed,
         launch: Some(launch.clone()),
-        replay: None,
+        waitcnt_stim: None,
         cycles,
         rtl_arg: a.rtl.rtl.clone(),
     };
@@ -285,7 +285,7 @@ fn run_replay(a: KernelRunArgs) -> Result<ExitCode> {
     }
     a.waves.probe()?;
     let (prog, profile) = gpucosim::kernel::read(&file, a.profile.profile)?;
-    let opts = gpucosim::kernel::replay::ReplayOpts {
+    let opts = gpucosim::kernel::waitcnt_stim::StimOpts {
         waves: a.wave_count,
         max_iterations: a.iterations,
     };
@@ -313,7 +313,7 @@ fn run_replay(a: KernelRunArgs) -> Result<ExitCode> {
             unit: "waitcnt".into(),
             seed,
             launch: None,
-            replay: Some(opts),
+            waitcnt_stim: Some(opts),
             cycles,
             rtl_arg: a.rtl.rtl.clone(),
         };
@@ -440,10 +440,10 @@ fn kernel_run(
 ) -> Result<ExitCode> {
     use gpucosim::units::waitcnt::WaitcntTestbench as B;
     let (profile, seed) = (kr.profile, kr.seed);
-    let opts = kr.replay.unwrap_or_default();
+    let opts = kr.waitcnt_stim.unwrap_or_default();
     let pr = gpucosim::kernel::check::Program::new(k, profile)
         .map_err(|e| Error::Input(format!("{}: kernel {}: {e}", kr.file.display(), k.name)))?;
-    let (txns, paths) = gpucosim::kernel::replay::stimulus_traced(&pr, seed, &opts);
+    let (txns, paths) = gpucosim::kernel::waitcnt_stim::stimulus_traced(&pr, seed, &opts);
     let cycles = kr.budget(None);
     let mut spec = kr.spec(cycles);
     spec.waves = waves.waves.clone();
@@ -464,7 +464,8 @@ fn kernel_run(
         mr.driver_mut().record();
         // The lock-step run finished within `cycles`; so does the model.
         let _ = mr.run_until_done(cycles, |_, _, _| {});
-        let dynamic = gpucosim::kernel::replay::dynamic_hazards(&pr, &paths, mr.driver().events());
+        let dynamic =
+            gpucosim::kernel::waitcnt_stim::dynamic_hazards(&pr, &paths, mr.driver().events());
         let proven: Vec<_> = pr
             .hazards(None)
             .into_iter()

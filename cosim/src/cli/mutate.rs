@@ -195,7 +195,7 @@ pub(crate) fn run(a: MutateArgs, quiet: bool) -> Result<ExitCode> {
     print!("{}", mutate::report::text(&groups, &repro));
     let mut lost = Vec::new();
     if let Some(path) = &a.json {
-        let report = mutate::report::Report {
+        let report = mutate::report::MutationReport {
             format: mutate::report::REPORT_FORMAT,
             command: std::env::args().collect::<Vec<_>>().join(" "),
             summaries: groups.iter().map(mutate::report::summarise).collect(),

@@ -17,7 +17,7 @@
 use crate::engine::{self, Outcome, RunSpec, Stimulus};
 use crate::error::Result;
 use crate::kernel::emu::{emulate_file, Emulation};
-use crate::kernel::replay::ReplayOpts;
+use crate::kernel::waitcnt_stim::StimOpts;
 use crate::repro::ReproCommand;
 use crate::rtl::Rtl;
 use crate::testbench::Testbench;
@@ -100,7 +100,7 @@ pub struct KernelRun {
     /// The waitcnt replay's settings, when the reproduce command names
     /// them all, its budget included (`kernel run` does; a regression
     /// runs the defaults).
-    pub replay: Option<ReplayOpts>,
+    pub waitcnt_stim: Option<StimOpts>,
     /// `--cycles`, as given.
     pub cycles: Option<u64>,
     /// `--rtl`, as given.
@@ -124,8 +124,8 @@ impl KernelRun {
             profile: self.profile,
             seed: self.seed,
             kernel: self.kernel.clone(),
-            replay: self.replay.map(|o| (o.waves, o.max_iterations)),
-            cycles: match self.replay {
+            waitcnt_stim: self.waitcnt_stim.map(|o| (o.waves, o.max_iterations)),
+            cycles: match self.waitcnt_stim {
                 Some(_) => Some(self.budget(None)),
                 None => self.cycles,
             },
@@ -233,7 +233,7 @@ pub fn run<B: Testbench>(spec: &RunSpec, rtl: &mut Rtl, txns: Vec<B::Txn>) -> Re
 mod tests {
     use super::*;
 
-    fn kernel_run(launch: bool, replay: Option<ReplayOpts>, cycles: Option<u64>) -> KernelRun {
+    fn kernel_run(launch: bool, waitcnt_stim: Option<StimOpts>, cycles: Option<u64>) -> KernelRun {
         KernelRun {
             file: "k s.s".into(),
             kernel: "k".into(),
@@ -241,7 +241,7 @@ mod tests {
             unit: if launch { "lds" } else { "waitcnt" }.into(),
             seed: 3,
             launch: launch.then(|| "l.json".into()),
-            replay,
+            waitcnt_stim,
             cycles,
             rtl_arg: None,
         }
@@ -266,7 +266,7 @@ mod tests {
     /// launch names the `--cycles` given only; the spec is the kernel's.
     #[test]
     fn the_reproduce_command_is_kernel_run() {
-        let opts = ReplayOpts {
+        let opts = StimOpts {
             waves: 2,
             max_iterations: 5,
         };

@@ -4,7 +4,7 @@
 //! classified by the instruction table ([`table`], data in
 //! `instructions.txt`), and the proof that every kernel's waits are
 //! enough, with the waits that could wait less ([`check`]). A kernel
-//! replayed through the waitcnt unit ([`replay`]), or a launch of it
+//! replayed through the waitcnt unit ([`waitcnt_stim`]), or a launch of it
 //! emulated ([`emu`]), is run in lock-step by [`launch_run`], for `gpucosim
 //! kernel run` and `gpucosim regress` alike. `gpucosim kernel check`;
 //! docs/kernels.md.
@@ -13,8 +13,8 @@ pub mod asm;
 pub mod check;
 pub mod emu;
 pub mod launch_run;
-pub mod replay;
 pub mod table;
+pub mod waitcnt_stim;
 
 use crate::error::{Error, Result};
 use check::{needed_text, wait_text, HazardKind, Program};

@@ -120,7 +120,7 @@ pub fn summarise(g: &GroupResult) -> GroupSummary {
 
 /// The JSON report.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Report {
+pub struct MutationReport {
     /// [`REPORT_FORMAT`].
     pub format: u32,
     /// The command line.

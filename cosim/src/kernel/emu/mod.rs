@@ -1769,7 +1769,7 @@ pub struct Emulation {
     /// The launch as resolved.
     pub launch: Launch,
     /// The profile.
-    pub profile: profile::Profile,
+    pub profile: profile::PerfProfile,
     /// The unit transactions (empty unless recorded).
     pub traffic: Traffic,
     /// Each buffer argument's dwords after the run (`None`: symbolic).
@@ -1815,7 +1815,7 @@ pub fn emulate(
     e.record = record;
     e.run()?;
     let seconds = t0.elapsed().as_secs_f64();
-    let prof = profile::Profile::new(file, kernel, profile, &launch, &e.stats, e.executed);
+    let prof = profile::PerfProfile::new(file, kernel, profile, &launch, &e.stats, e.executed);
     lds_in_range(&launch, &prof, &e.stats)?;
     let buffers = launch
         .args
@@ -1839,7 +1839,7 @@ pub fn emulate(
 /// always a launch mistake (a `__local` argument too small, an `lds_size`
 /// below what the kernel indexes): an error, unless the launch sets
 /// `"allow_lds_out_of_range": true`.
-pub fn lds_in_range(launch: &Launch, prof: &profile::Profile, stats: &profile::Stats) -> R<()> {
+pub fn lds_in_range(launch: &Launch, prof: &profile::PerfProfile, stats: &profile::Stats) -> R<()> {
     let t = &prof.total;
     if launch.allow_lds_out_of_range || t.lds_lanes == 0 || stats.lds_in_range_lanes > 0 {
         return Ok(());

@@ -277,7 +277,7 @@ pub struct Totals {
 
 /// The profile of a launch.
 #[derive(Debug, Clone, Serialize)]
-pub struct Profile {
+pub struct PerfProfile {
     /// The file.
     pub file: String,
     /// The kernel.
@@ -311,7 +311,7 @@ pub struct Profile {
     pub total: Totals,
 }
 
-impl Profile {
+impl PerfProfile {
     /// The profile of `stats` for `kernel`.
     pub fn new(
         file: &str,
@@ -320,7 +320,7 @@ impl Profile {
         launch: &super::launch::Launch,
         stats: &Stats,
         instructions: u64,
-    ) -> Profile {
+    ) -> PerfProfile {
         let mut rows = Vec::new();
         let mut t = Totals {
             instructions,
@@ -366,7 +366,7 @@ impl Profile {
             rows.push(row);
         }
         let c = launch.counts();
-        Profile {
+        PerfProfile {
             file: file.to_string(),
             kernel: kernel.name.clone(),
             profile: profile.name().to_string(),

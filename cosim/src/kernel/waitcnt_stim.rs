@@ -16,18 +16,18 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
 
-/// How a kernel is replayed.
+/// How a kernel is run as waitcnt stimulus.
 #[derive(Debug, Clone, Copy)]
-pub struct ReplayOpts {
+pub struct StimOpts {
     /// Waves running the kernel at once (1..=16).
     pub waves: u8,
     /// The most times a backward branch is taken on one path.
     pub max_iterations: u32,
 }
 
-impl Default for ReplayOpts {
+impl Default for StimOpts {
     fn default() -> Self {
-        ReplayOpts {
+        StimOpts {
             waves: 4,
             max_iterations: 4,
         }
@@ -102,7 +102,7 @@ fn wave_path(
     pr: &Program,
     wave: u8,
     rng: &mut ChaCha8Rng,
-    opts: &ReplayOpts,
+    opts: &StimOpts,
 ) -> (Vec<WaitcntTxn>, Vec<Step>) {
     let p = pr.profile;
     let none = Thresholds::none(p);
@@ -195,7 +195,7 @@ fn wave_path(
 /// The waitcnt transactions of `opts.waves` waves running the kernel: each
 /// wave's path, interleaved at random (seeded) in runs of 1 to 8
 /// instructions of one wave.
-pub fn stimulus(pr: &Program, seed: u64, opts: &ReplayOpts) -> Vec<WaitcntTxn> {
+pub fn stimulus(pr: &Program, seed: u64, opts: &StimOpts) -> Vec<WaitcntTxn> {
     stimulus_traced(pr, seed, opts).0
 }
 
@@ -203,7 +203,7 @@ pub fn stimulus(pr: &Program, seed: u64, opts: &ReplayOpts) -> Vec<WaitcntTxn> {
 pub fn stimulus_traced(
     pr: &Program,
     seed: u64,
-    opts: &ReplayOpts,
+    opts: &StimOpts,
 ) -> (Vec<WaitcntTxn>, Vec<WavePath>) {
     let waves = opts.waves.clamp(1, WAVES as u8);
     let mut per_wave: Vec<(VecDeque<WaitcntTxn>, Vec<Step>)> = (0..waves)
@@ -379,7 +379,7 @@ mod tests {
             "s_load_dword s4, s[0:1], 0x0\ns_waitcnt lgkmcnt(0)\n.L1:\nglobal_load_dword v2, v[0:1], off\ns_waitcnt vmcnt(0)\ns_cbranch_scc1 .L1\nglobal_store_dword v[0:1], v2, off\ns_endpgm",
         );
         let pr = Program::new(&k, Profile::Gfx11).unwrap();
-        let opts = ReplayOpts {
+        let opts = StimOpts {
             waves: 3,
             max_iterations: 5,
         };
