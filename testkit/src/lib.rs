@@ -23,9 +23,15 @@ pub fn required(var: &str) -> bool {
 /// it was skipped and why.
 #[track_caller]
 pub fn skip(var: &str, test: &str, why: &str) {
+    skip_to(&mut std::io::stderr(), var, test, why);
+}
+
+/// [`skip`], its line written to `out`.
+#[track_caller]
+fn skip_to(out: &mut dyn Write, var: &str, test: &str, why: &str) {
     assert!(!required(var), "{var}=1 but {why}");
     let _ = writeln!(
-        std::io::stderr(),
+        out,
         "note: {test}: SKIPPED, not run: {why} ({var}=1 makes this a failure)"
     );
 }
@@ -38,7 +44,13 @@ mod tests {
     fn only_one_requires() {
         let var = "GPUCOSIM_REQUIRE_TESTKIT_UNSET";
         assert!(!required(var));
-        skip(var, "only_one_requires", "nothing is missing");
+        let mut out = Vec::new();
+        skip_to(&mut out, var, "only_one_requires", "nothing is missing");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "note: only_one_requires: SKIPPED, not run: nothing is missing \
+             (GPUCOSIM_REQUIRE_TESTKIT_UNSET=1 makes this a failure)\n"
+        );
         // std serialises its own reads and writes of the environment, and
         // the names are these tests' alone.
         std::env::set_var("GPUCOSIM_REQUIRE_TESTKIT_ZERO", "0");
