@@ -14,7 +14,7 @@ use std::time::{Duration, SystemTime};
 /// The Verilator found for the shared cache, so that a fresh cache does not
 /// provision its own.
 fn verilator() -> PathBuf {
-    gpucosim::verilator::Verilator::locate(&gpucosim::rtlbuild::cache_root())
+    gpucosim::Verilator::locate(&gpucosim::cache_root())
         .expect("Verilator")
         .exe
 }

@@ -440,7 +440,7 @@ fn eval_errors_name_the_request_and_quote_little() {
 
 /// The results file of shard 1 of 2 of a small regression, every job passed.
 fn one_of_two_shards(dir: &std::path::Path) -> std::path::PathBuf {
-    use gpucosim::regress::{JobList, JobResult, Plan, Results, Shard, Status};
+    use gpucosim::regress::{JobList, JobResult, Plan, ResultsFile, Shard, Status};
     let plan = Plan {
         kernels: Vec::new(),
         stress: false,
@@ -451,7 +451,7 @@ fn one_of_two_shards(dir: &std::path::Path) -> std::path::PathBuf {
         knobs: vec![],
     };
     let shard = Shard { k: 1, n: 2 };
-    let mut r = Results::new(&plan, Some(shard));
+    let mut r = ResultsFile::new(&plan, Some(shard));
     for j in JobList::new(&plan, Some(shard)).unwrap().iter() {
         let mut jr = JobResult::new(&j);
         jr.status = Status::Passed;

@@ -109,7 +109,7 @@ fn regress_writes_junit_coverage_and_results() {
         assert!(g["total"].as_u64().unwrap() > 10, "{u}.{p}: {g}");
         assert!(g["covered"].as_u64().unwrap() > 0, "{u}.{p}: {g}");
     }
-    let r = gpucosim::regress::Results::load(&res).unwrap();
+    let r = gpucosim::regress::ResultsFile::load(&res).unwrap();
     assert!(!r.interrupted);
     assert_eq!(r.jobs.len(), n);
 }
@@ -174,7 +174,7 @@ fn interrupt_regress(signal: i32) {
         "{}",
         &x[..x.len().min(2000)]
     );
-    let r = gpucosim::regress::Results::load(&results).unwrap();
+    let r = gpucosim::regress::ResultsFile::load(&results).unwrap();
     assert!(r.interrupted);
     // merge refuses the partial run, and names why.
     let merged = Command::new(gpucosim_bin())

@@ -2,7 +2,7 @@
 //! each unit's stress knobs (named in the job, user knobs winning), and a
 //! regression or merge that asks for it fails on a bin never hit.
 
-use gpucosim::regress::{self, Results};
+use gpucosim::regress::{self, ResultsFile};
 use gpucosim_tests::{gpucosim_bin, quick};
 use std::path::Path;
 use std::process::Command;
@@ -90,8 +90,8 @@ fn variant_knobs_reach_their_seeds_and_user_knobs_win() {
     args.extend(["--results", "r.json", "--junit", "j.xml"]);
     let (code, out, err) = run(d, &args);
     assert_eq!(code, 0, "{out}{err}");
-    let r = Results::load(&d.join("r.json")).unwrap();
-    let repro = |r: &Results, name: &str| {
+    let r = ResultsFile::load(&d.join("r.json")).unwrap();
+    let repro = |r: &ResultsFile, name: &str| {
         r.jobs
             .iter()
             .find(|j| j.job.name() == name)
@@ -116,7 +116,7 @@ fn variant_knobs_reach_their_seeds_and_user_knobs_win() {
         args.extend(["--knob", knob, "--results", "u.json"]);
         let (code, out, err) = run(d, &args);
         assert_eq!(code, 0, "{out}{err}");
-        let r = Results::load(&d.join("u.json")).unwrap();
+        let r = ResultsFile::load(&d.join("u.json")).unwrap();
         let v = repro(&r, "waitcnt.gfx9.errors.4");
         assert!(
             v.contains("--knob err_pct=3") && !v.contains("err_pct=12"),

@@ -5,7 +5,7 @@
 //! broken RTL variant of `tests/fixtures/broken/` with an `$error` naming
 //! the diverging port.
 
-use gpucosim_tests::sv::{build_tb, dpi_lib, lint_tb, run_tb};
+use gpucosim_tests::sv_bench::{build_tb, dpi_lib, lint_tb, run_tb};
 use gpucosim_tests::{repo_root, BrokenFixture};
 use std::sync::Mutex;
 

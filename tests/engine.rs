@@ -5,7 +5,7 @@
 
 use gpucosim::engine::{RunSpec, Stimulus};
 use gpucosim::error::Error;
-use gpucosim::report::report;
+use gpucosim::report;
 use gpucosim_model::Profile;
 use gpucosim_tests::{toy_ports, toy_rtl, vcd_value, ToyTestbench, Vcd};
 use std::path::Path;
@@ -285,7 +285,7 @@ const COND: &str = "en_i && d_i[0][7:0] == 8'h5a";
 #[test]
 fn an_rtl_that_ends_the_simulation_ends_the_run_with_its_cycle_and_message() {
     use gpucosim::engine::End;
-    use gpucosim::rtl::RtlEnd;
+    use gpucosim::RtlEnd;
     let at = first_5a_cycle();
     let cases: &[(&str, String, RtlEnd, &str)] = &[
         (

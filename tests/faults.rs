@@ -199,7 +199,7 @@ fn a_hang_is_aborted_and_a_regression_with_rtl_errors_and_hangs_goes_on() {
     assert!(e.text().unwrap().contains("%Fatal"), "{x}");
     assert_eq!(doc.root_element().attribute("failures"), Some("0"));
     assert!(cov.is_file());
-    let r = gpucosim::regress::Results::load(&results).unwrap();
+    let r = gpucosim::regress::ResultsFile::load(&results).unwrap();
     assert_eq!(r.jobs.len(), 8);
     // The RTL error's bundle replays as itself (exit 3).
     let b = bundles.join("waitcnt.gfx9.1");
@@ -631,7 +631,7 @@ fn a_broken_build_left_behind_is_cleaned_up_by_the_next_build() {
     // A cache of its own (with the Verilator already found), so that the
     // build below is not served from the shared cache.
     let cache = dir.path().join("cache");
-    let verilator = gpucosim::verilator::Verilator::locate(&gpucosim::rtlbuild::cache_root())
+    let verilator = gpucosim::Verilator::locate(&gpucosim::cache_root())
         .unwrap()
         .exe;
     let stale = cache.join("rtl").join(".build-dead");

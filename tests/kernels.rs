@@ -7,7 +7,7 @@
 //! waits before barriers, LDS DMA, and files that are no kernel at all.
 
 use gpucosim::kernel::asm::parse;
-use gpucosim::kernel::check::{wait_text, Program};
+use gpucosim::kernel::check::{wait_text, KernelFlow};
 use gpucosim::kernel::{check_program, profile_of_target};
 use gpucosim_model::waitcnt::{Counter, Thresholds, COUNTERS};
 use gpucosim_model::Profile;
@@ -102,7 +102,7 @@ fn every_needed_wait_weakened_or_deleted_is_a_hazard() {
         let text = std::fs::read_to_string(&path).unwrap();
         let prog = parse(&text).unwrap();
         for k in &prog.kernels {
-            let pr = Program::new(k, profile).unwrap();
+            let pr = KernelFlow::new(k, profile).unwrap();
             let redundant: Vec<usize> = pr.redundant().iter().map(|r| r.at).collect();
             for w in pr.waits() {
                 if redundant.contains(&w) {
@@ -137,7 +137,7 @@ fn every_needed_wait_weakened_or_deleted_is_a_hazard() {
                         .join("\n");
                     let mp = parse(&mutated).unwrap();
                     let mk = mp.kernels.iter().find(|m| m.name == k.name).unwrap();
-                    let hazards = Program::new(mk, profile).unwrap().hazards(None);
+                    let hazards = KernelFlow::new(mk, profile).unwrap().hazards(None);
                     assert!(
                         !hazards.is_empty(),
                         "{} line {} `{}` {what} (`{}`): no hazard, yet the wait is not called redundant",
@@ -586,7 +586,7 @@ fn every_dynamic_hazard_is_a_static_one() {
         let text = std::fs::read_to_string(&path).unwrap();
         let prog = parse(&text).unwrap();
         let k = &prog.kernels[0];
-        let pr = Program::new(k, profile).unwrap();
+        let pr = KernelFlow::new(k, profile).unwrap();
         let redundant: Vec<usize> = pr.redundant().iter().map(|r| r.at).collect();
         for w in pr.waits().into_iter().filter(|w| !redundant.contains(w)) {
             let line = k.insts[w].line;
@@ -598,7 +598,7 @@ fn every_dynamic_hazard_is_a_static_one() {
                 .join("\n");
             let mp = parse(&mutated).unwrap();
             let mk = &mp.kernels[0];
-            let mpr = Program::new(mk, profile).unwrap();
+            let mpr = KernelFlow::new(mk, profile).unwrap();
             let proven: Vec<_> = mpr
                 .hazards(None)
                 .into_iter()
@@ -635,7 +635,7 @@ fn each_needed_wait_deleted_is_a_hazard(what: &str, text: &str, profile: Profile
     let prog = parse(text).unwrap();
     let mut n = 0;
     for k in &prog.kernels {
-        let pr = Program::new(k, profile).unwrap();
+        let pr = KernelFlow::new(k, profile).unwrap();
         let redundant: Vec<usize> = pr.redundant().iter().map(|r| r.at).collect();
         for w in pr.waits().into_iter().filter(|w| !redundant.contains(w)) {
             let line = k.insts[w].line;
@@ -648,7 +648,10 @@ fn each_needed_wait_deleted_is_a_hazard(what: &str, text: &str, profile: Profile
             let mp = parse(&mutated).unwrap();
             let mk = mp.kernels.iter().find(|m| m.name == k.name).unwrap();
             assert!(
-                !Program::new(mk, profile).unwrap().hazards(None).is_empty(),
+                !KernelFlow::new(mk, profile)
+                    .unwrap()
+                    .hazards(None)
+                    .is_empty(),
                 "{what} line {line} `{}` deleted: no hazard",
                 k.insts[w].text()
             );
@@ -835,7 +838,7 @@ fn release_waits_before_a_barrier_are_at_the_fence() {
     for (path, profile) in all_kernels() {
         let text = std::fs::read_to_string(&path).unwrap();
         for k in &parse(&text).unwrap().kernels {
-            let pr = Program::new(k, profile).unwrap();
+            let pr = KernelFlow::new(k, profile).unwrap();
             for r in pr.redundant() {
                 let rest = &k.insts[r.at + 1..];
                 let to_barrier = rest

@@ -144,8 +144,7 @@ fn install_wheel(env: &Path, out: &Path) {
 
 /// PATH with Verilator's directory first (cocotb runs `verilator`).
 fn path_with_verilator() -> std::ffi::OsString {
-    let v = gpucosim::verilator::Verilator::locate(&gpucosim::rtlbuild::cache_root())
-        .expect("Verilator");
+    let v = gpucosim::Verilator::locate(&gpucosim::cache_root()).expect("Verilator");
     let exe = v.command().get_program().to_owned();
     let dir = Path::new(&exe).parent().unwrap().to_path_buf();
     let old = std::env::var_os("PATH").unwrap_or_default();
@@ -237,7 +236,7 @@ fn python_package_and_cocotb_examples() {
                 let root = build.join(format!("{tag}-{unit}-{profile}"));
                 let obj = root.join(format!("{unit}-{profile}"));
                 let _ = std::fs::create_dir_all(&obj);
-                let _ = gpucosim_tests::sv::copy_objects(runtime, &obj);
+                let _ = gpucosim_tests::sv_bench::copy_objects(runtime, &obj);
                 let o = Command::new(&python)
                     .arg(examples.join("run.py"))
                     .args(["--unit", &unit, "--profile", &profile])
@@ -251,7 +250,7 @@ fn python_package_and_cocotb_examples() {
                     .output()
                     .unwrap();
                 let out = text(&o);
-                let _ = gpucosim_tests::sv::copy_objects(&obj, runtime);
+                let _ = gpucosim_tests::sv_bench::copy_objects(&obj, runtime);
                 let ok = if pass {
                     o.status.success()
                         && out.contains(&format!("{unit} {profile} seed {seed}: {cycles} cycles, "))
@@ -290,7 +289,7 @@ fn python_package_and_cocotb_examples() {
         Profile::Gfx9,
         1,
         300,
-        &gpucosim::rtlbuild::builtin_rtl_root(),
+        &gpucosim::builtin_rtl_root(),
         dir.path(),
     )
     .unwrap();

@@ -3,7 +3,9 @@
 //! is well formed and lists what did not run, bundles replay exactly and
 //! shrink, and stopping keeps every finished result and starts nothing new.
 
-use gpucosim::regress::{self, Job, JobList, Plan, RegressConfig, Repro, Results, Seeds, Shard};
+use gpucosim::regress::{
+    self, Job, JobList, Plan, RegressConfig, Repro, ResultsFile, Seeds, Shard,
+};
 use gpucosim_model::Profile;
 use gpucosim_tests::{toy_rtl, ToyTestbench, Vcd};
 use std::collections::BTreeSet;
@@ -126,14 +128,20 @@ fn bad_shard_and_seed_specs_are_rejected_clearly() {
     assert_eq!("4".parse::<Seeds>().unwrap(), Seeds { first: 1, last: 4 });
 }
 
-fn run_all(rtl: &Path, bundles: &Path, seeds: &str, shard: Option<Shard>, shrink: bool) -> Results {
+fn run_all(
+    rtl: &Path,
+    bundles: &Path,
+    seeds: &str,
+    shard: Option<Shard>,
+    shrink: bool,
+) -> ResultsFile {
     let plan = toy_plan(seeds);
     let list = JobList::new(&plan, shard).unwrap();
     let libs = regress::LibCache::default();
     let c = cfg(rtl, bundles, shrink);
     let stop = AtomicBool::new(false);
     let runner = |j: &Job| regress::run_job::<ToyTestbench>(j, &c, &libs);
-    let mut r = Results::new(&plan, shard);
+    let mut r = ResultsFile::new(&plan, shard);
     for j in regress::run_jobs(&list, 2, &stop, &runner, &mut |_| {}) {
         r.add(j);
     }
@@ -155,12 +163,12 @@ fn merged_shards_equal_the_whole_run_and_junit_is_well_formed() {
         );
         let path = dir.path().join(format!("shard{k}.json"));
         std::fs::write(&path, serde_json::to_string(&r).unwrap()).unwrap();
-        parts.push((path.clone(), Results::load(&path).unwrap()));
+        parts.push((path.clone(), ResultsFile::load(&path).unwrap()));
     }
-    let (merged, problems) = Results::merge(parts.clone()).unwrap();
+    let (merged, problems) = ResultsFile::merge(parts.clone()).unwrap();
     assert!(problems.is_empty(), "{problems:?}");
     let whole = run_all(&rtl, &dir.path().join("b2"), "1..6", None, false);
-    let names = |r: &Results| {
+    let names = |r: &ResultsFile| {
         r.jobs
             .iter()
             .map(|j| (j.job.name(), j.passed(), j.cycles))
@@ -172,7 +180,7 @@ fn merged_shards_equal_the_whole_run_and_junit_is_well_formed() {
     assert_eq!(merged.failures(), 0);
     assert_eq!(merged.exit_code(), 0);
     // A job in two inputs is an error.
-    let dup = Results::merge(vec![parts[0].clone(), parts[0].clone()]).unwrap_err();
+    let dup = ResultsFile::merge(vec![parts[0].clone(), parts[0].clone()]).unwrap_err();
     assert!(dup.to_string().contains("appears in both"), "{dup}");
 
     let junit = merged.junit();
@@ -202,7 +210,7 @@ fn junit_reports_every_status_with_its_counts_type_message_and_text() {
         kernel: None,
         variant: None,
     };
-    let mut r = Results::new(&plan, None);
+    let mut r = ResultsFile::new(&plan, None);
     let mut add = |profile, seed, status, seconds: f64, message: &str| {
         let mut jr = regress::JobResult::new(&job(profile, seed));
         jr.status = status;
@@ -325,7 +333,7 @@ fn merge_refuses_missing_shards_interrupted_inputs_and_other_regressions() {
     let plan = toy_plan("1..6");
     let shard = |k| Some(Shard { k, n: 3 });
     let ran = |k| {
-        let mut r = Results::new(&plan, shard(k));
+        let mut r = ResultsFile::new(&plan, shard(k));
         for j in JobList::new(&plan, shard(k)).unwrap().iter() {
             let mut jr = regress::JobResult::new(&j);
             jr.status = regress::Status::Passed;
@@ -335,7 +343,7 @@ fn merge_refuses_missing_shards_interrupted_inputs_and_other_regressions() {
     };
     let p = |k: u32| std::path::PathBuf::from(format!("s{k}.json"));
     // Shard 2 of 3 is missing: its jobs are reported and listed as skipped.
-    let (m, problems) = Results::merge(vec![(p(1), ran(1)), (p(3), ran(3))]).unwrap();
+    let (m, problems) = ResultsFile::merge(vec![(p(1), ran(1)), (p(3), ran(3))]).unwrap();
     assert_eq!(problems, vec!["shard 2/3 is missing".to_string()]);
     assert_eq!(m.missing_shards, vec![Shard { k: 2, n: 3 }]);
     assert_eq!(m.counts(), (4, 0, 2));
@@ -352,7 +360,8 @@ fn merge_refuses_missing_shards_interrupted_inputs_and_other_regressions() {
     let mut half = ran(2);
     half.jobs.truncate(1);
     half.interrupted = true;
-    let (m, problems) = Results::merge(vec![(p(1), ran(1)), (p(2), half), (p(3), ran(3))]).unwrap();
+    let (m, problems) =
+        ResultsFile::merge(vec![(p(1), ran(1)), (p(2), half), (p(3), ran(3))]).unwrap();
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(problems[0].contains("interrupted"), "{problems:?}");
     assert!(m.interrupted);
@@ -360,19 +369,19 @@ fn merge_refuses_missing_shards_interrupted_inputs_and_other_regressions() {
     // Shards of different regressions do not merge.
     let mut other = ran(2);
     other.plan.cycles = 3000;
-    let e = Results::merge(vec![(p(1), ran(1)), (p(2), other)]).unwrap_err();
+    let e = ResultsFile::merge(vec![(p(1), ran(1)), (p(2), other)]).unwrap_err();
     assert!(e.to_string().contains("different regressions"), "{e}");
     // Nor shards of different counts.
-    let mut four = Results::new(&plan, Some(Shard { k: 2, n: 4 }));
+    let mut four = ResultsFile::new(&plan, Some(Shard { k: 2, n: 4 }));
     four.jobs.clear();
-    let e = Results::merge(vec![(p(1), ran(1)), (p(2), four)]).unwrap_err();
+    let e = ResultsFile::merge(vec![(p(1), ran(1)), (p(2), four)]).unwrap_err();
     assert!(e.to_string().contains("sharded differently"), "{e}");
 }
 
 #[test]
 fn an_interrupted_run_lists_its_unrun_jobs_as_skipped() {
     let plan = toy_plan("1..5");
-    let mut r = Results::new(&plan, None);
+    let mut r = ResultsFile::new(&plan, None);
     for seed in [1, 2] {
         let mut jr = regress::JobResult::new(&Job {
             unit: "toy".into(),
@@ -415,7 +424,7 @@ fn an_interrupted_run_lists_its_unrun_jobs_as_skipped() {
         2
     );
     // The results file says so, and survives a round trip.
-    let back: Results = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+    let back: ResultsFile = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
     assert!(back.interrupted);
     assert_eq!(back.counts(), (2, 1, 2));
 }
@@ -553,13 +562,13 @@ fn corrupt_or_missing_bundles_are_clear_errors() {
         e.to_string().contains("is not a valid gpucosim repro file"),
         "{e}"
     );
-    let e = Results::load(&dir.path().join("repro.json")).unwrap_err();
+    let e = ResultsFile::load(&dir.path().join("repro.json")).unwrap_err();
     assert!(
         e.to_string().contains("is not a gpucosim results file"),
         "{e}"
     );
     std::fs::write(dir.path().join("old.json"), "{\"format\": 1, \"jobs\": []}").unwrap();
-    let e = Results::load(&dir.path().join("old.json")).unwrap_err();
+    let e = ResultsFile::load(&dir.path().join("old.json")).unwrap_err();
     assert!(e.to_string().contains("results format 1"), "{e}");
 }
 

@@ -16,9 +16,9 @@
 
 use gpucosim::benchmark;
 use gpucosim::error::{Error, Result};
-use gpucosim::rtlbuild;
-use gpucosim::verilator::Verilator;
-use gpucosim::with_testbench;
+use gpucosim::{
+    build_bare, cache_root, rtl_root, with_testbench, BuildRequest, RtlSources, Verilator,
+};
 use gpucosim_model::profile::Profile;
 use std::path::PathBuf;
 
@@ -39,11 +39,11 @@ fn main() -> Result<()> {
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let (exe, file) = with_testbench!(unit.as_str(), B => {
         let table = <B as gpucosim::testbench::Testbench>::table();
-        let cache = rtlbuild::cache_root();
-        let sources = rtlbuild::RtlSources::collect(&rtlbuild::rtl_root(None), table.unit)?;
+        let cache = cache_root();
+        let sources = RtlSources::collect(&rtl_root(None), table.unit)?;
         let v = Verilator::locate(&cache)?;
-        let req = rtlbuild::BuildRequest { table, profile, sources: &sources, trace: false };
-        let exe = rtlbuild::build_bare(&req, &v, &cache)?.lib;
+        let req = BuildRequest { table, profile, sources: &sources, trace: false };
+        let exe = build_bare(&req, &v, &cache)?.lib;
         let rec = gpucosim::engine::record_inputs::<B>(profile, 1, cycles)?;
         let file = dir.join(format!("{unit}.{profile}.{cycles}.bin"));
         benchmark::write_inputs(&file, &rec)?;

@@ -2,7 +2,7 @@
 //!
 //! For one unit and profile, [`bench_unit`] measures cycles per second of
 //!
-//! 1. a bare Verilated C++ loop ([`rtlbuild::bare_source`]) over recorded
+//! 1. a bare Verilated C++ loop (`rtlbuild::bare_source`) over recorded
 //!    inputs: the limit for that RTL with Verilator;
 //! 2. the RTL alone, driven from Rust through the shim over the same inputs;
 //! 3. the model alone over the same inputs;
@@ -17,7 +17,7 @@
 //! in each format ([`DumpFigures`]). The recorded inputs come from running the driver
 //! closed-loop against the model exactly as the engine does (reset cycles
 //! included), so all four see the same per-cycle input words. Loops 1–3 fold
-//! every cycle's outputs into one checksum ([`rtlbuild::checksum_fold`]);
+//! every cycle's outputs into one checksum (`rtlbuild::checksum_fold`);
 //! the bare loop's and the shim's must be equal (the shim moves the same
 //! bits), and the model's equals them when model and RTL agree.
 //!
@@ -747,7 +747,7 @@ pub fn regress_scaling(
                 String::from_utf8_lossy(&out.stderr).trim()
             )));
         }
-        let r = crate::regress::Results::load(&results)?;
+        let r = crate::regress::ResultsFile::load(&results)?;
         let total: u64 = r.jobs.iter().map(|j| j.cycles).sum();
         rates[k] = rate(total, wall);
     }

@@ -11,7 +11,7 @@
 //! A run also ends, with a report of its own kind ([`End`]), when the RTL
 //! ends the simulation (`$finish`, `$stop`, `$error`, `$fatal`, a Verilator
 //! runtime error), when it stops making progress or the run's time is up
-//! ([`crate::watchdog`]), or on SIGINT/SIGTERM. Memory does not grow with
+//! (the watchdog, [`Limits`]), or on SIGINT/SIGTERM. Memory does not grow with
 //! the length of a run: the transactions consumed are counted, not kept (a
 //! seed's stimulus is reproducible, see [`fresh_txns`]).
 
@@ -441,6 +441,83 @@ impl<T> Outcome<T> {
             | End::Timeout { cycle, .. }
             | End::Interrupted { cycle, .. } => Some(cycle),
         }
+    }
+}
+
+/// What `gpucosim run --json` writes: one run's result, keys in sorted
+/// order, one per field below.
+#[derive(Debug, Serialize)]
+pub struct RunRecord<'a> {
+    /// The run's name (`UNIT-PROFILE-sSEED`).
+    pub name: String,
+    /// Its unit.
+    pub unit: &'a str,
+    /// Its profile.
+    pub profile: Profile,
+    /// Its seed.
+    pub seed: u64,
+    /// Cycles simulated.
+    pub cycles: u64,
+    /// Transactions consumed.
+    pub transactions: usize,
+    /// What the run means.
+    pub verdict: Verdict,
+    /// Whether model and RTL agreed over the whole run.
+    pub passed: bool,
+    /// Why the run ended.
+    pub end: &'a End,
+    /// Divergences, in order.
+    pub mismatches: &'a [Mismatch],
+    /// The waveform written, if any.
+    pub vcd: Option<&'a Path>,
+    /// The first and last cycle of its window.
+    pub vcd_window: Option<(u64, u64)>,
+    /// Why the waveform could not be written, if it could not.
+    pub vcd_error: Option<&'a str>,
+    /// The RTL's own trace (`--trace-rtl`), if written.
+    pub rtl_vcd: Option<&'a Path>,
+    /// The last lines the RTL printed.
+    pub rtl_output: &'a [String],
+    /// Cycles per second of the loop.
+    pub cycles_per_second: f64,
+    /// The command that runs it again.
+    pub reproduce: String,
+    /// Hits per coverage bin, by name.
+    pub coverage: std::collections::BTreeMap<String, u64>,
+}
+
+impl<'a> RunRecord<'a> {
+    /// The record of run `spec`, which ended as `out`, with the RTL's own
+    /// trace at `rtl_vcd`.
+    pub fn of<T>(spec: &'a RunSpec, out: &'a Outcome<T>, rtl_vcd: Option<&'a Path>) -> Self {
+        RunRecord {
+            name: spec.name(),
+            unit: &spec.unit,
+            profile: spec.profile,
+            seed: spec.seed,
+            cycles: out.cycles,
+            transactions: out.txn_count,
+            verdict: out.verdict(),
+            passed: out.passed(),
+            end: &out.end,
+            mismatches: &out.mismatches,
+            vcd: out.vcd.as_deref(),
+            vcd_window: out.window,
+            vcd_error: out.vcd_error.as_deref(),
+            rtl_vcd,
+            rtl_output: &out.rtl_text,
+            cycles_per_second: out.rate(),
+            reproduce: spec.repro_command(),
+            coverage: out.coverage.by_name(),
+        }
+    }
+
+    /// The record as pretty-printed JSON, keys sorted.
+    pub fn to_json(&self) -> String {
+        // Through a `Value`, whose maps are sorted: the file's key order
+        // does not follow the struct's.
+        let v = serde_json::to_value(self).expect("a run record is JSON");
+        serde_json::to_string_pretty(&v).expect("JSON")
     }
 }
 

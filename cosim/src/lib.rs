@@ -1,35 +1,51 @@
 //! gpucosim: lock-step co-simulation of the Rust reference models in
 //! `gpucosim-model` against SystemVerilog RTL compiled by Verilator.
 //!
-//! The pieces: [`verilator`] finds (or provisions) Verilator; [`rtlbuild`]
-//! generates the C++ shim from a unit's port table and builds the RTL into a
-//! cached shared library ([`cache`]: what the cache keeps, its locks, its
-//! listing and pruning); [`rtl`] drives it; [`testbench`] defines stimulus;
-//! [`engine`] runs model and RTL in lock-step and reports divergences, with
-//! waveforms from `gpucosim-waves`; [`watchdog`] ends runs that hang, run
-//! out of time or are told to stop; [`outputs`] writes result files.
+//! The public surface is the modules a command is made of ([`engine`]:
+//! lock-step runs; [`regress`]: regressions and their results files;
+//! [`kernel`]: kernels as stimulus and the hazard proof; [`mutate`]:
+//! mutation campaigns; [`benchmark`]: `gpucosim bench`; [`cache`]: the
+//! build cache's listing and pruning), the model side of a testbench
+//! (re-exported from `gpucosim-tb`: [`testbench`], [`units`], [`error`]),
+//! and, at the root, the few pieces of the machinery a caller needs: finding
+//! Verilator ([`Verilator`]), building a unit's RTL into a cached library
+//! ([`build_rtl`], [`RtlSources`], [`cache_root`]), driving it ([`Rtl`]),
+//! the limits and signals that end a run ([`Limits`],
+//! [`catch_stop_signals`]), and writing results ([`write_atomic`],
+//! [`report`], [`write_bundle`]).
 #![warn(missing_docs)]
 // rustdoc works out the auto traits of sv-parser's deep syntax tree.
 #![recursion_limit = "256"]
 
 pub mod benchmark;
-pub mod bundle;
 pub mod cache;
-pub mod decoded;
 pub mod engine;
 pub mod kernel;
 pub mod mutate;
-pub mod outputs;
 pub mod regress;
-pub mod report;
-pub mod repro;
-pub mod rtl;
-pub mod rtlbuild;
-pub mod verilator;
-pub mod watchdog;
 
+mod bundle;
+mod decoded;
+mod outputs;
+mod report;
+mod repro;
+mod rtl;
+mod rtlbuild;
+mod verilator;
+mod watchdog;
+
+pub use bundle::write_bundle;
 pub use gpucosim_tb::{error, testbench, units, with_testbench};
-pub use outputs::write_atomic;
+pub use outputs::{probe_dir, probe_file, write_atomic};
+pub use report::report;
+pub use repro::ReproCommand;
+pub use rtl::{Rtl, RtlEnd};
+pub use rtlbuild::{
+    build as build_rtl, build_bare, builtin_rtl_root, cache_root, lint as lint_rtl, rtl_root,
+    sources_hash, BuildRequest, Built, RtlSources,
+};
+pub use verilator::Verilator;
+pub use watchdog::{catch_stop_signals, catch_stop_signals_quietly, signalled, Limits};
 
 use engine::{Outcome, RunSpec, Stimulus};
 use error::Result;
@@ -42,7 +58,7 @@ pub fn load_rtl<B: Testbench>(
     rtl_root: &Path,
     profile: gpucosim_model::Profile,
     trace: bool,
-) -> Result<(rtl::Rtl, rtlbuild::Built)> {
+) -> Result<(Rtl, Built)> {
     let cache = rtlbuild::cache_root();
     let sources = rtlbuild::RtlSources::collect(rtl_root, B::table().unit)?;
     let v = verilator::Verilator::locate(&cache)?;

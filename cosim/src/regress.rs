@@ -23,7 +23,7 @@ use crate::rtl::Rtl;
 use crate::rtlbuild;
 use crate::testbench::{Testbench, Variant};
 use crate::watchdog::Limits;
-use gpucosim_model::{Coverage, Profile};
+use gpucosim_model::Profile;
 use gpucosim_waves::WaveFormat;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
@@ -164,7 +164,7 @@ impl KernelRef {
                     self.name
                 ))
             })?;
-        let pr = crate::kernel::check::Program::new(k, profile).map_err(|e| {
+        let pr = crate::kernel::check::KernelFlow::new(k, profile).map_err(|e| {
             Error::Input(format!("{}: kernel {}: {e}", self.file.display(), k.name))
         })?;
         Ok(crate::kernel::waitcnt_stim::stimulus(
@@ -620,18 +620,9 @@ impl GroupCoverage {
     }
 }
 
-/// A model coverage record as bins.
-pub fn coverage_bins(c: &Coverage) -> BTreeMap<String, u64> {
-    c.names
-        .iter()
-        .zip(&c.hits)
-        .map(|(n, h)| (n.to_string(), *h))
-        .collect()
-}
-
 /// A results file: what one regression (or shard, or merge of shards) did.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Results {
+pub struct ResultsFile {
     /// Format version.
     pub format: u32,
     /// The regression.
@@ -655,10 +646,10 @@ pub const RESULTS_FORMAT: u32 = 2;
 /// Skipped jobs listed one by one in JUnit; beyond, one entry counts them.
 pub const SKIPPED_LISTED: u64 = 10_000;
 
-impl Results {
+impl ResultsFile {
     /// Empty results of `plan` (in `shard`).
-    pub fn new(plan: &Plan, shard: Option<Shard>) -> Results {
-        Results {
+    pub fn new(plan: &Plan, shard: Option<Shard>) -> ResultsFile {
+        ResultsFile {
             format: RESULTS_FORMAT,
             plan: plan.clone(),
             shards: shard.into_iter().collect(),
@@ -679,7 +670,7 @@ impl Results {
     }
 
     /// Reads a results file.
-    pub fn load(path: &Path) -> Result<Results> {
+    pub fn load(path: &Path) -> Result<ResultsFile> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         #[derive(Deserialize)]
         struct Format {
@@ -711,12 +702,12 @@ impl Results {
     /// are returned, one line each, with the merged results (which record
     /// them); inputs from different regressions, or a job in two inputs,
     /// are errors.
-    pub fn merge(parts: Vec<(PathBuf, Results)>) -> Result<(Results, Vec<String>)> {
+    pub fn merge(parts: Vec<(PathBuf, ResultsFile)>) -> Result<(ResultsFile, Vec<String>)> {
         let Some((first_path, first)) = parts.first() else {
             return Err(Error::Input("nothing to merge".into()));
         };
         let plan = first.plan.clone();
-        let mut out = Results::new(&plan, None);
+        let mut out = ResultsFile::new(&plan, None);
         let mut problems = Vec::new();
         let mut seen: BTreeMap<Job, PathBuf> = BTreeMap::new();
         let mut shard_n: Option<Option<u32>> = None;
@@ -942,7 +933,7 @@ impl Results {
         }
     }
 
-    /// The exit code of [`Results::exit_code`], or, when `require_coverage`
+    /// The exit code of [`ResultsFile::exit_code`], or, when `require_coverage`
     /// and every job passed, 1 if a group that ran left a bin unhit.
     pub fn exit_code_with(&self, require_coverage: bool) -> u8 {
         match self.exit_code() {
@@ -982,7 +973,7 @@ impl Results {
             .map(|(g, h)| {
                 format!(
                     "{}: {} bin{} never hit: {}",
-                    Results::coverage_case(&g),
+                    ResultsFile::coverage_case(&g),
                     h.len(),
                     if h.len() == 1 { "" } else { "s" },
                     h.join(", ")
@@ -1020,7 +1011,7 @@ impl Results {
         self.junit_with(false)
     }
 
-    /// [`Results::junit`], and with `require_coverage` one more test case
+    /// [`ResultsFile::junit`], and with `require_coverage` one more test case
     /// per group whose jobs reported coverage, `coverage.UNIT.PROFILE`: a
     /// `<failure type="coverage">` naming the bins never hit, or a pass.
     pub fn junit_with(&self, require_coverage: bool) -> String {
@@ -1086,7 +1077,7 @@ impl Results {
                     );
                     s
                 };
-                let mut case = TestCase::new(Results::coverage_case(g), status);
+                let mut case = TestCase::new(ResultsFile::coverage_case(g), status);
                 case.set_time(Duration::ZERO);
                 groups.entry(g.clone()).or_default().push(case);
             }
@@ -1393,7 +1384,7 @@ fn run_job_inner<B: Testbench>(
     res.transactions = out.txn_count;
     res.seconds = out.elapsed.as_secs_f64();
     res.status = out.verdict().into();
-    res.coverage = coverage_bins(&out.coverage);
+    res.coverage = out.coverage.by_name();
     res.first_mismatch = out.mismatches.first().map(|m| (m.cycle, m.signal.clone()));
     res.message = job_message(&out);
     // A kernel job that ran out of cycles before its replay ended has not

@@ -156,7 +156,7 @@ impl Rtl {
     }
 
     /// One clock cycle: apply `inputs`, sample `outputs`, rising edge.
-    /// Returns the step status: 0, or [`STATUS_TEXT`] and/or an end (see
+    /// Returns the step status: 0, or `STATUS_TEXT` and/or an end (see
     /// [`Rtl::ended`]).
     #[inline]
     pub fn step(&mut self, inputs: &[u32], outputs: &mut [u32]) -> u32 {
@@ -203,7 +203,7 @@ impl Rtl {
     }
 
     /// What the watchdog needs to abort a step of this instance from
-    /// another thread (see [`crate::watchdog`]).
+    /// another thread (see the watchdog, `watchdog.rs`).
     pub fn abort_handle(&self) -> AbortHandle {
         AbortHandle {
             handle: self.handle as usize,

@@ -463,7 +463,7 @@ pub fn build(req: &BuildRequest<'_>, verilator: &Verilator, cache: &Path) -> Res
 }
 
 /// Builds (or finds in the cache) the bare Verilated benchmark loop of
-/// [`bare_source`]: the same RTL, Verilator and flags as [`build`], linked
+/// `bare_source`: the same RTL, Verilator and flags as [`build`], linked
 /// into an executable instead of a shared library. `Built::lib` is the
 /// executable.
 pub fn build_bare(req: &BuildRequest<'_>, verilator: &Verilator, cache: &Path) -> Result<Built> {

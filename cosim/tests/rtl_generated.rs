@@ -1,6 +1,6 @@
 //! The RTL files generated from the Rust tables are up to date: the port
 //! lists `rtl/<unit>/<unit>_ports.svh` (from each unit's port table) and
-//! the encodings `rtl/<unit>/<unit>_enc.svh` (from each unit's `sv.rs`),
+//! the encodings `rtl/<unit>/<unit>_enc.svh` (from each unit's `svh.rs`),
 //! for every registered unit. Run with `GPUCOSIM_BLESS=1` to regenerate
 //! them.
 

@@ -10,7 +10,7 @@
 //!   inputs of one cycle at a time (reset cycles first);
 //! - [`capi`]: both as a C ABI (`libgpucosim_dpi.so`, `include/gpucosim.h`),
 //!   callable through SystemVerilog DPI-C;
-//! - [`sv`]: the SystemVerilog package of DPI imports and, per unit, the
+//! - [`generate`]: the SystemVerilog package of DPI imports and, per unit, the
 //!   reference module `<unit>_ref` with the ports of `<unit>_top` and an
 //!   example testbench, generated from the port tables (`dpi/sv/`,
 //!   `dpi/examples/`).
@@ -21,7 +21,7 @@
 #![warn(missing_docs)]
 
 pub mod capi;
-pub mod sv;
+pub mod generate;
 
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::{Coverage, Profile, Unit};

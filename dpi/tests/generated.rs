@@ -11,7 +11,7 @@ fn generated_sv_is_current() {
     let bless = std::env::var_os("GPUCOSIM_BLESS").is_some_and(|v| v == "1");
     let mut stale = Vec::new();
     for (rel, text) in
-        gpucosim_dpi::sv::files(&gpucosim_tb::units::port_tables().collect::<Vec<_>>())
+        gpucosim_dpi::generate::files(&gpucosim_tb::units::port_tables().collect::<Vec<_>>())
     {
         let path = root.join(&rel);
         if bless {
@@ -30,7 +30,7 @@ fn generated_sv_is_current() {
 
 #[test]
 fn c_header_declares_every_unit() {
-    use gpucosim_dpi::sv::{c_header_units, C_UNITS_BEGIN, C_UNITS_END};
+    use gpucosim_dpi::generate::{c_header_units, C_UNITS_BEGIN, C_UNITS_END};
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("include/gpucosim.h");
     let text = std::fs::read_to_string(&path).unwrap();
     let (a, rest) = text

@@ -16,7 +16,7 @@ pub mod decode;
 pub mod ports;
 pub mod profile;
 pub mod serde_fmt;
-pub mod sv;
+pub mod svh;
 pub mod unit;
 
 pub use profile::Profile;

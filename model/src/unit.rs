@@ -62,6 +62,23 @@ impl Coverage {
     pub fn covered(&self) -> usize {
         self.hits.iter().filter(|&&h| h > 0).count()
     }
+    /// Hits of the bin called `name`, or `None` if the unit has no such bin
+    /// on this profile.
+    pub fn get(&self, name: &str) -> Option<u64> {
+        self.names
+            .iter()
+            .position(|n| *n == name)
+            .map(|i| self.hits[i])
+    }
+    /// Each bin's name with its hits, in declaration order.
+    pub fn bins(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        self.names.iter().copied().zip(self.hits.iter().copied())
+    }
+    /// Every bin's hits keyed by its name (the form of results files and
+    /// `run --json`).
+    pub fn by_name(&self) -> std::collections::BTreeMap<String, u64> {
+        self.bins().map(|(n, h)| (n.to_string(), h)).collect()
+    }
     /// Names of the bins never hit.
     pub fn holes(&self) -> Vec<&'static str> {
         self.names

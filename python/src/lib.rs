@@ -283,8 +283,8 @@ impl Model {
     fn coverage<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let c = self.inner.coverage();
         let d = PyDict::new(py);
-        for (n, h) in c.names.iter().zip(&c.hits) {
-            d.set_item(*n, *h)?;
+        for (n, h) in c.bins() {
+            d.set_item(n, h)?;
         }
         Ok(d)
     }

@@ -33,7 +33,7 @@ package ta_pkg;
   // The geometry (lanes, dword slots, address and line-mask widths), the
   // request encodings, the profile table (a new generation is a new row of
   // model/src/ta/params.rs PARAMS), the V# field positions and the format
-  // tables, generated from the model's tables (model/src/ta/sv.rs).
+  // tables, generated from the model's tables (model/src/ta/svh.rs).
 `include "ta_enc.svh"
 
   // ---------------------------------------------------------------------------

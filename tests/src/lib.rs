@@ -214,7 +214,7 @@ impl Testbench for ToyTestbench {
     }
 }
 
-pub mod sv;
+pub mod sv_bench;
 
 /// The repository root.
 pub fn repo_root() -> PathBuf {

@@ -3,7 +3,7 @@
 //! the value parsers of the command line.
 
 use gpucosim::error::Result;
-use gpucosim::{outputs, regress, rtlbuild, units};
+use gpucosim::{regress, units};
 use gpucosim_model::Profile;
 use gpucosim_waves::WaveFormat;
 use std::path::{Path, PathBuf};
@@ -68,7 +68,7 @@ pub(crate) struct RtlArg {
 impl RtlArg {
     /// The tree: `--rtl`, else $GPUCOSIM_RTL, else the built-in one.
     pub(crate) fn root(&self) -> PathBuf {
-        rtlbuild::rtl_root(self.rtl.as_deref())
+        gpucosim::rtl_root(self.rtl.as_deref())
     }
 }
 
@@ -87,7 +87,7 @@ impl WavesArgs {
     /// Checks that the `--waves` directory can be written (before a run).
     pub(crate) fn probe(&self) -> Result<()> {
         if let Some(w) = &self.waves {
-            outputs::probe_dir(w, "--waves")?;
+            gpucosim::probe_dir(w, "--waves")?;
         }
         Ok(())
     }
@@ -195,7 +195,7 @@ impl ReportArgs {
             (&self.results, "--results"),
         ] {
             if let Some(p) = p {
-                outputs::probe_file(p, what)?;
+                gpucosim::probe_file(p, what)?;
             }
         }
         Ok(())
@@ -204,7 +204,7 @@ impl ReportArgs {
     /// Writes each report that is asked for; one that cannot be written
     /// does not keep the others from being written. Returns whether any was
     /// lost (each is named on stderr).
-    pub(crate) fn write(&self, r: &regress::Results, require_coverage: bool) -> bool {
+    pub(crate) fn write(&self, r: &regress::ResultsFile, require_coverage: bool) -> bool {
         let mut lost = false;
         let mut write = |p: Option<&Path>, what: &str, body: &dyn Fn() -> String| {
             if let Some(p) = p {
@@ -250,9 +250,9 @@ pub(crate) struct LimitArgs {
 }
 
 impl LimitArgs {
-    pub(crate) fn limits(self) -> gpucosim::watchdog::Limits {
+    pub(crate) fn limits(self) -> gpucosim::Limits {
         let d = std::time::Duration::from_secs_f64;
-        gpucosim::watchdog::Limits {
+        gpucosim::Limits {
             timeout: self.timeout.map(d),
             stall: (self.stall_timeout > 0.0).then(|| d(self.stall_timeout)),
         }

@@ -3,7 +3,7 @@
 
 use super::args::{whole, RtlArg, SeedArg, Selection};
 use gpucosim::error::{Error, Result};
-use gpucosim::{regress, rtlbuild, with_testbench};
+use gpucosim::{regress, with_testbench};
 use gpucosim_model::Profile;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -64,7 +64,7 @@ pub(crate) fn run(a: BenchArgs) -> Result<ExitCode> {
 fn bench_rss(selection: Selection, cycles: &[u64], rtl: Option<&Path>) -> Result<ExitCode> {
     let (units, profiles) = selection.or_all();
     let exe = regress::own_exe()?;
-    let root = rtlbuild::rtl_root(rtl);
+    let root = gpucosim::rtl_root(rtl);
     println!("| unit | profile | cycles | peak RSS | wall time |");
     println!("|---|---|---:|---:|---:|");
     for u in &units {
@@ -130,7 +130,7 @@ fn bench(
         cycles,
         seed,
         repeats,
-        rtl_root: rtlbuild::rtl_root(rtl),
+        rtl_root: gpucosim::rtl_root(rtl),
         work_dir: work.path().to_path_buf(),
     };
     spec.validate()?;
@@ -183,7 +183,7 @@ fn bench(
             tracing::info!(
                 "bench: the cocotb examples on {p}, {n} cycles, with and without the model…"
             );
-            let build = rtlbuild::cache_root().join("cocotb-bench");
+            let build = gpucosim::cache_root().join("cocotb-bench");
             let rows =
                 benchmark::bench_cocotb(&python, &units, p, seed, n, &spec.rtl_root, &build)?;
             for c in &rows {

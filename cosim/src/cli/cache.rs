@@ -2,7 +2,6 @@
 
 use super::args::whole;
 use gpucosim::error::Result;
-use gpucosim::rtlbuild;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
@@ -36,7 +35,7 @@ impl CacheArgs {
 pub(crate) fn run(a: CacheArgs) -> Result<ExitCode> {
     // Listing is the default: `--list` only says so.
     let _ = a.list;
-    let cache = rtlbuild::cache_root();
+    let cache = gpucosim::cache_root();
     if a.prune {
         let policy = match a.older_than {
             Some(days) => gpucosim::cache::Prune::UnusedFor(std::time::Duration::from_secs(

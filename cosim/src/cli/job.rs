@@ -2,7 +2,7 @@
 //! spec as JSON on stdin, its result as one JSON line on stdout.
 
 use gpucosim::error::{Error, Result};
-use gpucosim::{regress, watchdog, with_testbench};
+use gpucosim::{regress, with_testbench};
 use std::io::Read;
 use std::process::ExitCode;
 
@@ -10,7 +10,7 @@ use std::process::ExitCode;
 pub(crate) fn run() -> Result<ExitCode> {
     let spec: regress::JobSpec = serde_json::from_str(&read_stdin()?)
         .map_err(|e| Error::Input(format!("job spec is not valid: {e}")))?;
-    watchdog::catch_stop_signals_quietly();
+    gpucosim::catch_stop_signals_quietly();
     let r = with_testbench!(spec.job.unit.as_str(), B => Ok(regress::run_job_on::<B>(
         &spec.job, &spec.cfg, &spec.root, &spec.lib, &spec.hash,
     )))?;

@@ -8,9 +8,9 @@ use clap::Subcommand;
 use gpucosim::engine::{self, RunSpec, Stimulus, Verdict, EXIT_INPUT};
 use gpucosim::error::{Error, Result};
 use gpucosim::kernel::launch_run::{self, KernelRun, Need, Ran};
+use gpucosim::regress;
 use gpucosim::testbench::Testbench;
 use gpucosim::units::{lds::LdsTestbench, ta::TaTestbench};
-use gpucosim::{outputs, regress, rtlbuild, watchdog};
 use gpucosim_model::Profile;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -148,7 +148,7 @@ fn check(a: CheckArgs) -> Result<ExitCode> {
     let (file, json) = (a.file, a.json.json);
     let json_file = json.as_deref().filter(|j| j.as_os_str() != "-");
     if let Some(j) = json_file {
-        outputs::probe_file(j, "--json")?;
+        gpucosim::probe_file(j, "--json")?;
     }
     let (prog, profile) = gpucosim::kernel::read(&file, a.profile.profile)?;
     let report = gpucosim::kernel::check_program(&file.display().to_string(), &prog, profile)?;
@@ -159,7 +159,7 @@ fn check(a: CheckArgs) -> Result<ExitCode> {
         print!("{}", gpucosim::kernel::report_text(&report));
     }
     if let Some(j) = json_file {
-        outputs::write_atomic(j, format!("{text}\n").as_bytes())?;
+        gpucosim::write_atomic(j, format!("{text}\n").as_bytes())?;
     }
     Ok(if report.safe() {
         ExitCode::SUCCESS
@@ -174,7 +174,7 @@ fn profile(a: ProfileArgs) -> Result<ExitCode> {
     let (file, json, svg, buffers) = (a.file, a.json.json, a.svg, a.buffers);
     for (p, what) in [(&json, "--json"), (&svg, "--svg"), (&buffers, "--buffers")] {
         if let Some(p) = p.as_ref().filter(|p| p.as_os_str() != "-") {
-            outputs::probe_file(p, what)?;
+            gpucosim::probe_file(p, what)?;
         }
     }
     let (prog, profile) = gpucosim::kernel::read(&file, a.profile.profile)?;
@@ -200,12 +200,12 @@ fn profile(a: ProfileArgs) -> Result<ExitCode> {
                 p.total.instructions as f64 / em.seconds.max(1e-9)
             );
             if let Some(j) = other {
-                outputs::write_atomic(j, text.as_bytes())?;
+                gpucosim::write_atomic(j, text.as_bytes())?;
             }
         }
     }
     if let Some(s) = &svg {
-        outputs::write_atomic(s, p.svg().as_bytes())?;
+        gpucosim::write_atomic(s, p.svg().as_bytes())?;
     }
     if let Some(b) = &buffers {
         let m: serde_json::Map<String, serde_json::Value> = em
@@ -220,7 +220,7 @@ fn profile(a: ProfileArgs) -> Result<ExitCode> {
             })
             .collect();
         let text = serde_json::to_string(&m).expect("buffers serialise") + "\n";
-        outputs::write_atomic(b, text.as_bytes())?;
+        gpucosim::write_atomic(b, text.as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -235,7 +235,7 @@ fn run_launch(a: KernelRunArgs, launch: PathBuf) -> Result<ExitCode> {
     a.waves.probe()?;
     let (em, profile) =
         launch_run::emulate(&file, a.profile.profile, &launch, a.kernel.as_deref(), seed)?;
-    watchdog::catch_stop_signals();
+    gpucosim::catch_stop_signals();
     let p = &em.profile;
     println!(
         "{}: emulated {} instructions in {:.3} s; {} LDS and {} TA transactions",
@@ -303,7 +303,7 @@ fn run_replay(a: KernelRunArgs) -> Result<ExitCode> {
             names.join(", ")
         )));
     }
-    watchdog::catch_stop_signals();
+    gpucosim::catch_stop_signals();
     let mut worst = ExitCode::SUCCESS;
     for k in kernels {
         let kr = KernelRun {
@@ -336,7 +336,7 @@ struct TrafficRun<'a> {
 /// `kernel run`'s lock-step run of `txns` as `spec` says, on the RTL of
 /// `spec.rtl_arg` (built, or loaded from the cache).
 fn run_built<B: Testbench>(spec: &RunSpec, txns: Vec<B::Txn>) -> Result<Ran<B::Txn>> {
-    let root = rtlbuild::rtl_root(spec.rtl_arg.as_deref());
+    let root = gpucosim::rtl_root(spec.rtl_arg.as_deref());
     let (mut rtl, _) = gpucosim::load_rtl::<B>(&root, spec.profile, false)?;
     launch_run::run::<B>(spec, &mut rtl, txns)
 }
@@ -396,15 +396,15 @@ fn failure_bundle<B: Testbench>(
     bundles: &Path,
 ) -> Result<ExitCode> {
     let (name, out) = (spec.name(), &ran.out);
-    print!("{}", gpucosim::report::report(spec, out, B::table()));
+    print!("{}", gpucosim::report(spec, out, B::table()));
     if matches!(out.verdict(), Verdict::Interrupted) {
         return Ok(ExitCode::from(out.exit_code()));
     }
     let dir = bundles.join(&name);
-    let root = rtlbuild::rtl_root(rtl.as_deref());
-    let hash = rtlbuild::sources_hash(&rtlbuild::RtlSources::collect(&root, &spec.unit)?)?;
-    let report = gpucosim::report::report(spec, out, B::table());
-    match gpucosim::bundle::write_bundle(
+    let root = gpucosim::rtl_root(rtl.as_deref());
+    let hash = gpucosim::sources_hash(&gpucosim::RtlSources::collect(&root, &spec.unit)?)?;
+    let report = gpucosim::report(spec, out, B::table());
+    match gpucosim::write_bundle(
         &dir,
         spec,
         &root,
@@ -441,7 +441,7 @@ fn kernel_run(
     use gpucosim::units::waitcnt::WaitcntTestbench as B;
     let (profile, seed) = (kr.profile, kr.seed);
     let opts = kr.waitcnt_stim.unwrap_or_default();
-    let pr = gpucosim::kernel::check::Program::new(k, profile)
+    let pr = gpucosim::kernel::check::KernelFlow::new(k, profile)
         .map_err(|e| Error::Input(format!("{}: kernel {}: {e}", kr.file.display(), k.name)))?;
     let (txns, paths) = gpucosim::kernel::waitcnt_stim::stimulus_traced(&pr, seed, &opts);
     let cycles = kr.budget(None);

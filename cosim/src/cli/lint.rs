@@ -3,7 +3,7 @@
 
 use super::args::RtlArg;
 use gpucosim::error::{Error, Result};
-use gpucosim::{rtlbuild, units};
+use gpucosim::units;
 use gpucosim_model::Profile;
 use std::process::ExitCode;
 
@@ -18,16 +18,16 @@ pub(crate) struct LintArgs {
 
 pub(crate) fn run(a: LintArgs) -> Result<ExitCode> {
     let root = a.rtl.root();
-    let cache = rtlbuild::cache_root();
-    let v = gpucosim::verilator::Verilator::locate(&cache)?;
+    let cache = gpucosim::cache_root();
+    let v = gpucosim::Verilator::locate(&cache)?;
     let mut findings = 0;
     for t in units::port_tables() {
         if a.unit.as_deref().is_some_and(|u| u != t.unit) {
             continue;
         }
-        let sources = rtlbuild::RtlSources::collect(&root, t.unit)?;
+        let sources = gpucosim::RtlSources::collect(&root, t.unit)?;
         for profile in Profile::all() {
-            match rtlbuild::lint(t, profile, &sources, &v)? {
+            match gpucosim::lint_rtl(t, profile, &sources, &v)? {
                 None => println!("lint {} {}: clean", t.unit, profile),
                 Some(text) => {
                     findings += 1;

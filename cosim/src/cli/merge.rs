@@ -5,7 +5,7 @@ use super::args::{ReportArgs, RequireCoverage};
 use super::regress::{not_run_note, print_coverage_failures};
 use gpucosim::engine::EXIT_INPUT;
 use gpucosim::error::Result;
-use gpucosim::regress::Results;
+use gpucosim::regress::ResultsFile;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -29,10 +29,10 @@ pub(crate) fn run(a: MergeArgs) -> Result<ExitCode> {
     a.reports.probe()?;
     let mut parts = Vec::new();
     for f in a.files {
-        let r = Results::load(&f)?;
+        let r = ResultsFile::load(&f)?;
         parts.push((f, r));
     }
-    let (merged, problems) = Results::merge(parts)?;
+    let (merged, problems) = ResultsFile::merge(parts)?;
     let lost = a.reports.write(&merged, require_coverage);
     print!("{}", merged.summary());
     let (ran, stopped, not_run) = merged.counts();

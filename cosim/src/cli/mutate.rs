@@ -5,7 +5,7 @@ use super::args::{
     parse_rate, parse_seconds, whole, NoStressArg, RtlArg, SeedsArgs, Selection, UnitKnobs,
 };
 use gpucosim::error::{Error, Result};
-use gpucosim::{outputs, watchdog, with_testbench};
+use gpucosim::with_testbench;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -133,10 +133,10 @@ pub(crate) fn run(a: MutateArgs, quiet: bool) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     for out in [&a.json, &a.junit].into_iter().flatten() {
-        outputs::probe_file(out, "the report")?;
+        gpucosim::probe_file(out, "the report")?;
     }
     let exe = mutate::exe_path()?;
-    watchdog::catch_stop_signals();
+    gpucosim::catch_stop_signals();
     static STOP: AtomicBool = AtomicBool::new(false);
     static SIG: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
     let watcher_done = std::sync::Arc::new(AtomicBool::new(false));
@@ -144,7 +144,7 @@ pub(crate) fn run(a: MutateArgs, quiet: bool) -> Result<ExitCode> {
         let done = std::sync::Arc::clone(&watcher_done);
         std::thread::spawn(move || {
             while !done.load(Ordering::SeqCst) {
-                if let (Some(sig), false) = (watchdog::signalled(), STOP.load(Ordering::SeqCst)) {
+                if let (Some(sig), false) = (gpucosim::signalled(), STOP.load(Ordering::SeqCst)) {
                     STOP.store(true, Ordering::SeqCst);
                     SIG.store(sig, Ordering::SeqCst);
                     tracing::info!("stopping: no new mutants; writing the report");
@@ -202,13 +202,13 @@ pub(crate) fn run(a: MutateArgs, quiet: bool) -> Result<ExitCode> {
             groups: groups.clone(),
         };
         let text = serde_json::to_string_pretty(&report).expect("reports serialise");
-        if let Err(e) = outputs::write_atomic(path, text.as_bytes()) {
+        if let Err(e) = gpucosim::write_atomic(path, text.as_bytes()) {
             lost.push(e.to_string());
         }
     }
     if let Some(path) = &a.junit {
         let text = mutate::report::junit(&groups, a.min_kill_rate, &repro);
-        if let Err(e) = outputs::write_atomic(path, text.as_bytes()) {
+        if let Err(e) = gpucosim::write_atomic(path, text.as_bytes()) {
             lost.push(e.to_string());
         }
     }

@@ -8,7 +8,7 @@ use super::args::{
 };
 use gpucosim::engine::{self, EXIT_INPUT};
 use gpucosim::error::{Error, Result};
-use gpucosim::{outputs, regress, rtlbuild, watchdog, with_testbench};
+use gpucosim::{regress, with_testbench};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -130,7 +130,7 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     a.reports.probe()?;
     let bundles = a.bundles.bundles;
     let bundles_existed = bundles.exists();
-    outputs::probe_dir(&bundles, "--bundles")?;
+    gpucosim::probe_dir(&bundles, "--bundles")?;
     gpucosim::cache::remove_stale(&bundles, ".bundle-");
     // Per-unit configuration; build every library up front so a broken
     // RTL or a missing Verilator is reported once, before any job runs.
@@ -150,7 +150,7 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
             }
             rtl
         };
-        let root = rtlbuild::rtl_root(rtl_arg.as_deref());
+        let root = gpucosim::rtl_root(rtl_arg.as_deref());
         let cfg = regress::RegressConfig {
             cycles: a.seeds.cycles,
             rtl_arg,
@@ -185,7 +185,7 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     }
     let exe = regress::own_exe()?;
     let total = list.len();
-    watchdog::catch_stop_signals();
+    gpucosim::catch_stop_signals();
     static STOP: AtomicBool = AtomicBool::new(false);
     // Stop requests are turned into the flag the workers check.
     let watcher_done = std::sync::Arc::new(AtomicBool::new(false));
@@ -194,7 +194,7 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
         std::thread::spawn(move || {
             let mut told = false;
             while !done.load(Ordering::SeqCst) {
-                if let (Some(sig), false) = (watchdog::signalled(), told) {
+                if let (Some(sig), false) = (gpucosim::signalled(), told) {
                     told = true;
                     STOP.store(true, Ordering::SeqCst);
                     tracing::info!(
@@ -264,8 +264,8 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     bar.finish_and_clear();
     watcher_done.store(true, Ordering::SeqCst);
     let _ = watcher.join();
-    let signal = watchdog::signalled();
-    let mut res = regress::Results::new(&plan, a.shard);
+    let signal = gpucosim::signalled();
+    let mut res = regress::ResultsFile::new(&plan, a.shard);
     for r in results {
         res.add(r);
     }
@@ -319,7 +319,7 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
 
 /// With `--require-coverage`, a line per unit and profile that left bins
 /// unhit, as the failed jobs are listed.
-pub(crate) fn print_coverage_failures(r: &regress::Results, require_coverage: bool) {
+pub(crate) fn print_coverage_failures(r: &regress::ResultsFile, require_coverage: bool) {
     if require_coverage {
         for l in r.coverage_failures() {
             println!("  FAIL {l}");

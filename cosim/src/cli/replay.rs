@@ -5,7 +5,7 @@ use super::args::{RtlArg, WavesArgs};
 use super::regress::status_word;
 use gpucosim::engine;
 use gpucosim::error::Result;
-use gpucosim::{regress, watchdog, with_testbench};
+use gpucosim::{regress, with_testbench};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -85,10 +85,10 @@ fn replay_on<B: gpucosim::testbench::Testbench>(
     let (lib, _) = libs.get::<B>(&root, repro.profile)?;
     let mut r = repro.clone();
     r.rtl_dir = root;
-    watchdog::catch_stop_signals();
+    gpucosim::catch_stop_signals();
     let mut spec = r.spec(waves.waves.as_deref());
     spec.waves_format = waves.format.waves_format;
-    let mut rtl = gpucosim::rtl::Rtl::load(&lib, B::table())?;
+    let mut rtl = gpucosim::Rtl::load(&lib, B::table())?;
     let out = engine::run::<B>(&spec, &mut rtl, repro.stimulus::<B>()?, None)?;
     let name = repro.name();
     if out.passed() {
@@ -98,7 +98,7 @@ fn replay_on<B: gpucosim::testbench::Testbench>(
         );
         return Ok(ExitCode::SUCCESS);
     }
-    print!("{}", gpucosim::report::report(&spec, &out, B::table()));
+    print!("{}", gpucosim::report(&spec, &out, B::table()));
     if let Some(e) = &out.vcd_error {
         eprintln!("error: the waveform was not written: {e}");
     }

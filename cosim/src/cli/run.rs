@@ -3,7 +3,7 @@
 use super::args::{parse_kv, whole, LimitArgs, RtlArg, SeedArg, Target, WavesArgs, WindowArg};
 use gpucosim::engine::{self, RunSpec, Stimulus, Verdict, EXIT_INPUT};
 use gpucosim::error::{Error, Result};
-use gpucosim::{outputs, regress, watchdog, with_testbench};
+use gpucosim::with_testbench;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -83,12 +83,12 @@ pub(crate) fn run(a: RunArgs) -> Result<ExitCode> {
     // starts.
     with_testbench!(target.unit.as_str(), B => engine::parse_knobs::<B>(&spec.knobs).map(drop))?;
     if let Some(w) = &spec.waves {
-        outputs::probe_dir(w, "--waves")?;
+        gpucosim::probe_dir(w, "--waves")?;
     }
     if let Some(j) = &a.json {
-        outputs::probe_file(j, "--json")?;
+        gpucosim::probe_file(j, "--json")?;
     }
-    watchdog::catch_stop_signals();
+    gpucosim::catch_stop_signals();
     let (trace_rtl, json) = (a.trace_rtl, a.json.as_deref());
     with_testbench!(target.unit.as_str(), B => run_one::<B>(&spec, trace_rtl, json))
 }
@@ -118,7 +118,7 @@ fn run_one<B: gpucosim::testbench::Testbench>(
             out.txn_count
         ),
         v => {
-            print!("{}", gpucosim::report::report(spec, &out, B::table()));
+            print!("{}", gpucosim::report(spec, &out, B::table()));
             if let Some(p) = &rtl_vcd {
                 println!("  RTL internal signals: {}", p.display());
             }
@@ -136,30 +136,8 @@ fn run_one<B: gpucosim::testbench::Testbench>(
         lost = true;
     }
     if let Some(path) = json {
-        let v = serde_json::json!({
-            "name": name,
-            "unit": spec.unit,
-            "profile": spec.profile,
-            "seed": spec.seed,
-            "cycles": out.cycles,
-            "transactions": out.txn_count,
-            "verdict": out.verdict(),
-            "passed": out.passed(),
-            "end": out.end,
-            "mismatches": out.mismatches,
-            "vcd": out.vcd,
-            "vcd_window": out.window,
-            "vcd_error": out.vcd_error,
-            "rtl_vcd": rtl_vcd,
-            "rtl_output": out.rtl_text,
-            "cycles_per_second": out.rate(),
-            "reproduce": spec.repro_command(),
-            "coverage": regress::coverage_bins(cov),
-        });
-        if let Err(e) = gpucosim::write_atomic(
-            path,
-            serde_json::to_string_pretty(&v).expect("JSON").as_bytes(),
-        ) {
+        let record = engine::RunRecord::of(spec, &out, rtl_vcd.as_deref());
+        if let Err(e) = gpucosim::write_atomic(path, record.to_json().as_bytes()) {
             eprintln!("error: --json was not written: {e}");
             lost = true;
         }

@@ -32,7 +32,7 @@ const CAP: u8 = 200;
 type State = BTreeMap<usize, [u8; 4]>;
 
 /// A kernel read and classified, with its control-flow graph.
-pub struct Program<'k> {
+pub struct KernelFlow<'k> {
     /// The kernel.
     pub kernel: &'k Kernel,
     /// The profile it runs on.
@@ -104,7 +104,7 @@ fn set(t: &mut Thresholds, c: Counter, v: u32) {
     }
 }
 
-impl<'k> Program<'k> {
+impl<'k> KernelFlow<'k> {
     /// Classifies the kernel's instructions and builds its control-flow
     /// graph. Errors name the instruction's line.
     pub fn new(kernel: &'k Kernel, profile: Profile) -> Result<Self, String> {
@@ -144,7 +144,7 @@ impl<'k> Program<'k> {
             };
             succ.push(s);
         }
-        Ok(Program {
+        Ok(KernelFlow {
             kernel,
             profile,
             cls,
@@ -504,7 +504,7 @@ mod tests {
 
     fn hazards(p: Profile, body: &str) -> Vec<(HazardKind, usize, usize, String, Counter, u32)> {
         let (k, p) = prog(p, body);
-        let pr = Program::new(&k, p).unwrap();
+        let pr = KernelFlow::new(&k, p).unwrap();
         pr.hazards(None)
             .into_iter()
             .map(|h| (h.kind, h.at, h.by, h.regs.text(), h.counter, h.needed))
@@ -586,7 +586,7 @@ mod tests {
             Gfx9,
             "global_load_dword v2, v[0:1], off\nglobal_load_dword v3, v[0:1], off\ns_waitcnt vmcnt(0) lgkmcnt(0)\nv_mov_b32 v4, v2\ns_waitcnt vmcnt(0)\nv_mov_b32 v5, v3\ns_waitcnt lgkmcnt(0)\nv_mov_b32 v6, 0\ns_waitcnt vmcnt(0)\ns_nop 0\ns_barrier\ns_endpgm",
         );
-        let pr = Program::new(&k, p).unwrap();
+        let pr = KernelFlow::new(&k, p).unwrap();
         assert!(pr.hazards(None).is_empty());
         let r: Vec<Redundant> = pr
             .redundant()
@@ -612,7 +612,7 @@ mod tests {
     fn release_waits_before_a_barrier_are_at_the_fence() {
         let body = "ds_store_b32 v0, v5\ns_waitcnt lgkmcnt(0)\nv_and_b32_e32 v3, 63, v3\ns_delay_alu instid0(VALU_DEP_1)\nv_lshlrev_b32_e32 v0, 2, v3\ns_add_i32 s0, s0, 1\nglobal_load_b32 v7, v[8:9], off\ns_barrier\nbuffer_gl0_inv\ns_waitcnt vmcnt(0)\nv_mov_b32 v1, v7\ns_endpgm";
         let (k, p) = prog(Gfx11, body);
-        let pr = Program::new(&k, p).unwrap();
+        let pr = KernelFlow::new(&k, p).unwrap();
         assert!(pr.hazards(None).is_empty());
         let r: Vec<usize> = pr.redundant().iter().map(|r| r.at).collect();
         assert_eq!(r, [1], "for registers the release wait could go");
@@ -628,19 +628,19 @@ mod tests {
                 "ds_store_b32 v0, v6\ns_waitcnt lgkmcnt(0)\ns_add_i32",
             ),
         );
-        let pr = Program::new(&k, p).unwrap();
+        let pr = KernelFlow::new(&k, p).unwrap();
         assert!(!pr.at_fence(1) && pr.at_fence(6));
         // Nothing outstanding on its counter: it releases nothing.
         let (k, p) = prog(
             Gfx11,
             &body.replace("ds_store_b32 v0, v5", "v_mov_b32 v1, 0"),
         );
-        assert!(!Program::new(&k, p).unwrap().at_fence(1));
+        assert!(!KernelFlow::new(&k, p).unwrap().at_fence(1));
         // A branch between: the barrier is on one path only.
         let (k, p) = prog(
             Gfx11,
             &body.replace("s_add_i32 s0, s0, 1", "s_cbranch_scc1 .L1\n.L1:"),
         );
-        assert!(!Program::new(&k, p).unwrap().at_fence(1));
+        assert!(!KernelFlow::new(&k, p).unwrap().at_fence(1));
     }
 }

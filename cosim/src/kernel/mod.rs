@@ -17,7 +17,7 @@ pub mod table;
 pub mod waitcnt_stim;
 
 use crate::error::{Error, Result};
-use check::{needed_text, wait_text, HazardKind, Program};
+use check::{needed_text, wait_text, HazardKind, KernelFlow};
 use gpucosim_model::Profile;
 use serde::Serialize;
 use std::collections::HashSet;
@@ -385,7 +385,7 @@ impl FileReport {
 pub fn check_program(file: &str, prog: &asm::Program, profile: Profile) -> Result<FileReport> {
     let mut kernels = Vec::new();
     for k in &prog.kernels {
-        let pr = Program::new(k, profile)
+        let pr = KernelFlow::new(k, profile)
             .map_err(|e| Error::Input(format!("{file}: kernel {}: {e}", k.name)))?;
         let hazards: Vec<HazardReport> = pr
             .hazards(None)

@@ -7,7 +7,7 @@
 //! in order, the others as their latencies fall), saturation and the
 //! unit's stalls respected.
 
-use super::check::{HazardKind, Program};
+use super::check::{HazardKind, KernelFlow};
 use super::table::{Effect, Regs};
 use crate::units::waitcnt::driver::TxnEvent;
 use crate::units::waitcnt::txn::WaitcntTxn;
@@ -48,7 +48,7 @@ fn latency(class: Class, rng: &mut ChaCha8Rng) -> u16 {
 
 /// The shortest number of instructions from each instruction to an end
 /// (`u32::MAX`: none), along the control-flow graph.
-fn to_exit(pr: &Program) -> Vec<u32> {
+fn to_exit(pr: &KernelFlow) -> Vec<u32> {
     let n = pr.cls.len();
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
     for i in 0..n {
@@ -99,7 +99,7 @@ pub struct WavePath {
 /// One wave's instructions as transactions, along a seeded path, with the
 /// path (transaction indices local to the wave).
 fn wave_path(
-    pr: &Program,
+    pr: &KernelFlow,
     wave: u8,
     rng: &mut ChaCha8Rng,
     opts: &StimOpts,
@@ -195,13 +195,13 @@ fn wave_path(
 /// The waitcnt transactions of `opts.waves` waves running the kernel: each
 /// wave's path, interleaved at random (seeded) in runs of 1 to 8
 /// instructions of one wave.
-pub fn stimulus(pr: &Program, seed: u64, opts: &StimOpts) -> Vec<WaitcntTxn> {
+pub fn stimulus(pr: &KernelFlow, seed: u64, opts: &StimOpts) -> Vec<WaitcntTxn> {
     stimulus_traced(pr, seed, opts).0
 }
 
 /// [`stimulus`] and each wave's path, its steps naming their transactions.
 pub fn stimulus_traced(
-    pr: &Program,
+    pr: &KernelFlow,
     seed: u64,
     opts: &StimOpts,
 ) -> (Vec<WaitcntTxn>, Vec<WavePath>) {
@@ -285,7 +285,7 @@ pub struct DynHazard {
 /// proof must report too. A wave whose run ended early is followed as far
 /// as its record goes. Each (wave, instruction, producer, kind) once.
 pub fn dynamic_hazards(
-    pr: &Program,
+    pr: &KernelFlow,
     paths: &[WavePath],
     events: &[(usize, TxnEvent, u64)],
 ) -> Vec<DynHazard> {
@@ -378,7 +378,7 @@ mod tests {
         let k = program(
             "s_load_dword s4, s[0:1], 0x0\ns_waitcnt lgkmcnt(0)\n.L1:\nglobal_load_dword v2, v[0:1], off\ns_waitcnt vmcnt(0)\ns_cbranch_scc1 .L1\nglobal_store_dword v[0:1], v2, off\ns_endpgm",
         );
-        let pr = Program::new(&k, Profile::Gfx11).unwrap();
+        let pr = KernelFlow::new(&k, Profile::Gfx11).unwrap();
         let opts = StimOpts {
             waves: 3,
             max_iterations: 5,

@@ -11,7 +11,7 @@
 //! - [`cover`]: the functional-coverage bins;
 //! - [`decoded`]: the decoded waveform signals (the instruction in flight,
 //!   each lane's bank and dword);
-//! - [`sv`]: the RTL package's generated encodings (`rtl/lds/lds_enc.svh`).
+//! - [`svh`]: the RTL package's generated encodings (`rtl/lds/lds_enc.svh`).
 
 pub mod cover;
 pub mod cycle;
@@ -19,7 +19,7 @@ pub mod decoded;
 pub mod isa;
 pub mod params;
 pub mod ports;
-pub mod sv;
+pub mod svh;
 pub mod tlm;
 
 pub use self::cycle::{read_request, LdsModel};

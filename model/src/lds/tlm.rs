@@ -110,7 +110,7 @@ pub struct Slot {
 
 /// Results of the last completed instruction.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Results {
+pub struct Completion {
     /// Per-lane return data.
     pub rdata: [u128; LANES],
     /// Per-lane out-of-range slot mask.
@@ -121,9 +121,9 @@ pub struct Results {
     pub cycles: u16,
 }
 
-impl Default for Results {
+impl Default for Completion {
     fn default() -> Self {
-        Results {
+        Completion {
             rdata: [0; LANES],
             oor: [0; LANES],
             memviol: 0,
@@ -429,7 +429,7 @@ pub struct Lds {
     cycles: u16,
     pass_cycles: u16,
     /// Results of the last completed instruction.
-    pub out: Results,
+    pub out: Completion,
     /// Lanes served in the current cycle.
     pub grant_lanes: u64,
     /// Banks serving in the current cycle.
@@ -476,7 +476,7 @@ impl Lds {
             memviol: 0,
             cycles: 0,
             pass_cycles: 0,
-            out: Results::default(),
+            out: Completion::default(),
             grant_lanes: 0,
             grant_banks: 0,
             events: Events::default(),
@@ -554,7 +554,7 @@ impl Lds {
         self.busy = false;
         self.pass = 0;
         self.active = 0;
-        self.out = Results::default();
+        self.out = Completion::default();
         self.granted = false;
         self.grant_lanes = 0;
         self.grant_banks = 0;

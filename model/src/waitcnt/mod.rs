@@ -12,7 +12,7 @@
 //! - [`cover`]: the functional-coverage bins;
 //! - [`decoded`]: the decoded waveform signals (each wave's counters and
 //!   pending wait, the issue, wait and returns offered);
-//! - [`sv`]: the RTL package's generated encodings (`rtl/waitcnt/waitcnt_enc.svh`).
+//! - [`svh`]: the RTL package's generated encodings (`rtl/waitcnt/waitcnt_enc.svh`).
 
 pub mod cover;
 pub mod cycle;
@@ -20,7 +20,7 @@ pub mod decoded;
 pub mod isa;
 pub mod params;
 pub mod ports;
-pub mod sv;
+pub mod svh;
 pub mod tlm;
 
 pub use cycle::{ErrCode, WaitcntModel, NUM_ERRORS, RET_CHANNELS, WAVES, WAVE_W};

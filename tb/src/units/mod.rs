@@ -71,7 +71,7 @@ macro_rules! __declare_units {
         /// Every unit's generated RTL include, `rtl/<unit>/<unit>_enc.svh`:
         /// (unit, text), in [`UNITS`] order.
         pub fn enc_svh_files() -> Vec<(&'static str, String)> {
-            vec![$((stringify!($unit), gpucosim_model::$unit::sv::enc_svh())),*]
+            vec![$((stringify!($unit), gpucosim_model::$unit::svh::enc_svh())),*]
         }
 
         /// The knob table of every unit, as its doc shows it: (unit,

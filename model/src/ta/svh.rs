@@ -3,13 +3,13 @@
 //! profile's row (line size, wave32, V# layout, range rule, format table),
 //! the V# field positions and the format tables' element sizes, rendered
 //! from [`isa`](super::isa), [`tlm`](super::tlm) and
-//! [`PARAMS`](super::params::PARAMS) for the RTL package (`crate::sv`).
+//! [`PARAMS`](super::params::PARAMS) for the RTL package (`crate::svh`).
 
 use super::isa::{gfx11_format, Kind, Op, VsField, ADDR_W, ALIGN_MODES, GFX9_DFMT, LANES};
 use super::params::{FormatEncoding, RangeRule, SwizzleEncoding, TaParams, MAX_LINE_BYTES};
 use super::tlm::{NSLOTS, SLOTS};
 use crate::profile::Profile;
-use crate::sv::{bit, camel, clog2, lit, Svh};
+use crate::svh::{bit, camel, clog2, lit, Svh};
 
 /// Bits of a slot index (`SlotW`).
 const SLOT_W: u32 = clog2(NSLOTS as u64);

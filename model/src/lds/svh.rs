@@ -2,12 +2,12 @@
 //! operation kinds, the atomic codes, the decoded-operation record and the
 //! `op_i` decode table, rendered from the [`tlm`](super::tlm) and
 //! [`params`](super::params) sizes, [`OpInfo::decode`] and [`Atomic`] for
-//! the RTL package (`crate::sv`).
+//! the RTL package (`crate::svh`).
 
 use super::isa::{Atomic, Kind, OpInfo, ATOMICS};
 use super::params::MAX_BANKS;
 use super::tlm::{LANES, NSLOTS, PASS_SLOTS, RAM_AW, RAM_DWORDS, SLOTS};
-use crate::sv::{bit, lit, Svh};
+use crate::svh::{bit, lit, Svh};
 
 /// Every kind, in code order (the RTL's `kind_e`).
 const KINDS: [Kind; 6] = [
@@ -131,7 +131,7 @@ mod tests {
         assert_eq!(NSLOTS, LANES * SLOTS);
         assert_eq!(PASS_SLOTS, NSLOTS / 2);
         assert_eq!(1 << RAM_AW, RAM_DWORDS);
-        assert_eq!(crate::sv::clog2(RAM_DWORDS as u64), RAM_AW);
+        assert_eq!(crate::svh::clog2(RAM_DWORDS as u64), RAM_AW);
         let t = enc_svh();
         assert!(
             t.contains("localparam int unsigned RamDwords    = 32768;"),

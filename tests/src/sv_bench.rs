@@ -32,8 +32,8 @@ pub fn dpi_lib() -> PathBuf {
 }
 
 fn verilator() -> Command {
-    let cache = gpucosim::rtlbuild::cache_root();
-    gpucosim::verilator::Verilator::locate(&cache)
+    let cache = gpucosim::cache_root();
+    gpucosim::Verilator::locate(&cache)
         .expect("Verilator")
         .command()
 }
@@ -84,7 +84,7 @@ fn verilator_root() -> Option<PathBuf> {
 /// `verilator --lint-only -Wall` of `<unit>_tb` with `<unit>_ref`, the
 /// package and the RTL of `rtl` for `GFX` `gfx`: the warnings, if any.
 pub fn lint_tb(unit: &str, gfx: u32, rtl: &Path) -> Result<(), String> {
-    let sources = gpucosim::rtlbuild::RtlSources::collect(rtl, unit).map_err(|e| e.to_string())?;
+    let sources = gpucosim::RtlSources::collect(rtl, unit).map_err(|e| e.to_string())?;
     let dpi = repo_root().join("dpi");
     let mut cmd = verilator();
     cmd.args(["--lint-only", "-Wall", "--timing"])
@@ -107,7 +107,7 @@ pub fn lint_tb(unit: &str, gfx: u32, rtl: &Path) -> Result<(), String> {
 /// build's output on failure.
 pub fn build_tb(unit: &str, gfx: u32, rtl: &Path) -> Result<PathBuf, String> {
     use std::hash::{Hash, Hasher};
-    let sources = gpucosim::rtlbuild::RtlSources::collect(rtl, unit).map_err(|e| e.to_string())?;
+    let sources = gpucosim::RtlSources::collect(rtl, unit).map_err(|e| e.to_string())?;
     let dpi = repo_root().join("dpi");
     let mut h = std::collections::hash_map::DefaultHasher::new();
     (unit, gfx, dpi_lib()).hash(&mut h);
@@ -156,7 +156,7 @@ pub fn build_tb(unit: &str, gfx: u32, rtl: &Path) -> Result<PathBuf, String> {
 
 /// Builds `<unit>_tb` for `GFX` `gfx` from the RTL tree `rtl` into `obj`.
 fn build_tb_in(unit: &str, gfx: u32, rtl: &Path, obj: &Path) -> Result<PathBuf, String> {
-    let sources = gpucosim::rtlbuild::RtlSources::collect(rtl, unit).map_err(|e| e.to_string())?;
+    let sources = gpucosim::RtlSources::collect(rtl, unit).map_err(|e| e.to_string())?;
     let dpi = repo_root().join("dpi");
     let lib = dpi_lib();
     let top = format!("{unit}_tb");

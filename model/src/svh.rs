@@ -1,4 +1,4 @@
-//! Writing SystemVerilog from the models' tables: each unit's `sv.rs`
+//! Writing SystemVerilog from the models' tables: each unit's `svh.rs`
 //! renders `rtl/<unit>/<unit>_enc.svh`, the encodings and per-profile rows
 //! its RTL package includes, so that a fact written once in Rust reaches
 //! the RTL unchanged. A staleness test (`cosim/tests/rtl_generated.rs`) compares the

@@ -4,14 +4,14 @@
 //! maxima, legal classes, increments and `s_waitcnt` immediate fields,
 //! rendered from the [`cycle`](super::cycle) and [`isa`](super::isa)
 //! sizes, [`ErrCode`], [`Class`], [`PARAMS`](super::params::PARAMS) and
-//! [`Class::incr`] for the RTL package (`crate::sv`).
+//! [`Class::incr`] for the RTL package (`crate::svh`).
 
 use super::cycle::{ErrCode, NUM_ERRORS, RET_CHANNELS, WAVES};
 use super::isa::{Class, Counter, CLASS_W, CNT_W, COUNTERS, NUM_COUNTERS};
 use super::params::{Field, WaitcntParams};
 use super::tlm::MAX_INCR;
 use crate::profile::Profile;
-use crate::sv::{bit, bits, camel, lit, Svh};
+use crate::svh::{bit, bits, camel, lit, Svh};
 
 /// Width of an increment (`IncrW`): up to [`MAX_INCR`].
 const INCR_W: u32 = bits(MAX_INCR as u64);
