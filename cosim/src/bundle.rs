@@ -331,22 +331,22 @@ impl Shrunk {
     }
 }
 
-/// What a replay must keep doing for a change to count as simpler: diverge
+/// The failure a replay must keep showing for a change to count as simpler: diverge
 /// on the same signal, or end with the same kind of RTL error.
 #[derive(Debug, Clone, PartialEq)]
-enum Target {
+enum Failure {
     Diverges(String),
     RtlEnds(RtlEnd),
 }
 
-impl Target {
-    fn of<T>(o: &Outcome<T>) -> Option<(Target, u64)> {
+impl Failure {
+    fn of<T>(o: &Outcome<T>) -> Option<(Failure, u64)> {
         if let Some(m) = o.mismatches.first() {
-            return Some((Target::Diverges(m.signal.clone()), m.cycle));
+            return Some((Failure::Diverges(m.signal.clone()), m.cycle));
         }
         match o.end {
             End::Rtl { cycle, how, .. } if how != RtlEnd::Aborted => {
-                Some((Target::RtlEnds(how), cycle))
+                Some((Failure::RtlEnds(how), cycle))
             }
             _ => None,
         }
@@ -363,7 +363,7 @@ pub fn shrink<B: Testbench>(repro: &Repro, lib: &Path, out_dir: &Path) -> Result
     let orig: Vec<B::Txn> = repro.txns::<B>()?;
     let bytes = |t: &[B::Txn]| serde_json::to_string(t).map(|s| s.len()).unwrap_or(0);
     let base = replay_txns::<B>(repro, lib, orig.clone(), None)?;
-    let Some((target, first_cycle)) = Target::of(&base) else {
+    let Some((target, first_cycle)) = Failure::of(&base) else {
         return Err(Error::Input(format!(
             "the bundle of {} does not diverge or end with an RTL error on this RTL; nothing to shrink",
             repro.name()
@@ -373,7 +373,9 @@ pub fn shrink<B: Testbench>(repro: &Repro, lib: &Path, out_dir: &Path) -> Result
     let mut fails = |cand: &[B::Txn]| -> Result<Option<u64>> {
         attempts += 1;
         let o = replay_txns::<B>(repro, lib, cand.to_vec(), None)?;
-        Ok(Target::of(&o).filter(|(t, _)| *t == target).map(|(_, c)| c))
+        Ok(Failure::of(&o)
+            .filter(|(t, _)| *t == target)
+            .map(|(_, c)| c))
     };
     // The run stopped shortly after the failure: later transactions never
     // mattered.
