@@ -75,7 +75,7 @@ fn exec_zero_and_skipped_passes() {
         "wave32 ignores the upper exec half"
     );
     let mut bad = req("ds_read_b32", u64::MAX, |_| 0);
-    bad.op = 11;
+    bad.op = 13;
     assert_eq!(
         cycles(Profile::Gfx9, &bad),
         1,
@@ -592,4 +592,85 @@ fn spec_2_1_addresses_wrap_and_each_dword_is_range_checked() {
         assert_eq!(lds.out.rdata[0], 0xAABB_1122, "{p}");
         assert_eq!(lds.out.oor[0], 0, "{p}");
     }
+}
+
+/// The bytes `from..from + n` of the RAM, little-endian, as one value.
+fn bytes(lds: &Lds, from: u32, n: u32) -> u128 {
+    (0..n).fold(0, |v, i| {
+        let b = from + i;
+        v | u128::from(mem(lds, b & !3) >> (8 * (b & 3)) & 0xff) << (8 * i)
+    })
+}
+
+/// SPEC §2.3 (decided): b96 and b128 take bytes 0-7 from DATA0 and 8-15
+/// from DATA1; DWORD mode aligns a b96 down to 4 bytes and a b128 down to
+/// 16; UNALIGNED mode accesses every dword the access overlaps (five for
+/// a b128 at an odd address); each dword is range checked on its own.
+/// Fails if b96 is aligned down to its size, if a byte above the element
+/// is written, or if a read places its bytes wrongly.
+#[test]
+fn b96_and_b128_address_place_and_check_each_dword() {
+    let (d0, d1) = (0x0807_0605_0403_0201u64, 0x100f_0e0d_0c0b_0a09u64);
+    for p in Profile::all() {
+        for (name, n, addr, unaligned, at) in [
+            ("ds_write_b96", 12, 0x46, false, 0x44),
+            ("ds_write_b96", 12, 0x44, false, 0x44),
+            ("ds_write_b128", 16, 0x46, false, 0x40),
+            ("ds_write_b128", 16, 0x4c, false, 0x40),
+            ("ds_write_b96", 12, 0x43, true, 0x43),
+            ("ds_write_b128", 16, 0x43, true, 0x43),
+        ] {
+            let mut lds = Lds::new(p);
+            let mut w = req(name, 1, |_| addr);
+            w.unaligned = unaligned;
+            w.data0[0] = d0;
+            w.data1[0] = d1;
+            lds.run(&w, |_| {});
+            let want = (u128::from(d1) << 64 | u128::from(d0)) & (u128::MAX >> (128 - 8 * n));
+            assert_eq!(bytes(&lds, at, n), want, "{p} {name} at {addr:#x}");
+            // Nothing outside the element.
+            assert_eq!(bytes(&lds, at - 3, 3), 0, "{p} {name} below");
+            assert_eq!(bytes(&lds, at + n, 4), 0, "{p} {name} above");
+            let read = name.replace("write", "read");
+            let mut r = req(&read, 1, |_| addr);
+            r.unaligned = unaligned;
+            lds.run(&r, |_| {});
+            assert_eq!(lds.out.rdata[0], want, "{p} {read} at {addr:#x}");
+            // The dwords touched: 3 or 4, one more when unaligned across.
+            let dwords = if unaligned { n / 4 + 1 } else { n / 4 };
+            assert_eq!(
+                lds.out.oor[0], 0,
+                "{p} {read}: {dwords} dwords, all in range"
+            );
+            // The last dword out of range: only it is dropped.
+            let mut edge = r.clone();
+            edge.lds_size = (at & !3) + 4 * (dwords - 1);
+            lds.run(&edge, |_| {});
+            assert_eq!(
+                lds.out.oor[0],
+                1 << (dwords - 1),
+                "{p} {read}: only the last dword out of range"
+            );
+            assert_eq!(
+                lds.out.rdata[0],
+                want & !(u128::MAX << (8 * (4 * (dwords - 1) - (at & 3)))),
+                "{p} {read}: the last dword reads 0"
+            );
+        }
+    }
+}
+
+/// SPEC §2.2: a lane contributes one access per dword, so 32 lanes of a
+/// b128 at consecutive 16-byte addresses put four accesses on every one
+/// of 32 banks: 4 cycles a pass, 8 for a wave64; a b96 at 12-byte steps
+/// (96 dwords over 32 banks) costs 3 a pass.
+#[test]
+fn b96_and_b128_conflicts_count_dwords() {
+    let r = req("ds_read_b128", u64::MAX, |l| 16 * l as u32);
+    assert_eq!(cycles(Profile::Gfx9, &r), 8);
+    let r = req("ds_read_b96", u64::MAX, |l| 12 * l as u32);
+    assert_eq!(cycles(Profile::Gfx9, &r), 6);
+    let mut w32 = req("ds_write_b128", u64::MAX, |l| 16 * l as u32);
+    w32.wave64 = false;
+    assert_eq!(cycles(Profile::Gfx11, &w32), 2, "64 banks: two cycles");
 }

@@ -49,15 +49,19 @@ module lds_slots
   logic [RamAw-1:0] phys_mask;
   logic [15:0] off16;
   logic [31:0] adj;
+  logic [31:0] align;
   logic        is_mem;
 
   assign big_mode  = !Gfx9 && wgp_i;
   assign bank_mask = big_mode ? 6'd63 : 6'd31;
   assign phys_mask = big_mode ? RamAw'(RamDwords - 1) : RamAw'(RamDwords / 2 - 1);
   assign off16     = {offset1_i, offset0_i};
-  assign adj       = {28'd0, info_i.width} << (info_i.st64 ? 32'd6 : 32'd0);
+  assign adj       = {27'd0, info_i.width} << (info_i.st64 ? 32'd6 : 32'd0);
   assign is_mem    = (info_i.kind == KindLoad) || (info_i.kind == KindStore) ||
                      (info_i.kind == KindAtomic);
+  // DWORD mode aligns down to the element size, b96 (three dword accesses)
+  // to 4 bytes (SPEC 2.3).
+  assign align     = (info_i.width == 5'd12) ? 32'd4 : {27'd0, info_i.width};
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     slot_t                slot [NumSlots];
@@ -67,7 +71,7 @@ module lds_slots
     logic [31:0] w;
     logic [1:0]  lo;
     logic [2:0]  ndw;
-    logic [63:0] data;
+    logic [127:0] data;
     logic [29:0] dw;
     logic [31:0] rel;
     logic        mv;
@@ -83,7 +87,7 @@ module lds_slots
       oor     = '0;
       memviol = '0;
       rel     = '0;
-      w       = {28'd0, info_i.width};
+      w       = {27'd0, info_i.width};
       for (int unsigned l = 0; l < Lanes; l++) begin
         for (int unsigned e = 0; e < 2; e++) begin
           if (info_i.addtid) begin
@@ -97,18 +101,26 @@ module lds_slots
           if (info_i.kind == KindAtomic) begin
             mv = (a[1:0] != 2'b00);
           end else if (!unaligned_i) begin
-            a = a & ~(w - 32'd1);
+            a = a & ~(align - 32'd1);
           end
           if (active_i[l] && is_mem && (e == 0) && mv) begin
             memviol[l] = 1'b1;
           end
-          data = (e == 0) ? data0_i[l] : data1_i[l];
+          // b96 and b128 take bytes 0-7 from DATA0 and 8-15 from DATA1.
+          if (info_i.width > 5'd8) begin
+            data = {data1_i[l], data0_i[l]};
+          end else begin
+            data = {64'd0, (e == 0) ? data0_i[l] : data1_i[l]};
+          end
           lo   = a[1:0];
           ndw  = 3'(({30'd0, lo} + w + 32'd3) >> 2);
-          for (int unsigned j = 0; j < 3; j++) begin
+          // Up to three dwords of each of two elements, or five of one
+          // b96 or b128 element.
+          for (int unsigned j = 0; j < 5; j++) begin
             s  = 9'(SlotsPerLane * l + 3 * e + j);
             dw = a[31:2] + 30'(j);
-            if (active_i[l] && is_mem && !mv && ((e == 0) || info_i.two) && (3'(j) < ndw)) begin
+            if ((3 * e + j < SlotsPerLane) && active_i[l] && is_mem && !mv &&
+                ((e == 0) || info_i.two) && (3'(j) < ndw)) begin
               slot[s].exists = 1'b1;
               slot[s].oor    = ({2'b00, dw, 2'b00} >= {16'd0, lds_size_i});
               live[s]        = !slot[s].oor;
@@ -121,7 +133,7 @@ module lds_slots
                 rel = 32'(4 * j + b) - {30'd0, lo};
                 if ((32'(4 * j + b) >= {30'd0, lo}) && (rel < w)) begin
                   slot[s].be[b]            = 1'b1;
-                  slot[s].wdata[8*b +: 8]  = data[8*rel[2:0] +: 8];
+                  slot[s].wdata[8*b +: 8]  = data[8*rel[3:0] +: 8];
                 end
               end
             end

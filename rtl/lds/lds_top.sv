@@ -217,9 +217,9 @@ module lds_top
         if (finish) begin
           for (int unsigned l = 0; l < Lanes; l++) begin
             r = res_d[l] | {96'd0, perm_q[l]};
-            if (info_q.signext && (info_q.width == 4'd1)) begin
+            if (info_q.signext && (info_q.width == 5'd1)) begin
               rdata_fin[l] = {96'd0, {24{r[7]}}, r[7:0]};
-            end else if (info_q.signext && (info_q.width == 4'd2)) begin
+            end else if (info_q.signext && (info_q.width == 5'd2)) begin
               rdata_fin[l] = {96'd0, {16{r[15]}}, r[15:0]};
             end else begin
               rdata_fin[l] = r;

@@ -96,8 +96,10 @@ impl LdsModel {
             Kind::Load if info.signed => Bin::LoadSigned,
             Kind::Load if info.two => Bin::LoadTwo,
             Kind::Load if info.addtid => Bin::LoadAddtid,
+            Kind::Load if info.width > 8 => Bin::LoadWide,
             Kind::Load => Bin::Load,
             Kind::Store if info.width < 4 => Bin::StoreSub,
+            Kind::Store if info.width > 8 => Bin::StoreWide,
             Kind::Store if info.two => Bin::StoreTwo,
             Kind::Store if info.addtid => Bin::StoreAddtid,
             Kind::Store => Bin::Store,
@@ -125,14 +127,19 @@ impl LdsModel {
         let mut oor = false;
         let mut partial = false;
         let (exists, oor_mask) = (self.lds.slot_mask(), self.lds.oor_mask());
+        let mut five = false;
         for l in 0..LANES {
             let (n, n_oor) = (exists[l], oor_mask[l]);
             straddle |= n & 2 != 0 && self.lds.slot(SLOTS * l).be != 0xF;
+            five |= n & 0x10 != 0 && !info.two;
             oor |= n_oor != 0;
             partial |= n_oor != 0 && n_oor != n;
         }
         if straddle {
             rec.hit(Bin::Straddle, c);
+        }
+        if five {
+            rec.hit(Bin::FiveDwords, c);
         }
         if oor {
             rec.hit(Bin::Oor, c);
@@ -261,6 +268,7 @@ fn addressing_corners(r: &Request, active: u64, profile: Profile) -> Vec<Bin> {
     match info.kind {
         Kind::Load | Kind::Store | Kind::Atomic => {
             let w = u64::from(info.width);
+            let align = u64::from(info.align());
             let adj = if info.two {
                 w * if info.st64 { 64 } else { 1 }
             } else {
@@ -277,12 +285,12 @@ fn addressing_corners(r: &Request, active: u64, profile: Profile) -> Vec<Bin> {
                     } else {
                         u64::from(r.addr[l]) + u64::from(off16)
                     };
-                    down |= info.kind != Kind::Atomic && !r.unaligned && a % w != 0;
+                    down |= info.kind != Kind::Atomic && !r.unaligned && a % align != 0;
                     // Past 2^32 by the sum, or by the bytes of an element
                     // that starts below it (an unaligned one, or one not
                     // aligned down).
                     let kept = if info.kind != Kind::Atomic && !r.unaligned {
-                        (a & 0xFFFF_FFFF) / w * w
+                        (a & 0xFFFF_FFFF) / align * align
                     } else {
                         a & 0xFFFF_FFFF
                     };

@@ -129,7 +129,8 @@ pub struct OpInfo {
     pub code: u8,
     /// What it does.
     pub kind: Kind,
-    /// Element size in bytes (1, 2, 4, 8; 4 for atomics and permutes).
+    /// Element size in bytes (1, 2, 4, 8, 12, 16; 4 for atomics and
+    /// permutes).
     pub width: u8,
     /// Two addresses (read2/write2).
     pub two: bool,
@@ -160,6 +161,17 @@ const fn info(code: u8, kind: Kind, width: u8, two: bool, st64: bool) -> OpInfo 
 }
 
 impl OpInfo {
+    /// The bytes a DWORD-mode address is aligned down to: the element size,
+    /// except b96, which is three dword accesses and aligns to 4 (SPEC
+    /// §2.3).
+    pub const fn align(&self) -> u32 {
+        if self.width == 12 {
+            4
+        } else {
+            self.width as u32
+        }
+    }
+
     /// Decodes an `op_i` code (6 bits; unknown codes are `Kind::Invalid`).
     pub const fn decode(code: u8) -> OpInfo {
         use Kind::*;
@@ -185,6 +197,8 @@ impl OpInfo {
                 addtid: true,
                 ..info(code, Load, 4, false, false)
             },
+            11 => info(code, Load, 12, false, false),
+            12 => info(code, Load, 16, false, false),
             16 => info(code, Store, 1, false, false),
             17 => info(code, Store, 2, false, false),
             18 => info(code, Store, 4, false, false),
@@ -197,6 +211,8 @@ impl OpInfo {
                 addtid: true,
                 ..info(code, Store, 4, false, false)
             },
+            25 => info(code, Store, 12, false, false),
+            26 => info(code, Store, 16, false, false),
             28 => info(code, Permute, 4, false, false),
             29 => info(code, Bpermute, 4, false, false),
             32..=63 => match self::Atomic::from_index(code & 15) {
@@ -230,6 +246,8 @@ pub const PLAIN_NAMES: &[(&str, u8)] = &[
     ("ds_read2st64_b32", 8),
     ("ds_read2st64_b64", 9),
     ("ds_read_addtid_b32", 10),
+    ("ds_read_b96", 11),
+    ("ds_read_b128", 12),
     ("ds_write_b8", 16),
     ("ds_write_b16", 17),
     ("ds_write_b32", 18),
@@ -239,16 +257,36 @@ pub const PLAIN_NAMES: &[(&str, u8)] = &[
     ("ds_write2st64_b32", 22),
     ("ds_write2st64_b64", 23),
     ("ds_write_addtid_b32", 24),
+    ("ds_write_b96", 25),
+    ("ds_write_b128", 26),
     ("ds_permute_b32", 28),
     ("ds_bpermute_b32", 29),
 ];
 
+/// gfx11's spellings of the gfx9 mnemonics, as prefixes.
+const GFX11_SPELLINGS: &[(&str, &str)] = &[
+    ("ds_load_2addr_stride64_", "ds_read2st64_"),
+    ("ds_store_2addr_stride64_", "ds_write2st64_"),
+    ("ds_load_2addr_", "ds_read2_"),
+    ("ds_store_2addr_", "ds_write2_"),
+    ("ds_load_", "ds_read_"),
+    ("ds_storexchg", "ds_wrxchg"),
+    ("ds_store_", "ds_write_"),
+];
+
 /// The code of a mnemonic (`ds_read_b32`, `ds_add_rtn_u32`, `ds_cmpst_b32`,
-/// `ds_cmpstore_rtn_b32`, …). Atomics accept the `_u32`, `_i32` and `_b32`
-/// suffixes as the ISA spells them; both cmpst spellings name code 45/61 (the
-/// operand order is the profile's).
+/// `ds_cmpstore_rtn_b32`, …), in gfx9's or gfx11's spelling (`ds_load_b32`,
+/// `ds_store_2addr_b64`, `ds_storexchg_rtn_b32`). Atomics accept the `_u32`,
+/// `_i32` and `_b32` suffixes as the ISA spells them; both cmpst spellings
+/// name code 45/61 (the operand order is the profile's).
 pub fn code_of(name: &str) -> Option<u8> {
-    let n = name.trim().to_ascii_lowercase();
+    let mut n = name.trim().to_ascii_lowercase();
+    if let Some((r, (_, to))) = GFX11_SPELLINGS
+        .iter()
+        .find_map(|s| n.strip_prefix(s.0).map(|r| (r.to_string(), s)))
+    {
+        n = format!("{to}{r}");
+    }
     if let Some(&(_, c)) = PLAIN_NAMES.iter().find(|(m, _)| *m == n) {
         return Some(c);
     }
@@ -309,6 +347,17 @@ mod tests {
         assert_eq!(code_of("ds_cmpst_b32"), code_of("ds_cmpstore_b32"));
         assert_eq!(code_of("ds_min_rtn_i32"), Some(48 + 5));
         assert_eq!(code_of("ds_bogus"), None);
+        for (gfx11, gfx9) in [
+            ("ds_load_b128", "ds_read_b128"),
+            ("ds_store_b96", "ds_write_b96"),
+            ("ds_load_2addr_stride64_b64", "ds_read2st64_b64"),
+            ("ds_store_2addr_b32", "ds_write2_b32"),
+            ("ds_load_u16", "ds_read_u16"),
+            ("ds_storexchg_rtn_b32", "ds_wrxchg_rtn_b32"),
+        ] {
+            assert_eq!(code_of(gfx11), code_of(gfx9), "{gfx11}");
+            assert!(code_of(gfx9).is_some(), "{gfx9}");
+        }
     }
 
     #[test]

@@ -79,7 +79,7 @@ pub fn enc_svh() -> String {
     s.comment("Everything the unit needs to know about an op_i code.");
     s.line("typedef struct packed {");
     s.line("  kind_e      kind;");
-    s.line("  logic [3:0] width;   // element bytes: 1, 2, 4, 8");
+    s.line("  logic [4:0] width;   // element bytes: 1, 2, 4, 8, 12, 16");
     s.line("  logic       two;     // read2 / write2");
     s.line("  logic       st64;");
     s.line("  logic       addtid;");
@@ -98,7 +98,7 @@ pub fn enc_svh() -> String {
             "    {}: o = '{{kind: {}, width: {}, two: {}, st64: {}, addtid: {}, signext: {}, rtn: {}, atom: {}}};",
             lit(6, code.into()),
             kind_name(i.kind),
-            lit(4, i.width.into()),
+            lit(5, i.width.into()),
             bit(i.two),
             bit(i.st64),
             bit(i.addtid),
@@ -122,7 +122,7 @@ mod tests {
     fn every_code_has_a_row() {
         let t = enc_svh();
         assert_eq!(t.matches(": o = '{kind:").count(), 64);
-        assert!(t.contains("6'd53: o = '{kind: KindAtomic, width: 4'd4, two: 1'b0, st64: 1'b0, addtid: 1'b0, signext: 1'b0, rtn: 1'b1, atom: 4'd5};"));
+        assert!(t.contains("6'd53: o = '{kind: KindAtomic, width: 5'd4, two: 1'b0, st64: 1'b0, addtid: 1'b0, signext: 1'b0, rtn: 1'b1, atom: 4'd5};"));
         assert_eq!(kind_code(Kind::Bpermute), 5);
     }
 

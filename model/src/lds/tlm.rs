@@ -8,7 +8,8 @@ use crate::Profile;
 
 /// Lanes of a wave64.
 pub const LANES: usize = 64;
-/// Dword slots per lane (two elements of up to three dwords).
+/// Dword slots per lane (two elements of up to three dwords, or one b96
+/// or b128 element of up to five).
 pub const SLOTS: usize = 6;
 /// Slots of a wave.
 pub const NSLOTS: usize = LANES * SLOTS;
@@ -602,7 +603,9 @@ impl Lds {
                 1 => self.mem_slots::<1>(r, active, nbanks, ram_dwords),
                 2 => self.mem_slots::<2>(r, active, nbanks, ram_dwords),
                 4 => self.mem_slots::<4>(r, active, nbanks, ram_dwords),
-                _ => self.mem_slots::<8>(r, active, nbanks, ram_dwords),
+                8 => self.mem_slots::<8>(r, active, nbanks, ram_dwords),
+                12 => self.mem_slots::<12>(r, active, nbanks, ram_dwords),
+                _ => self.mem_slots::<16>(r, active, nbanks, ram_dwords),
             },
         }
         self.passes[0].seal();
@@ -637,7 +640,10 @@ impl Lds {
         // the bytes above W cleared.
         let elem_be = (1u32 << W) - 1;
         let data_mask = if W >= 8 { u64::MAX } else { (1 << (8 * W)) - 1 };
-        // An element touches at most (3 + W + 3) / 4 dwords.
+        // DWORD mode aligns down to this (b96: 4).
+        let align = info.align();
+        // An element touches at most (3 + W + 3) / 4 dwords: 5 for b128,
+        // within the lane's SLOTS (two elements of up to three).
         let max_dw = (W + 6) / 4;
         let mut m = active;
         while m != 0 {
@@ -664,23 +670,32 @@ impl Lds {
                         continue;
                     }
                 } else if !r.unaligned {
-                    a &= !(W - 1);
+                    a &= !(align - 1);
                 }
-                let data = if e == 0 { r.data0[l] } else { r.data1[l] } & data_mask;
+                // b96 and b128 take bytes 0-7 from DATA0 and 8-15 from
+                // DATA1 (docs/lds.md "Data").
+                let data = if W > 8 {
+                    (u128::from(r.data0[l]) | u128::from(r.data1[l]) << 64)
+                        & (u128::MAX >> (128 - 8 * W))
+                } else {
+                    u128::from(if e == 0 { r.data0[l] } else { r.data1[l] } & data_mask)
+                };
                 let lo = a & 3;
                 let ndw = (lo + W).div_ceil(4);
                 // Byte `lo + i` of these (first dword first) is byte `i` of
                 // the element; the other bytes are 0. Up to 7 bytes for
-                // W <= 4, up to 11 for W = 8.
+                // W <= 4, up to 11 for W = 8, 19 for W = 16.
                 let be_all = elem_be << lo;
                 for j in 0..max_dw {
                     if j >= ndw {
                         break;
                     }
-                    let wdata = if W <= 4 {
-                        (data << (8 * lo) >> (32 * j)) as u32
+                    // Element bytes 4j - lo .. 4j - lo + 3 (shifting the
+                    // element right, so that no byte of a b128 is lost).
+                    let wdata = if j == 0 {
+                        (data << (8 * lo)) as u32
                     } else {
-                        (u128::from(data) << (8 * lo) >> (32 * j)) as u32
+                        (data >> (32 * j - 8 * lo)) as u32
                     };
                     let dword = ((a >> 2).wrapping_add(j)) & 0x3FFF_FFFF;
                     let oor = u64::from(dword) * 4 >= size;

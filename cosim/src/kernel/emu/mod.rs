@@ -1115,7 +1115,33 @@ impl<'a> Emulator<'a> {
         if info.addtid && !w.sk[M0 as usize] {
             return Err("M0 is symbolic".into());
         }
-        let wide = info.width == 8;
+        // DATA0 of a b64 is a VGPR pair; of a b96 or b128 a triple or
+        // quadruple, whose bytes 0-7 go to the unit's DATA0 and 8-15 to its
+        // DATA1 (docs/lds.md "Data").
+        let dwords = match info.width {
+            8 => 2,
+            12 => 3,
+            16 => 4,
+            _ => 1,
+        };
+        let read = |w: &Wave, d: Opnd, l: usize, from: usize, n: usize| -> (u64, bool) {
+            match d {
+                Opnd::V(r, _) => (from..from + n).fold((0u64, true), |(v, k), i| {
+                    let (x, kx) = Self::v32(w, Opnd::V(r + i as u16, 1), l);
+                    (v | u64::from(x) << (32 * (i - from)), k && kx)
+                }),
+                _ if n == 2 => Self::v64(w, d, l),
+                _ => {
+                    let (x, k) = Self::v32(w, d, l);
+                    (u64::from(x), k)
+                }
+            }
+        };
+        if dwords > 2 {
+            if let Some(d) = d0 {
+                Self::vregs(d, dwords)?;
+            }
+        }
         for l in lanes(active) {
             if let Some(a) = addr {
                 let (v, k) = Self::v32(w, a, l);
@@ -1128,28 +1154,25 @@ impl<'a> Emulator<'a> {
                 req.addr[l] = v;
             }
             if let Some(d) = d0 {
-                req.data0[l] = if wide {
-                    Self::v64(w, d, l).0
-                } else {
-                    u64::from(Self::v32(w, d, l).0)
-                };
+                req.data0[l] = read(w, d, l, 0, dwords.min(2)).0;
+                if dwords > 2 {
+                    req.data1[l] = read(w, d, l, 2, dwords - 2).0;
+                }
             }
             if let Some(d) = d1 {
-                req.data1[l] = if wide {
-                    Self::v64(w, d, l).0
-                } else {
-                    u64::from(Self::v32(w, d, l).0)
-                };
+                req.data1[l] = read(w, d, l, 0, dwords.min(2)).0;
             }
         }
+        let known = |w: &Wave, d: Opnd, l: usize, n: usize| -> bool {
+            match d {
+                Opnd::V(r, _) => (0..n).all(|i| Self::v32(w, Opnd::V(r + i as u16, 1), l).1),
+                _ if n == 2 => Self::v64(w, d, l).1,
+                _ => Self::v32(w, d, l).1,
+            }
+        };
         let dk = |w: &Wave, l: usize| -> bool {
-            [d0, d1].iter().flatten().all(|&d| {
-                if wide {
-                    Self::v64(w, d, l).1
-                } else {
-                    Self::v32(w, d, l).1
-                }
-            })
+            d0.is_none_or(|d| known(w, d, l, dwords))
+                && d1.is_none_or(|d| known(w, d, l, dwords.min(2)))
         };
         // The emulator's own semantics (SPEC §2.1, §2.3).
         let mut result = [0u128; 64];
@@ -1185,9 +1208,13 @@ impl<'a> Emulator<'a> {
                     for (e, a) in addrs.iter().enumerate() {
                         let Some(mut a) = *a else { continue };
                         if !req.unaligned {
-                            a &= !(width - 1);
+                            a &= !(info.align() - 1);
                         }
-                        let data = if e == 0 { req.data0[l] } else { req.data1[l] };
+                        let data = if width > 8 {
+                            u128::from(req.data0[l]) | u128::from(req.data1[l]) << 64
+                        } else {
+                            u128::from(if e == 0 { req.data0[l] } else { req.data1[l] })
+                        };
                         for i in 0..width {
                             let b = a.wrapping_add(i);
                             let p = phys(b);

@@ -694,27 +694,6 @@ fn mem(rest: &str) -> Option<Mem> {
     Some(Mem::Atomic { op, bytes })
 }
 
-/// gfx11 LDS mnemonics as the gfx9 names the unit's table uses.
-fn ds_name(m: &str) -> String {
-    const MAP: &[(&str, &str)] = &[
-        ("ds_load_2addr_stride64_", "ds_read2st64_"),
-        ("ds_store_2addr_stride64_", "ds_write2st64_"),
-        ("ds_load_2addr_", "ds_read2_"),
-        ("ds_store_2addr_", "ds_write2_"),
-        ("ds_load_", "ds_read_"),
-        ("ds_store_", "ds_write_"),
-    ];
-    if m.starts_with("ds_storexchg") {
-        return m.replacen("ds_storexchg", "ds_wrxchg", 1);
-    }
-    for (a, b) in MAP {
-        if let Some(r) = m.strip_prefix(a) {
-            return format!("{b}{r}");
-        }
-    }
-    m.to_string()
-}
-
 /// What `mnemonic` (as written, `_e32`/`_e64` included) is, on either
 /// profile (their spellings do not collide). Errors say why an instruction
 /// is not emulated.
@@ -974,8 +953,7 @@ pub fn decode(mnemonic: &str) -> Result<Op, String> {
         return Err(format!("{m} is not emulated"));
     }
     if m.starts_with("ds_") {
-        let name = ds_name(m);
-        return gpucosim_model::lds::isa::code_of(&name)
+        return gpucosim_model::lds::isa::code_of(m)
             .map(Op::Ds)
             .ok_or_else(|| format!("{m}: the LDS unit has no such operation"));
     }

@@ -119,9 +119,9 @@ impl Default for LdsKnobs {
 }
 
 const STRIDES: &[u32] = &[0, 1, 2, 4, 8, 16, 32, 33, 64, 3];
-const LOADS: &[u8] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
-const STORES: &[u8] = &[16, 17, 18, 19, 20, 21, 22, 23, 24];
-const INVALID: &[u8] = &[11, 15, 25, 27, 30, 31, 46, 47, 62, 63];
+const LOADS: &[u8] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+const STORES: &[u8] = &[16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26];
+const INVALID: &[u8] = &[13, 14, 15, 27, 30, 31, 46, 47, 62, 63];
 
 fn pct(rng: &mut ChaCha8Rng, p: u32) -> bool {
     rng.gen_range(0..100) < p
