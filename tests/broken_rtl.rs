@@ -232,7 +232,7 @@ macro_rules! fixtures {
 fixtures!(
     lds_arb_highest_wins,
     lds_atomic_broadcast,
-    lds_b96_aligned_to_its_size,
+    lds_b128_data_halves_swapped,
     lds_cu_mode_64_banks,
     lds_range_off_by_one,
     ta_coalesce_ignores_ready,

@@ -522,6 +522,32 @@ impl<'a> Emulator<'a> {
         }
     }
 
+    /// A 64-bit source with whether each 32-bit half is known (low, high).
+    fn v64_halves(w: &Wave, o: Opnd, l: usize) -> (u64, bool, bool) {
+        match o {
+            Opnd::V(n, c) if c >= 2 => {
+                let n = n as usize;
+                (
+                    u64::from(w.v[n][l]) | u64::from(w.v[n + 1][l]) << 32,
+                    w.vk[n] >> l & 1 != 0,
+                    w.vk[n + 1] >> l & 1 != 0,
+                )
+            }
+            Opnd::S(n, c) if c >= 2 => {
+                let n = n as usize;
+                (
+                    u64::from(w.s[n]) | u64::from(w.s[n + 1]) << 32,
+                    w.sk[n],
+                    w.sk[n + 1],
+                )
+            }
+            o => {
+                let (v, k) = Self::v64(w, o, l);
+                (v, k, k)
+            }
+        }
+    }
+
     fn set_v(w: &mut Wave, reg: usize, l: usize, v: u32, known: bool) {
         w.v[reg][l] = v;
         if known {
@@ -904,7 +930,10 @@ impl<'a> Emulator<'a> {
                 for l in lanes(w.active()) {
                     let (a, ka) = Self::v32(w, arg(2)?, l);
                     let (b, kb) = Self::v32(w, arg(3)?, l);
-                    let (c, kc) = Self::v64(w, arg(4)?, l);
+                    // The low half of the result depends on the addend's
+                    // low half only: a high half never written does not
+                    // make it unknown.
+                    let (c, kc_lo, kc_hi) = Self::v64_halves(w, arg(4)?, l);
                     let (r, carry) = if signed {
                         let p = i128::from(a as i32) * i128::from(b as i32) + i128::from(c as i64);
                         (
@@ -915,9 +944,10 @@ impl<'a> Emulator<'a> {
                         let p = u128::from(a) * u128::from(b) + u128::from(c);
                         (p as u64, p > u128::from(u64::MAX))
                     };
-                    let k = ka && kb && kc;
+                    let k_lo = ka && kb && kc_lo;
+                    let k = k_lo && kc_hi;
                     kall &= k;
-                    Self::set_v(w, d, l, r as u32, k);
+                    Self::set_v(w, d, l, r as u32, k_lo);
                     Self::set_v(w, d + 1, l, (r >> 32) as u32, k);
                     out |= u64::from(carry) << l;
                 }
@@ -1907,6 +1937,42 @@ mod tests {
                 && err.contains("lane 63: the LDS unit's model returned 0xbad0000003f, the emulator's LDS holds 0x3f"),
             "{err}"
         );
+    }
+
+    /// `v_mad_u64_u32` with a 64-bit addend whose high half was never
+    /// written: the low half of the result is known (it is an address
+    /// here), the high half is not.
+    #[test]
+    fn a_mad_u64s_low_half_does_not_depend_on_the_addends_high_half() {
+        let text = "\t.amdgcn_target \"amdgcn-amd-amdhsa--gfx900\"\n\t.type k,@function\nk:\n\
+            s_load_dwordx2 s[0:1], s[4:5], 0x0\n\
+            v_mov_b32_e32 v4, 8\n\
+            v_mad_u64_u32 v[2:3], s[6:7], v0, 4, v[4:5]\n\
+            v_lshlrev_b32_e32 v6, 2, v0\n\
+            v_add_u32_e32 v6, 0x200, v6\n\
+            s_waitcnt lgkmcnt(0)\n\
+            global_store_dword v2, v0, s[0:1]\n\
+            global_store_dword v6, v3, s[0:1]\n\
+            s_endpgm\n\
+            .Lfunc_end0:\n\
+            \t.amdhsa_kernel k\n\t\t.amdhsa_user_sgpr_private_segment_buffer 1\n\t\t.amdhsa_user_sgpr_kernarg_segment_ptr 1\n\t\t.amdhsa_user_sgpr_count 6\n\t\t.amdhsa_system_vgpr_workitem_id 0\n\t.end_amdhsa_kernel\n\
+            \t.amdgpu_metadata\n---\namdhsa.kernels:\n  - .args:\n      - .name: out\n        .offset: 0\n        .size: 8\n        .value_kind: global_buffer\n    .name: k\n    .reqd_workgroup_size:\n      - 64\n      - 1\n      - 1\n\t.end_amdgpu_metadata\n";
+        let prog = asm::parse(text).unwrap();
+        let l = Launch::parse(
+            r#"{"grid": [64], "args": {"out": {"size": 1024}}}"#,
+            &prog,
+            Profile::Gfx9,
+            None,
+            None,
+        )
+        .unwrap();
+        let mut e = Emulator::new(Profile::Gfx9, &prog.kernels[0], &l).unwrap();
+        e.run().unwrap();
+        let out = e.buffer_words("out").unwrap();
+        for lane in 0..64 {
+            assert_eq!(out[lane + 2], Some(lane as u32), "out[{}]", lane + 2);
+            assert_eq!(out[128 + lane], None, "the high half is unknown");
+        }
     }
 
     /// A hand-written kernel whose every value is worked out by hand:

@@ -1001,7 +1001,10 @@ mod tests {
         assert_eq!(decode("ds_store_b32").unwrap(), Op::Ds(18));
         assert_eq!(decode("ds_add_u32").unwrap(), Op::Ds(32));
         assert_eq!(decode("ds_storexchg_rtn_b32").unwrap(), Op::Ds(48 + 12));
-        assert!(decode("ds_read_b128")
+        assert_eq!(decode("ds_read_b128").unwrap(), Op::Ds(12));
+        assert_eq!(decode("ds_load_b96").unwrap(), Op::Ds(11));
+        assert_eq!(decode("ds_store_b128").unwrap(), Op::Ds(26));
+        assert!(decode("ds_read_b256")
             .unwrap_err()
             .contains("no such operation"));
         assert_eq!(
