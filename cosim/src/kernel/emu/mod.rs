@@ -884,6 +884,42 @@ impl<'a> Emulator<'a> {
                     Self::set_v(w, d, l, r as u32, kx && ky && kz);
                 }
             }
+            Op::VAlu16(a, signed) => {
+                let (d, _) = Self::vreg(arg(0)?)?;
+                let n = a.arity();
+                let src: [Opnd; 3] = [
+                    arg(1)?,
+                    if n >= 2 { arg(2)? } else { Opnd::Imm(0) },
+                    if n >= 3 { arg(3)? } else { Opnd::Imm(0) },
+                ];
+                let gfx9 = self.profile.gfx() == 9;
+                let ext = |v: u32| {
+                    if signed {
+                        v as u16 as i16 as i32 as u32
+                    } else {
+                        v & 0xffff
+                    }
+                };
+                for l in lanes(w.active()) {
+                    let (x, kx) = Self::v32(w, src[0], l);
+                    let (y, ky) = Self::v32(w, src[1], l);
+                    let (z, kz) = Self::v32(w, src[2], l);
+                    // A shift takes the low four bits of its amount.
+                    let x = match a {
+                        ops::Alu::ShlRev | ops::Alu::ShrRev | ops::Alu::SarRev => x & 15,
+                        _ => ext(x),
+                    };
+                    let r =
+                        a.apply([x.into(), ext(y).into(), ext(z).into()], false) as u32 & 0xffff;
+                    let k = kx && ky && kz;
+                    if gfx9 {
+                        Self::set_v(w, d, l, r, k);
+                    } else {
+                        let (old, ko) = Self::v32(w, Opnd::V(d as u16, 1), l);
+                        Self::set_v(w, d, l, old & 0xffff_0000 | r, k && ko);
+                    }
+                }
+            }
             Op::VShift64(a) => {
                 let (d, _) = Self::vreg(arg(0)?)?;
                 for l in lanes(w.active()) {
@@ -968,12 +1004,11 @@ impl<'a> Emulator<'a> {
                         (Self::v64(w, s0, l), Self::v64(w, s1, l))
                     } else {
                         let ((a, ka), (b, kb)) = (Self::v32(w, s0, l), Self::v32(w, s1, l));
-                        let e = |v: u32| {
-                            if t.signed {
-                                v as i32 as i64 as u64
-                            } else {
-                                u64::from(v)
-                            }
+                        let e = |v: u32| match (t.half, t.signed) {
+                            (false, true) => v as i32 as i64 as u64,
+                            (false, false) => u64::from(v),
+                            (true, true) => v as u16 as i16 as i64 as u64,
+                            (true, false) => u64::from(v as u16),
                         };
                         ((e(a), ka), (e(b), kb))
                     };
@@ -1972,6 +2007,62 @@ mod tests {
         for lane in 0..64 {
             assert_eq!(out[lane + 2], Some(lane as u32), "out[{}]", lane + 2);
             assert_eq!(out[128 + lane], None, "the high half is unknown");
+        }
+    }
+
+    /// 16-bit VALU and compares: the low halves, sign-extended where signed,
+    /// a shift amount's low four bits; gfx9 zeroes the destination's high
+    /// half, gfx11 keeps it.
+    #[test]
+    fn sixteen_bit_alu_by_hand() {
+        for (target, profile) in [("gfx900", Profile::Gfx9), ("gfx1100", Profile::Gfx11)] {
+            let text = format!(
+                "\t.amdgcn_target \"amdgcn-amd-amdhsa--{target}\"\n\t.type k,@function\nk:\n\
+                s_load_dwordx2 s[0:1], s[4:5], 0x0\n\
+                v_mov_b32_e32 v1, 0x1234ffff\n\
+                v_add_u16_e32 v1, 2, v1\n\
+                v_mov_b32_e32 v2, 0xabcd8000\n\
+                v_ashrrev_i16_e32 v2, 17, v2\n\
+                v_mov_b32_e32 v3, 0xfffe\n\
+                v_cmp_gt_i16_e32 vcc, 1, v3\n\
+                v_cndmask_b32_e64 v4, 7, 9, vcc\n\
+                v_cmp_gt_u16_e32 vcc, 1, v3\n\
+                v_cndmask_b32_e64 v6, 7, 9, vcc\n\
+                v_add_u32_e32 v4, v4, v6\n\
+                v_lshlrev_b32_e32 v5, 4, v0\n\
+                s_waitcnt lgkmcnt(0)\n\
+                global_store_dword v5, v1, s[0:1]\n\
+                global_store_dword v5, v2, s[0:1] offset:4\n\
+                global_store_dword v5, v4, s[0:1] offset:8\n\
+                s_endpgm\n\
+                .Lfunc_end0:\n\
+                \t.amdhsa_kernel k\n\t\t.amdhsa_user_sgpr_private_segment_buffer 1\n\t\t.amdhsa_user_sgpr_kernarg_segment_ptr 1\n\t\t.amdhsa_user_sgpr_count 6\n\t\t.amdhsa_system_vgpr_workitem_id 0\n\t.end_amdhsa_kernel\n\
+                \t.amdgpu_metadata\n---\namdhsa.kernels:\n  - .args:\n      - .name: out\n        .offset: 0\n        .size: 8\n        .value_kind: global_buffer\n    .name: k\n    .reqd_workgroup_size:\n      - 64\n      - 1\n      - 1\n\t.end_amdgpu_metadata\n"
+            );
+            let prog = asm::parse(&text).unwrap();
+            let l = Launch::parse(
+                r#"{"grid": [64], "args": {"out": {"size": 1024}}}"#,
+                &prog,
+                profile,
+                None,
+                None,
+            )
+            .unwrap();
+            let mut e = Emulator::new(profile, &prog.kernels[0], &l).unwrap();
+            e.run().unwrap();
+            let out = e.buffer_words("out").unwrap();
+            // 0xffff + 2 wraps to 1; 0x8000 >> (17 & 15) arithmetic is
+            // 0xc000; 1 > -2 signed (9), 1 > 65534 unsigned is false (7).
+            let (add, sar) = if profile == Profile::Gfx9 {
+                (0x0000_0001, 0x0000_c000)
+            } else {
+                (0x1234_0001, 0xabcd_c000)
+            };
+            for lane in 0..64 {
+                assert_eq!(out[4 * lane], Some(add), "{target} lane {lane}");
+                assert_eq!(out[4 * lane + 1], Some(sar), "{target} lane {lane}");
+                assert_eq!(out[4 * lane + 2], Some(9 + 7), "{target} lane {lane}");
+            }
         }
     }
 

@@ -62,35 +62,28 @@ impl Cmp {
     }
 }
 
-/// Integer type of a compare: width 32/64, signedness.
+/// Integer type of a compare: width 16/32/64, signedness.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ty {
     /// 64-bit.
     pub wide: bool,
     /// Signed.
     pub signed: bool,
+    /// 16-bit (the low half of the 32-bit register; vector compares only).
+    pub half: bool,
 }
 
 fn ty(s: &str) -> Option<Ty> {
-    Some(match s {
-        "u32" | "b32" => Ty {
-            wide: false,
-            signed: false,
-        },
-        "i32" => Ty {
-            wide: false,
-            signed: true,
-        },
-        "u64" | "b64" => Ty {
-            wide: true,
-            signed: false,
-        },
-        "i64" => Ty {
-            wide: true,
-            signed: true,
-        },
+    let (wide, signed, half) = match s {
+        "u32" | "b32" => (false, false, false),
+        "i32" => (false, true, false),
+        "u64" | "b64" => (true, false, false),
+        "i64" => (true, true, false),
+        "u16" | "b16" => (false, false, true),
+        "i16" => (false, true, true),
         _ => return None,
-    })
+    };
+    Some(Ty { wide, signed, half })
 }
 
 /// A scalar or vector two-or-three-source integer operation.
@@ -574,6 +567,11 @@ pub enum Op {
     VUn(Un),
     /// VOP integer op on 32 bits.
     VAlu(Alu),
+    /// A 16-bit VALU operation on the low halves of its sources (`v_add_u16`,
+    /// `v_lshlrev_b16`, `v_max_i16`, `v_mad_u16`, …), sign-extended when
+    /// signed. gfx9 zeroes the destination's high half, gfx11 keeps it (as
+    /// LLVM's `zeroesHigh16BitsOfDest` has it).
+    VAlu16(Alu, bool),
     /// 64-bit shift (`v_lshlrev_b64`, …): the Alu is the rev form.
     VShift64(Alu),
     /// `v_add_co_u32`, `v_sub_co_u32`, `v_subrev_co_u32` (carry out) and
@@ -950,6 +948,25 @@ pub fn decode(mnemonic: &str) -> Result<Op, String> {
         if let Some(a) = vop(rest) {
             return Ok(Op::VAlu(a));
         }
+        let half = match rest {
+            "add_u16" | "add_nc_u16" => Some((Alu::Add, false)),
+            "sub_u16" | "sub_nc_u16" => Some((Alu::Sub, false)),
+            "subrev_u16" => Some((Alu::SubRev, false)),
+            "mul_lo_u16" => Some((Alu::Mul, false)),
+            "lshlrev_b16" => Some((Alu::ShlRev, false)),
+            "lshrrev_b16" => Some((Alu::ShrRev, false)),
+            "ashrrev_i16" => Some((Alu::SarRev, true)),
+            "min_u16" => Some((Alu::MinU, false)),
+            "max_u16" => Some((Alu::MaxU, false)),
+            "min_i16" => Some((Alu::MinI, true)),
+            "max_i16" => Some((Alu::MaxI, true)),
+            "mad_u16" => Some((Alu::MadU24, false)),
+            "mad_i16" => Some((Alu::MadI24, true)),
+            _ => None,
+        };
+        if let Some((a, signed)) = half {
+            return Ok(Op::VAlu16(a, signed));
+        }
         return Err(format!("{m} is not emulated"));
     }
     if m.starts_with("ds_") {
@@ -1002,6 +1019,15 @@ mod tests {
         assert_eq!(decode("ds_add_u32").unwrap(), Op::Ds(32));
         assert_eq!(decode("ds_storexchg_rtn_b32").unwrap(), Op::Ds(48 + 12));
         assert_eq!(decode("ds_read_b128").unwrap(), Op::Ds(12));
+        assert_eq!(
+            decode("v_lshlrev_b16_e32").unwrap(),
+            Op::VAlu16(Alu::ShlRev, false)
+        );
+        assert_eq!(decode("v_add_nc_u16").unwrap(), Op::VAlu16(Alu::Add, false));
+        assert_eq!(
+            decode("v_cmp_gt_i16_e32").unwrap(),
+            Op::VCmp(Cmp::Gt, ty("i16").unwrap(), false)
+        );
         assert_eq!(decode("ds_load_b96").unwrap(), Op::Ds(11));
         assert_eq!(decode("ds_store_b128").unwrap(), Op::Ds(26));
         assert!(decode("ds_read_b256")
