@@ -504,6 +504,49 @@ fn b128_tiles_have_the_conflicts_derived_by_hand() {
     }
 }
 
+/// divide: division and remainder by run-time arguments (LLVM's
+/// reciprocal expansion: `v_cvt_f32_u32`, `v_rcp_iflag_f32`, `v_mul_f32`,
+/// `v_cvt_u32_f32`), an LDS address computed by division, a float compare
+/// deciding a branch, and a square root as an index. Every output word is
+/// checked; the square root's address, and only it, is reported as
+/// depending on an approximate result. gfx900's code reads the low half
+/// through SDWA (`src0_sel:WORD_0`).
+#[test]
+fn integer_division_and_float_branches_compute_exactly() {
+    for t in ["gfx900", "gfx1100"] {
+        let e = run("divide", t, "divide", "divide");
+        let i = words(&e, "in");
+        let (q, r, c, root) = (
+            words(&e, "q"),
+            words(&e, "r"),
+            words(&e, "c"),
+            words(&e, "root"),
+        );
+        for g in 0..128 {
+            let (l, base) = (g % 64, g - g % 64);
+            assert_eq!((q[g], r[g]), (i[g] / 7, i[g] % 7), "{t} q, r [{g}]");
+            let x = (i[g] & 0xffff) as f32 * 0.5;
+            let want = i[base + 63 - l].wrapping_add(if x > 1000.0 { 1 } else { 2 });
+            assert_eq!(c[g], want, "{t} c[{g}]");
+            let s = (l as f32).sqrt() as usize;
+            assert_eq!(root[g], i[base + s], "{t} root[{g}]");
+        }
+        let taken = (0..128).filter(|&g| (i[g] & 0xffff) > 2000).count();
+        assert!(
+            taken > 0 && taken < 128,
+            "{t}: both branches taken ({taken})"
+        );
+        assert_eq!(e.approximate.len(), 1, "{t}: {:?}", e.approximate);
+        assert!(
+            e.approximate[0].contains("the address depends on an approximate"),
+            "{t}: {:?}",
+            e.approximate
+        );
+        let tot = &e.profile.total;
+        assert_eq!((tot.lds_lanes, tot.lds_oor_lanes), (2 * 128, 0), "{t}");
+    }
+}
+
 #[test]
 fn every_fixture_kernel_is_proven_safe() {
     for e in std::fs::read_dir(dir()).unwrap() {
@@ -853,7 +896,7 @@ fn bad_input_is_a_one_line_error() {
                 "float.s",
                 &edge.replace(
                     "\tds_write_b32 v0, v3\n",
-                    "\tv_mul_f32_e32 v0, v0, v0\n\tds_write_b32 v0, v3\n",
+                    "\tv_add_f16_e32 v0, v0, v0\n\tds_write_b32 v0, v3\n",
                 ),
             ),
             launch.clone(),

@@ -187,6 +187,7 @@ fn profile(a: ProfileArgs) -> Result<ExitCode> {
         a.seed,
         false,
     )?;
+    approximate_warnings(&file, &em);
     let p = &em.profile;
     let text = serde_json::to_string_pretty(p).expect("a profile serialises") + "\n";
     match &json {
@@ -225,6 +226,14 @@ fn profile(a: ProfileArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A warning line per place where an approximate floating-point result
+/// reached an address, a branch or EXEC.
+fn approximate_warnings(file: &std::path::Path, em: &gpucosim::kernel::emu::Emulation) {
+    for w in &em.approximate {
+        eprintln!("warning: {}: {w}", file.display());
+    }
+}
+
 /// `kernel run --launch`: the launch emulated, its traffic through the LDS
 /// and TA units.
 fn run_launch(a: KernelRunArgs, launch: PathBuf) -> Result<ExitCode> {
@@ -236,6 +245,7 @@ fn run_launch(a: KernelRunArgs, launch: PathBuf) -> Result<ExitCode> {
     let (em, profile) =
         launch_run::emulate(&file, a.profile.profile, &launch, a.kernel.as_deref(), seed)?;
     gpucosim::catch_stop_signals();
+    approximate_warnings(&file, &em);
     let p = &em.profile;
     println!(
         "{}: emulated {} instructions in {:.3} s; {} LDS and {} TA transactions",

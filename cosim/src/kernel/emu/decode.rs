@@ -63,9 +63,145 @@ pub struct Mods {
     pub glc: bool,
     /// `format:…`, as written inside.
     pub format: Option<String>,
+    /// `neg` on operand i (bit i, destination operands counted): `-v1`,
+    /// `neg(v1)`.
+    pub neg: u16,
+    /// `abs` on operand i: `|v1|`, `abs(v1)`.
+    pub abs: u16,
+    /// `clamp`.
+    pub clamp: bool,
+    /// The output modifier: 1 `mul:2`, 2 `mul:4`, -1 `div:2`, 0 none.
+    pub omod: i8,
+    /// `sext` on operand i (SDWA integer sources): `sext(v1)`.
+    pub sext: u16,
+    /// The SDWA selections, for an `_sdwa` instruction.
+    pub sdwa: Option<Sdwa>,
     /// A modifier the emulator does not implement (`gds`, `tfe`, `lds`,
-    /// `clamp`, `op_sel`, …).
+    /// `op_sel`, …).
     pub unsupported: Option<String>,
+}
+
+/// A field of a dword an SDWA instruction reads or writes: (bit offset,
+/// bits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sel(pub u8, pub u8);
+
+impl Sel {
+    /// The whole dword.
+    pub const DWORD: Sel = Sel(0, 32);
+
+    fn of(s: &str) -> Option<Sel> {
+        Some(match s {
+            "BYTE_0" => Sel(0, 8),
+            "BYTE_1" => Sel(8, 8),
+            "BYTE_2" => Sel(16, 8),
+            "BYTE_3" => Sel(24, 8),
+            "WORD_0" => Sel(0, 16),
+            "WORD_1" => Sel(16, 16),
+            "DWORD" => Sel::DWORD,
+            _ => return None,
+        })
+    }
+
+    /// The field of `v`, zero- or (`sext`) sign-extended.
+    pub fn read(self, v: u32, sext: bool) -> u32 {
+        if self.1 == 32 {
+            return v;
+        }
+        let x = v >> self.0 & ((1u32 << self.1) - 1);
+        if sext && x >> (self.1 - 1) & 1 != 0 {
+            x | !((1u32 << self.1) - 1)
+        } else {
+            x
+        }
+    }
+}
+
+/// What to do with the destination's bits outside `dst_sel`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unused {
+    /// Zero (`UNUSED_PAD`).
+    Pad,
+    /// The field's sign (`UNUSED_SEXT`).
+    Sext,
+    /// The old value's (`UNUSED_PRESERVE`).
+    Preserve,
+}
+
+/// An SDWA instruction's selections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sdwa {
+    /// `src0_sel`, `src1_sel`.
+    pub src: [Sel; 2],
+    /// `dst_sel`.
+    pub dst: Sel,
+    /// `dst_unused`.
+    pub unused: Unused,
+}
+
+impl Default for Sdwa {
+    fn default() -> Self {
+        Sdwa {
+            src: [Sel::DWORD; 2],
+            dst: Sel::DWORD,
+            unused: Unused::Pad,
+        }
+    }
+}
+
+impl Sdwa {
+    /// The destination's new value: `r`'s low `dst_sel` bits placed in
+    /// the field, the rest as `dst_unused` says from the old value `old`.
+    pub fn write(&self, old: u32, r: u32) -> u32 {
+        let Sel(at, bits) = self.dst;
+        if bits == 32 {
+            return r;
+        }
+        let mask = ((1u32 << bits) - 1) << at;
+        let field = r << at & mask;
+        match self.unused {
+            Unused::Preserve => old & !mask | field,
+            Unused::Pad => field,
+            Unused::Sext => {
+                let sign = r >> (bits - 1) & 1 != 0;
+                // The bits above the field copy its sign; those below are 0.
+                let above = if sign { !0u32 << (at + bits) } else { 0 };
+                field | if at + bits < 32 { above } else { 0 }
+            }
+        }
+    }
+}
+
+/// An operand with its float source modifiers (`-v1`, `|v1|`, `-|v1|`,
+/// `neg(v1)`, `abs(v1)`): the operand, neg, abs. A negative number is a
+/// constant, not a modifier.
+pub fn operand_with_mods(t: &str) -> Option<(Opnd, bool, bool)> {
+    let t = t.trim();
+    if let Some(o) = operand(t) {
+        return Some((o, false, false));
+    }
+    if let Some(inner) = t.strip_prefix("neg(").and_then(|r| r.strip_suffix(')')) {
+        let (o, n, a) = operand_with_mods(inner)?;
+        return Some((o, !n, a));
+    }
+    if let Some(inner) = t.strip_prefix("sext(").and_then(|r| r.strip_suffix(')')) {
+        // Recorded by the caller (`operand_mods`).
+        let o = operand(inner)?;
+        return Some((o, false, false));
+    }
+    if let Some(inner) = t.strip_prefix("abs(").and_then(|r| r.strip_suffix(')')) {
+        let (o, n, _) = operand_with_mods(inner)?;
+        return (!n).then_some((o, false, true));
+    }
+    if let Some(inner) = t.strip_prefix('|').and_then(|r| r.strip_suffix('|')) {
+        let o = operand(inner)?;
+        return Some((o, false, true));
+    }
+    if let Some(rest) = t.strip_prefix('-') {
+        let (o, n, a) = operand_with_mods(rest)?;
+        return (!n).then_some((o, true, a));
+    }
+    None
 }
 
 /// Reads a register operand or constant. `None`: not one (a label, or
@@ -228,6 +364,32 @@ pub fn read_mods(words: &[&str], m: &mut Mods) -> Result<(), String> {
                 "offen" => m.offen = true,
                 "idxen" => m.idxen = true,
                 "glc" | "sc0" => m.glc = true,
+                "clamp" => m.clamp = true,
+                w if w.starts_with("src0_sel:")
+                    || w.starts_with("src1_sel:")
+                    || w.starts_with("dst_sel:")
+                    || w.starts_with("dst_unused:") =>
+                {
+                    let (k, v) = w.split_once(':').unwrap_or((w, ""));
+                    let sd = m.sdwa.get_or_insert_with(Sdwa::default);
+                    let bad = || format!("`{w}` is not an SDWA selection");
+                    match k {
+                        "src0_sel" => sd.src[0] = Sel::of(v).ok_or_else(bad)?,
+                        "src1_sel" => sd.src[1] = Sel::of(v).ok_or_else(bad)?,
+                        "dst_sel" => sd.dst = Sel::of(v).ok_or_else(bad)?,
+                        _ => {
+                            sd.unused = match v {
+                                "UNUSED_PAD" => Unused::Pad,
+                                "UNUSED_SEXT" => Unused::Sext,
+                                "UNUSED_PRESERVE" => Unused::Preserve,
+                                _ => return Err(bad()),
+                            }
+                        }
+                    }
+                }
+                "mul:2" => m.omod = 1,
+                "mul:4" => m.omod = 2,
+                "div:2" => m.omod = -1,
                 // Cache policy: no effect on addresses or data.
                 "slc" | "dlc" | "nt" | "sc1" => {}
                 _ => {
@@ -242,6 +404,54 @@ pub fn read_mods(words: &[&str], m: &mut Mods) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sdwa_fields_read_and_write() {
+        let w0 = Sel::of("WORD_0").unwrap();
+        let b3 = Sel::of("BYTE_3").unwrap();
+        assert_eq!(w0.read(0x1234_8765, false), 0x8765);
+        assert_eq!(w0.read(0x1234_8765, true), 0xffff_8765);
+        assert_eq!(b3.read(0x8012_3456, false), 0x80);
+        let mut sd = Sdwa {
+            dst: Sel::of("WORD_1").unwrap(),
+            unused: Unused::Preserve,
+            ..Sdwa::default()
+        };
+        assert_eq!(sd.write(0xaaaa_bbbb, 0x1234), 0x1234_bbbb);
+        sd.unused = Unused::Pad;
+        assert_eq!(sd.write(0xaaaa_bbbb, 0x1234), 0x1234_0000);
+        sd.dst = Sel::of("BYTE_1").unwrap();
+        sd.unused = Unused::Sext;
+        assert_eq!(sd.write(0, 0x80), 0xffff_8000);
+        let mut m = Mods::default();
+        read_mods(
+            &[
+                "dst_sel:WORD_1",
+                "dst_unused:UNUSED_PRESERVE",
+                "src0_sel:BYTE_2",
+            ],
+            &mut m,
+        )
+        .unwrap();
+        let sd = m.sdwa.unwrap();
+        assert_eq!(
+            (sd.dst, sd.unused, sd.src[0]),
+            (Sel(16, 16), Unused::Preserve, Sel(16, 8))
+        );
+        assert!(read_mods(&["src1_sel:NIBBLE"], &mut m).is_err());
+        assert_eq!(
+            operand_with_mods("-|v3|"),
+            Some((Opnd::V(3, 1), true, true))
+        );
+        assert_eq!(
+            operand_with_mods("neg(abs(s2))"),
+            Some((Opnd::S(2, 1), true, true))
+        );
+        assert_eq!(
+            operand_with_mods("-2.0"),
+            Some((Opnd::Float(0xc000_0000, (-2.0f64).to_bits()), false, false))
+        );
+    }
 
     #[test]
     fn operands_and_modifiers() {

@@ -37,6 +37,11 @@ pub struct Descriptor {
     pub wave32: bool,
     /// gfx11 WGP mode (`.amdhsa_workgroup_processor_mode`); else CU mode.
     pub wgp: bool,
+    /// `.amdhsa_float_denorm_mode_32` (0: flush denormal inputs and
+    /// outputs, the hardware's default; 3: keep them).
+    pub f32_denorm: u32,
+    /// `.amdhsa_float_round_mode_32` (0: round to nearest even).
+    pub f32_round: u32,
 }
 
 impl Descriptor {
@@ -116,6 +121,8 @@ impl Descriptor {
             workitem_id: get("system_vgpr_workitem_id")?.unwrap_or(0).min(2) as u8,
             wave32: !gfx9 && on("wavefront_size32", true)?,
             wgp: !gfx9 && on("workgroup_processor_mode", true)?,
+            f32_denorm: get("float_denorm_mode_32")?.unwrap_or(0) & 3,
+            f32_round: get("float_round_mode_32")?.unwrap_or(0) & 3,
         })
     }
 }

@@ -7,11 +7,15 @@
 //! transactions for lock-step runs of the units against their RTL, and
 //! counts for the kernel's profile ([`profile`]).
 //!
-//! Floating-point results are symbolic: a value computed from one is
-//! unknown, and an address, a branch or EXEC that depends on an unknown
-//! value is an error naming the instruction.
+//! binary32 arithmetic is computed ([`float`]); what the emulator does not
+//! compute (binary16/binary64, a register never written, unfilled memory)
+//! is symbolic: a value computed from one is unknown, and an address, a
+//! branch or EXEC that depends on an unknown value is an error naming the
+//! instruction. Approximate results (the transcendentals) are marked, and
+//! where one reaches an address, a branch or EXEC the emulation says so.
 
 pub mod decode;
+pub mod float;
 pub mod launch;
 pub mod memory;
 pub mod ops;
@@ -56,6 +60,10 @@ fn decode_one(mnemonic: &str, operands: &str) -> Result<Ins, String> {
     if let Some(r) = mn.strip_prefix("v_dual_") {
         mn = format!("v_{r}");
     }
+    let sdwa = mn.ends_with("_sdwa");
+    if let Some(r) = mn.strip_suffix("_sdwa") {
+        mn = r.to_string();
+    }
     let op = ops::decode(&mn)?;
     let mut o = Vec::new();
     let mut m = Mods::default();
@@ -71,9 +79,12 @@ fn decode_one(mnemonic: &str, operands: &str) -> Result<Ins, String> {
                 if decode::is_modifier(first) {
                     decode::read_mods(&[first], &mut m)?;
                 } else {
-                    let x = decode::operand(first).ok_or_else(|| {
+                    let (x, neg, abs) = decode::operand_with_mods(first).ok_or_else(|| {
                         format!("operand `{first}` is not a register or a constant")
                     })?;
+                    m.neg |= u16::from(neg) << o.len();
+                    m.abs |= u16::from(abs) << o.len();
+                    m.sext |= u16::from(first.starts_with("sext(")) << o.len();
                     o.push(x);
                 }
             }
@@ -82,6 +93,37 @@ fn decode_one(mnemonic: &str, operands: &str) -> Result<Ins, String> {
     }
     if let Some(u) = &m.unsupported {
         return Err(format!("the modifier `{u}` is not emulated"));
+    }
+    // SDWA: the ALU forms whose sources are registers read per lane.
+    if sdwa {
+        let fits = matches!(
+            op,
+            Op::VUn(_) | Op::VAlu(_) | Op::VAlu16(..) | Op::VF32(_) | Op::VCmp(..) | Op::VCmpF(..)
+        );
+        if !fits {
+            return Err(format!("the SDWA form of {mnemonic} is not emulated"));
+        }
+        m.sdwa.get_or_insert_with(Default::default);
+    } else if m.sdwa.is_some() || m.sext != 0 {
+        return Err(format!(
+            "SDWA selections on {mnemonic}, which is not an SDWA form"
+        ));
+    }
+    // Float modifiers mean something only to the float operations (on an
+    // integer operation `clamp` saturates, which is not emulated).
+    if !matches!(op, Op::VF32(_) | Op::VCmpF(..) | Op::VFloat) {
+        let what = if m.clamp {
+            Some("clamp")
+        } else if m.omod != 0 {
+            Some("an output modifier (mul:/div:)")
+        } else if m.neg != 0 || m.abs != 0 {
+            Some("a source modifier (neg/abs)")
+        } else {
+            None
+        };
+        if let Some(w) = what {
+            return Err(format!("{w} on {mnemonic} is not emulated"));
+        }
     }
     // VOPD's v_dual_cndmask_b32 reads VCC implicitly.
     if mnemonic == "v_dual_cndmask_b32" {
@@ -154,6 +196,10 @@ pub struct Wave {
     scck: bool,
     v: Vec<[u32; 64]>,
     vk: Vec<u64>,
+    /// Lanes of each VGPR whose value derives from an approximate result
+    /// (`float.rs`), and the SGPRs that do.
+    va: Vec<u64>,
+    sa: [bool; NSGPR],
     pc: usize,
     /// Lanes the wave has (its size, fewer in a partial last wave).
     lanes: u64,
@@ -250,6 +296,11 @@ pub struct Emulator<'a> {
     /// The most transactions one unit's traffic may hold.
     pub max_traffic: usize,
     ctx: String,
+    /// The kernel's binary32 denormal mode.
+    denorm: float::Denorm,
+    /// Where an approximate result reached an address, a branch condition
+    /// or EXEC: instruction index, what.
+    approx: std::collections::BTreeMap<usize, &'static str>,
 }
 
 type R<T> = Result<T, String>;
@@ -279,6 +330,8 @@ impl<'a> Emulator<'a> {
             record: true,
             max_traffic: MAX_TRAFFIC,
             ctx: String::new(),
+            denorm: float::Denorm::of_mode(launch.desc.f32_denorm),
+            approx: Default::default(),
         })
     }
 
@@ -303,6 +356,8 @@ impl<'a> Emulator<'a> {
             scck: false,
             v: vec![[0; 64]; NVGPR],
             vk: vec![0; NVGPR],
+            va: vec![0; NVGPR],
+            sa: [false; NSGPR],
             pc: 0,
             lanes: if n == 64 { !0 } else { (1u64 << n) - 1 },
             wave64: !d.wave32,
@@ -441,6 +496,120 @@ impl<'a> Emulator<'a> {
                 return Ok(s);
             }
         }
+    }
+
+    // ---- approximate results ------------------------------------------
+
+    /// The lanes of `srcs` whose value derives from an approximate result
+    /// (every lane for such a scalar).
+    fn approx_in(w: &Wave, srcs: &[Opnd]) -> u64 {
+        srcs.iter().fold(0, |m, o| {
+            m | match *o {
+                Opnd::V(r, c) => {
+                    (r as usize..(r as usize + c as usize).min(NVGPR)).fold(0, |x, i| x | w.va[i])
+                }
+                Opnd::S(r, c) => {
+                    let any = (r as usize..(r as usize + c as usize).min(NSGPR)).any(|i| w.sa[i]);
+                    if any {
+                        !0
+                    } else {
+                        0
+                    }
+                }
+                _ => 0,
+            }
+        })
+    }
+
+    /// Marks (or clears) destination `d` in the lanes `act`.
+    fn set_approx(w: &mut Wave, d: Opnd, act: u64, marked: u64) {
+        match d {
+            Opnd::V(r, c) => {
+                for i in r as usize..(r as usize + c as usize).min(NVGPR) {
+                    w.va[i] = w.va[i] & !act | marked;
+                }
+            }
+            Opnd::S(r, c) => {
+                for i in r as usize..(r as usize + c as usize).min(NSGPR) {
+                    w.sa[i] = marked != 0;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether `ins` writes loaded data into its first operand.
+    fn loads(ins: &Ins) -> bool {
+        match ins.op {
+            Op::SLoad(_) | Op::SBufLoad(_) => true,
+            Op::Ds(code) => OpInfo::decode(code).rtn,
+            Op::Global(m, _) | Op::Buffer(m) => match m {
+                Mem::Load { .. } | Mem::Format { store: false, .. } => true,
+                Mem::Atomic { .. } => ins.m.glc,
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// Records where an approximate result reaches what must be exact: a
+    /// memory instruction's address operands, a branch on VCC.
+    fn approx_checks(&mut self, ins: &Ins, at: usize, w: &Wave) {
+        let act = w.active();
+        let o = &ins.o;
+        let some = |i: usize| o.get(i).copied();
+        let addr: Vec<Opnd> = match ins.op {
+            Op::CBranch(Cond::Vccz | Cond::Vccnz) => {
+                if w.sa[VCC as usize] || w.sa[VCC as usize + 1] {
+                    self.approx.entry(at).or_insert("the branch condition");
+                }
+                return;
+            }
+            // The base and the offset.
+            Op::SLoad(_) | Op::SBufLoad(_) => vec![some(1), some(2)],
+            Op::Ds(code) => {
+                let info = OpInfo::decode(code);
+                if info.addtid {
+                    vec![]
+                } else if info.rtn {
+                    vec![some(1)]
+                } else {
+                    vec![some(0)]
+                }
+            }
+            // Loads `vdst, vaddr[, saddr]`; stores `vaddr, vdata[, saddr]`;
+            // atomics `[vdst,] vaddr, vdata[, saddr]`.
+            Op::Global(m, _) => match m {
+                Mem::Load { .. } => vec![some(1), some(2)],
+                Mem::Atomic { .. } if ins.m.glc => vec![some(1), some(3)],
+                _ => vec![some(0), some(2)],
+            },
+            // vaddr, the resource and soffset follow the data.
+            Op::Buffer(_) => vec![some(1), some(2), some(3)],
+            _ => return,
+        }
+        .into_iter()
+        .flatten()
+        .collect();
+        if Self::approx_in(w, &addr) & act != 0 {
+            self.approx.entry(at).or_insert("the address");
+        }
+    }
+
+    /// Where approximate results reached an address, a branch or EXEC, a
+    /// line each.
+    pub fn approx_uses(&self) -> Vec<String> {
+        self.approx
+            .iter()
+            .map(|(&at, what)| {
+                let k = &self.kernel.insts[at];
+                format!(
+                    "{}: `{}`: {what} depends on an approximate floating-point result (v_rcp, v_rsq, v_sqrt, v_exp, v_log, v_sin, v_cos: the ISA allows 1 ULP of error and the emulator computes them correctly rounded, so the hardware may differ)",
+                    k.place(),
+                    k.text()
+                )
+            })
+            .collect()
     }
 
     // ---- operands -------------------------------------------------------
@@ -586,7 +755,7 @@ impl<'a> Emulator<'a> {
         let (v, k) = Self::s64(w, o);
         if !k {
             return Err(format!(
-                "{what} ({}) is symbolic: it depends on a floating-point result or a register never written",
+                "{what} ({}) is symbolic: it depends on a register never written, unfilled memory, or a floating-point operation the emulator does not compute",
                 text(o)
             ));
         }
@@ -595,13 +764,102 @@ impl<'a> Emulator<'a> {
 
     // ---- one instruction -------------------------------------------------
 
+    /// An SDWA instruction: its sources' selected fields (zero- or
+    /// sign-extended) stand in for the registers while the operation runs,
+    /// and its result is written into `dst_sel` as `dst_unused` says.
+    fn step_sdwa(
+        &mut self,
+        ins: &Ins,
+        sd: decode::Sdwa,
+        at: usize,
+        w: &mut Wave,
+    ) -> R<Option<Stop>> {
+        let o = &ins.o;
+        let cmp = matches!(ins.op, Op::VCmp(..) | Op::VCmpF(..));
+        let first = if cmp { usize::from(o.len() == 3) } else { 1 };
+        let act = w.active();
+        // The destination as it was, before a source's field stands in
+        // for it.
+        let dst = (!cmp).then(|| o.first().copied()).flatten();
+        let old = match dst {
+            Some(Opnd::V(r, 1)) => Some((r as usize, w.v[r as usize])),
+            Some(_) => return Err("the SDWA destination is not one VGPR".into()),
+            None => None,
+        };
+        let mut saved: Vec<(Opnd, [u32; 64], u32)> = Vec::new();
+        for (k, sel) in sd.src.iter().enumerate() {
+            let i = first + k;
+            let Some(&src) = o.get(i) else { continue };
+            let sext = ins.m.sext >> i & 1 != 0;
+            if *sel == decode::Sel::DWORD && !sext {
+                continue;
+            }
+            if saved.iter().any(|(x, _, _)| *x == src) {
+                return Err(
+                    "SDWA sources selecting twice from one register are not emulated".into(),
+                );
+            }
+            match src {
+                Opnd::V(r, 1) => {
+                    let r = r as usize;
+                    saved.push((src, w.v[r], 0));
+                    for l in lanes(act) {
+                        w.v[r][l] = sel.read(w.v[r][l], sext);
+                    }
+                }
+                Opnd::S(r, 1) => {
+                    let r = r as usize;
+                    saved.push((src, [0; 64], w.s[r]));
+                    w.s[r] = sel.read(w.s[r], sext);
+                }
+                _ => {
+                    return Err(format!("an SDWA selection on {}", text(src)));
+                }
+            }
+        }
+        let mut plain = ins.clone();
+        plain.m.sdwa = None;
+        let out = self.step(&plain, at, w);
+        for (src, v, sv) in saved {
+            match src {
+                Opnd::V(r, _) if Some(r as usize) != old.map(|o| o.0) => w.v[r as usize] = v,
+                Opnd::S(r, _) => w.s[r as usize] = sv,
+                _ => {}
+            }
+        }
+        if let Some((d, before)) = old {
+            for l in lanes(act) {
+                w.v[d][l] = sd.write(before[l], w.v[d][l]);
+            }
+        }
+        out
+    }
+
     fn step(&mut self, ins: &Ins, at: usize, w: &mut Wave) -> R<Option<Stop>> {
+        if let Some(sd) = ins.m.sdwa {
+            return self.step_sdwa(ins, sd, at, w);
+        }
         let o = &ins.o;
         let arg = |i: usize| -> R<Opnd> {
             o.get(i)
                 .copied()
                 .ok_or_else(|| format!("expected at least {} operands", i + 1))
         };
+        // Approximate results flow from an ALU operation's sources to its
+        // destinations (`v_fmac` reads its destination too).
+        let act = w.active();
+        let dests = ins.op.alu_dests(o.len()).map(|n| n.min(o.len()));
+        let from = match ins.op {
+            Op::VF32(f) if f.accumulates() => 0,
+            _ => dests.unwrap_or(0),
+        };
+        let mut marked = dests.map_or(0, |_| Self::approx_in(w, &o[from..]) & act);
+        if let Op::VF32(f) = ins.op {
+            if f.approximate() {
+                marked |= act;
+            }
+        }
+        self.approx_checks(ins, at, w);
         match ins.op {
             Op::Nop => {}
             Op::End => return Ok(Some(Stop::End)),
@@ -620,7 +878,7 @@ impl<'a> Emulator<'a> {
                 };
                 if !k {
                     return Err(
-                        "the branch condition is symbolic (it depends on a floating-point result)"
+                        "the branch condition is symbolic (it depends on a register never written, unfilled memory, or a floating-point operation the emulator does not compute)"
                             .into(),
                     );
                 }
@@ -804,7 +1062,7 @@ impl<'a> Emulator<'a> {
                 let (src, k) = Self::mask(w, arg(1)?);
                 if !k {
                     return Err(
-                        "the new EXEC is symbolic (it depends on a floating-point result)".into(),
+                        "the new EXEC is symbolic (it depends on a register never written, unfilled memory, or a floating-point operation the emulator does not compute)".into(),
                     );
                 }
                 let old = w.exec();
@@ -1021,7 +1279,7 @@ impl<'a> Emulator<'a> {
                 if x {
                     if !kall {
                         return Err(
-                            "the new EXEC is symbolic (it depends on a floating-point result)"
+                            "the new EXEC is symbolic (it depends on a register never written, unfilled memory, or a floating-point operation the emulator does not compute)"
                                 .into(),
                         );
                     }
@@ -1080,6 +1338,72 @@ impl<'a> Emulator<'a> {
                     Self::set_v(w, d, l, (m & part).count_ones().wrapping_add(b), km && kb);
                 }
             }
+            Op::VF32(f) => {
+                if self.launch.desc.f32_round != 0 {
+                    return Err(format!(
+                        "binary32 rounding mode {} (.amdhsa_float_round_mode_32) is not emulated: only round to nearest even",
+                        self.launch.desc.f32_round
+                    ));
+                }
+                let (d, _) = Self::vreg(arg(0)?)?;
+                let n = f.arity();
+                let src: [Opnd; 3] = [
+                    arg(1)?,
+                    if n >= 2 { arg(2)? } else { Opnd::Imm(0) },
+                    if n >= 3 { arg(3)? } else { Opnd::Imm(0) },
+                ];
+                let fm = float::FMods {
+                    neg: (ins.m.neg >> 1) as u8,
+                    abs: (ins.m.abs >> 1) as u8,
+                    clamp: ins.m.clamp,
+                    omod: ins.m.omod,
+                };
+                let mode = self.denorm;
+                for l in lanes(w.active()) {
+                    let (x, kx) = Self::v32(w, src[0], l);
+                    let (y, ky) = Self::v32(w, src[1], l);
+                    let (z, kz) = Self::v32(w, src[2], l);
+                    let (old, ko) = if f.accumulates() {
+                        Self::v32(w, Opnd::V(d as u16, 1), l)
+                    } else {
+                        (0, true)
+                    };
+                    let r = float::apply(f, [x, y, z], old, fm, mode);
+                    Self::set_v(w, d, l, r, kx && ky && kz && ko);
+                }
+            }
+            Op::VCmpF(c, x) => {
+                // As VCmp: gfx9 VOPC writes its destination (VCC or an SGPR
+                // pair) and, for cmpx, EXEC too; gfx11 cmpx writes EXEC only.
+                let has_dst = o.len() == 3;
+                let first = usize::from(has_dst);
+                let (s0, s1) = (arg(first)?, arg(first + 1)?);
+                let fm = float::FMods {
+                    neg: (ins.m.neg >> first) as u8,
+                    abs: (ins.m.abs >> first) as u8,
+                    clamp: false,
+                    omod: 0,
+                };
+                let (mut out, mut kall) = (0u64, true);
+                for l in lanes(w.active()) {
+                    let (a, ka) = Self::v32(w, s0, l);
+                    let (b, kb) = Self::v32(w, s1, l);
+                    kall &= ka && kb;
+                    out |= u64::from(c.test(a, b, fm, self.denorm)) << l;
+                }
+                if has_dst {
+                    Self::set_s(w, arg(0)?, out, kall)?;
+                }
+                if x {
+                    if !kall {
+                        return Err(
+                            "the new EXEC is symbolic (it depends on a register never written, unfilled memory, or a floating-point operation the emulator does not compute)"
+                                .into(),
+                        );
+                    }
+                    Self::set_s(w, Opnd::S(EXEC, if w.wave64 { 2 } else { 1 }), out, true)?;
+                }
+            }
             Op::VFloat => {
                 // The destination (and a VOP3b carry-out or a compare's
                 // mask) becomes symbolic in the active lanes.
@@ -1099,6 +1423,27 @@ impl<'a> Emulator<'a> {
             Op::Ds(code) => self.ds(code, ins, at, w)?,
             Op::Global(m, _) => self.global(m, ins, at, w)?,
             Op::Buffer(m) => self.buffer(m, ins, at, w)?,
+        }
+        match dests {
+            Some(n) => {
+                for d in &o[..n] {
+                    if marked != 0 && matches!(d, Opnd::S(r, _) if *r == EXEC || *r == EXEC + 1) {
+                        self.approx.entry(at).or_insert("EXEC");
+                    }
+                    Self::set_approx(w, *d, act, marked);
+                }
+                if marked != 0 && matches!(ins.op, Op::VCmp(_, _, true) | Op::VCmpF(_, true)) {
+                    self.approx.entry(at).or_insert("EXEC");
+                }
+            }
+            // A load's data is not approximate (memory does not carry the
+            // mark).
+            None if Self::loads(ins) => {
+                if let Some(d) = o.first() {
+                    Self::set_approx(w, *d, act, 0);
+                }
+            }
+            None => {}
         }
         if let Some(d) = &ins.dual {
             self.step(d, at, w)?;
@@ -1212,7 +1557,7 @@ impl<'a> Emulator<'a> {
                 let (v, k) = Self::v32(w, a, l);
                 if !k {
                     return Err(format!(
-                        "the address ({}) of lane {l} is symbolic: it depends on a floating-point result or a register never written",
+                        "the address ({}) of lane {l} is symbolic: it depends on a register never written, unfilled memory, or a floating-point operation the emulator does not compute",
                         text(a)
                     ));
                 }
@@ -1868,6 +2213,9 @@ pub struct Emulation {
     pub buffers: Vec<(String, Vec<Option<u32>>)>,
     /// Wall time of the emulation, seconds.
     pub seconds: f64,
+    /// Where an approximate floating-point result reached an address, a
+    /// branch condition or EXEC, a line each.
+    pub approximate: Vec<String>,
 }
 
 /// Reads the launch file `path` for a kernel of `prog` (`kernel`, `seed`:
@@ -1916,6 +2264,7 @@ pub fn emulate(
         .filter_map(|(n, _)| Some((n.clone(), e.buffer_words(n)?)))
         .collect();
     let traffic = std::mem::take(&mut e.traffic);
+    let approximate = e.approx_uses();
     drop(e);
     Ok(Emulation {
         launch,
@@ -1923,6 +2272,7 @@ pub fn emulate(
         traffic,
         buffers,
         seconds,
+        approximate,
     })
 }
 
@@ -2200,7 +2550,8 @@ mod tests {
             .unwrap();
         let mut fcmp = k.insts[at].clone();
         fcmp.mnemonic = "v_cmp_gt_f32_e32".into();
-        fcmp.operands = "vcc, v3, v0".into();
+        // v200 is never written: the compare's result is unknown.
+        fcmp.operands = "vcc, v3, v200".into();
         let mut br = k.insts[at].clone();
         br.mnemonic = "s_cbranch_vccz".into();
         br.operands = ".LBB_x".into();

@@ -591,8 +591,13 @@ pub enum Op {
     VWriteLane,
     /// `v_mbcnt_lo_u32_b32` / `_hi_`.
     VMbcnt(bool),
-    /// A floating-point operation: its destination is symbolic; a compare
-    /// into a mask makes the mask symbolic.
+    /// A binary32 operation the emulator computes (`float.rs`).
+    VF32(super::float::F32),
+    /// `v_cmp_*_f32` / `v_cmpx_*_f32` (x: writes EXEC).
+    VCmpF(super::float::FCmp, bool),
+    /// A floating-point operation the emulator does not compute (binary16,
+    /// binary64, packed, the division helpers, …): its destination is
+    /// symbolic; a compare into a mask makes the mask symbolic.
     VFloat,
     /// A LDS instruction, by the unit's `op_i` code.
     Ds(u8),
@@ -692,6 +697,26 @@ fn mem(rest: &str) -> Option<Mem> {
     Some(Mem::Atomic { op, bytes })
 }
 
+impl Op {
+    /// For an ALU operation (one whose results are computed from its
+    /// register and constant sources), how many of its `n` leading operands
+    /// are destinations; `None` for the others (memory, branches, no-ops).
+    pub fn alu_dests(&self, n: usize) -> Option<usize> {
+        use Op::*;
+        Some(match self {
+            VAddCo(..) | VMad64(_) => 2,
+            VCmp(..) | VCmpF(..) => usize::from(n == 3),
+            SCmp(..) | SBitcmp(..) => 0,
+            SUn(..) | SAlu(..) | SAddCarry(..) | SAddI(_) | SBfe(..) | SCselect(_) | SCmov(_)
+            | SMovk(_) | SAddk | SMulk | SSaveexec(..) | VUn(_) | VAlu(_) | VAlu16(..)
+            | VShift64(_) | VCnd | VReadFirst | VReadLane | VWriteLane | VMbcnt(_) | VF32(_)
+            | VFloat => 1,
+            Nop | End | Barrier | Branch | CBranch(_) | SLoad(_) | SBufLoad(_) | Ds(_)
+            | Global(..) | Buffer(_) => return None,
+        })
+    }
+}
+
 /// What `mnemonic` (as written, `_e32`/`_e64` included) is, on either
 /// profile (their spellings do not collide). Errors say why an instruction
 /// is not emulated.
@@ -701,7 +726,7 @@ pub fn decode(mnemonic: &str) -> Result<Op, String> {
         .or_else(|| mnemonic.strip_suffix("_e64"))
         .unwrap_or(mnemonic);
     if m.ends_with("_sdwa") || m.ends_with("_dpp") || m.contains("_dpp8") {
-        return Err("SDWA and DPP forms are not emulated".into());
+        return Err("DPP forms (and SDWA forms other than the ALU's) are not emulated".into());
     }
     const NOPS: &[&str] = &[
         "s_waitcnt",
@@ -893,6 +918,18 @@ pub fn decode(mnemonic: &str) -> Result<Op, String> {
         return Err(format!("{m} is not emulated"));
     }
     if let Some(rest) = m.strip_prefix("v_") {
+        if let Some(f) = super::float::F32::of(rest) {
+            return Ok(Op::VF32(f));
+        }
+        for (p, x) in [("cmpx_", true), ("cmp_", false)] {
+            if let Some(c) = rest
+                .strip_prefix(p)
+                .and_then(|r| r.strip_suffix("_f32"))
+                .and_then(super::float::FCmp::of)
+            {
+                return Ok(Op::VCmpF(c, x));
+            }
+        }
         if rest.contains("_f16")
             || rest.contains("_f32")
             || rest.contains("_f64")
@@ -910,7 +947,7 @@ pub fn decode(mnemonic: &str) -> Result<Op, String> {
             if rest.starts_with("cmpx_")
                 || rest.starts_with("cmp_class") && rest.starts_with("cmpx")
             {
-                return Err(format!("{m}: a floating-point compare into EXEC is not emulated (floating-point values are symbolic)"));
+                return Err(format!("{m}: this floating-point compare into EXEC is not emulated (binary16 and binary64 values are symbolic)"));
             }
             return Ok(Op::VFloat);
         }
@@ -1077,7 +1114,15 @@ mod tests {
                 signed: false
             })
         );
-        assert_eq!(decode("v_fma_f32").unwrap(), Op::VFloat);
+        assert_eq!(
+            decode("v_fma_f32").unwrap(),
+            Op::VF32(super::super::float::F32::Fma)
+        );
+        assert_eq!(decode("v_fma_f64").unwrap(), Op::VFloat);
+        assert!(matches!(
+            decode("v_cmpx_ngt_f32_e32").unwrap(),
+            Op::VCmpF(_, true)
+        ));
         assert!(decode("v_frobnicate_b32").is_err());
         assert_eq!(decode("s_mov_b64").unwrap(), Op::SUn(Un::Mov, true));
         assert_eq!(
