@@ -547,6 +547,131 @@ fn integer_division_and_float_branches_compute_exactly() {
     }
 }
 
+/// Standard OpenCL (`get_local_id`, `barrier`) compiled with
+/// `gpucosim kernel compile`: the built-ins are linked in from libclc, the
+/// kernel makes no call, is proven safe, emulates with the right output on
+/// both targets and passes lock-step. Compiled without them, the checker's
+/// and the emulator's errors say how to compile it. A missing tool is a
+/// one-line error.
+#[test]
+fn standard_opencl_compiles_with_its_builtins() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/kernels/opencl/transpose.cl");
+    let missing = Command::new(gpucosim_bin())
+        .args(["kernel", "compile", "--profile", "gfx9"])
+        .arg(&src)
+        .env("GPUCOSIM_CLANG", "/nonexistent/clang")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert_eq!(missing.status.code(), Some(2), "{err}");
+    assert_eq!(
+        err.trim(),
+        "error: GPUCOSIM_CLANG=/nonexistent/clang is not a file"
+    );
+    if let Err(e) = gpucosim::kernel::compile::Toolchain::locate() {
+        gpucosim_testkit::skip(
+            "GPUCOSIM_REQUIRE_CLANG",
+            "standard_opencl_compiles_with_its_builtins",
+            &e.to_string(),
+        );
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let launch = tmp.path().join("t.launch.json");
+    std::fs::write(
+        &launch,
+        r#"{"grid": [32, 32], "args": {"in": {"size": 4096, "fill": "index"}, "out": {"size": 4096}, "n": 32}}"#,
+    )
+    .unwrap();
+    for p in ["gfx9", "gfx11"] {
+        let asm = tmp.path().join(format!("t.{p}.s"));
+        let c = Command::new(gpucosim_bin())
+            .args(["kernel", "compile", "--profile", p, "-o"])
+            .arg(&asm)
+            .arg(&src)
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&c.stdout);
+        assert!(
+            c.status.success(),
+            "{p}: {}",
+            String::from_utf8_lossy(&c.stderr)
+        );
+        assert!(
+            out.contains("(gfx") && out.contains(": transpose)"),
+            "{out}"
+        );
+        let text = std::fs::read_to_string(&asm).unwrap();
+        assert!(!text.contains("s_swappc_b64"), "{p}: a call is left");
+        let check = Command::new(gpucosim_bin())
+            .args(["kernel", "check"])
+            .arg(&asm)
+            .output()
+            .unwrap();
+        let t = String::from_utf8_lossy(&check.stdout);
+        assert!(
+            check.status.success() && t.contains("SAFE transpose"),
+            "{p}: {t}"
+        );
+        let (prog, profile) = gpucosim::kernel::read(&asm, None).unwrap();
+        let l = Launch::read(&launch, &prog, profile, None, None).unwrap();
+        let e = emulate("t", &prog, profile, l, false).unwrap();
+        let o = words(&e, "out");
+        for y in 0..32 {
+            for x in 0..32 {
+                assert_eq!(o[y * 32 + x], (x * 32 + y) as u32, "{p} out[{y}][{x}]");
+            }
+        }
+        let run = quick(Command::new(gpucosim_bin()))
+            .args(["kernel", "run", "--launch"])
+            .arg(&launch)
+            .arg(&asm)
+            .output()
+            .unwrap();
+        let t = String::from_utf8_lossy(&run.stdout);
+        assert!(run.status.success() && t.contains("PASS lds."), "{p}: {t}");
+    }
+    // Compiled as the tests' own fixtures are (-nogpulib, nothing linked):
+    // both errors name the built-in and the command.
+    let raw = tmp.path().join("raw.s");
+    let tools = gpucosim::kernel::compile::Toolchain::locate().unwrap();
+    let st = Command::new(&tools.clang)
+        .args([
+            "-x",
+            "cl",
+            "-cl-std=CL2.0",
+            "-cl-kernel-arg-info",
+            "-target",
+            "amdgcn-amd-amdhsa",
+            "-mcpu=gfx900",
+        ])
+        .args(["-nogpulib", "-O2", "-S", "-o"])
+        .arg(&raw)
+        .arg(&src)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    for args in [
+        vec!["kernel", "check"],
+        vec!["kernel", "profile", "--launch"],
+    ] {
+        let mut c = Command::new(gpucosim_bin());
+        c.args(&args);
+        if args.len() == 3 {
+            c.arg(&launch);
+        }
+        let o = c.arg(&raw).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("`_Z12get_local_idj` is an OpenCL built-in")
+                && err.contains("gpucosim kernel compile FILE.cl"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+}
+
 #[test]
 fn every_fixture_kernel_is_proven_safe() {
     for e in std::fs::read_dir(dir()).unwrap() {

@@ -31,6 +31,11 @@ pub(crate) enum KernelCmd {
     /// instead emulate the launch and run its LDS and buffer instructions
     /// through the LDS and TA units in lock-step. Exit codes as `run`.
     Run(KernelRunArgs),
+    /// Compile OpenCL C to the assembly `check`, `profile` and `run` read,
+    /// with the OpenCL built-ins (`get_local_id`, `barrier`, …) linked in
+    /// from libclc so that the kernels make no calls (clang-19,
+    /// llvm-link-19 and libclc-19; docs/kernels.md "Compiling OpenCL").
+    Compile(CompileArgs),
 }
 
 impl KernelCmd {
@@ -67,6 +72,28 @@ pub(crate) struct CheckArgs {
     profile: FileProfile,
     #[command(flatten)]
     json: JsonOut,
+}
+
+#[derive(clap::Args)]
+pub(crate) struct CompileArgs {
+    /// The OpenCL C source.
+    file: PathBuf,
+    /// The target: gfx9 (gfx900) or gfx11 (gfx1100).
+    #[arg(long, help = profile_help())]
+    profile: Profile,
+    /// The assembly to write (default: FILE with `.gfx900.s` or
+    /// `.gfx1100.s` for `.cl`, beside it).
+    #[arg(short = 'o', long)]
+    output: Option<PathBuf>,
+    /// A preprocessor definition (`NAME` or `NAME=VALUE`); repeatable.
+    #[arg(short = 'D', long = "define", value_name = "NAME[=VALUE]")]
+    defines: Vec<String>,
+    /// An include directory; repeatable.
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    includes: Vec<PathBuf>,
+    /// Wave64 on gfx11 (clang's `-mwavefrontsize64`).
+    #[arg(long)]
+    wave64: bool,
 }
 
 #[derive(clap::Args)]
@@ -136,11 +163,52 @@ pub(crate) fn run(cmd: KernelCmd) -> Result<ExitCode> {
     match cmd {
         KernelCmd::Check(a) => check(a),
         KernelCmd::Profile(a) => profile(a),
+        KernelCmd::Compile(a) => compile(a),
         KernelCmd::Run(a) => match a.launch.clone() {
             Some(launch) => run_launch(a, launch),
             None => run_replay(a),
         },
     }
+}
+
+/// `kernel compile`: OpenCL C to call-free assembly, written atomically.
+fn compile(a: CompileArgs) -> Result<ExitCode> {
+    use gpucosim::kernel::compile::{self, CompileRequest, Toolchain};
+    if a.wave64 && a.profile.gfx() == 9 {
+        return Err(Error::Input(
+            "--wave64 is for gfx11: gfx9 is always wave64".into(),
+        ));
+    }
+    let out = a.output.clone().unwrap_or_else(|| {
+        a.file
+            .with_extension(format!("{}.s", compile::mcpu(a.profile)))
+    });
+    gpucosim::probe_file(&out, "-o")?;
+    let tools = Toolchain::locate()?;
+    let req = CompileRequest {
+        source: a.file.clone(),
+        profile: a.profile,
+        defines: a.defines,
+        includes: a.includes,
+        clang_args: if a.wave64 {
+            vec!["-mwavefrontsize64".into()]
+        } else {
+            vec![]
+        },
+    };
+    let text = compile::compile(&req, &tools)?;
+    gpucosim::write_atomic(&out, text.as_bytes())?;
+    let prog = gpucosim::kernel::asm::parse(&text)
+        .map_err(|e| Error::Input(format!("{}: {e}", out.display())))?;
+    let names: Vec<&str> = prog.kernels.iter().map(|k| k.name.as_str()).collect();
+    println!(
+        "wrote {} ({}: {}); check it with: gpucosim kernel check {}",
+        out.display(),
+        compile::mcpu(a.profile),
+        names.join(", "),
+        engine::shell_quote(&out.display().to_string())
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `kernel check`: the proof of a file's kernels, as text or JSON.

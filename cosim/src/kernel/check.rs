@@ -112,7 +112,7 @@ impl<'k> KernelFlow<'k> {
         let mut cls = Vec::with_capacity(n);
         for (k, i) in kernel.insts.iter().enumerate() {
             cls.push(classify(profile, i).map_err(|e| match callee(kernel, k) {
-                Some(f) => format!("{}: a call of `{f}`: {e}", i.place()),
+                Some(f) => format!("{}: a call of `{f}`: {e}{}", i.place(), builtin_hint(&f)),
                 None => format!("{}: {e}", i.place()),
             })?);
         }
@@ -413,11 +413,24 @@ impl<'k> KernelFlow<'k> {
     }
 }
 
+/// For a call of an OpenCL built-in (a mangled name the file does not
+/// define, such as `_Z12get_local_idj`): how to compile the kernel so that
+/// it makes none.
+pub fn builtin_hint(callee: &str) -> String {
+    if callee.starts_with("_Z") {
+        format!(
+            "; `{callee}` is an OpenCL built-in, which a kernel compiled with -nogpulib calls: compile it with the built-ins linked in, `gpucosim kernel compile FILE.cl --profile gfx9|gfx11` (docs/kernels.md \"Compiling OpenCL\")"
+        )
+    } else {
+        String::new()
+    }
+}
+
 /// The function that call instruction `k` calls, when the assembly names
 /// it: `s_call_b64 s[30:31], NAME`, or `s_swappc_b64` after the
 /// `s_add_u32 …, NAME@rel32@lo+4` (or `@gotpcrel32@lo`) that forms its
 /// address.
-fn callee(kernel: &Kernel, k: usize) -> Option<String> {
+pub(crate) fn callee(kernel: &Kernel, k: usize) -> Option<String> {
     let sym = |o: &str| -> Option<String> {
         let (name, _) = o.split_once('@')?;
         let name = name.trim();

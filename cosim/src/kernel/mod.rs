@@ -11,6 +11,7 @@
 
 pub mod asm;
 pub mod check;
+pub mod compile;
 pub mod emu;
 pub mod launch_run;
 pub mod table;

@@ -149,9 +149,34 @@ impl Code {
     /// Decodes every instruction of `k`; the first one the emulator cannot
     /// run is the error.
     pub fn new(k: &asm::Kernel, profile: Profile) -> Result<Code, String> {
+        // A call first: the instructions that form its address come before
+        // it and would be refused without saying why they are there.
+        if let Some(at) = k
+            .insts
+            .iter()
+            .position(|i| matches!(i.mnemonic.as_str(), "s_swappc_b64" | "s_call_b64"))
+        {
+            let i = &k.insts[at];
+            let f = crate::kernel::check::callee(k, at).unwrap_or_else(|| "?".into());
+            return Err(format!(
+                "{}: `{}`: a call of `{f}`: calls are not emulated{}",
+                i.place(),
+                i.text(),
+                crate::kernel::check::builtin_hint(&f)
+            ));
+        }
         let mut ins = Vec::with_capacity(k.insts.len());
         for i in &k.insts {
-            let err = |e: String| format!("{}: `{}`: {e}", i.place(), i.text());
+            // A call's address (`sym@rel32@lo+4`) names the function: an
+            // OpenCL built-in gets the hint of how to link it in.
+            let hint = i
+                .operand_list()
+                .into_iter()
+                .find(|o| o.contains("@rel32") || o.contains("@gotpcrel"))
+                .and_then(|o| o.split('@').next().map(|s| s.trim().to_string()))
+                .map(|f| crate::kernel::check::builtin_hint(&f))
+                .unwrap_or_default();
+            let err = |e: String| format!("{}: `{}`: {e}{hint}", i.place(), i.text());
             let mut d = if let Some((x, y)) = i.operands.split_once("::") {
                 let (ym, yo) = y
                     .trim()
