@@ -1057,6 +1057,14 @@ fn bad_input_is_a_one_line_error() {
         (
             dir().join("edge.gfx900.s"),
             write(
+                "huge.json",
+                r#"{"grid": [100000, 100000], "args": {"in": {"size": 512}, "out": {"size": 512}}}"#,
+            ),
+            "the launch has 156300000 work-groups (grid 100000 x 100000 x 1, work-groups of 64 x 1 x 1): more than the 65536 one emulation runs; sample some with \"run\": {\"sample\": N}",
+        ),
+        (
+            dir().join("edge.gfx900.s"),
+            write(
                 "l2.json",
                 r#"{"grid": [128], "args": {"in": {"size": 512}, "out": {"size": 4}}}"#,
             ),

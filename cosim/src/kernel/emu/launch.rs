@@ -127,6 +127,11 @@ impl Descriptor {
     }
 }
 
+/// The most work-groups one emulation runs (`"run": "all"` of a larger
+/// grid is refused, with the numbers, pointing to `{"sample": N}`): their
+/// ids are held in memory and each one takes its time.
+pub const MAX_GROUPS: u64 = 65_536;
+
 /// A kernel argument as the metadata describes it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ArgInfo {
@@ -984,11 +989,27 @@ impl Launch {
                 (n / u64::from(count[0]) / u64::from(count[1])) as u32,
             ]
         };
+        let too_many = |n: u64, what: &str| -> Result<(), String> {
+            if n <= MAX_GROUPS {
+                return Ok(());
+            }
+            Err(format!(
+                "{what} {n} work-groups (grid {} x {} x {}, work-groups of {} x {} x {}): more than the {MAX_GROUPS} one emulation runs; sample some with \"run\": {{\"sample\": N}} (N up to {MAX_GROUPS})",
+                grid[0], grid[1], grid[2], wg[0], wg[1], wg[2]
+            ))
+        };
         let run: Vec<[u32; 3]> = match o.get("run") {
-            None => (0..total).map(coord).collect(),
-            Some(Value::String(s)) if s == "all" => (0..total).map(coord).collect(),
+            None => {
+                too_many(total, "the launch has")?;
+                (0..total).map(coord).collect()
+            }
+            Some(Value::String(s)) if s == "all" => {
+                too_many(total, "`run`: \"all\" is")?;
+                (0..total).map(coord).collect()
+            }
             Some(Value::Object(m)) if m.len() == 1 && m.contains_key("sample") => {
                 let n = uint(&m["sample"], "run.sample")?.min(total);
+                too_many(n, "`run.sample` asks for")?;
                 // The first and the last, and others drawn with the seed.
                 let mut pick = std::collections::BTreeSet::new();
                 pick.insert(0);

@@ -360,10 +360,30 @@ impl<'a> Emulator<'a> {
         })
     }
 
-    /// Runs every work-group of the launch's `run` list, in order.
+    /// Runs every work-group of the launch's `run` list, in order. An
+    /// emulation that lasts more than a second shows its progress on a
+    /// terminal (standard error), a line rewritten in place.
     pub fn run(&mut self) -> R<()> {
-        for g in self.launch.run.clone() {
+        use std::io::{IsTerminal, Write};
+        let live = std::io::stderr().is_terminal();
+        let (t0, mut shown) = (std::time::Instant::now(), std::time::Duration::ZERO);
+        let total = self.launch.run.len();
+        for (n, g) in self.launch.run.clone().into_iter().enumerate() {
             self.run_group(g)?;
+            let t = t0.elapsed();
+            if live && t.as_secs_f64() > 1.0 && t - shown > std::time::Duration::from_millis(250) {
+                shown = t;
+                let _ = write!(
+                    std::io::stderr(),
+                    "\r\x1b[2Kemulating {}: work-group {} of {total}, {} instructions",
+                    self.kernel.name,
+                    n + 1,
+                    self.executed
+                );
+            }
+        }
+        if live && !shown.is_zero() {
+            let _ = write!(std::io::stderr(), "\r\x1b[2K");
         }
         Ok(())
     }
