@@ -557,14 +557,26 @@ impl PerfProfile {
             .iter()
             .filter(|r| r.lds.is_some())
             .collect();
-        let (bar, gap, left, top, h) = (28.0, 12.0, 70.0, 50.0, 240.0);
-        let w = left + (bar + gap) * rows.len().max(1) as f64 + 30.0;
         let max = rows
             .iter()
             .map(|r| r.lds.as_ref().map_or(0, |d| d.conflict_cycles))
             .max()
             .unwrap_or(0)
             .max(1) as f64;
+        let title = format!(
+            "{} ({}): LDS bank-conflict cycles per instruction",
+            self.kernel, self.profile
+        );
+        const AXIS: &str = "source line of each ds_* instruction";
+        // The canvas fits its texts: a sans-serif glyph is at most about
+        // 0.62 em wide on average (the 14-pixel title, the 11-pixel
+        // labels), so the chart is never narrower than what it writes.
+        let text_w = |t: &str, px: f64| t.chars().count() as f64 * px * 0.62;
+        let (bar, gap, top, h) = (28.0, 12.0, 50.0, 240.0);
+        let left = (text_w(&(max as u64).to_string(), 11.0) + 16.0).max(40.0);
+        let w = (left + (bar + gap) * rows.len().max(1) as f64 + 30.0)
+            .max(left + text_w(&title, 14.0) + 20.0)
+            .max(left + text_w(AXIS, 11.0) + 20.0);
         let mut s = String::new();
         let _ = writeln!(
             s,
@@ -573,9 +585,8 @@ impl PerfProfile {
         );
         let _ = writeln!(
             s,
-            "<text x=\"{left}\" y=\"22\" font-size=\"14\">{} ({}): LDS bank-conflict cycles per instruction</text>",
-            xml(&self.kernel),
-            self.profile
+            "<text x=\"{left}\" y=\"22\" font-size=\"14\">{}</text>",
+            xml(&title)
         );
         let _ = writeln!(
             s,
@@ -626,7 +637,7 @@ impl PerfProfile {
         }
         let _ = writeln!(
             s,
-            "<text x=\"{left}\" y=\"{:.0}\">source line of each ds_* instruction</text>",
+            "<text x=\"{left}\" y=\"{:.0}\">{AXIS}</text>",
             top + h + 40.0
         );
         s.push_str("</svg>\n");
