@@ -762,6 +762,25 @@ impl<'a> Emulator<'a> {
         }
     }
 
+    /// A vector compare's lane mask `out` (known: `known`) into its
+    /// destination (`dst`: VCC or an SGPR pair, if it names one) and, for
+    /// `cmpx`, EXEC, which must not be symbolic.
+    fn compare_out(w: &mut Wave, dst: Option<Opnd>, cmpx: bool, out: u64, known: bool) -> R<()> {
+        if let Some(d) = dst {
+            Self::set_s(w, d, out, known)?;
+        }
+        if cmpx {
+            if !known {
+                return Err(
+                    "the new EXEC is symbolic (it depends on a register never written, unfilled memory, or a floating-point operation the emulator does not compute)"
+                        .into(),
+                );
+            }
+            Self::set_s(w, Opnd::S(EXEC, if w.wave64 { 2 } else { 1 }), out, true)?;
+        }
+        Ok(())
+    }
+
     fn set_v(w: &mut Wave, reg: usize, l: usize, v: u32, known: bool) {
         w.v[reg][l] = v;
         if known {
@@ -1318,18 +1337,7 @@ impl<'a> Emulator<'a> {
                     kall &= ka && kb;
                     out |= u64::from(c.test(a, b, t.signed)) << l;
                 }
-                if has_dst {
-                    Self::set_s(w, arg(0)?, out, kall)?;
-                }
-                if x {
-                    if !kall {
-                        return Err(
-                            "the new EXEC is symbolic (it depends on a register never written, unfilled memory, or a floating-point operation the emulator does not compute)"
-                                .into(),
-                        );
-                    }
-                    Self::set_s(w, Opnd::S(EXEC, if w.wave64 { 2 } else { 1 }), out, true)?;
-                }
+                Self::compare_out(w, has_dst.then(|| arg(0)).transpose()?, x, out, kall)?;
             }
             Op::VCnd => {
                 let (d, _) = Self::vreg(arg(0)?)?;
@@ -1436,18 +1444,7 @@ impl<'a> Emulator<'a> {
                     kall &= ka && kb;
                     out |= u64::from(c.test(a, b, fm, self.denorm)) << l;
                 }
-                if has_dst {
-                    Self::set_s(w, arg(0)?, out, kall)?;
-                }
-                if x {
-                    if !kall {
-                        return Err(
-                            "the new EXEC is symbolic (it depends on a register never written, unfilled memory, or a floating-point operation the emulator does not compute)"
-                                .into(),
-                        );
-                    }
-                    Self::set_s(w, Opnd::S(EXEC, if w.wave64 { 2 } else { 1 }), out, true)?;
-                }
+                Self::compare_out(w, has_dst.then(|| arg(0)).transpose()?, x, out, kall)?;
             }
             Op::VFloat => {
                 // The destination (and a VOP3b carry-out or a compare's
@@ -2369,36 +2366,53 @@ mod tests {
         );
     }
 
+    /// Runs the hand-written kernel `body` (an instruction a line) for
+    /// `target` on 64 work-items with one buffer argument `out` of `bytes`;
+    /// the buffer's words after the run.
+    fn run_hand(target: &str, body: &str, bytes: u32) -> Vec<Option<u32>> {
+        let body: String = body.lines().map(|l| format!("\t{}\n", l.trim())).collect();
+        let text = format!(
+            "\t.amdgcn_target \"amdgcn-amd-amdhsa--{target}\"\n\t.type k,@function\nk:\n{body}.Lfunc_end0:\n\
+            \t.amdhsa_kernel k\n\t\t.amdhsa_user_sgpr_private_segment_buffer 1\n\t\t.amdhsa_user_sgpr_kernarg_segment_ptr 1\n\t\t.amdhsa_user_sgpr_count 6\n\t\t.amdhsa_system_vgpr_workitem_id 0\n\t.end_amdhsa_kernel\n\
+            \t.amdgpu_metadata\n---\namdhsa.kernels:\n  - .args:\n      - .name: out\n        .offset: 0\n        .size: 8\n        .value_kind: global_buffer\n    .name: k\n    .reqd_workgroup_size:\n      - 64\n      - 1\n      - 1\n\t.end_amdgpu_metadata\n"
+        );
+        let prog = asm::parse(&text).unwrap();
+        let profile = if target == "gfx900" {
+            Profile::Gfx9
+        } else {
+            Profile::Gfx11
+        };
+        let l = Launch::parse(
+            &format!(r#"{{"grid": [64], "args": {{"out": {{"size": {bytes}}}}}}}"#),
+            &prog,
+            profile,
+            None,
+            None,
+        )
+        .unwrap();
+        let mut e = Emulator::new(profile, &prog.kernels[0], &l).unwrap();
+        e.run().unwrap();
+        e.buffer_words("out").unwrap()
+    }
+
     /// `v_mad_u64_u32` with a 64-bit addend whose high half was never
     /// written: the low half of the result is known (it is an address
     /// here), the high half is not.
     #[test]
     fn a_mad_u64s_low_half_does_not_depend_on_the_addends_high_half() {
-        let text = "\t.amdgcn_target \"amdgcn-amd-amdhsa--gfx900\"\n\t.type k,@function\nk:\n\
-            s_load_dwordx2 s[0:1], s[4:5], 0x0\n\
-            v_mov_b32_e32 v4, 8\n\
-            v_mad_u64_u32 v[2:3], s[6:7], v0, 4, v[4:5]\n\
-            v_lshlrev_b32_e32 v6, 2, v0\n\
-            v_add_u32_e32 v6, 0x200, v6\n\
-            s_waitcnt lgkmcnt(0)\n\
-            global_store_dword v2, v0, s[0:1]\n\
-            global_store_dword v6, v3, s[0:1]\n\
-            s_endpgm\n\
-            .Lfunc_end0:\n\
-            \t.amdhsa_kernel k\n\t\t.amdhsa_user_sgpr_private_segment_buffer 1\n\t\t.amdhsa_user_sgpr_kernarg_segment_ptr 1\n\t\t.amdhsa_user_sgpr_count 6\n\t\t.amdhsa_system_vgpr_workitem_id 0\n\t.end_amdhsa_kernel\n\
-            \t.amdgpu_metadata\n---\namdhsa.kernels:\n  - .args:\n      - .name: out\n        .offset: 0\n        .size: 8\n        .value_kind: global_buffer\n    .name: k\n    .reqd_workgroup_size:\n      - 64\n      - 1\n      - 1\n\t.end_amdgpu_metadata\n";
-        let prog = asm::parse(text).unwrap();
-        let l = Launch::parse(
-            r#"{"grid": [64], "args": {"out": {"size": 1024}}}"#,
-            &prog,
-            Profile::Gfx9,
-            None,
-            None,
-        )
-        .unwrap();
-        let mut e = Emulator::new(Profile::Gfx9, &prog.kernels[0], &l).unwrap();
-        e.run().unwrap();
-        let out = e.buffer_words("out").unwrap();
+        let out = run_hand(
+            "gfx900",
+            "s_load_dwordx2 s[0:1], s[4:5], 0x0
+            v_mov_b32_e32 v4, 8
+            v_mad_u64_u32 v[2:3], s[6:7], v0, 4, v[4:5]
+            v_lshlrev_b32_e32 v6, 2, v0
+            v_add_u32_e32 v6, 0x200, v6
+            s_waitcnt lgkmcnt(0)
+            global_store_dword v2, v0, s[0:1]
+            global_store_dword v6, v3, s[0:1]
+            s_endpgm",
+            1024,
+        );
         for lane in 0..64 {
             assert_eq!(out[lane + 2], Some(lane as u32), "out[{}]", lane + 2);
             assert_eq!(out[128 + lane], None, "the high half is unknown");
@@ -2411,41 +2425,27 @@ mod tests {
     #[test]
     fn sixteen_bit_alu_by_hand() {
         for (target, profile) in [("gfx900", Profile::Gfx9), ("gfx1100", Profile::Gfx11)] {
-            let text = format!(
-                "\t.amdgcn_target \"amdgcn-amd-amdhsa--{target}\"\n\t.type k,@function\nk:\n\
-                s_load_dwordx2 s[0:1], s[4:5], 0x0\n\
-                v_mov_b32_e32 v1, 0x1234ffff\n\
-                v_add_u16_e32 v1, 2, v1\n\
-                v_mov_b32_e32 v2, 0xabcd8000\n\
-                v_ashrrev_i16_e32 v2, 17, v2\n\
-                v_mov_b32_e32 v3, 0xfffe\n\
-                v_cmp_gt_i16_e32 vcc, 1, v3\n\
-                v_cndmask_b32_e64 v4, 7, 9, vcc\n\
-                v_cmp_gt_u16_e32 vcc, 1, v3\n\
-                v_cndmask_b32_e64 v6, 7, 9, vcc\n\
-                v_add_u32_e32 v4, v4, v6\n\
-                v_lshlrev_b32_e32 v5, 4, v0\n\
-                s_waitcnt lgkmcnt(0)\n\
-                global_store_dword v5, v1, s[0:1]\n\
-                global_store_dword v5, v2, s[0:1] offset:4\n\
-                global_store_dword v5, v4, s[0:1] offset:8\n\
-                s_endpgm\n\
-                .Lfunc_end0:\n\
-                \t.amdhsa_kernel k\n\t\t.amdhsa_user_sgpr_private_segment_buffer 1\n\t\t.amdhsa_user_sgpr_kernarg_segment_ptr 1\n\t\t.amdhsa_user_sgpr_count 6\n\t\t.amdhsa_system_vgpr_workitem_id 0\n\t.end_amdhsa_kernel\n\
-                \t.amdgpu_metadata\n---\namdhsa.kernels:\n  - .args:\n      - .name: out\n        .offset: 0\n        .size: 8\n        .value_kind: global_buffer\n    .name: k\n    .reqd_workgroup_size:\n      - 64\n      - 1\n      - 1\n\t.end_amdgpu_metadata\n"
+            let out = run_hand(
+                target,
+                "s_load_dwordx2 s[0:1], s[4:5], 0x0
+                v_mov_b32_e32 v1, 0x1234ffff
+                v_add_u16_e32 v1, 2, v1
+                v_mov_b32_e32 v2, 0xabcd8000
+                v_ashrrev_i16_e32 v2, 17, v2
+                v_mov_b32_e32 v3, 0xfffe
+                v_cmp_gt_i16_e32 vcc, 1, v3
+                v_cndmask_b32_e64 v4, 7, 9, vcc
+                v_cmp_gt_u16_e32 vcc, 1, v3
+                v_cndmask_b32_e64 v6, 7, 9, vcc
+                v_add_u32_e32 v4, v4, v6
+                v_lshlrev_b32_e32 v5, 4, v0
+                s_waitcnt lgkmcnt(0)
+                global_store_dword v5, v1, s[0:1]
+                global_store_dword v5, v2, s[0:1] offset:4
+                global_store_dword v5, v4, s[0:1] offset:8
+                s_endpgm",
+                1024,
             );
-            let prog = asm::parse(&text).unwrap();
-            let l = Launch::parse(
-                r#"{"grid": [64], "args": {"out": {"size": 1024}}}"#,
-                &prog,
-                profile,
-                None,
-                None,
-            )
-            .unwrap();
-            let mut e = Emulator::new(profile, &prog.kernels[0], &l).unwrap();
-            e.run().unwrap();
-            let out = e.buffer_words("out").unwrap();
             // 0xffff + 2 wraps to 1; 0x8000 >> (17 & 15) arithmetic is
             // 0xc000; 1 > -2 signed (9), 1 > 65534 unsigned is false (7).
             let (add, sar) = if profile == Profile::Gfx9 {
@@ -2466,50 +2466,38 @@ mod tests {
     /// saveexec, carries across 64-bit vector adds.
     #[test]
     fn scalar_and_vector_alu_by_hand() {
-        let text = "\t.amdgcn_target \"amdgcn-amd-amdhsa--gfx900\"\n\t.type k,@function\nk:\n\
-            s_load_dwordx2 s[0:1], s[4:5], 0x0\n\
-            s_mov_b32 s2, -1\n\
-            s_mov_b32 s3, 0\n\
-            s_add_u32 s2, s2, 1\n\
-            s_addc_u32 s3, s3, 0\n\
-            s_cselect_b32 s6, 7, 9\n\
-            s_mov_b32 s7, 0\n\
-            .Lloop:\n\
-            s_add_i32 s7, s7, 3\n\
-            s_cmp_lt_u32 s7, 10\n\
-            s_cbranch_scc1 .Lloop\n\
-            v_cmp_gt_u32_e32 vcc, 5, v0\n\
-            v_cndmask_b32_e64 v1, 100, 200, vcc\n\
-            s_and_saveexec_b64 s[8:9], vcc\n\
-            v_add_u32_e32 v1, 1, v1\n\
-            s_or_b64 exec, exec, s[8:9]\n\
-            v_mov_b32_e32 v2, -1\n\
-            v_add_co_u32_e32 v2, vcc, v2, v0\n\
-            v_addc_co_u32_e32 v4, vcc, 0, v0, vcc\n\
-            v_mad_u32_u24 v1, v4, s3, v1\n\
-            v_bfe_u32 v5, v2, 1, 2\n\
-            v_lshl_or_b32 v1, v5, 16, v1\n\
-            s_add_u32 s10, s6, s7\n\
-            v_add_u32_e32 v1, s10, v1\n\
-            v_lshlrev_b32_e32 v3, 2, v0\n\
-            s_waitcnt lgkmcnt(0)\n\
-            global_store_dword v3, v1, s[0:1]\n\
-            s_endpgm\n\
-            .Lfunc_end0:\n\
-            \t.amdhsa_kernel k\n\t\t.amdhsa_user_sgpr_private_segment_buffer 1\n\t\t.amdhsa_user_sgpr_kernarg_segment_ptr 1\n\t\t.amdhsa_user_sgpr_count 6\n\t\t.amdhsa_system_vgpr_workitem_id 0\n\t.end_amdhsa_kernel\n\
-            \t.amdgpu_metadata\n---\namdhsa.kernels:\n  - .args:\n      - .name: out\n        .offset: 0\n        .size: 8\n        .value_kind: global_buffer\n    .name: k\n    .reqd_workgroup_size:\n      - 64\n      - 1\n      - 1\n\t.end_amdgpu_metadata\n";
-        let prog = asm::parse(text).unwrap();
-        let l = Launch::parse(
-            r#"{"grid": [64], "args": {"out": {"size": 256}}}"#,
-            &prog,
-            Profile::Gfx9,
-            None,
-            None,
-        )
-        .unwrap();
-        let mut e = Emulator::new(Profile::Gfx9, &prog.kernels[0], &l).unwrap();
-        e.run().unwrap();
-        let out = e.buffer_words("out").unwrap();
+        let out = run_hand(
+            "gfx900",
+            "s_load_dwordx2 s[0:1], s[4:5], 0x0
+            s_mov_b32 s2, -1
+            s_mov_b32 s3, 0
+            s_add_u32 s2, s2, 1
+            s_addc_u32 s3, s3, 0
+            s_cselect_b32 s6, 7, 9
+            s_mov_b32 s7, 0
+            .Lloop:
+            s_add_i32 s7, s7, 3
+            s_cmp_lt_u32 s7, 10
+            s_cbranch_scc1 .Lloop
+            v_cmp_gt_u32_e32 vcc, 5, v0
+            v_cndmask_b32_e64 v1, 100, 200, vcc
+            s_and_saveexec_b64 s[8:9], vcc
+            v_add_u32_e32 v1, 1, v1
+            s_or_b64 exec, exec, s[8:9]
+            v_mov_b32_e32 v2, -1
+            v_add_co_u32_e32 v2, vcc, v2, v0
+            v_addc_co_u32_e32 v4, vcc, 0, v0, vcc
+            v_mad_u32_u24 v1, v4, s3, v1
+            v_bfe_u32 v5, v2, 1, 2
+            v_lshl_or_b32 v1, v5, 16, v1
+            s_add_u32 s10, s6, s7
+            v_add_u32_e32 v1, s10, v1
+            v_lshlrev_b32_e32 v3, 2, v0
+            s_waitcnt lgkmcnt(0)
+            global_store_dword v3, v1, s[0:1]
+            s_endpgm",
+            256,
+        );
         for (lane, o) in out.iter().enumerate() {
             let lane = lane as u32;
             // s2:s3 = 0xffffffff + 1 = 0x1_0000_0000: s3 = 1; SCC after
