@@ -1474,7 +1474,12 @@ impl<'a> Emulator<'a> {
                     }
                     Self::set_approx(w, *d, act, marked);
                 }
-                if marked != 0 && matches!(ins.op, Op::VCmp(_, _, true) | Op::VCmpF(_, true)) {
+                if marked != 0
+                    && matches!(
+                        ins.op,
+                        Op::VCmp(_, _, true) | Op::VCmpF(_, true) | Op::SSaveexec(..)
+                    )
+                {
                     self.approx.entry(at).or_insert("EXEC");
                 }
             }
