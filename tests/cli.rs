@@ -567,7 +567,7 @@ fn a_shard_of_a_huge_regression_is_listed_without_listing_the_rest() {
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = out.lines().collect();
     // 100 seeds of the shard for every unit and profile.
-    let groups = gpucosim::units::UNITS.len() * gpucosim_model::Profile::all().into_iter().count();
+    let groups = gpucosim::units::UNITS.len() * gpucosim_model::Profile::all().count();
     assert_eq!(lines.len(), 100 * groups);
     assert_eq!(lines[0], "ta.gfx9.1");
     assert_eq!(lines[1], "ta.gfx9.100000001");

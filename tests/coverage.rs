@@ -36,7 +36,7 @@ fn variants_run_on_every_fourth_seed_and_are_named() {
     let (code, out, err) = run(dir.path(), &["regress", "--seeds", "1..12", "--list"]);
     assert_eq!(code, 0, "{err}");
     let names: Vec<&str> = out.lines().collect();
-    let groups = gpucosim::units::UNITS.len() * gpucosim_model::Profile::all().into_iter().count();
+    let groups = gpucosim::units::UNITS.len() * gpucosim_model::Profile::all().count();
     assert_eq!(names.len(), groups * 12);
     for unit in ["ta", "lds", "waitcnt"] {
         let v = if unit == "waitcnt" {
