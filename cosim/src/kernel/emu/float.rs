@@ -266,10 +266,11 @@ pub fn apply(op: F32, s: [u32; 3], d: u32, m: FMods, mode: Denorm) -> u32 {
             }
         }
         Ldexp => {
+            // In binary64, where a * 2^e is exact for every binary32 `a`
+            // and |e| <= 400 (beyond, the result is 0 or infinite either
+            // way), then rounded once to binary32.
             let e = (s[1] as i32).clamp(-400, 400);
-            // Two steps, so that 2^e itself never overflows.
-            let h = e / 2;
-            a * 2f32.powi(h) * 2f32.powi(e - h)
+            (f64::from(a) * 2f64.powi(e)) as f32
         }
         CvtF32U32 => s[0] as f32,
         CvtF32I32 => s[0] as i32 as f32,
@@ -489,6 +490,15 @@ mod tests {
         assert_eq!(run(F32::Rndne, [2.5, 0.0, 0.0]), 2.0);
         assert_eq!(run(F32::Fract, [-1.25, 0.0, 0.0]), 0.75);
         assert_eq!(run(F32::Ldexp, [1.5, f32::from_bits(3), 0.0]), 12.0);
+        // A tiny value scaled far up, and down into the denormals.
+        assert_eq!(
+            run(F32::Ldexp, [1.0e-38, f32::from_bits(200), 0.0]),
+            (f64::from(1.0e-38f32) * 2f64.powi(200)) as f32
+        );
+        assert_eq!(
+            run(F32::Ldexp, [1.0, f32::from_bits(-140i32 as u32), 0.0]),
+            f32::from_bits(0x20)
+        );
         assert_eq!(
             apply(F32::CvtU32F32, [f(-3.0), 0, 0], 0, FMods::default(), IEEE),
             0
