@@ -497,7 +497,7 @@ mod tests {
         );
         assert_eq!(
             run(F32::Ldexp, [1.0, f32::from_bits(-140i32 as u32), 0.0]),
-            f32::from_bits(0x20)
+            f32::from_bits(0x200)
         );
         assert_eq!(
             apply(F32::CvtU32F32, [f(-3.0), 0, 0], 0, FMods::default(), IEEE),
