@@ -631,6 +631,28 @@ fn standard_opencl_compiles_with_its_builtins() {
         let t = String::from_utf8_lossy(&run.stdout);
         assert!(run.status.success() && t.contains("PASS lds."), "{p}: {t}");
     }
+    // A function neither the file nor libclc defines stays a call: refused,
+    // named, and nothing written.
+    let ext = tmp.path().join("ext.cl");
+    std::fs::write(
+        &ext,
+        "uint undefined_helper(uint x);\n__kernel void k(__global uint *out) { out[get_local_id(0)] = undefined_helper(get_local_id(0)); }\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("ext.s");
+    let o = Command::new(gpucosim_bin())
+        .args(["kernel", "compile", "--profile", "gfx9", "-o"])
+        .arg(&out)
+        .arg(&ext)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("still calls `undefined_helper`") && err.trim().lines().count() == 1,
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing is written for a refused kernel");
     // Compiled as the tests' own fixtures are (-nogpulib, nothing linked):
     // both errors name the built-in and the command.
     let raw = tmp.path().join("raw.s");

@@ -8,7 +8,7 @@
 
 use crate::error::{Error, Result};
 use gpucosim_model::Profile;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 /// What to compile and how.
@@ -37,44 +37,21 @@ pub struct Toolchain {
     pub libclc: PathBuf,
 }
 
-/// The first of `candidates` that exists as a file or runs from PATH.
-fn find(var: &str, candidates: &[&str]) -> Result<PathBuf> {
-    if let Some(v) = std::env::var_os(var) {
-        let p = PathBuf::from(v);
-        return if p.is_file() {
-            Ok(p)
-        } else {
-            Err(Error::Input(format!("{var}={} is not a file", p.display())))
-        };
-    }
-    for c in candidates {
-        let p = Path::new(c);
-        if p.is_absolute() {
-            if p.is_file() {
-                return Ok(p.to_path_buf());
-            }
-            continue;
-        }
-        if let Some(path) = std::env::var_os("PATH") {
-            for dir in std::env::split_paths(&path) {
-                let f = dir.join(c);
-                if f.is_file() {
-                    return Ok(f);
-                }
-            }
-        }
-    }
-    Err(Error::Input(format!(
-        "{} not found (install Debian's clang-19 and libclc-19, or set {var})",
-        candidates[0]
-    )))
-}
-
 impl Toolchain {
     /// Finds the tools: `$GPUCOSIM_CLANG`, `$GPUCOSIM_LLVM_LINK` and
     /// `$GPUCOSIM_LIBCLC`, else clang-19, llvm-link-19 and
     /// `/usr/lib/clc/amdgcn--amdhsa.bc` as Debian installs them.
     pub fn locate() -> Result<Toolchain> {
+        let find = |var: &str, candidates: &[&str]| {
+            super::locate_tool(
+                var,
+                candidates,
+                &format!(
+                    "{} not found: `gpucosim kernel compile` needs clang-19, llvm-link-19 and libclc-19 (Debian: apt-get install clang-19 libclc-19), or set {var}",
+                    candidates[0]
+                ),
+            )
+        };
         Ok(Toolchain {
             clang: find(
                 "GPUCOSIM_CLANG",
@@ -170,22 +147,30 @@ pub fn compile(req: &CompileRequest, tools: &Toolchain) -> Result<String> {
     // A call left is a built-in libclc does not provide (or a function of
     // the program's own that the inliner kept): the checker cannot follow
     // it, so it is an error here, named.
-    if let Some(line) = text
-        .lines()
-        .map(str::trim)
-        .find(|l| l.starts_with("s_swappc_b64") || l.starts_with("s_call_b64"))
-    {
-        let callee = text
-            .lines()
-            .map(str::trim)
-            .find(|l| l.contains("@rel32@lo") || l.contains("@gotpcrel32@lo"))
-            .and_then(|l| l.split_whitespace().last())
-            .and_then(|o| o.split('@').next())
-            .unwrap_or("?");
-        return Err(Error::Input(format!(
-            "{}: the compiled kernel still makes a call (`{line}`, of `{callee}`): a built-in libclc does not define, or a function not inlined",
+    let prog = super::asm::parse(&text).map_err(|e| {
+        Error::Input(format!(
+            "{}: the compiled assembly: {e}",
             req.source.display()
-        )));
+        ))
+    })?;
+    for k in prog
+        .kernels
+        .iter()
+        .chain(prog.functions.iter().map(|f| &f.code))
+    {
+        if let Some(at) = k
+            .insts
+            .iter()
+            .position(|i| matches!(i.mnemonic.as_str(), "s_swappc_b64" | "s_call_b64"))
+        {
+            let callee = super::check::callee(k, at).unwrap_or_else(|| "?".into());
+            return Err(Error::Input(format!(
+                "{}: the compiled `{}` still calls `{callee}` (`{}`): a built-in libclc does not define, or a function not inlined",
+                req.source.display(),
+                k.name,
+                k.insts[at].text()
+            )));
+        }
     }
     Ok(text)
 }

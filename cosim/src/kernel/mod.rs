@@ -24,36 +24,43 @@ use serde::Serialize;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-/// `llvm-objdump`: `$GPUCOSIM_LLVM_OBJDUMP`, else `llvm-objdump-19` on
-/// PATH, else Debian's `/usr/lib/llvm-19/bin/llvm-objdump`, else
-/// `llvm-objdump` on PATH (an older one may not know gfx11).
-pub fn locate_objdump() -> Result<PathBuf> {
-    if let Some(p) = std::env::var_os("GPUCOSIM_LLVM_OBJDUMP") {
+/// An LLVM tool: `$var` if set (which must then be a file), else the first
+/// of `candidates` found (a bare name on PATH, an absolute path as it is);
+/// `missing` is the error when none is.
+pub fn locate_tool(var: &str, candidates: &[&str], missing: &str) -> Result<PathBuf> {
+    if let Some(p) = std::env::var_os(var) {
         let p = PathBuf::from(p);
         return if p.is_file() {
             Ok(p)
         } else {
-            Err(Error::Env(format!(
-                "GPUCOSIM_LLVM_OBJDUMP={} is not a file",
-                p.display()
-            )))
+            Err(Error::Env(format!("{var}={} is not a file", p.display())))
         };
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
-    let on_path = |name: &str| {
-        std::env::split_paths(&path)
-            .map(|d| d.join(name))
-            .find(|p| p.is_file())
-    };
-    let debian = PathBuf::from("/usr/lib/llvm-19/bin/llvm-objdump");
-    on_path("llvm-objdump-19")
-        .or_else(|| debian.is_file().then_some(debian))
-        .or_else(|| on_path("llvm-objdump"))
-        .ok_or_else(|| {
-            Error::Env(
-                "reading a code object needs llvm-objdump: install it (Debian: apt-get install llvm-19) or set GPUCOSIM_LLVM_OBJDUMP, or pass assembly (clang -S, llvm-objdump -d output)".into(),
-            )
+    candidates
+        .iter()
+        .find_map(|c| {
+            let c = Path::new(c);
+            if c.is_absolute() {
+                c.is_file().then(|| c.to_path_buf())
+            } else {
+                std::env::split_paths(&path)
+                    .map(|d| d.join(c))
+                    .find(|p| p.is_file())
+            }
         })
+        .ok_or_else(|| Error::Env(missing.to_string()))
+}
+
+/// `llvm-objdump`: `$GPUCOSIM_LLVM_OBJDUMP`, else `llvm-objdump-19` on
+/// PATH, else Debian's `/usr/lib/llvm-19/bin/llvm-objdump`, else
+/// `llvm-objdump` on PATH (an older one may not know gfx11).
+pub fn locate_objdump() -> Result<PathBuf> {
+    locate_tool(
+        "GPUCOSIM_LLVM_OBJDUMP",
+        &["llvm-objdump-19", "/usr/lib/llvm-19/bin/llvm-objdump", "llvm-objdump"],
+        "reading a code object needs llvm-objdump: install it (Debian: apt-get install llvm-19) or set GPUCOSIM_LLVM_OBJDUMP, or pass assembly (clang -S, llvm-objdump -d output)",
+    )
 }
 
 /// `e_machine` of an AMDGPU code object.

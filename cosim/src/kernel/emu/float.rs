@@ -197,6 +197,24 @@ impl Denorm {
     }
 }
 
+/// Source `i`'s value: its bits with the instruction's `abs` and `neg`
+/// applied, a denormal read as zero when `flush_in`.
+fn source(bits: u32, i: usize, m: FMods, flush_in: bool) -> f32 {
+    let mut b = bits;
+    if m.abs >> i & 1 != 0 {
+        b &= 0x7fff_ffff;
+    }
+    if m.neg >> i & 1 != 0 {
+        b ^= 0x8000_0000;
+    }
+    let x = f32::from_bits(b);
+    if flush_in {
+        flush(x)
+    } else {
+        x
+    }
+}
+
 fn flush(x: f32) -> f32 {
     if x.is_subnormal() {
         0.0f32.copysign(x)
@@ -215,34 +233,14 @@ pub fn apply(op: F32, s: [u32; 3], d: u32, m: FMods, mode: Denorm) -> u32 {
         return to_int(op, s[0], m, mode);
     }
     let flush_in = mode.flush_in || op.flushes();
-    let src = |i: usize| -> f32 {
-        let mut b = s[i];
-        if m.abs >> i & 1 != 0 {
-            b &= 0x7fff_ffff;
-        }
-        if m.neg >> i & 1 != 0 {
-            b ^= 0x8000_0000;
-        }
-        let x = f32::from_bits(b);
-        if flush_in {
-            flush(x)
-        } else {
-            x
-        }
-    };
+    let src = |i: usize| source(s[i], i, m, flush_in);
     let (a, b, c) = (
         if op.int_source(0) { 0.0 } else { src(0) },
         if op.int_source(1) { 0.0 } else { src(1) },
         src(2),
     );
-    let acc = || {
-        let x = f32::from_bits(d);
-        if flush_in {
-            flush(x)
-        } else {
-            x
-        }
-    };
+    // The destination as a source has no modifiers.
+    let acc = || source(d, 0, FMods::default(), flush_in);
     let r: f32 = match op {
         Add => a + b,
         Sub => a - b,
@@ -356,22 +354,10 @@ impl FCmp {
 
     /// `a OP b` on source bits, with the instruction's modifiers and mode.
     pub fn test(self, a: u32, b: u32, m: FMods, mode: Denorm) -> bool {
-        let v = |x: u32, i: usize| {
-            let mut x = x;
-            if m.abs >> i & 1 != 0 {
-                x &= 0x7fff_ffff;
-            }
-            if m.neg >> i & 1 != 0 {
-                x ^= 0x8000_0000;
-            }
-            let f = f32::from_bits(x);
-            if mode.flush_in {
-                flush(f)
-            } else {
-                f
-            }
-        };
-        let (a, b) = (v(a, 0), v(b, 1));
+        let (a, b) = (
+            source(a, 0, m, mode.flush_in),
+            source(b, 1, m, mode.flush_in),
+        );
         match a.partial_cmp(&b) {
             None => self.unordered,
             Some(std::cmp::Ordering::Less) => self.lt,
@@ -383,15 +369,7 @@ impl FCmp {
 
 /// A conversion to an integer of source bits `b`.
 fn to_int(op: F32, b: u32, m: FMods, mode: Denorm) -> u32 {
-    let mut b = b;
-    if m.abs & 1 != 0 {
-        b &= 0x7fff_ffff;
-    }
-    if m.neg & 1 != 0 {
-        b ^= 0x8000_0000;
-    }
-    let x = f32::from_bits(b);
-    let x = if mode.flush_in { flush(x) } else { x };
+    let x = source(b, 0, m, mode.flush_in);
     // Rust's float-to-integer casts truncate, saturate and give 0 for NaN,
     // as the ISA's conversions do.
     match op {

@@ -69,6 +69,13 @@ impl Descriptor {
         let on = |k: &str, default: bool| -> Result<bool, String> {
             Ok(get(k)?.map_or(default, |v| v != 0))
         };
+        // A two-bit mode field (0 when absent, the hardware's default).
+        let mode2 = |k: &str| -> Result<u32, String> {
+            match get(k)?.unwrap_or(0) {
+                v @ 0..=3 => Ok(v),
+                v => Err(format!("`.amdhsa_{k} {v}` is not a mode (0 to 3)")),
+            }
+        };
         if get("user_sgpr_kernarg_preload_length")?.unwrap_or(0) > 0 {
             return Err("preloaded kernel arguments are not emulated".into());
         }
@@ -121,8 +128,8 @@ impl Descriptor {
             workitem_id: get("system_vgpr_workitem_id")?.unwrap_or(0).min(2) as u8,
             wave32: !gfx9 && on("wavefront_size32", true)?,
             wgp: !gfx9 && on("workgroup_processor_mode", true)?,
-            f32_denorm: get("float_denorm_mode_32")?.unwrap_or(0) & 3,
-            f32_round: get("float_round_mode_32")?.unwrap_or(0) & 3,
+            f32_denorm: mode2("float_denorm_mode_32")?,
+            f32_round: mode2("float_round_mode_32")?,
         })
     }
 }
@@ -1008,7 +1015,12 @@ impl Launch {
                 (0..total).map(coord).collect()
             }
             Some(Value::Object(m)) if m.len() == 1 && m.contains_key("sample") => {
-                let n = uint(&m["sample"], "run.sample")?.min(total);
+                let n = uint(&m["sample"], "run.sample")?;
+                if n == 0 || n > total {
+                    return Err(format!(
+                        "`run.sample` {n} is not between 1 and the launch's {total} work-group(s)"
+                    ));
+                }
                 too_many(n, "`run.sample` asks for")?;
                 // The first and the last, and others drawn with the seed.
                 let mut pick = std::collections::BTreeSet::new();
@@ -1193,6 +1205,26 @@ mod tests {
 
     /// A kernel that only ends, with `group` bytes of static LDS and the
     /// argument list `args` (metadata YAML lines).
+    /// The binary32 modes are read as given: the default (absent) is the
+    /// hardware's 0, a value outside the two-bit field is an error.
+    #[test]
+    fn float_modes_are_read_and_checked() {
+        let with = |extra: &str| {
+            let text = format!(
+                "\t.amdgcn_target \"amdgcn-amd-amdhsa--gfx900\"\n\t.type k,@function\nk:\n\
+                 s_endpgm\n.Lfunc_end0:\n\t.amdhsa_kernel k\n\t\t.amdhsa_user_sgpr_kernarg_segment_ptr 1\n{extra}\t.end_amdhsa_kernel\n"
+            );
+            Descriptor::of(&asm::parse(&text).unwrap(), "k", Profile::Gfx9)
+        };
+        let d = with("").unwrap();
+        assert_eq!((d.f32_denorm, d.f32_round), (0, 0));
+        let d = with("\t\t.amdhsa_float_denorm_mode_32 3\n\t\t.amdhsa_float_round_mode_32 1\n")
+            .unwrap();
+        assert_eq!((d.f32_denorm, d.f32_round), (3, 1));
+        let e = with("\t\t.amdhsa_float_denorm_mode_32 7\n").unwrap_err();
+        assert_eq!(e, "`.amdhsa_float_denorm_mode_32 7` is not a mode (0 to 3)");
+    }
+
     fn prog(group: u32, args: &str) -> asm::Program {
         let text = format!(
             "\t.amdgcn_target \"amdgcn-amd-amdhsa--gfx900\"\n\t.type k,@function\nk:\n\
@@ -1250,6 +1282,29 @@ mod tests {
             None,
             None,
         )
+    }
+
+    /// A sample is of the launch's work-groups: none, or more than it has,
+    /// is an error rather than a count quietly changed.
+    #[test]
+    fn a_sample_is_between_one_and_the_work_groups() {
+        let p = prog(0, "");
+        let sample = |n: u64| {
+            Launch::parse(
+                &format!(r#"{{"grid": [256], "args": {{}}, "run": {{"sample": {n}}}}}"#),
+                &p,
+                Profile::Gfx9,
+                None,
+                None,
+            )
+        };
+        assert_eq!(sample(2).map(|l| l.run.len()), Ok(2));
+        for n in [0, 5] {
+            assert_eq!(
+                sample(n).unwrap_err(),
+                format!("`run.sample` {n} is not between 1 and the launch's 4 work-group(s)")
+            );
+        }
     }
 
     const S: &str = r#""s": {"dwords": [1, 2, 3, 4]}"#;

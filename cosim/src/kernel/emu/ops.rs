@@ -865,7 +865,9 @@ pub fn decode(mnemonic: &str) -> Result<Op, String> {
             let (c, t) = r
                 .split_once('_')
                 .ok_or_else(|| format!("{m} is not emulated"))?;
-            if let (Some(c), Some(t)) = (Cmp::of(c), ty(t)) {
+            // Scalar compares are 32 or 64 bits: a 16-bit type is no
+            // scalar compare (`s_cmp_*_u16` would fall through to the error).
+            if let (Some(c), Some(t)) = (Cmp::of(c), ty(t).filter(|t| !t.half)) {
                 return Ok(Op::SCmp(c, t, k));
             }
         }
