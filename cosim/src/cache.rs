@@ -897,12 +897,21 @@ pub(crate) struct BuildLock {
 impl BuildLock {
     pub(crate) const NAME: &'static str = ".lock";
 
+    /// Takes the lock of `dir`. The lock file is locked under another name
+    /// and then renamed into place, so that no other process ever finds
+    /// `dir`'s lock file unlocked while this build lives: between creating
+    /// the file and locking it, a concurrent [`remove_stale`] would have
+    /// taken the directory for a dead build's and removed it mid-build.
     pub(crate) fn take(dir: &Path) -> Result<BuildLock> {
         use std::os::fd::AsRawFd;
+        let staged = dir.join(".lock-staged");
         let path = dir.join(Self::NAME);
-        let f = std::fs::File::create(&path).map_err(|e| Error::io(&path, e))?;
+        let f = std::fs::File::create(&staged).map_err(|e| Error::io(&staged, e))?;
         // SAFETY: flock on a file descriptor we own.
-        unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
+        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(Error::io(&staged, std::io::Error::last_os_error()));
+        }
+        std::fs::rename(&staged, &path).map_err(|e| Error::io(&path, e))?;
         Ok(BuildLock { _file: f })
     }
 
@@ -977,5 +986,36 @@ mod tests {
         assert_eq!(human_age(ago(600), now), "10 min ago");
         assert_eq!(human_age(ago(7200), now), "2 h ago");
         assert_eq!(human_age(ago(86400 * 3), now), "3 days ago");
+    }
+
+    /// A build's directory is never taken for a dead build's, even while
+    /// its lock is being taken: another process sweeps the directory over
+    /// and over while builds start in it.
+    #[test]
+    fn a_starting_build_is_never_swept_away() {
+        let parent = tempfile::tempdir().unwrap();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let sweeper = {
+            let (dir, stop) = (parent.path().to_path_buf(), stop.clone());
+            std::thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    remove_stale(&dir, ".build-");
+                }
+            })
+        };
+        let mut lost = 0;
+        for _ in 0..3000 {
+            let tmp = tempfile::Builder::new()
+                .prefix(".build-")
+                .tempdir_in(parent.path())
+                .unwrap();
+            let lock = BuildLock::take(tmp.path());
+            if lock.is_err() || !tmp.path().join(BuildLock::NAME).is_file() {
+                lost += 1;
+            }
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        sweeper.join().unwrap();
+        assert_eq!(lost, 0, "builds whose directory was swept away");
     }
 }
