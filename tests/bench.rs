@@ -19,6 +19,7 @@ fn spec(rtl: &Path, work: &Path, cycles: u64) -> BenchSpec {
 }
 
 #[test]
+#[ignore = "heavy (RTL builds of its own): the full suite runs it, `cargo test --release --workspace -- --include-ignored`"]
 fn bare_loop_and_shim_checksums_agree_on_both_profiles() {
     let dir = tempfile::tempdir().unwrap();
     let rtl = toy_rtl(dir.path(), None);
@@ -150,6 +151,7 @@ fn cocotb_needs_an_interpreter_with_cocotb() {
 }
 
 #[test]
+#[ignore = "heavy (RTL builds of its own): the full suite runs it, `cargo test --release --workspace -- --include-ignored`"]
 fn the_checksum_sees_every_output_bit() {
     // Lane 3 left out of the RTL's sum: bare loop and shim still agree with
     // each other, but no longer with the model.
@@ -208,7 +210,7 @@ fn bad_requests_are_one_line_input_errors() {
 }
 
 /// The toy unit's figures, for comparing build flags before the real units
-/// are registered: `cargo test --release -p gpucosim-tests -- bench::toy_figures
+/// are registered: `cargo test --release -p gpucosim --test e2e -- bench::toy_figures
 /// --ignored --nocapture`. Fails if the lock-step run diverges.
 #[test]
 #[ignore = "a measurement, not a check; run it from a release build"]

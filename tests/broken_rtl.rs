@@ -5,8 +5,9 @@
 //! Surfer sessions beside it that open there. And the same seeds on the
 //! unpatched RTL pass, so the catch is the bug's.
 
+use crate::gpucosim_bin;
 use gpucosim::testbench::Testbench;
-use gpucosim_tests::{gpucosim_bin, quick, BrokenFixture, Vcd};
+use gpucosim_tests::{quick, BrokenFixture, Vcd};
 use std::process::Command;
 
 fn check(name: &str, f: &BrokenFixture) {
@@ -215,36 +216,47 @@ fn check_sessions(name: &str, waves: &std::path::Path, run: &str, cycle: u64, st
 
 /// One test case per fixture of `tests/fixtures/broken/`, so that one
 /// failure hides no other; `every_fixture_has_its_test_case` keeps the
-/// list equal to the folder.
+/// list equal to the folder. One fixture of each unit runs by default; the
+/// others (an RTL build each) run in the full suite,
+/// `cargo test --release --workspace -- --include-ignored`.
 macro_rules! fixtures {
-    ($($name:ident),* $(,)?) => {
+    (default: $($name:ident),* ; heavy: $($heavy:ident),* $(,)?) => {
         $(
             #[test]
             fn $name() {
                 caught_and_clean(stringify!($name));
             }
         )*
+        $(
+            #[test]
+            #[ignore = "heavy (an RTL build of its own): the full suite runs it, `cargo test --release --workspace -- --include-ignored`"]
+            fn $heavy() {
+                caught_and_clean(stringify!($heavy));
+            }
+        )*
         /// The fixtures with a test case.
-        const LISTED: &[&str] = &[$(stringify!($name)),*];
+        const LISTED: &[&str] = &[$(stringify!($name)),* , $(stringify!($heavy)),*];
     };
 }
 
 fixtures!(
+    default:
+    lds_range_off_by_one,
+    ta_swizzle_index_lsb_term,
+    waitcnt_release_early;
+    heavy:
     lds_arb_highest_wins,
     lds_atomic_broadcast,
     lds_b128_data_halves_swapped,
     lds_cu_mode_64_banks,
-    lds_range_off_by_one,
     ta_coalesce_ignores_ready,
     ta_gfx11_oob0_payload_ge,
     ta_gfx9_stride0_range_gt,
     ta_line_cross_part1_line,
-    ta_swizzle_index_lsb_term,
     waitcnt_gfx11_expcnt_field,
     waitcnt_gfx11_gds_no_expcnt,
     waitcnt_gfx11_vscnt_high_bits,
     waitcnt_gfx9_lgkm_limit,
-    waitcnt_release_early,
 );
 
 /// Fixture `name` is caught with a waveform, and its seed passes on the

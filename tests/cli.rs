@@ -1,6 +1,6 @@
 //! Bad input gets one clear line and exit code 2, never a panic.
 
-use gpucosim_tests::gpucosim_bin;
+use crate::gpucosim_bin;
 use std::process::Command;
 
 fn run(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {

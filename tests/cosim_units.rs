@@ -5,8 +5,9 @@
 //! and stopping by SIGINT or SIGTERM, which keeps the finished results,
 //! lists the rest as skipped and makes `merge` refuse the partial run.
 
+use crate::gpucosim_bin;
 use gpucosim_model::Profile;
-use gpucosim_tests::{gpucosim_bin, quick};
+use gpucosim_tests::quick;
 use std::io::BufRead;
 use std::process::{Command, Stdio};
 

@@ -2,8 +2,9 @@
 //! each unit's stress knobs (named in the job, user knobs winning), and a
 //! regression or merge that asks for it fails on a bin never hit.
 
+use crate::gpucosim_bin;
 use gpucosim::regress::{self, ResultsFile};
-use gpucosim_tests::{gpucosim_bin, quick};
+use gpucosim_tests::quick;
 use std::path::Path;
 use std::process::Command;
 

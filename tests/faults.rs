@@ -4,7 +4,8 @@
 //! a full disk does), the umask, and SIGTERM. None of them may lose a
 //! result or end green.
 
-use gpucosim_tests::{gpucosim_bin, quick, waitcnt_fatal_or_hang, BrokenFixture, Vcd};
+use crate::gpucosim_bin;
+use gpucosim_tests::{quick, waitcnt_fatal_or_hang, BrokenFixture, Vcd};
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;

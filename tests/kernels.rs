@@ -6,17 +6,18 @@
 //! beside the kernels, loops in objdump listings and code objects, release
 //! waits before barriers, LDS DMA, and files that are no kernel at all.
 
+use crate::gpucosim_bin;
 use gpucosim::kernel::asm::parse;
 use gpucosim::kernel::check::{wait_text, KernelFlow};
 use gpucosim::kernel::{check_program, profile_of_target};
 use gpucosim_model::waitcnt::{Counter, Thresholds, COUNTERS};
 use gpucosim_model::Profile;
-use gpucosim_tests::{gpucosim_bin, quick, BrokenFixture};
+use gpucosim_tests::{quick, BrokenFixture};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/kernels")
+    gpucosim_tests::repo_root().join("tests/fixtures/kernels")
 }
 
 /// The kernels (`NAME.CPU[.ON].s`) of a folder of the corpus, with their

@@ -164,7 +164,7 @@ fn python_package_and_cocotb_examples() {
     // The API.
     let o = Command::new(&python)
         .arg(repo_root().join("python/tests/test_api.py"))
-        .arg(gpucosim_tests::gpucosim_bin())
+        .arg(crate::gpucosim_bin())
         .output()
         .unwrap();
     assert!(

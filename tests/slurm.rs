@@ -9,7 +9,8 @@
 //! each test says so in one line and passes, unless
 //! `GPUCOSIM_REQUIRE_SLURM=1` (CI) makes that a failure.
 
-use gpucosim_tests::{gpucosim_bin, quick, repo_root, BrokenFixture};
+use crate::gpucosim_bin;
+use gpucosim_tests::{quick, repo_root, BrokenFixture};
 use rand::RngCore;
 use serde_json::Value;
 use std::io::Write;

@@ -11,10 +11,11 @@
 //! `import` is there. The GTKWave part is skipped, saying so, without
 //! `gtkwave` and `xvfb-run`, unless `GPUCOSIM_REQUIRE_GTKWAVE=1`.
 
+use crate::gpucosim_bin;
 use gpucosim_model::ta::isa::{VsField, Vsharp};
 use gpucosim_model::ta::TaParams;
 use gpucosim_model::Profile;
-use gpucosim_tests::{gpucosim_bin, quick, repo_root, vcd_value, BrokenFixture, Vcd};
+use gpucosim_tests::{quick, repo_root, vcd_value, BrokenFixture, Vcd};
 use std::collections::BTreeMap;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};

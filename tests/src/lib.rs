@@ -251,28 +251,6 @@ pub fn toy_rtl(dir: &Path, patch: Option<(&str, &str)>) -> PathBuf {
     root
 }
 
-/// The `gpucosim` binary of this build (built on demand if a test runs
-/// without it, e.g. `cargo test -p gpucosim-tests`).
-pub fn gpucosim_bin() -> PathBuf {
-    static BIN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BIN.get_or_init(|| {
-        let exe = std::env::current_exe().expect("test executable path");
-        // target/<profile>/deps/<test> -> target/<profile>/gpucosim
-        let profile_dir = exe.parent().and_then(Path::parent).expect("target dir");
-        let bin = profile_dir.join("gpucosim");
-        let release = profile_dir.file_name().is_some_and(|n| n == "release");
-        let mut cmd = std::process::Command::new(env!("CARGO"));
-        cmd.args(["build", "-q", "-p", "gpucosim", "--bin", "gpucosim"]);
-        if release {
-            cmd.arg("--release");
-        }
-        let st = cmd.current_dir(repo_root()).status().expect("cargo runs");
-        assert!(st.success(), "building gpucosim failed");
-        bin
-    })
-    .clone()
-}
-
 /// `cmd` building RTL in the quick flavor (`GPUCOSIM_BUILD=quick`: loops
 /// not unrolled, builds in seconds): what the tests simulate is short, and
 /// the RTL's semantics are the same.
