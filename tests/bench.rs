@@ -210,7 +210,7 @@ fn bad_requests_are_one_line_input_errors() {
 }
 
 /// The toy unit's figures, for comparing build flags before the real units
-/// are registered: `cargo test --release -p gpucosim --test e2e -- bench::toy_figures
+/// are registered: `cargo test --release --workspace -- bench::toy_figures
 /// --ignored --nocapture`. Fails if the lock-step run diverges.
 #[test]
 #[ignore = "a measurement, not a check; run it from a release build"]

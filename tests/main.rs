@@ -1,8 +1,14 @@
 //! The end-to-end tests of gpucosim, one module per subject, in one test
-//! binary, the `e2e` test of the gpucosim package: `cargo test -p gpucosim
-//! --test e2e` runs them all in one libtest run; `cargo test -p gpucosim
-//! --test e2e -- cli::` runs one module. Their helpers are the
-//! gpucosim-tests package (`src/` beside this file).
+//! binary: the `e2e` test of the gpucosim package (see
+//! docs/architecture.md, "Crates"). `cargo test --release --workspace --
+//! cli::` runs one module (`-p gpucosim` alone resolves other dependency
+//! features and recompiles). Their helpers are the gpucosim-tests package
+//! (`src/` beside this file). Tests that make RTL builds of their own are
+//! `#[ignore]`d with their reason: `-- --include-ignored` runs them too.
+
+// Linked so that Cargo builds libgpucosim_dpi.so for this test build, for
+// the SystemVerilog examples (`gpucosim_tests::sv_bench::dpi_lib`).
+use gpucosim_dpi as _;
 
 mod bench;
 mod broken_rtl;

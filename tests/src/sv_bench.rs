@@ -7,28 +7,24 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-/// `libgpucosim_dpi.so`, built by cargo for this test profile.
+/// `libgpucosim_dpi.so` of this test build: gpucosim-dpi is a
+/// dev-dependency of the end-to-end tests, so Cargo builds the library,
+/// its `cdylib` included, into `target/<profile>/deps/` before them, with
+/// the test build's dependency features (a `cargo build -p gpucosim-dpi`
+/// from here would resolve other features and recompile its
+/// dependencies, and the next test build recompile them back).
 pub fn dpi_lib() -> PathBuf {
-    static LIB: OnceLock<PathBuf> = OnceLock::new();
-    LIB.get_or_init(|| {
-        let exe = std::env::current_exe().expect("test executable path");
-        let profile_dir = exe.parent().and_then(Path::parent).expect("target dir");
-        let target = profile_dir.parent().expect("target dir");
-        let mut cmd = Command::new(env!("CARGO"));
-        cmd.args(["build", "-q", "-p", "gpucosim-dpi", "--lib"])
-            .arg("--target-dir")
-            .arg(target)
-            .current_dir(repo_root());
-        if profile_dir.file_name().is_some_and(|n| n == "release") {
-            cmd.arg("--release");
-        }
-        let st = cmd.status().expect("cargo");
-        assert!(st.success(), "building gpucosim-dpi failed");
-        let lib = profile_dir.join("libgpucosim_dpi.so");
-        assert!(lib.is_file(), "{} missing", lib.display());
-        lib
-    })
-    .clone()
+    let exe = std::env::current_exe().expect("test executable path");
+    let lib = exe
+        .parent()
+        .expect("target/<profile>/deps")
+        .join("libgpucosim_dpi.so");
+    assert!(
+        lib.is_file(),
+        "{} missing: the test build makes it (gpucosim-dpi is a dev-dependency of the e2e test)",
+        lib.display()
+    );
+    lib
 }
 
 fn verilator() -> Command {
