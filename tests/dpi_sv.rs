@@ -29,6 +29,7 @@ fn parallel<T: Send>(jobs: Vec<T>, f: impl Fn(T) -> Option<String> + Sync) -> Ve
 }
 
 #[test]
+#[ignore = "heavy (RTL builds of its own): the full suite runs it, `cargo test --release --workspace -- --include-ignored`"]
 fn example_testbenches_pass_on_the_builtin_rtl() {
     let mut jobs = Vec::new();
     for unit in gpucosim::units::UNITS {
