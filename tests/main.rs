@@ -3,8 +3,9 @@
 //! docs/architecture.md, "Crates"). `cargo test --release --workspace --
 //! cli::` runs one module (`-p gpucosim` alone resolves other dependency
 //! features and recompiles). Their helpers are the gpucosim-tests package
-//! (`src/` beside this file). Tests that make RTL builds of their own are
-//! `#[ignore]`d with their reason: `-- --include-ignored` runs them too.
+//! (`src/` beside this file). The tests with the most RTL builds of their
+//! own are `#[ignore]`d with their reason: `-- --include-ignored` (the full
+//! suite, which CI runs) runs them too.
 
 // Linked so that Cargo builds libgpucosim_dpi.so for this test build, for
 // the SystemVerilog examples (`gpucosim_tests::sv_bench::dpi_lib`).
