@@ -202,7 +202,7 @@ fn two_concurrent_regress_runs_on_one_fresh_cache_build_once() {
 #[test]
 fn a_cold_build_says_how_long_it_took_when_stderr_is_no_terminal() {
     let dir = tempfile::tempdir().unwrap();
-    let cache = dir.path().join("cache");
+    let cache = gpucosim_tests::fresh_cache(&dir.path().join("cache"));
     let v = verilator();
     let build = || {
         let o = gpucosim(&cache, &v)

@@ -631,7 +631,7 @@ fn a_broken_build_left_behind_is_cleaned_up_by_the_next_build() {
     let dir = tempfile::tempdir().unwrap();
     // A cache of its own (with the Verilator already found), so that the
     // build below is not served from the shared cache.
-    let cache = dir.path().join("cache");
+    let cache = gpucosim_tests::fresh_cache(&dir.path().join("cache"));
     let verilator = gpucosim::Verilator::locate(&gpucosim::cache_root())
         .unwrap()
         .exe;

@@ -236,6 +236,21 @@ pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// A new, empty RTL cache at `at` for a test about building from nothing,
+/// given the shared cache's Verilator runtime objects (`runtime/`, which
+/// depend on neither the RTL nor the unit, are kept apart for reuse, and
+/// are complete once there): its first build then compiles its RTL alone,
+/// not also about 6 CPU-seconds of runtime. None are given when the shared
+/// cache has none yet.
+pub fn fresh_cache(at: &Path) -> PathBuf {
+    std::fs::create_dir_all(at).unwrap();
+    let runtime = gpucosim::cache_root().join("runtime");
+    if runtime.is_dir() {
+        copy_tree(&runtime, &at.join("runtime")).unwrap();
+    }
+    at.to_path_buf()
+}
+
 /// A copy of the toy RTL tree in `dir`, with its generated port list, and
 /// `find` replaced by `replace` in `toy_top.sv` when given.
 pub fn toy_rtl(dir: &Path, patch: Option<(&str, &str)>) -> PathBuf {

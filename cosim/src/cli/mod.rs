@@ -21,6 +21,7 @@ mod waves;
 use clap::{Parser, Subcommand};
 use gpucosim::error::Result;
 use std::process::ExitCode;
+use tracing_subscriber::filter::Targets;
 
 #[derive(Parser)]
 #[command(
@@ -76,11 +77,55 @@ pub(crate) struct LogArgs {
     quiet: bool,
 }
 
-/// The environment variable holding a diagnostics filter
-/// (`tracing_subscriber::EnvFilter` syntax, e.g. `debug` or
-/// `info,gpucosim::rtlbuild=trace`); without it, and without `-v` or
-/// `--quiet`, notes, warnings and errors are shown.
+/// The environment variable holding a diagnostics filter: directives
+/// separated by commas, each a level (`off`, `error`, `warn`, `info`,
+/// `debug`, `trace`) for every target or `TARGET=LEVEL` for the targets a
+/// Rust path starts (e.g. `debug` or `info,gpucosim::rtlbuild=trace`; see
+/// [`parse_filter`]). Without it, and without `-v` or `--quiet`, notes,
+/// warnings and errors are shown.
 const LOG_ENV: &str = "GPUCOSIM_LOG";
+
+/// The filter `spec` gives ([`LOG_ENV`]'s syntax), or what is wrong with
+/// it. Every directive must be a level or `TARGET=LEVEL` with `TARGET` a
+/// Rust path: a bare word that is not a level (a misspelt `wran`) is an
+/// error, not a target that matches nothing. An empty directive (`info,`)
+/// says nothing and is passed over. The most specific directive for an
+/// event's target decides; with no bare level, other targets show nothing.
+fn parse_filter(spec: &str) -> std::result::Result<Targets, String> {
+    use std::str::FromStr;
+    use tracing_subscriber::filter::LevelFilter;
+    let level = |s: &str| {
+        LevelFilter::from_str(s.trim()).map_err(|_| {
+            format!(
+                "`{}` is not a level (off, error, warn, info, debug, trace)",
+                s.trim()
+            )
+        })
+    };
+    let mut filter = Targets::new();
+    for directive in spec.split(',').map(str::trim).filter(|d| !d.is_empty()) {
+        filter = match directive.split_once('=') {
+            None => filter.with_default(level(directive)?),
+            Some((target, lvl)) => {
+                let target = target.trim();
+                let is_path = !target.is_empty()
+                    && target.split("::").all(|seg| {
+                        seg.chars()
+                            .next()
+                            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                            && seg.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    });
+                if !is_path {
+                    return Err(format!(
+                        "`{target}` in `{directive}` is not a target (a Rust path such as gpucosim::rtlbuild)"
+                    ));
+                }
+                filter.with_target(target, level(lvl)?)
+            }
+        };
+    }
+    Ok(filter)
+}
 
 /// Diagnostics on stderr, one line each: `error: …`, `warning: …`, notes
 /// as they are, `debug: TARGET: …` and `trace: TARGET: …`.
@@ -113,27 +158,37 @@ where
 /// Sends diagnostics to stderr, filtered by `-v`/`--quiet`, else by
 /// `GPUCOSIM_LOG`, else at `info`.
 pub(crate) fn init_logging(log: LogArgs) {
-    use tracing_subscriber::EnvFilter;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
     let from_env = std::env::var(LOG_ENV).ok().filter(|v| !v.trim().is_empty());
+    let at = |default, gpucosim| {
+        Targets::new()
+            .with_default(default)
+            .with_target("gpucosim", gpucosim)
+    };
+    let info = tracing::Level::INFO;
     let mut bad_env = None;
     let filter = match (log.quiet, log.verbose) {
-        (true, _) => EnvFilter::new("error"),
-        (false, 1) => EnvFilter::new("info,gpucosim=debug"),
-        (false, 2..) => EnvFilter::new("info,gpucosim=trace"),
-        (false, 0) => match from_env.as_deref().map(EnvFilter::try_new) {
+        (true, _) => Targets::new().with_default(tracing::Level::ERROR),
+        (false, 1) => at(info, tracing::Level::DEBUG),
+        (false, 2..) => at(info, tracing::Level::TRACE),
+        (false, 0) => match from_env.as_deref().map(parse_filter) {
             Some(Ok(f)) => f,
             Some(Err(e)) => {
                 bad_env = Some(e);
-                EnvFilter::new("info")
+                Targets::new().with_default(info)
             }
-            None => EnvFilter::new("info"),
+            None => Targets::new().with_default(info),
         },
     };
+    // The builder's own level (INFO unless told) would come before `filter`.
     tracing_subscriber::fmt()
-        .with_env_filter(filter)
+        .with_max_level(tracing::Level::TRACE)
         .with_ansi(false)
         .event_format(LogLine)
         .with_writer(std::io::stderr)
+        .finish()
+        .with(filter)
         .init();
     if let Some(e) = bad_env {
         tracing::warn!("{LOG_ENV} is not a valid filter ({e}); showing notes, warnings and errors");
@@ -234,13 +289,41 @@ pub(crate) fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
 
 #[cfg(test)]
 mod tests {
-    use super::Cli;
+    use super::{parse_filter, Cli};
     use clap::CommandFactory;
+    use tracing::Level;
 
     /// clap's own checks of the definitions (ids, `requires`, conflicts and
     /// the groups of the flattened arguments), which a release build skips.
     #[test]
     fn the_command_line_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    /// GPUCOSIM_LOG: levels and `TARGET=LEVEL`, the most specific target
+    /// deciding; a word that is neither is an error naming it.
+    #[test]
+    fn log_filters_parse_or_say_what_is_wrong() {
+        let f = parse_filter("warn, gpucosim::rtlbuild=trace,gpucosim=DEBUG,").unwrap();
+        let on = |t: &str, l: Level| f.would_enable(t, &l);
+        assert!(on("gpucosim::rtlbuild", Level::TRACE));
+        assert!(on("gpucosim::regress", Level::DEBUG) && !on("gpucosim::regress", Level::TRACE));
+        assert!(on("gpucosim_tb", Level::DEBUG), "a target is a prefix");
+        assert!(on("other", Level::WARN) && !on("other", Level::INFO));
+        let only = parse_filter("gpucosim=info").unwrap();
+        assert!(!only.would_enable("other", &Level::ERROR));
+        assert!(!parse_filter("").unwrap().would_enable("x", &Level::ERROR));
+        for (spec, err) in [
+            ("wran", "`wran` is not a level (off, error, warn, info, debug, trace)"),
+            ("gpucosim=loud", "`loud` is not a level (off, error, warn, info, debug, trace)"),
+            (
+                "nonsense[filter]=info",
+                "`nonsense[filter]` in `nonsense[filter]=info` is not a target (a Rust path such as gpucosim::rtlbuild)",
+            ),
+            ("=debug", "`` in `=debug` is not a target (a Rust path such as gpucosim::rtlbuild)"),
+            ("a::=debug", "`a::` in `a::=debug` is not a target (a Rust path such as gpucosim::rtlbuild)"),
+        ] {
+            assert_eq!(parse_filter(spec).err().as_deref(), Some(err), "{spec}");
+        }
     }
 }
