@@ -21,10 +21,8 @@ pub mod memory;
 pub mod ops;
 pub mod profile;
 
-use crate::kernel::asm;
-use crate::kernel::table::{classify, Effect};
-use crate::units::lds::txn::LdsTxn;
-use crate::units::ta::txn::TaTxn;
+use crate::asm;
+use crate::table::{classify, Effect};
 use decode::{Mods, Opnd, EXEC, M0, NSGPR, VCC};
 use gpucosim_model::lds::isa::{Kind as DsKind, OpInfo};
 use gpucosim_model::lds::params::LdsParams;
@@ -33,6 +31,8 @@ use gpucosim_model::ta::isa::{Instr, Kind as TaKind, Op as TaOp};
 use gpucosim_model::ta::tlm::{compute, get_bit, LaneResults, Pieces};
 use gpucosim_model::ta::TaParams;
 use gpucosim_model::Profile;
+use gpucosim_tb::units::lds::txn::LdsTxn;
+use gpucosim_tb::units::ta::txn::TaTxn;
 use launch::{Launch, DISPATCH_BASE, KERNARG_BASE, QUEUE_BASE};
 use memory::Memory;
 use ops::{Cond, Mem, MemAtomic, Op};
@@ -157,12 +157,12 @@ impl Code {
             .position(|i| matches!(i.mnemonic.as_str(), "s_swappc_b64" | "s_call_b64"))
         {
             let i = &k.insts[at];
-            let f = crate::kernel::check::callee(k, at).unwrap_or_else(|| "?".into());
+            let f = crate::check::callee(k, at).unwrap_or_else(|| "?".into());
             return Err(format!(
                 "{}: `{}`: a call of `{f}`: calls are not emulated{}",
                 i.place(),
                 i.text(),
-                crate::kernel::check::builtin_hint(&f)
+                crate::check::builtin_hint(&f)
             ));
         }
         let mut ins = Vec::with_capacity(k.insts.len());
@@ -174,7 +174,7 @@ impl Code {
                 .into_iter()
                 .find(|o| o.contains("@rel32") || o.contains("@gotpcrel"))
                 .and_then(|o| o.split('@').next().map(|s| s.trim().to_string()))
-                .map(|f| crate::kernel::check::builtin_hint(&f))
+                .map(|f| crate::check::builtin_hint(&f))
                 .unwrap_or_default();
             let err = |e: String| format!("{}: `{}`: {e}{hint}", i.place(), i.text());
             let mut d = if let Some((x, y)) = i.operands.split_once("::") {
@@ -2276,8 +2276,8 @@ pub fn emulate_file(
     kernel: Option<&str>,
     seed: Option<u64>,
     record: bool,
-) -> crate::error::Result<Emulation> {
-    use crate::error::Error;
+) -> gpucosim_tb::error::Result<Emulation> {
+    use gpucosim_tb::error::Error;
     let l = Launch::read(path, prog, profile, kernel, seed)?;
     emulate(&file.display().to_string(), prog, profile, l, record)
         .map_err(|e| Error::Input(format!("{}: kernel emulation failed: {e}", file.display())))
@@ -2346,7 +2346,7 @@ mod tests {
     fn edge() -> (asm::Program, Profile) {
         let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../tests/fixtures/kernels/emu/edge.gfx900.s");
-        crate::kernel::read(&p, None).unwrap()
+        crate::read(&p, None).unwrap()
     }
 
     const LAUNCH: &str = r#"{"grid": [64], "lds_size": 512, "args": {"in": {"size": 256, "fill": "index"}, "out": {"size": 256}}}"#;

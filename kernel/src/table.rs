@@ -387,7 +387,7 @@ pub struct Classified {
 fn wait_thresholds(profile: Profile, ops: &str) -> Result<Thresholds, String> {
     let ops = ops.trim();
     if ops.starts_with(|c: char| c.is_ascii_digit()) {
-        let v = crate::units::input::U::<16>::parse(ops)?;
+        let v = gpucosim_tb::units::input::U::<16>::parse(ops)?;
         return Ok(decode(profile, v.get() as u16));
     }
     let mut t = Thresholds::none(profile);
@@ -409,7 +409,7 @@ fn wait_thresholds(profile: Profile, ops: &str) -> Result<Thresholds, String> {
             "lgkmcnt" => Counter::Lgkm,
             _ => return Err(format!("`{field}`: unknown counter `{name}`")),
         };
-        let n = crate::units::input::U::<16>::parse(arg)?.get() as u32;
+        let n = gpucosim_tb::units::input::U::<16>::parse(arg)?.get() as u32;
         let max = counter.max(profile);
         if n > max && !sat {
             return Err(format!("`{field}`: at most {max} on {profile}"));
@@ -433,7 +433,9 @@ pub fn classify(profile: Profile, inst: &Inst) -> Result<Classified, String> {
         .iter()
         .find(|r| r.profiles.is_none_or(|p| p == profile) && glob(&r.pattern, m))
         .ok_or_else(|| {
-            format!("`{m}` is not in the instruction table (cosim/src/kernel/instructions.txt) for {profile}")
+            format!(
+                "`{m}` is not in the instruction table (kernel/src/instructions.txt) for {profile}"
+            )
         })?;
     let ops = inst.operand_list();
     let words = |s: &str| -> bool { inst.operands.split_whitespace().any(|w| w == s) };
@@ -553,7 +555,7 @@ pub fn classify(profile: Profile, inst: &Inst) -> Result<Classified, String> {
                     inst.text()
                 ));
             }
-            let imm = crate::units::input::U::<16>::parse(ops[1])?.get() as u32;
+            let imm = gpucosim_tb::units::input::U::<16>::parse(ops[1])?.get() as u32;
             let mut t = Thresholds::none(profile);
             let v = imm & counter.max(profile);
             match counter {

@@ -6,8 +6,8 @@
 //! libclc's `amdgcn--amdhsa.bc`, and clang compiles the result to
 //! assembly.
 
-use crate::error::{Error, Result};
 use gpucosim_model::Profile;
+use gpucosim_tb::error::{Error, Result};
 use std::path::PathBuf;
 use std::process::Command;
 

@@ -9,9 +9,9 @@
 
 use super::check::{HazardKind, KernelFlow};
 use super::table::{Effect, Regs};
-use crate::units::waitcnt::driver::TxnEvent;
-use crate::units::waitcnt::txn::WaitcntTxn;
 use gpucosim_model::waitcnt::{encode, Class, Thresholds, WAVES};
+use gpucosim_tb::units::waitcnt::driver::TxnEvent;
+use gpucosim_tb::units::waitcnt::txn::WaitcntTxn;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
@@ -142,7 +142,7 @@ fn wave_path(
                     let raw = inst
                         .operand_list()
                         .get(1)
-                        .and_then(|o| crate::units::input::U::<16>::parse(o).ok())
+                        .and_then(|o| gpucosim_tb::units::input::U::<16>::parse(o).ok())
                         .filter(|_| inst.mnemonic == "s_waitcnt_vscnt")
                         .map_or(t.vs as u16, |v| v.get() as u16);
                     out.push(WaitcntTxn::Wait {
@@ -363,10 +363,10 @@ pub fn dynamic_hazards(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::asm::parse;
+    use crate::asm::parse;
     use gpucosim_model::Profile;
 
-    fn program(body: &str) -> crate::kernel::asm::Kernel {
+    fn program(body: &str) -> crate::asm::Kernel {
         parse(&format!("\t.type k,@function\nk:\n{body}\n"))
             .unwrap()
             .kernels

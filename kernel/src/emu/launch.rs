@@ -5,7 +5,7 @@
 //! Format: docs/kernels.md "The launch".
 
 use super::memory::Memory;
-use crate::kernel::asm;
+use crate::asm;
 use gpucosim_model::Profile;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -750,8 +750,8 @@ impl Launch {
         profile: Profile,
         kernel: Option<&str>,
         seed: Option<u64>,
-    ) -> crate::error::Result<Launch> {
-        use crate::error::Error;
+    ) -> gpucosim_tb::error::Result<Launch> {
+        use gpucosim_tb::error::Error;
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         Launch::parse(&text, prog, profile, kernel, seed)
             .map_err(|e| Error::Input(format!("{}: {e}", path.display())))

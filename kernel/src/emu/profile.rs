@@ -5,7 +5,7 @@
 //! through the TA unit). Text table, JSON and an SVG plot.
 //! Columns: docs/kernels.md "The profile".
 
-use crate::kernel::asm;
+use crate::asm;
 use gpucosim_model::lds::tlm::{Lds, LANES, SLOTS};
 use gpucosim_model::ta::tlm::{get_bit, LaneResults, LineReq};
 use serde::Serialize;

@@ -508,7 +508,7 @@ pub fn needed_text(profile: Profile, counter: Counter, needed: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::asm::parse;
+    use crate::asm::parse;
 
     fn prog(profile: Profile, body: &str) -> (Kernel, Profile) {
         let text = format!("\t.type k,@function\nk:\n{body}\n");
