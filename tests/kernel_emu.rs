@@ -701,7 +701,8 @@ fn every_fixture_kernel_is_proven_safe() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "s") {
             let (prog, profile) = gpucosim::kernel::read(&p, None).unwrap();
-            let r = gpucosim::kernel::check_program("k", &prog, profile).unwrap();
+            let r =
+                gpucosim::kernel::check_program("k", &prog, profile, Default::default()).unwrap();
             assert!(r.safe(), "{}", p.display());
         }
     }

@@ -8,7 +8,7 @@
 
 use crate::gpucosim_bin;
 use gpucosim::kernel::asm::parse;
-use gpucosim::kernel::check::{wait_text, KernelFlow};
+use gpucosim::kernel::check::{wait_text, BarrierFence, KernelFlow};
 use gpucosim::kernel::{check_program, profile_of_target};
 use gpucosim_model::waitcnt::{Counter, Thresholds, COUNTERS};
 use gpucosim_model::Profile;
@@ -69,14 +69,22 @@ fn every_kernel_is_proven_safe() {
     for (path, profile) in all_kernels() {
         let text = std::fs::read_to_string(&path).unwrap();
         let prog = parse(&text).unwrap();
-        let r = check_program(&path.display().to_string(), &prog, profile).unwrap();
-        for k in &r.kernels {
-            assert!(k.safe, "{}: {} {:?}", path.display(), k.kernel, k.hazards);
-            assert!(k.waits > 0);
-            waits += k.waits;
+        for fence in [BarrierFence::None, BarrierFence::Local] {
+            let r = check_program(&path.display().to_string(), &prog, profile, fence).unwrap();
+            for k in &r.kernels {
+                assert!(
+                    k.safe,
+                    "{} ({fence:?}): {} {:?}",
+                    path.display(),
+                    k.kernel,
+                    k.hazards
+                );
+                assert!(k.waits > 0);
+                waits += k.waits;
+            }
         }
     }
-    assert!(waits > 500, "{waits} waits checked");
+    assert!(waits > 1000, "{waits} waits checked");
 }
 
 /// The text of a wait with thresholds `t` in the form of the line it
@@ -260,6 +268,17 @@ fn cli_reads_objdump_listings_and_code_objects() {
         let (code, out, err) = run(&["kernel", "check", &fixture(file), "--profile", profile]);
         assert_eq!(code, 0, "{file}: {err}");
         assert!(out.contains("proven safe"), "{out}");
+        // Without the barrier fence, the waits before barriers are listed
+        // (at a fence), with their addresses.
+        let (_, out, _) = run(&[
+            "kernel",
+            "check",
+            &fixture(file),
+            "--profile",
+            profile,
+            "--barrier-fence",
+            "none",
+        ]);
         assert!(out.contains(" (0x"), "addresses in the report: {out}");
     }
     // A code object goes through llvm-objdump; its target names the profile.
@@ -814,7 +833,8 @@ fn loops_in_objdump_listings_and_code_objects() {
 fn release_waits_before_a_barrier_are_at_the_fence() {
     for opt in 1..4 {
         let f = fixture(&format!("gather_lds.gfx1100.O{opt}.s"));
-        let (code, out, _) = run(&["kernel", "check", &f, "--json", "-"]);
+        let none = ["--barrier-fence", "none"];
+        let (code, out, _) = run(&["kernel", "check", &f, "--json", "-", none[0], none[1]]);
         assert_eq!(code, 0);
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         let red = v["kernels"][0]["redundant"].as_array().unwrap();
@@ -829,17 +849,28 @@ fn release_waits_before_a_barrier_are_at_the_fence() {
             serde_json::json!([0, 0, 0, 0]),
             "{f}"
         );
-        let (_, text, _) = run(&["kernel", "check", &f]);
+        let (_, text, _) = run(&["kernel", "check", &f, none[0], none[1]]);
         assert!(
             text.contains("0 redundant waits (0 removable), 1 more at fences"),
             "{f}: {text}"
+        );
+        // Barriers as local fences (the default): the wait is needed.
+        let (code, out, _) = run(&["kernel", "check", &f, "--json", "-"]);
+        assert_eq!(code, 0);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["barrier_fence"], "local");
+        let red = v["kernels"][0]["redundant"].as_array().unwrap();
+        assert!(
+            red.iter()
+                .all(|r| r["at"]["text"] != "s_waitcnt lgkmcnt(0)"),
+            "{f}: {red:?}"
         );
     }
     let mut seen = 0;
     for (path, profile) in all_kernels() {
         let text = std::fs::read_to_string(&path).unwrap();
         for k in &parse(&text).unwrap().kernels {
-            let pr = KernelFlow::new(k, profile).unwrap();
+            let pr = KernelFlow::with_fence(k, profile, BarrierFence::None).unwrap();
             for r in pr.redundant() {
                 let rest = &k.insts[r.at + 1..];
                 let to_barrier = rest
@@ -868,6 +899,67 @@ fn release_waits_before_a_barrier_are_at_the_fence() {
         }
     }
     assert!(seen > 50, "{seen} release waits");
+}
+
+/// Issue: "Add the OpenCL/HSA work-group barrier semantics as an option on
+/// by default (`--barrier-fence local|global|none`) ... Then a deleted
+/// release wait is a reported hazard, not a caveat." The release wait of
+/// `gather_lds` deleted: a FENCE hazard at the barrier by default, naming
+/// the LDS store and the wait; the kernel passes with `--barrier-fence
+/// none`; a bad value is a one-line error.
+#[test]
+fn a_deleted_release_wait_is_a_fence_hazard() {
+    let f = fixture("gather_lds.gfx1100.O2.s");
+    let (_, out, _) = run(&[
+        "kernel",
+        "check",
+        &f,
+        "--barrier-fence",
+        "none",
+        "--json",
+        "-",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let line = v["kernels"][0]["redundant"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["at"]["text"] == "s_waitcnt lgkmcnt(0)" && r["at_fence"] == true)
+        .expect("the release wait")["at"]["line"]
+        .as_u64()
+        .unwrap() as usize;
+    let text = std::fs::read_to_string(&f).unwrap();
+    let cut: Vec<&str> = text
+        .lines()
+        .enumerate()
+        .map(|(n, l)| if n + 1 == line { "\t; deleted" } else { l })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("gather_lds.gfx1100.s");
+    std::fs::write(&g, cut.join("\n")).unwrap();
+    let g = g.display().to_string();
+    let (code, out, err) = run(&["kernel", "check", &g]);
+    assert_eq!(code, 1, "{out}{err}");
+    let hazard = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("Fence "))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        hazard.contains("`s_barrier` fences the LDS stored to, which")
+            && hazard.contains("`ds_store_b32")
+            && hazard.ends_with("it needs `s_waitcnt lgkmcnt(0)` before it"),
+        "{hazard}"
+    );
+    for fence in ["none", "global"] {
+        let (code, out, _) = run(&["kernel", "check", &g, "--barrier-fence", fence]);
+        assert_eq!(code, if fence == "none" { 0 } else { 1 }, "{fence}: {out}");
+    }
+    let (code, _, err) = run(&["kernel", "check", &g, "--barrier-fence", "fences"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("`fences` is not a barrier fence: none, local or global"),
+        "{err}"
+    );
 }
 
 /// Issue: "LDS DMA … the proof does not model this and calls those waits

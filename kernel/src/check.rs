@@ -31,13 +31,90 @@ const CAP: u8 = 200;
 /// Outstanding instructions: index → `behind` per counter.
 type State = BTreeMap<usize, [u8; 4]>;
 
+/// What `s_barrier` is to the proof (`kernel check --barrier-fence`):
+/// OpenCL's `barrier()` and HSA's work-group barrier release the memory
+/// operations issued before it to the work-group's other waves, so the
+/// stores it fences must have completed when a wave reaches it. The
+/// default is [`BarrierFence::Local`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BarrierFence {
+    /// No fence: `s_barrier` only synchronises; the waits before it are
+    /// reported "at a fence" and not judged.
+    None,
+    /// `barrier(CLK_LOCAL_MEM_FENCE)`: every DS instruction that may write
+    /// the LDS (stores, atomics, exchanges; not reads, permutes or
+    /// swizzles) and every LDS DMA load issued before `s_barrier` must have
+    /// returned at it.
+    #[default]
+    Local,
+    /// `barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE)`: also every
+    /// vector memory store and atomic without return (MUBUF, global,
+    /// scratch, FLAT).
+    Global,
+}
+
+impl BarrierFence {
+    /// Every option, as the command line names it.
+    pub const ALL: [BarrierFence; 3] = [
+        BarrierFence::None,
+        BarrierFence::Local,
+        BarrierFence::Global,
+    ];
+
+    /// Its name: `none`, `local` or `global`.
+    pub fn name(self) -> &'static str {
+        match self {
+            BarrierFence::None => "none",
+            BarrierFence::Local => "local",
+            BarrierFence::Global => "global",
+        }
+    }
+
+    /// What `s_barrier` reads: the pseudo registers the fenced stores
+    /// write.
+    fn reads(self) -> Regs {
+        match self {
+            BarrierFence::None => Regs::default(),
+            BarrierFence::Local => Regs::LDS_STORE.or(&Regs::LDS_DMA),
+            BarrierFence::Global => Regs::LDS_STORE.or(&Regs::LDS_DMA).or(&Regs::GLOBAL_STORE),
+        }
+    }
+}
+
+impl std::str::FromStr for BarrierFence {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        BarrierFence::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| format!("`{s}` is not a barrier fence: none, local or global"))
+    }
+}
+
+/// Whether DS instruction `mnemonic` may write the LDS: all but reads,
+/// permutes, swizzles and `ds_nop` (an unknown one is taken to write).
+fn writes_lds(mnemonic: &str) -> bool {
+    ![
+        "ds_read",
+        "ds_load",
+        "ds_permute",
+        "ds_bpermute",
+        "ds_swizzle",
+        "ds_nop",
+    ]
+    .iter()
+    .any(|p| mnemonic.starts_with(p))
+}
+
 /// A kernel read and classified, with its control-flow graph.
 pub struct KernelFlow<'k> {
     /// The kernel.
     pub kernel: &'k Kernel,
     /// The profile it runs on.
     pub profile: Profile,
-    /// Each instruction, classified.
+    /// Each instruction, classified: with the fence's pseudo registers
+    /// (the stores' destinations, `s_barrier`'s reads) under a
+    /// [`BarrierFence`] other than `None`.
     pub cls: Vec<Classified>,
     /// Successors of each instruction.
     succ: Vec<Vec<usize>>,
@@ -51,6 +128,9 @@ pub enum HazardKind {
     Raw,
     /// A register written while an outstanding load may still write it.
     Waw,
+    /// `s_barrier` reached while a store it fences ([`BarrierFence`]) may
+    /// not have completed.
+    Fence,
 }
 
 /// A hazard: instruction `at` reads (RAW) or writes (WAW) `regs`, which
@@ -106,8 +186,18 @@ fn set(t: &mut Thresholds, c: Counter, v: u32) {
 
 impl<'k> KernelFlow<'k> {
     /// Classifies the kernel's instructions and builds its control-flow
-    /// graph. Errors name the instruction's line.
+    /// graph, barriers being local fences (the default [`BarrierFence`]).
+    /// Errors name the instruction's line.
     pub fn new(kernel: &'k Kernel, profile: Profile) -> Result<Self, String> {
+        Self::with_fence(kernel, profile, BarrierFence::default())
+    }
+
+    /// [`KernelFlow::new`] with barriers as `fence` says.
+    pub fn with_fence(
+        kernel: &'k Kernel,
+        profile: Profile,
+        fence: BarrierFence,
+    ) -> Result<Self, String> {
         let n = kernel.insts.len();
         let mut cls = Vec::with_capacity(n);
         for (k, i) in kernel.insts.iter().enumerate() {
@@ -115,6 +205,24 @@ impl<'k> KernelFlow<'k> {
                 Some(f) => format!("{}: a call of `{f}`: {e}{}", i.place(), builtin_hint(&f)),
                 None => format!("{}: {e}", i.place()),
             })?);
+        }
+        if fence != BarrierFence::None {
+            for (i, c) in kernel.insts.iter().zip(cls.iter_mut()) {
+                match &mut c.effect {
+                    Effect::Mem {
+                        class: Class::Lds,
+                        dst,
+                    } if writes_lds(&i.mnemonic) => *dst = dst.or(&Regs::LDS_STORE),
+                    Effect::Mem {
+                        class: Class::VmemStore | Class::FlatStore,
+                        dst,
+                    } if fence == BarrierFence::Global => *dst = dst.or(&Regs::GLOBAL_STORE),
+                    Effect::Fence if i.mnemonic == "s_barrier" => {
+                        c.reads = c.reads.or(&fence.reads());
+                    }
+                    _ => {}
+                }
+            }
         }
         let target = |i: &Inst, t: &str| -> Result<Option<usize>, String> {
             let idx = match t.strip_prefix('@') {
@@ -272,7 +380,8 @@ impl<'k> KernelFlow<'k> {
 
     /// What instruction `i` does to the registers that the memory
     /// instruction `j` writes when it returns, were `j` outstanding: the
-    /// registers `i` reads (RAW) and those it writes (WAW: an ALU
+    /// registers `i` reads (RAW; FENCE for a barrier's fenced stores) and
+    /// those it writes (WAW: an ALU
     /// destination, or a memory instruction's own destination unless it is
     /// of `j`'s ordering group, so that it returns after `j`).
     pub fn conflicts(&self, i: usize, j: usize) -> [(HazardKind, Regs); 2] {
@@ -297,10 +406,12 @@ impl<'k> KernelFlow<'k> {
                 written = dst.and(mine);
             }
         }
-        [
-            (HazardKind::Raw, dst.and(&c.reads)),
-            (HazardKind::Waw, written),
-        ]
+        // `s_barrier` reads nothing but the stores it fences.
+        let read = match c.effect {
+            Effect::Fence => HazardKind::Fence,
+            _ => HazardKind::Raw,
+        };
+        [(read, dst.and(&c.reads)), (HazardKind::Waw, written)]
     }
 
     /// The counter and the largest threshold that prove an outstanding
@@ -625,10 +736,10 @@ mod tests {
     fn release_waits_before_a_barrier_are_at_the_fence() {
         let body = "ds_store_b32 v0, v5\ns_waitcnt lgkmcnt(0)\nv_and_b32_e32 v3, 63, v3\ns_delay_alu instid0(VALU_DEP_1)\nv_lshlrev_b32_e32 v0, 2, v3\ns_add_i32 s0, s0, 1\nglobal_load_b32 v7, v[8:9], off\ns_barrier\nbuffer_gl0_inv\ns_waitcnt vmcnt(0)\nv_mov_b32 v1, v7\ns_endpgm";
         let (k, p) = prog(Gfx11, body);
-        let pr = KernelFlow::new(&k, p).unwrap();
+        let pr = KernelFlow::with_fence(&k, p, BarrierFence::None).unwrap();
         assert!(pr.hazards(None).is_empty());
         let r: Vec<usize> = pr.redundant().iter().map(|r| r.at).collect();
-        assert_eq!(r, [1], "for registers the release wait could go");
+        assert_eq!(r, [1], "without the fence, the release wait could go");
         assert!(
             pr.at_fence(1),
             "but it releases the LDS store at the barrier"
@@ -641,19 +752,92 @@ mod tests {
                 "ds_store_b32 v0, v6\ns_waitcnt lgkmcnt(0)\ns_add_i32",
             ),
         );
-        let pr = KernelFlow::new(&k, p).unwrap();
+        let pr = KernelFlow::with_fence(&k, p, BarrierFence::None).unwrap();
         assert!(!pr.at_fence(1) && pr.at_fence(6));
         // Nothing outstanding on its counter: it releases nothing.
         let (k, p) = prog(
             Gfx11,
             &body.replace("ds_store_b32 v0, v5", "v_mov_b32 v1, 0"),
         );
-        assert!(!KernelFlow::new(&k, p).unwrap().at_fence(1));
+        assert!(!KernelFlow::with_fence(&k, p, BarrierFence::None)
+            .unwrap()
+            .at_fence(1));
         // A branch between: the barrier is on one path only.
         let (k, p) = prog(
             Gfx11,
             &body.replace("s_add_i32 s0, s0, 1", "s_cbranch_scc1 .L1\n.L1:"),
         );
-        assert!(!KernelFlow::new(&k, p).unwrap().at_fence(1));
+        assert!(!KernelFlow::with_fence(&k, p, BarrierFence::None)
+            .unwrap()
+            .at_fence(1));
+    }
+
+    /// Barriers as fences: a store that may be outstanding at `s_barrier`
+    /// is a FENCE hazard (LDS stores and LDS DMA under `local`, vector
+    /// memory stores too under `global`), with the wait it needs; reads
+    /// and permutes are not fenced; `none` fences nothing.
+    #[test]
+    fn barriers_fence_the_stores_before_them() {
+        let fenced = |p: Profile, body: &str, fence: BarrierFence| {
+            let (k, p) = prog(p, body);
+            let pr = KernelFlow::with_fence(&k, p, fence).unwrap();
+            pr.hazards(None)
+                .into_iter()
+                .map(|h| (h.kind, h.at, h.by, h.regs.text(), h.counter, h.needed))
+                .collect::<Vec<_>>()
+        };
+        use BarrierFence::{Global, Local, None as Off};
+        let lds = "ds_write_b32 v0, v1\nv_add_u32_e32 v2, 1, v2\ns_barrier\ns_endpgm";
+        let hit = vec![(Fence, 2, 0, "the LDS stored to".to_string(), Lgkm, 0)];
+        assert_eq!(fenced(Gfx9, lds, Local), hit);
+        assert_eq!(fenced(Gfx9, lds, Global), hit);
+        assert_eq!(fenced(Gfx9, lds, Off), []);
+        // The release wait ends it; a younger LDS store behind it lets
+        // lgkmcnt(1) prove the older one returned.
+        assert_eq!(
+            fenced(
+                Gfx9,
+                &lds.replace("s_barrier", "s_waitcnt lgkmcnt(0)\ns_barrier"),
+                Local
+            ),
+            []
+        );
+        let two =
+            "ds_write_b32 v0, v1\nds_write_b32 v3, v1\ns_waitcnt lgkmcnt(1)\ns_barrier\ns_endpgm";
+        assert_eq!(
+            fenced(Gfx9, two, Local),
+            [(Fence, 3, 1, "the LDS stored to".to_string(), Lgkm, 0)]
+        );
+        // Atomics write the LDS; reads and permutes do not.
+        let atomic = lds.replace("ds_write_b32 v0, v1", "ds_add_u32 v0, v1");
+        assert_eq!(fenced(Gfx9, &atomic, Local).len(), 1);
+        for read in ["ds_read_b32 v4, v0", "ds_bpermute_b32 v4, v0, v1"] {
+            let body = lds.replace("ds_write_b32 v0, v1", read);
+            assert_eq!(fenced(Gfx9, &body, Global), [], "{read}");
+        }
+        // Global stores: only under `global`, on vmcnt (gfx9) or vscnt
+        // (gfx11).
+        let global = "global_store_dword v[0:1], v2, off\ns_barrier\ns_endpgm";
+        assert_eq!(fenced(Gfx9, global, Local), []);
+        assert_eq!(
+            fenced(Gfx9, global, Global),
+            [(Fence, 1, 0, "the memory stored to".to_string(), Vm, 0)]
+        );
+        let global11 = "global_store_b32 v[0:1], v2, off\ns_barrier\ns_endpgm";
+        assert_eq!(
+            fenced(Gfx11, global11, Global),
+            [(Fence, 1, 0, "the memory stored to".to_string(), Vs, 0)]
+        );
+        // LDS DMA writes the LDS through vmcnt.
+        let dma = "buffer_load_dword v1, s[0:3], 0 offen lds\ns_barrier\ns_endpgm";
+        assert_eq!(
+            fenced(Gfx9, dma, Local),
+            [(Fence, 1, 0, "LDS".to_string(), Vm, 0)]
+        );
+        assert_eq!("global".parse::<BarrierFence>(), Ok(Global));
+        assert_eq!(
+            "fence".parse::<BarrierFence>(),
+            Err("`fence` is not a barrier fence: none, local or global".to_string())
+        );
     }
 }

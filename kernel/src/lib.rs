@@ -20,7 +20,7 @@ pub mod emu;
 pub mod table;
 pub mod waitcnt_stim;
 
-use check::{needed_text, wait_text, HazardKind, KernelFlow};
+use check::{needed_text, wait_text, BarrierFence, HazardKind, KernelFlow};
 use gpucosim_model::Profile;
 use gpucosim_tb::error::{Error, Result};
 use serde::Serialize;
@@ -378,6 +378,9 @@ pub struct FileReport {
     pub file: String,
     /// The profile.
     pub profile: String,
+    /// What `s_barrier` fences (`none`, `local`, `global`:
+    /// [`BarrierFence`]).
+    pub barrier_fence: String,
     /// Each kernel, in file order.
     pub kernels: Vec<KernelReport>,
     /// The functions that are not kernels and that no kernel calls, in file
@@ -392,11 +395,17 @@ impl FileReport {
     }
 }
 
-/// Checks every kernel of a program.
-pub fn check_program(file: &str, prog: &asm::Program, profile: Profile) -> Result<FileReport> {
+/// Checks every kernel of a program, barriers being fences as `fence`
+/// says.
+pub fn check_program(
+    file: &str,
+    prog: &asm::Program,
+    profile: Profile,
+    fence: BarrierFence,
+) -> Result<FileReport> {
     let mut kernels = Vec::new();
     for k in &prog.kernels {
-        let pr = KernelFlow::new(k, profile)
+        let pr = KernelFlow::with_fence(k, profile, fence)
             .map_err(|e| Error::Input(format!("{file}: kernel {}: {e}", k.name)))?;
         let hazards: Vec<HazardReport> = pr
             .hazards(None)
@@ -467,6 +476,7 @@ pub fn check_program(file: &str, prog: &asm::Program, profile: Profile) -> Resul
     Ok(FileReport {
         file: file.to_string(),
         profile: profile.name().to_string(),
+        barrier_fence: fence.name().to_string(),
         kernels,
         skipped,
     })
@@ -524,6 +534,7 @@ pub fn report_text(r: &FileReport) -> String {
             let verb = match h.kind {
                 HazardKind::Raw => "reads",
                 HazardKind::Waw => "writes",
+                HazardKind::Fence => "fences",
             };
             let _ = writeln!(
                 s,

@@ -153,6 +153,11 @@ const NAMED: &[&str] = &[
 const NAMED0: Reg = 768;
 /// The LDS written by LDS DMA loads, after the named registers.
 const LDS_DMA: Reg = NAMED0 + NAMED.len() as Reg;
+/// The LDS that DS instructions store to, and the memory that vector
+/// memory stores write: pseudo registers of the barrier fence
+/// ([`crate::check::BarrierFence`]), which `s_barrier` reads.
+const LDS_STORE: Reg = LDS_DMA + 1;
+const GLOBAL_STORE: Reg = LDS_DMA + 2;
 /// Registers a set can hold.
 const NREGS: usize = 1024;
 
@@ -164,11 +169,29 @@ impl Regs {
     /// The LDS that LDS DMA loads (`buffer_load_dword … lds`,
     /// `buffer_load_lds_*`, `global_load_lds_*`) write: their destination,
     /// read by every instruction that accesses the LDS.
-    pub const LDS_DMA: Regs = {
-        let mut r = [0u64; NREGS / 64];
-        r[LDS_DMA as usize / 64] = 1 << (LDS_DMA % 64);
-        Regs(r)
-    };
+    pub const LDS_DMA: Regs = Regs::one(LDS_DMA);
+
+    /// The LDS as DS instructions that may write it (stores, atomics,
+    /// exchanges) leave it: their destination when barriers are fences.
+    pub const LDS_STORE: Regs = Regs::one(LDS_STORE);
+    /// Memory as vector memory stores and atomics without return leave
+    /// it: their destination when barriers are global fences.
+    pub const GLOBAL_STORE: Regs = Regs::one(GLOBAL_STORE);
+
+    const fn one(r: Reg) -> Regs {
+        let mut w = [0u64; NREGS / 64];
+        w[r as usize / 64] = 1 << (r % 64);
+        Regs(w)
+    }
+
+    /// The registers of either.
+    pub fn or(&self, o: &Regs) -> Regs {
+        let mut r = *self;
+        for (a, b) in r.0.iter_mut().zip(&o.0) {
+            *a |= b;
+        }
+        r
+    }
 
     fn add(&mut self, r: Reg) {
         self.0[r as usize / 64] |= 1 << (r % 64);
@@ -242,6 +265,12 @@ impl Regs {
         }
         if has(LDS_DMA) {
             parts.push("LDS".to_string());
+        }
+        if has(LDS_STORE) {
+            parts.push("the LDS stored to".to_string());
+        }
+        if has(GLOBAL_STORE) {
+            parts.push("the memory stored to".to_string());
         }
         parts.join(", ")
     }

@@ -7,6 +7,7 @@ use super::run::in_transaction;
 use clap::Subcommand;
 use gpucosim::engine::{self, RunSpec, Stimulus, Verdict, EXIT_INPUT};
 use gpucosim::error::{Error, Result};
+use gpucosim::kernel::check::BarrierFence;
 use gpucosim::kernel::launch_run::{self, KernelRun, Need, Ran};
 use gpucosim::regress;
 use gpucosim::testbench::Testbench;
@@ -70,8 +71,18 @@ pub(crate) struct CheckArgs {
     file: PathBuf,
     #[command(flatten)]
     profile: FileProfile,
+    /// What `s_barrier` fences, as OpenCL's `barrier()` does: `local`
+    /// (the LDS stores and LDS DMA loads before it must have completed at
+    /// it), `global` (also the vector memory stores), or `none` (the waits
+    /// before a barrier are reported "at a fence", not judged).
+    #[arg(long, default_value = "local", value_parser = parse_fence)]
+    barrier_fence: BarrierFence,
     #[command(flatten)]
     json: JsonOut,
+}
+
+fn parse_fence(s: &str) -> std::result::Result<BarrierFence, String> {
+    s.parse()
 }
 
 #[derive(clap::Args)]
@@ -219,7 +230,12 @@ fn check(a: CheckArgs) -> Result<ExitCode> {
         gpucosim::probe_file(j, "--json")?;
     }
     let (prog, profile) = gpucosim::kernel::read(&file, a.profile.profile)?;
-    let report = gpucosim::kernel::check_program(&file.display().to_string(), &prog, profile)?;
+    let report = gpucosim::kernel::check_program(
+        &file.display().to_string(),
+        &prog,
+        profile,
+        a.barrier_fence,
+    )?;
     let text = serde_json::to_string_pretty(&report).expect("reports serialise");
     if json.is_some() && json_file.is_none() {
         println!("{text}");
@@ -560,10 +576,10 @@ fn kernel_run(
                 h.cycle,
                 k.insts[h.at].place(),
                 k.insts[h.at].text(),
-                if h.kind == gpucosim::kernel::check::HazardKind::Raw {
-                    "read"
-                } else {
-                    "wrote"
+                match h.kind {
+                    gpucosim::kernel::check::HazardKind::Raw => "read",
+                    gpucosim::kernel::check::HazardKind::Waw => "wrote",
+                    gpucosim::kernel::check::HazardKind::Fence => "fenced",
                 },
                 h.regs.text(),
                 k.insts[h.by].place(),
