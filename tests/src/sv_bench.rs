@@ -96,18 +96,22 @@ pub fn lint_tb(unit: &str, gfx: u32, rtl: &Path) -> Result<(), String> {
 }
 
 /// Builds `<unit>_tb` for `GFX` `gfx` from the RTL tree `rtl`, or finds
-/// it built: testbenches are kept under `target/<profile>/sv-tb/`, keyed
-/// by the content of every source, the Verilator used and the library's
-/// location (the library is linked dynamically: a rebuilt one is picked up
-/// without rebuilding the testbench). Returns the executable, or the
-/// build's output on failure.
+/// it built: the executables alone are kept in gpucosim's cache
+/// (`<cache>/test-sv-tb/`, about 0.6 MB each), keyed by the content of
+/// every source, the Verilator used and this file (how they are built),
+/// so that a new clone (CI's) starts with them. They are linked to `libgpucosim_dpi.so` without a path and
+/// run with the test build's ([`run_tb`]): a rebuilt library is picked up
+/// without rebuilding them. Returns the executable, or the build's output
+/// on failure.
 pub fn build_tb(unit: &str, gfx: u32, rtl: &Path) -> Result<PathBuf, String> {
     use std::hash::{Hash, Hasher};
     let sources = gpucosim::RtlSources::collect(rtl, unit).map_err(|e| e.to_string())?;
     let dpi = repo_root().join("dpi");
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    (unit, gfx, dpi_lib()).hash(&mut h);
+    (unit, gfx).hash(&mut h);
     format!("{:?}", verilator().get_program()).hash(&mut h);
+    // How a testbench is built (options, make variables): this file.
+    include_str!("sv_bench.rs").hash(&mut h);
     let files = sources
         .files
         .iter()
@@ -124,30 +128,19 @@ pub fn build_tb(unit: &str, gfx: u32, rtl: &Path) -> Result<PathBuf, String> {
             .map_err(|e| format!("{}: {e}", f.display()))?
             .hash(&mut h);
     }
-    let exe_dir = std::env::current_exe().map_err(|e| e.to_string())?;
-    let kept = exe_dir
-        .parent()
-        .and_then(Path::parent)
-        .ok_or("no target directory")?
-        .join("sv-tb")
-        .join(format!("{unit}-gfx{gfx}-{:016x}", h.finish()));
-    let exe = kept.join(format!("V{unit}_tb"));
+    let dir = gpucosim::cache_root().join("test-sv-tb");
+    let exe = dir.join(format!("V{unit}_tb-gfx{gfx}-{:016x}", h.finish()));
     if exe.is_file() {
         return Ok(exe);
     }
-    std::fs::create_dir_all(kept.parent().unwrap()).map_err(|e| e.to_string())?;
-    let tmp = tempfile::tempdir_in(kept.parent().unwrap()).map_err(|e| e.to_string())?;
-    build_tb_in(unit, gfx, rtl, tmp.path())?;
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let tmp = tempfile::tempdir_in(&dir).map_err(|e| e.to_string())?;
+    let built = build_tb_in(unit, gfx, rtl, tmp.path())?;
     // Whole or not at all; a concurrent build of the same key may win.
-    let tmp = tmp.keep();
-    if std::fs::rename(&tmp, &kept).is_err() {
-        let _ = std::fs::remove_dir_all(&tmp);
+    if std::fs::rename(&built, &exe).is_err() && !exe.is_file() {
+        return Err(format!("{} missing after the build", exe.display()));
     }
-    if exe.is_file() {
-        Ok(exe)
-    } else {
-        Err(format!("{} missing after the build", exe.display()))
-    }
+    Ok(exe)
 }
 
 /// Builds `<unit>_tb` for `GFX` `gfx` from the RTL tree `rtl` into `obj`.
@@ -168,9 +161,11 @@ fn build_tb_in(unit: &str, gfx: u32, rtl: &Path, obj: &Path) -> Result<PathBuf, 
         .args(&sources.files)
         .arg(dpi.join(format!("sv/{unit}_ref.sv")))
         .arg(dpi.join(format!("examples/{unit}_tb.sv")))
-        .arg(&lib)
         .arg("-LDFLAGS")
-        .arg(format!("-Wl,-rpath,{}", lib.parent().unwrap().display()));
+        .arg(format!(
+            "-L{} -lgpucosim_dpi",
+            lib.parent().unwrap().display()
+        ));
     run(cmd, "verilator")?;
     // Verilator's runtime objects, compiled by the first build, are the
     // same for every build: later ones start with them.
@@ -231,10 +226,12 @@ fn run(mut cmd: Command, what: &str) -> Result<(), String> {
     }
 }
 
-/// Runs a built testbench with plusargs.
+/// Runs a built testbench with plusargs, on the test build's
+/// `libgpucosim_dpi.so`.
 pub fn run_tb(exe: &Path, plusargs: &[String]) -> Output {
     Command::new(exe)
         .args(plusargs)
+        .env("LD_LIBRARY_PATH", dpi_lib().parent().expect("a directory"))
         .output()
         .expect("testbench")
 }
