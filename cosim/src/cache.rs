@@ -372,6 +372,20 @@ impl std::fmt::Display for Holder {
     }
 }
 
+/// The holder of the lock at `path`, which another process holds: it
+/// writes itself into the file just after taking the lock, so a reader
+/// that comes in between is given up to 200 ms for it (it waits for a
+/// whole build next anyway).
+fn wait_for_holder(path: &Path) -> Option<Holder> {
+    for _ in 0..20 {
+        if let Some(h) = read_holder(path) {
+            return Some(h);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    read_holder(path)
+}
+
 fn read_holder(path: &Path) -> Option<Holder> {
     let text = std::fs::read_to_string(path).ok()?;
     let mut it = text.split_whitespace();
@@ -409,7 +423,7 @@ impl KeyLock {
                 Ok(()) => {}
                 Err(e) if would_block(&e) => {
                     if let Some(tell) = on_wait.take() {
-                        tell(read_holder(&path));
+                        tell(wait_for_holder(&path));
                     }
                     flock(&f, libc::LOCK_EX).map_err(|e| Error::io(&path, e))?;
                 }
