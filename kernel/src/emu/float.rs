@@ -367,6 +367,31 @@ impl FCmp {
     }
 }
 
+/// `v_cmp_class_f32`: whether the class of source 0 (its bits with `abs`
+/// and `neg` applied; **Decided**: read from the bits, so a denormal is
+/// one whatever the denormal mode) is among those
+/// the integer `mask` (source 1) sets: bit 0 signalling NaN, 1 quiet NaN,
+/// 2 −∞, 3 negative normal, 4 negative denormal, 5 −0, 6 +0, 7 positive
+/// denormal, 8 positive normal, 9 +∞.
+pub fn class_test(bits: u32, mask: u32, m: FMods) -> bool {
+    let mut b = bits;
+    if m.abs & 1 != 0 {
+        b &= 0x7fff_ffff;
+    }
+    if m.neg & 1 != 0 {
+        b ^= 0x8000_0000;
+    }
+    let (neg, exp, frac) = (b >> 31 != 0, b >> 23 & 0xff, b & 0x7f_ffff);
+    let class = match (exp, frac) {
+        (0xff, 0) => [9, 2][usize::from(neg)],
+        (0xff, f) => u32::from(f & 0x40_0000 != 0),
+        (0, 0) => [6, 5][usize::from(neg)],
+        (0, _) => [7, 4][usize::from(neg)],
+        _ => [8, 3][usize::from(neg)],
+    };
+    mask >> class & 1 != 0
+}
+
 /// A conversion to an integer of source bits `b`.
 fn to_int(op: F32, b: u32, m: FMods, mode: Denorm) -> u32 {
     let x = source(b, 0, m, mode.flush_in);
@@ -383,6 +408,40 @@ fn to_int(op: F32, b: u32, m: FMods, mode: Denorm) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn class_compares_name_every_class() {
+        let none = FMods::default();
+        let cases: [(u32, u32); 10] = [
+            (0x7f80_0001, 0), // signalling NaN
+            (0x7fc0_0000, 1), // quiet NaN
+            (0xff80_0000, 2), // −∞
+            (0xbf80_0000, 3), // −1.0
+            (0x8000_0001, 4), // negative denormal
+            (0x8000_0000, 5), // −0
+            (0x0000_0000, 6), // +0
+            (0x0000_0001, 7), // positive denormal
+            (0x3f80_0000, 8), // 1.0
+            (0x7f80_0000, 9), // +∞
+        ];
+        for (bits, class) in cases {
+            for bit in 0..10 {
+                assert_eq!(
+                    class_test(bits, 1 << bit, none),
+                    bit == class,
+                    "{bits:#x} bit {bit}"
+                );
+            }
+            assert!(class_test(bits, 0x3ff, none));
+            assert!(!class_test(bits, 0, none));
+        }
+        // Modifiers apply to source 0 only.
+        let abs = FMods { abs: 1, ..none };
+        let neg = FMods { neg: 1, ..none };
+        assert!(class_test(0xbf80_0000, 1 << 8, abs));
+        assert!(class_test(0x3f80_0000, 1 << 3, neg));
+        assert!(class_test(0x3f80_0000, 1 << 8, FMods { neg: 2, ..none }));
+    }
 
     const IEEE: Denorm = Denorm {
         flush_in: false,

@@ -98,7 +98,13 @@ fn decode_one(mnemonic: &str, operands: &str) -> Result<Ins, String> {
     if sdwa {
         let fits = matches!(
             op,
-            Op::VUn(_) | Op::VAlu(_) | Op::VAlu16(..) | Op::VF32(_) | Op::VCmp(..) | Op::VCmpF(..)
+            Op::VUn(_)
+                | Op::VAlu(_)
+                | Op::VAlu16(..)
+                | Op::VF32(_)
+                | Op::VCmp(..)
+                | Op::VCmpF(..)
+                | Op::VCmpClass(_)
         );
         if !fits {
             return Err(format!("the SDWA form of {mnemonic} is not emulated"));
@@ -111,7 +117,10 @@ fn decode_one(mnemonic: &str, operands: &str) -> Result<Ins, String> {
     }
     // Float modifiers mean something only to the float operations (on an
     // integer operation `clamp` saturates, which is not emulated).
-    if !matches!(op, Op::VF32(_) | Op::VCmpF(..) | Op::VFloat) {
+    if !matches!(
+        op,
+        Op::VF32(_) | Op::VCmpF(..) | Op::VCmpClass(_) | Op::VFloat
+    ) {
         let what = if m.clamp {
             Some("clamp")
         } else if m.omod != 0 {
@@ -839,7 +848,7 @@ impl<'a> Emulator<'a> {
         w: &mut Wave,
     ) -> R<Option<Stop>> {
         let o = &ins.o;
-        let cmp = matches!(ins.op, Op::VCmp(..) | Op::VCmpF(..));
+        let cmp = matches!(ins.op, Op::VCmp(..) | Op::VCmpF(..) | Op::VCmpClass(_));
         let first = if cmp { usize::from(o.len() == 3) } else { 1 };
         let act = w.active();
         // The destination as it was, before a source's field stands in
@@ -1425,7 +1434,7 @@ impl<'a> Emulator<'a> {
                     Self::set_v(w, d, l, r, kx && ky && kz && ko);
                 }
             }
-            Op::VCmpF(c, x) => {
+            Op::VCmpF(_, x) | Op::VCmpClass(x) => {
                 // As VCmp: gfx9 VOPC writes its destination (VCC or an SGPR
                 // pair) and, for cmpx, EXEC too; gfx11 cmpx writes EXEC only.
                 let has_dst = o.len() == 3;
@@ -1442,7 +1451,11 @@ impl<'a> Emulator<'a> {
                     let (a, ka) = Self::v32(w, s0, l);
                     let (b, kb) = Self::v32(w, s1, l);
                     kall &= ka && kb;
-                    out |= u64::from(c.test(a, b, fm, self.denorm)) << l;
+                    let hit = match ins.op {
+                        Op::VCmpF(c, _) => c.test(a, b, fm, self.denorm),
+                        _ => float::class_test(a, b, fm),
+                    };
+                    out |= u64::from(hit) << l;
                 }
                 Self::compare_out(w, has_dst.then(|| arg(0)).transpose()?, x, out, kall)?;
             }
@@ -1477,7 +1490,10 @@ impl<'a> Emulator<'a> {
                 if marked != 0
                     && matches!(
                         ins.op,
-                        Op::VCmp(_, _, true) | Op::VCmpF(_, true) | Op::SSaveexec(..)
+                        Op::VCmp(_, _, true)
+                            | Op::VCmpF(_, true)
+                            | Op::VCmpClass(true)
+                            | Op::SSaveexec(..)
                     )
                 {
                     self.approx.entry(at).or_insert("EXEC");
@@ -2463,6 +2479,39 @@ mod tests {
                 assert_eq!(out[4 * lane + 1], Some(sar), "{target} lane {lane}");
                 assert_eq!(out[4 * lane + 2], Some(9 + 7), "{target} lane {lane}");
             }
+        }
+    }
+
+    /// `v_cmp_class_f32` by hand: a quiet NaN against "any NaN" (1), a
+    /// positive denormal against its class (2), the same negated by a
+    /// source modifier against "negative denormal" (4): 7 in every lane.
+    #[test]
+    fn class_compares_by_hand() {
+        let out = run_hand(
+            "gfx900",
+            "s_load_dwordx2 s[0:1], s[4:5], 0x0
+            v_mov_b32_e32 v1, 0x7fc00000
+            v_mov_b32_e32 v7, 3
+            v_cmp_class_f32_e32 vcc, v1, v7
+            v_cndmask_b32_e64 v2, 0, 1, vcc
+            v_mov_b32_e32 v1, 1
+            v_mov_b32_e32 v7, 0x80
+            v_cmp_class_f32_e32 vcc, v1, v7
+            v_cndmask_b32_e64 v3, 0, 2, vcc
+            v_mov_b32_e32 v7, 0x10
+            v_cmp_class_f32_e64 s[2:3], -v1, v7
+            v_cndmask_b32_e64 v4, 0, 4, s[2:3]
+            v_add_u32_e32 v2, v2, v3
+            v_add_u32_e32 v2, v2, v4
+            v_lshlrev_b32_e32 v5, 2, v0
+            s_waitcnt lgkmcnt(0)
+            global_store_dword v5, v2, s[0:1]
+            s_endpgm",
+            256,
+        );
+        assert_eq!(out.len(), 64);
+        for (lane, v) in out.iter().enumerate() {
+            assert_eq!(*v, Some(7), "lane {lane}");
         }
     }
 

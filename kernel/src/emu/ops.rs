@@ -595,6 +595,8 @@ pub enum Op {
     VF32(super::float::F32),
     /// `v_cmp_*_f32` / `v_cmpx_*_f32` (x: writes EXEC).
     VCmpF(super::float::FCmp, bool),
+    /// `v_cmp_class_f32` / `v_cmpx_class_f32` (x: writes EXEC).
+    VCmpClass(bool),
     /// A floating-point operation the emulator does not compute (binary16,
     /// binary64, packed, the division helpers, …): its destination is
     /// symbolic; a compare into a mask makes the mask symbolic.
@@ -705,7 +707,7 @@ impl Op {
         use Op::*;
         Some(match self {
             VAddCo(..) | VMad64(_) => 2,
-            VCmp(..) | VCmpF(..) => usize::from(n == 3),
+            VCmp(..) | VCmpF(..) | VCmpClass(_) => usize::from(n == 3),
             SCmp(..) | SBitcmp(..) => 0,
             SUn(..) | SAlu(..) | SAddCarry(..) | SAddI(_) | SBfe(..) | SCselect(_) | SCmov(_)
             | SMovk(_) | SAddk | SMulk | SSaveexec(..) | VUn(_) | VAlu(_) | VAlu16(..)
@@ -932,6 +934,11 @@ pub fn decode(mnemonic: &str) -> Result<Op, String> {
                 return Ok(Op::VCmpF(c, x));
             }
         }
+        match rest {
+            "cmp_class_f32" => return Ok(Op::VCmpClass(false)),
+            "cmpx_class_f32" => return Ok(Op::VCmpClass(true)),
+            _ => {}
+        }
         if rest.contains("_f16")
             || rest.contains("_f32")
             || rest.contains("_f64")
@@ -946,9 +953,7 @@ pub fn decode(mnemonic: &str) -> Result<Op, String> {
             || rest.starts_with("dot")
             || rest.starts_with("pk_")
         {
-            if rest.starts_with("cmpx_")
-                || rest.starts_with("cmp_class") && rest.starts_with("cmpx")
-            {
+            if rest.starts_with("cmpx_") {
                 return Err(format!("{m}: this floating-point compare into EXEC is not emulated (binary16 and binary64 values are symbolic)"));
             }
             return Ok(Op::VFloat);
@@ -1125,6 +1130,9 @@ mod tests {
             decode("v_cmpx_ngt_f32_e32").unwrap(),
             Op::VCmpF(_, true)
         ));
+        assert_eq!(decode("v_cmpx_class_f32").unwrap(), Op::VCmpClass(true));
+        assert_eq!(decode("v_cmp_class_f32").unwrap(), Op::VCmpClass(false));
+        assert_eq!(decode("v_cmp_class_f64").unwrap(), Op::VFloat);
         assert!(decode("v_frobnicate_b32").is_err());
         assert_eq!(decode("s_mov_b64").unwrap(), Op::SUn(Un::Mov, true));
         assert_eq!(
