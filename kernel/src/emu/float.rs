@@ -33,6 +33,10 @@ pub enum F32 {
     Min3,
     Max3,
     Med3,
+    /// gfx11 `v_maxmin_f32`: `min(max(a, b), c)`.
+    MaxMin,
+    /// gfx11 `v_minmax_f32`: `max(min(a, b), c)`.
+    MinMax,
     /// `a * 2^b` with an integer `b` (`v_ldexp_f32`).
     Ldexp,
     CvtF32U32,
@@ -83,6 +87,8 @@ impl F32 {
             "min3_f32" => Min3,
             "max3_f32" => Max3,
             "med3_f32" => Med3,
+            "maxmin_f32" => MaxMin,
+            "minmax_f32" => MinMax,
             "ldexp_f32" => Ldexp,
             "cvt_f32_u32" => CvtF32U32,
             "cvt_f32_i32" => CvtF32I32,
@@ -115,7 +121,7 @@ impl F32 {
     pub fn arity(self) -> usize {
         use F32::*;
         match self {
-            Fma | Mad | Min3 | Max3 | Med3 | FmaAk(_) | FmaMk(_) => 3,
+            Fma | Mad | Min3 | Max3 | Med3 | MaxMin | MinMax | FmaAk(_) | FmaMk(_) => 3,
             Add | Sub | SubRev | Mul | Min | Max | Ldexp | Fmac | Mac => 2,
             _ => 1,
         }
@@ -256,6 +262,8 @@ pub fn apply(op: F32, s: [u32; 3], d: u32, m: FMods, mode: Denorm) -> u32 {
         Max => a.max(b),
         Min3 => a.min(b).min(c),
         Max3 => a.max(b).max(c),
+        MaxMin => a.max(b).min(c),
+        MinMax => a.min(b).max(c),
         Med3 => {
             if a.is_nan() || b.is_nan() || c.is_nan() {
                 a.min(b).min(c)
@@ -524,6 +532,11 @@ mod tests {
         assert_eq!(run(F32::SubRev, [1.0, 4.0, 0.0]), 3.0);
         assert_eq!(run(F32::Fma, [2.0, 3.0, 1.0]), 7.0);
         assert_eq!(run(F32::Med3, [5.0, 1.0, 3.0]), 3.0);
+        assert_eq!(run(F32::MaxMin, [5.0, 1.0, 3.0]), 3.0);
+        assert_eq!(run(F32::MaxMin, [-5.0, 1.0, 3.0]), 1.0);
+        assert_eq!(run(F32::MinMax, [5.0, 1.0, 3.0]), 3.0);
+        assert_eq!(run(F32::MinMax, [5.0, 4.0, 3.0]), 4.0);
+        assert_eq!(F32::of("maxmin_f32"), Some(F32::MaxMin));
         assert_eq!(run(F32::Rndne, [2.5, 0.0, 0.0]), 2.0);
         assert_eq!(run(F32::Fract, [-1.25, 0.0, 0.0]), 0.75);
         assert_eq!(run(F32::Ldexp, [1.5, f32::from_bits(3), 0.0]), 12.0);

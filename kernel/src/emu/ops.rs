@@ -125,6 +125,12 @@ pub enum Alu {
     Max3I,
     Med3U,
     Med3I,
+    /// gfx11 `v_maxmin_*`: `min(max(a, b), c)`.
+    MaxMinU,
+    MaxMinI,
+    /// gfx11 `v_minmax_*`: `max(min(a, b), c)`.
+    MinMaxU,
+    MinMaxI,
     BfeU,
     BfeI,
     Bfi,
@@ -152,8 +158,9 @@ impl Alu {
     pub fn arity(self) -> usize {
         use Alu::*;
         match self {
-            MadU24 | MadI24 | Min3U | Min3I | Max3U | Max3I | Med3U | Med3I | BfeU | BfeI | Bfi
-            | ShlAdd | AddShl | ShlOr | AndOr | Or3 | Add3 | Xad | Xor3 | AlignBit | AlignByte => 3,
+            MadU24 | MadI24 | Min3U | Min3I | Max3U | Max3I | Med3U | Med3I | MaxMinU | MaxMinI
+            | MinMaxU | MinMaxI | BfeU | BfeI | Bfi | ShlAdd | AddShl | ShlOr | AndOr | Or3
+            | Add3 | Xad | Xor3 | AlignBit | AlignByte => 3,
             _ => 2,
         }
     }
@@ -218,6 +225,10 @@ impl Alu {
                 let (a, b, c) = (sx(a), sx(b), sx(c));
                 a.max(b).min(a.min(b).max(c)) as u64
             }
+            MaxMinU => (a & mask).max(b & mask).min(c & mask),
+            MaxMinI => sx(a).max(sx(b)).min(sx(c)) as u64,
+            MinMaxU => (a & mask).min(b & mask).max(c & mask),
+            MinMaxI => sx(a).min(sx(b)).max(sx(c)) as u64,
             BfeU | BfeI => {
                 let (off, w) = (b as u32 & 31, c as u32 & 31);
                 if w == 0 {
@@ -979,6 +990,10 @@ pub fn decode(mnemonic: &str) -> Result<Op, String> {
                 "max3_i32" => Alu::Max3I,
                 "med3_u32" => Alu::Med3U,
                 "med3_i32" => Alu::Med3I,
+                "maxmin_u32" => Alu::MaxMinU,
+                "maxmin_i32" => Alu::MaxMinI,
+                "minmax_u32" => Alu::MinMaxU,
+                "minmax_i32" => Alu::MinMaxI,
                 "bfm_b32" => Alu::Bfm,
                 _ => {
                     let (n, w) = name.rsplit_once('_')?;
@@ -1156,6 +1171,18 @@ mod tests {
             0xffff_fffe
         );
         assert_eq!(Alu::Med3I.apply([5, 0xffff_ffff, 3], false), 3);
+        // min(max(a, b), c) and max(min(a, b), c), signed and unsigned.
+        assert_eq!(Alu::MaxMinU.apply([5, 9, 7], false), 7);
+        assert_eq!(Alu::MaxMinU.apply([5, 0xffff_ffff, 7], false), 7);
+        assert_eq!(Alu::MaxMinI.apply([5, 0xffff_ffff, 7], false), 5);
+        assert_eq!(Alu::MinMaxU.apply([5, 9, 7], false), 7);
+        assert_eq!(Alu::MinMaxU.apply([5, 9, 2], false), 5);
+        assert_eq!(
+            Alu::MinMaxI.apply([5, 0xffff_ffff, 0xffff_fffe], false),
+            0xffff_ffff
+        );
+        assert_eq!(decode("v_maxmin_u32").unwrap(), Op::VAlu(Alu::MaxMinU));
+        assert_eq!(decode("v_minmax_i32").unwrap(), Op::VAlu(Alu::MinMaxI));
         assert_eq!(Un::Flbit.apply(1, false), 31);
         assert_eq!(MemAtomic::Dec.apply(0, 7, 0, 4), 7);
     }
