@@ -375,10 +375,7 @@ fn every_kernel_replays_in_lock_step() {
             String::from_utf8_lossy(&out.stderr)
         );
         assert!(stdout.starts_with("PASS waitcnt.gfx"), "{stdout}");
-        assert!(
-            stdout.trim_end().ends_with("no register hazard"),
-            "{stdout}"
-        );
+        assert!(stdout.trim_end().ends_with("no hazard"), "{stdout}");
     }
 }
 
@@ -959,6 +956,47 @@ fn a_deleted_release_wait_is_a_fence_hazard() {
     assert!(
         err.contains("`fences` is not a barrier fence: none, local or global"),
         "{err}"
+    );
+    // The replay runs into it too, found by the proof; not with `none`.
+    let replay = |fence: &[&str]| {
+        let mut c = quick(Command::new(gpucosim_bin()));
+        c.args(["kernel", "run", &g, "--seed", "1", "--bundles"])
+            .arg(dir.path().join("bundles"))
+            .args(fence);
+        let o = c.output().unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (o.status.code(), text(&o.stdout), text(&o.stderr))
+    };
+    let (code, out, err) = replay(&[]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(
+        out.lines()
+            .any(|l| l.trim_start().starts_with("Fence in wave")
+                && l.contains("`s_barrier` fenced the LDS stored to")
+                && l.ends_with("(also found by kernel check)")),
+        "{out}"
+    );
+    assert!(!out.contains("NOT found"), "{out}");
+    let (code, out, err) = replay(&["--barrier-fence", "none"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.trim_end().ends_with("no hazard"), "{out}");
+    // A launch has no waitcnt hazards to judge: the option is refused.
+    let launch = dir.path().join("l.json");
+    std::fs::write(&launch, "{}").unwrap();
+    let l = launch.display().to_string();
+    let (code, _, err) = run(&[
+        "kernel",
+        "run",
+        &g,
+        "--launch",
+        &l,
+        "--barrier-fence",
+        "local",
+    ]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err.trim(),
+        "error: --barrier-fence judges the waitcnt replay's hazards; a --launch run has none"
     );
 }
 

@@ -133,11 +133,12 @@ pub enum HazardKind {
     Fence,
 }
 
-/// A hazard: instruction `at` reads (RAW) or writes (WAW) `regs`, which
-/// the memory instruction `by` may still write.
+/// A hazard: instruction `at` reads (RAW) or writes (WAW) `regs`, or is
+/// a barrier that fences them (FENCE), which the memory instruction `by`
+/// may still write.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hazard {
-    /// RAW or WAW.
+    /// RAW, WAW or FENCE.
     pub kind: HazardKind,
     /// The instruction that reads or writes (index).
     pub at: usize,

@@ -55,6 +55,25 @@ struct FileProfile {
     profile: Option<Profile>,
 }
 
+/// What `s_barrier` fences (`--barrier-fence`), for the proof and the
+/// replay's hazards.
+#[derive(clap::Args)]
+struct FenceArg {
+    /// What `s_barrier` fences, as OpenCL's `barrier()` does: `local`
+    /// (the LDS stores and LDS DMA loads before it must have completed at
+    /// it), `global` (also the vector memory stores), or `none` (the waits
+    /// before a barrier are reported "at a fence", not judged). Default:
+    /// local.
+    #[arg(long, value_parser = |s: &str| s.parse::<BarrierFence>())]
+    barrier_fence: Option<BarrierFence>,
+}
+
+impl FenceArg {
+    fn fence(&self) -> BarrierFence {
+        self.barrier_fence.unwrap_or_default()
+    }
+}
+
 /// The result as JSON (`--json`), to a file or instead of the text.
 #[derive(clap::Args)]
 struct JsonOut {
@@ -71,18 +90,10 @@ pub(crate) struct CheckArgs {
     file: PathBuf,
     #[command(flatten)]
     profile: FileProfile,
-    /// What `s_barrier` fences, as OpenCL's `barrier()` does: `local`
-    /// (the LDS stores and LDS DMA loads before it must have completed at
-    /// it), `global` (also the vector memory stores), or `none` (the waits
-    /// before a barrier are reported "at a fence", not judged).
-    #[arg(long, default_value = "local", value_parser = parse_fence)]
-    barrier_fence: BarrierFence,
+    #[command(flatten)]
+    fence: FenceArg,
     #[command(flatten)]
     json: JsonOut,
-}
-
-fn parse_fence(s: &str) -> std::result::Result<BarrierFence, String> {
-    s.parse()
 }
 
 #[derive(clap::Args)]
@@ -143,6 +154,9 @@ pub(crate) struct KernelRunArgs {
     launch: Option<PathBuf>,
     #[command(flatten)]
     profile: FileProfile,
+    /// For the waitcnt replay's hazards, as for `kernel check`.
+    #[command(flatten)]
+    fence: FenceArg,
     /// Seed of the paths, latencies and interleaving.
     #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long, default_value_t = 1)]
     seed: u64,
@@ -234,7 +248,7 @@ fn check(a: CheckArgs) -> Result<ExitCode> {
         &file.display().to_string(),
         &prog,
         profile,
-        a.barrier_fence,
+        a.fence.fence(),
     )?;
     let text = serde_json::to_string_pretty(&report).expect("reports serialise");
     if json.is_some() && json_file.is_none() {
@@ -325,6 +339,11 @@ fn run_launch(a: KernelRunArgs, launch: PathBuf) -> Result<ExitCode> {
     if cycles == Some(0) {
         return Err(Error::Input("--cycles must be at least 1".into()));
     }
+    if a.fence.barrier_fence.is_some() {
+        return Err(Error::Input(
+            "--barrier-fence judges the waitcnt replay's hazards; a --launch run has none".into(),
+        ));
+    }
     a.waves.probe()?;
     let (em, profile) =
         launch_run::emulate(&file, a.profile.profile, &launch, a.kernel.as_deref(), seed)?;
@@ -411,7 +430,14 @@ fn run_replay(a: KernelRunArgs) -> Result<ExitCode> {
             cycles,
             rtl_arg: a.rtl.rtl.clone(),
         };
-        let code = kernel_run(&kr, k, &a.waves, &a.bundles.bundles, a.limits)?;
+        let code = kernel_run(
+            &kr,
+            k,
+            a.fence.fence(),
+            &a.waves,
+            &a.bundles.bundles,
+            a.limits,
+        )?;
         if code != ExitCode::SUCCESS {
             worst = code;
         }
@@ -528,6 +554,7 @@ fn failure_bundle<B: Testbench>(
 fn kernel_run(
     kr: &KernelRun,
     k: &gpucosim::kernel::asm::Kernel,
+    fence: BarrierFence,
     waves: &WavesArgs,
     bundles: &Path,
     limits: LimitArgs,
@@ -535,7 +562,7 @@ fn kernel_run(
     use gpucosim::units::waitcnt::WaitcntTestbench as B;
     let (profile, seed) = (kr.profile, kr.seed);
     let opts = kr.waitcnt_stim.unwrap_or_default();
-    let pr = gpucosim::kernel::check::KernelFlow::new(k, profile)
+    let pr = gpucosim::kernel::check::KernelFlow::with_fence(k, profile, fence)
         .map_err(|e| Error::Input(format!("{}: kernel {}: {e}", kr.file.display(), k.name)))?;
     let (txns, paths) = gpucosim::kernel::waitcnt_stim::stimulus_traced(&pr, seed, &opts);
     let cycles = kr.budget(None);
@@ -593,7 +620,7 @@ fn kernel_run(
         }
         if !dynamic.is_empty() {
             println!(
-                "FAIL {name}: the unit agreed, but the waves ran into {} register hazard{}{}",
+                "FAIL {name}: the unit agreed, but the waves ran into {} hazard{}{}",
                 dynamic.len(),
                 if dynamic.len() == 1 { "" } else { "s" },
                 if unproven > 0 {
@@ -605,7 +632,7 @@ fn kernel_run(
             return Ok(ExitCode::from(1));
         }
         println!(
-            "PASS {name}: {} waves, {} transactions, {} cycles, {:.0} cycles/s, coverage {}/{} bins, no register hazard",
+            "PASS {name}: {} waves, {} transactions, {} cycles, {:.0} cycles/s, coverage {}/{} bins, no hazard",
             opts.waves,
             out.txn_count,
             out.cycles,
