@@ -108,6 +108,105 @@ pub struct Program {
     pub metadata: Option<String>,
     /// The functions that are not kernels, in file order.
     pub functions: Vec<Function>,
+    /// The data objects (`.type NAME,@object`: lookup tables of the
+    /// built-ins, constant arrays), in file order.
+    pub data: Vec<Data>,
+}
+
+/// A data object of the file, its bytes as its directives give them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Data {
+    /// Its symbol.
+    pub name: String,
+    /// The line of its label.
+    pub line: usize,
+    /// Its alignment (bytes), from the `.p2align` before its label.
+    pub align: u64,
+    /// Its contents.
+    pub bytes: Vec<u8>,
+    /// Why its contents are not known (a directive the reader does not
+    /// evaluate, such as an address of another symbol): then `bytes` has
+    /// the object's size and reads are symbolic.
+    pub unknown: Option<String>,
+}
+
+/// Appends the bytes of data directive `dir` with arguments `args`;
+/// `Err` names what is not evaluated.
+fn data_bytes(dir: &str, args: &str, out: &mut Vec<u8>) -> Result<(), String> {
+    let int = |a: &str| -> Result<i128, String> {
+        let a = a.trim();
+        let (neg, a) = match a.strip_prefix('-') {
+            Some(r) => (true, r),
+            None => (false, a),
+        };
+        let v = if let Some(h) = a.strip_prefix("0x").or_else(|| a.strip_prefix("0X")) {
+            i128::from_str_radix(h, 16)
+        } else {
+            a.parse::<i128>()
+        }
+        .map_err(|_| format!("`{dir} {a}` (a value that is not a number)"))?;
+        Ok(if neg { -v } else { v })
+    };
+    let width = match dir {
+        ".byte" => 1,
+        ".short" | ".2byte" | ".hword" | ".value" => 2,
+        ".long" | ".4byte" | ".int" | ".word" => 4,
+        ".quad" | ".8byte" => 8,
+        ".zero" | ".space" | ".skip" => {
+            let mut parts = args.split(',');
+            let n = int(parts.next().unwrap_or(""))?;
+            let fill = parts.next().map(int).transpose()?.unwrap_or(0);
+            if !(0..=1 << 24).contains(&n) {
+                return Err(format!("`{dir} {args}` (a size out of range)"));
+            }
+            out.extend(std::iter::repeat_n(fill as u8, n as usize));
+            return Ok(());
+        }
+        ".ascii" | ".asciz" | ".string" => {
+            let t = args.trim();
+            let body = t
+                .strip_prefix('"')
+                .and_then(|r| r.strip_suffix('"'))
+                .ok_or_else(|| format!("`{dir} {args}` (not one quoted string)"))?;
+            let mut chars = body.bytes().peekable();
+            while let Some(c) = chars.next() {
+                if c != b'\\' {
+                    out.push(c);
+                    continue;
+                }
+                let e = chars.next().ok_or("a string ending in `\\`")?;
+                out.push(match e {
+                    b'n' => b'\n',
+                    b't' => b'\t',
+                    b'r' => b'\r',
+                    b'0'..=b'7' => {
+                        let mut v = u32::from(e - b'0');
+                        for _ in 0..2 {
+                            match chars.peek() {
+                                Some(d @ b'0'..=b'7') => {
+                                    v = v * 8 + u32::from(d - b'0');
+                                    chars.next();
+                                }
+                                _ => break,
+                            }
+                        }
+                        v as u8
+                    }
+                    other => other,
+                });
+            }
+            if dir != ".ascii" {
+                out.push(0);
+            }
+            return Ok(());
+        }
+        _ => return Err(format!("the directive `{dir}`")),
+    };
+    for a in args.split(',') {
+        let v = int(a)?;
+        out.extend_from_slice(&(v as u64).to_le_bytes()[..width]);
+    }
+    Ok(())
 }
 
 /// A function of the file that is not a kernel: a helper clang keeps as a
@@ -165,16 +264,22 @@ pub fn parse(text: &str) -> Result<Program, String> {
 pub fn parse_with(text: &str, names: KernelNames) -> Result<Program, String> {
     let mut prog = Program::default();
     let mut functions: Vec<String> = Vec::new();
+    let mut objects: Vec<String> = Vec::new();
     for line in text.lines() {
         let t = line.trim();
         if let Some(rest) = t.strip_prefix(".type") {
             if let Some((name, kind)) = rest.split_once(',') {
-                if kind.trim() == "@function" {
-                    functions.push(name.trim().to_string());
+                match kind.split(';').next().unwrap_or("").trim() {
+                    "@function" => functions.push(name.trim().to_string()),
+                    "@object" => objects.push(name.trim().to_string()),
+                    _ => {}
                 }
             }
         }
     }
+    // The data object being read, and the alignment of the next one.
+    let mut data: Option<Data> = None;
+    let mut align = 1u64;
     if functions.is_empty() && !text.lines().any(|l| objdump_header(l.trim()).is_some()) {
         return Err(NO_FUNCTION.into());
     }
@@ -242,6 +347,75 @@ pub fn parse_with(text: &str, names: KernelNames) -> Result<Program, String> {
             prog.target = Some(cpu.to_string());
             continue;
         }
+        // Data objects: from their label to their `.size`.
+        if let Some(label) = code.strip_suffix(':') {
+            if objects.iter().any(|o| o == label) {
+                if let Some(d) = data.take() {
+                    prog.data.push(d);
+                }
+                finish(current.take(), &mut prog);
+                data = Some(Data {
+                    name: label.to_string(),
+                    line: line_no,
+                    align: std::mem::replace(&mut align, 1),
+                    ..Data::default()
+                });
+                continue;
+            }
+        }
+        if let Some(p) = code.strip_prefix(".p2align") {
+            if data.is_none() {
+                let e = p
+                    .split(',')
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .parse::<u32>()
+                    .unwrap_or(0);
+                align = 1u64 << e.min(16);
+            }
+            continue;
+        }
+        if let Some(d) = data.as_mut() {
+            if let Some(rest) = code.strip_prefix(".size") {
+                let (name, size) = rest.split_once(',').unwrap_or((rest, ""));
+                if name.trim() == d.name {
+                    if let Ok(n) = size.trim().parse::<usize>() {
+                        if n != d.bytes.len() && d.unknown.is_none() {
+                            d.unknown = Some(format!(
+                                "its directives give {} bytes, `.size` {n}",
+                                d.bytes.len()
+                            ));
+                        }
+                        d.bytes.resize(n, 0);
+                    }
+                    prog.data.push(data.take().expect("checked"));
+                }
+                continue;
+            }
+            if code.starts_with('.') {
+                let (dir, args) = code.split_once(char::is_whitespace).unwrap_or((code, ""));
+                let known = matches!(
+                    dir,
+                    ".section"
+                        | ".text"
+                        | ".data"
+                        | ".bss"
+                        | ".type"
+                        | ".hidden"
+                        | ".weak"
+                        | ".globl"
+                        | ".protected"
+                        | ".local"
+                );
+                if !known && d.unknown.is_none() {
+                    if let Err(e) = data_bytes(dir, args, &mut d.bytes) {
+                        d.unknown = Some(format!("line {line_no}: {e} is not evaluated"));
+                    }
+                }
+                continue;
+            }
+        }
         // A label: `name:` at the start of the line.
         if let Some(label) = code.strip_suffix(':') {
             if !label.contains(char::is_whitespace) {
@@ -293,6 +467,9 @@ pub fn parse_with(text: &str, names: KernelNames) -> Result<Program, String> {
         });
     }
     finish(current.take(), &mut prog);
+    if let Some(d) = data.take() {
+        prog.data.push(d);
+    }
     prog.kernels.retain(|k| !k.insts.is_empty());
     if prog.kernels.is_empty() {
         return Err(NO_FUNCTION.into());

@@ -79,6 +79,9 @@ pub struct Mods {
     /// A modifier the emulator does not implement (`gds`, `tfe`, `lds`,
     /// `op_sel`, …).
     pub unsupported: Option<String>,
+    /// `clamp` on an integer add or subtract saturates as a signed value
+    /// (`v_add_i32`, `v_sub_nc_i16`, …) rather than an unsigned one.
+    pub clamp_signed: bool,
 }
 
 /// A field of a dword an SDWA instruction reads or writes: (bit offset,

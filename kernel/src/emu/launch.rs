@@ -42,6 +42,10 @@ pub struct Descriptor {
     pub f32_denorm: u32,
     /// `.amdhsa_float_round_mode_32` (0: round to nearest even).
     pub f32_round: u32,
+    /// `.amdhsa_float_denorm_mode_16_64` (default 3: keep denormals).
+    pub f64_denorm: u32,
+    /// `.amdhsa_float_round_mode_16_64`.
+    pub f64_round: u32,
 }
 
 impl Descriptor {
@@ -70,12 +74,13 @@ impl Descriptor {
             Ok(get(k)?.map_or(default, |v| v != 0))
         };
         // A two-bit mode field (0 when absent, the hardware's default).
-        let mode2 = |k: &str| -> Result<u32, String> {
-            match get(k)?.unwrap_or(0) {
+        let mode_or = |k: &str, default: u32| -> Result<u32, String> {
+            match get(k)?.unwrap_or(default) {
                 v @ 0..=3 => Ok(v),
                 v => Err(format!("`.amdhsa_{k} {v}` is not a mode (0 to 3)")),
             }
         };
+        let mode2 = |k: &str| mode_or(k, 0);
         if get("user_sgpr_kernarg_preload_length")?.unwrap_or(0) > 0 {
             return Err("preloaded kernel arguments are not emulated".into());
         }
@@ -130,6 +135,8 @@ impl Descriptor {
             wgp: !gfx9 && on("workgroup_processor_mode", true)?,
             f32_denorm: mode2("float_denorm_mode_32")?,
             f32_round: mode2("float_round_mode_32")?,
+            f64_denorm: mode_or("float_denorm_mode_16_64", 3)?,
+            f64_round: mode2("float_round_mode_16_64")?,
         })
     }
 }
@@ -435,6 +442,9 @@ pub struct Launch {
     pub run: Vec<[u32; 3]>,
     /// The seed of random fills and samples.
     pub seed: u64,
+    /// The file's data objects (read-only lookup tables, …), each mapped
+    /// at [`Launch::data_addresses`].
+    pub data: Vec<asm::Data>,
 }
 
 /// Base address of the first buffer; each buffer starts at a multiple of
@@ -448,6 +458,11 @@ pub const KERNARG_BASE: u64 = 0x0800_0000;
 pub const DISPATCH_BASE: u64 = 0x0700_0000;
 /// The queue.
 pub const QUEUE_BASE: u64 = 0x0600_0000;
+/// The file's data objects.
+pub const DATA_BASE: u64 = 0x0500_0000;
+/// The notional address of the code: `s_getpc_b64` of instruction `i`
+/// gives `CODE_BASE + 8 * (i + 1)`.
+pub const CODE_BASE: u64 = 0x0400_0000;
 
 fn dims(v: &Value, what: &str) -> Result<[u32; 3], String> {
     let a = v
@@ -1071,7 +1086,21 @@ impl Launch {
             align_mode,
             run,
             seed,
+            data: prog.data.clone(),
         })
+    }
+
+    /// Where each data object of the file lies, by symbol: from
+    /// `DATA_BASE` on, each at its alignment, in file order.
+    pub fn data_addresses(&self) -> std::collections::HashMap<String, u64> {
+        let mut at = DATA_BASE;
+        let mut out = std::collections::HashMap::new();
+        for d in &self.data {
+            at = at.next_multiple_of(d.align.max(1));
+            out.insert(d.name.clone(), at);
+            at += (d.bytes.len() as u64).max(1);
+        }
+        out
     }
 
     /// Work-groups per dimension.
@@ -1178,7 +1207,10 @@ impl Launch {
             };
             put(&mut ka, a.offset, a.size, v);
         }
-        mem.map("kernarg", KERNARG_BASE, ka);
+        // The segment is allocated 16-byte aligned (HSA's minimum kernarg
+        // alignment), and compilers read whole dwordx4s of it: the bytes
+        // past its end up to that boundary exist but hold nothing known.
+        mem.map_padded("kernarg", KERNARG_BASE, ka, 16);
         // hsa_kernel_dispatch_packet_t.
         let mut p = vec![0u8; 64];
         let w16 = |p: &mut Vec<u8>, off: usize, v: u32| {
@@ -1195,6 +1227,15 @@ impl Launch {
         p[40..48].copy_from_slice(&KERNARG_BASE.to_le_bytes());
         mem.map("dispatch", DISPATCH_BASE, p);
         mem.map("queue", QUEUE_BASE, vec![0; 256]);
+        let at = self.data_addresses();
+        for d in &self.data {
+            let base = at[&d.name];
+            if d.unknown.is_some() {
+                mem.map_padded(&d.name, base, Vec::new(), d.bytes.len().max(1));
+            } else if !d.bytes.is_empty() {
+                mem.map(&d.name, base, d.bytes.clone());
+            }
+        }
         Ok(mem)
     }
 }

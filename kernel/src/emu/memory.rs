@@ -54,6 +54,22 @@ impl Memory {
         self.regions.sort_by_key(|r| r.base);
     }
 
+    /// Adds a region of `bytes` at `base` padded with unknown bytes to a
+    /// multiple of `align` bytes.
+    pub fn map_padded(&mut self, name: &str, base: u64, mut bytes: Vec<u8>, align: usize) {
+        let n = bytes.len();
+        bytes.resize(n.next_multiple_of(align), 0);
+        self.map(name, base, bytes);
+        let r = self
+            .regions
+            .iter_mut()
+            .find(|r| r.base == base)
+            .expect("just mapped");
+        for i in n..r.bytes.len() {
+            r.known[i / 64] &= !(1 << (i % 64));
+        }
+    }
+
     /// The regions, by address.
     pub fn regions(&self) -> &[Region] {
         &self.regions
@@ -151,5 +167,18 @@ mod tests {
         assert!(e.contains("outside `a`"), "{e}");
         let e = m.write(0x9000, 4, 0, true).unwrap_err();
         assert!(e.contains("in no buffer"), "{e}");
+        // Padding reads as unknown bytes, within the region.
+        m.map_padded(
+            "k",
+            0x5000,
+            vec![
+                1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+            ],
+            16,
+        );
+        assert_eq!(m.read(0x5010, 4).unwrap(), (0x1413_1211, true));
+        assert_eq!(m.read(0x5014, 4).unwrap().1, false);
+        assert_eq!(m.read(0x5012, 4).unwrap().1, false);
+        assert!(m.read(0x501c, 8).is_err());
     }
 }

@@ -20,6 +20,7 @@ pub mod launch;
 pub mod memory;
 pub mod ops;
 pub mod profile;
+pub mod wide;
 
 use crate::asm;
 use crate::table::{classify, Effect};
@@ -63,6 +64,9 @@ fn decode_one(mnemonic: &str, operands: &str) -> Result<Ins, String> {
     let sdwa = mn.ends_with("_sdwa");
     if let Some(r) = mn.strip_suffix("_sdwa") {
         mn = r.to_string();
+    }
+    if mn == "s_set_gpr_idx_on" {
+        return gpr_idx_on(operands);
     }
     let op = ops::decode(&mn)?;
     let mut o = Vec::new();
@@ -117,15 +121,32 @@ fn decode_one(mnemonic: &str, operands: &str) -> Result<Ins, String> {
     }
     // Float modifiers mean something only to the float operations (on an
     // integer operation `clamp` saturates, which is not emulated).
+    // `clamp` on an integer add or subtract saturates (the 16-bit forms
+    // too); `v_cndmask_b32`'s neg and abs act on bit 31, as on a float.
+    let saturates = matches!(
+        op,
+        Op::VAlu(ops::Alu::Add | ops::Alu::Sub | ops::Alu::SubRev)
+            | Op::VAlu16(ops::Alu::Add | ops::Alu::Sub | ops::Alu::SubRev, _)
+    );
+    if saturates && m.clamp {
+        m.clamp_signed = mn.contains("_i32") || mn.contains("_i16");
+    }
     if !matches!(
         op,
-        Op::VF32(_) | Op::VCmpF(..) | Op::VCmpClass(_) | Op::VFloat
+        Op::VF32(_)
+            | Op::VCmpF(..)
+            | Op::VCmpClass(_)
+            | Op::VWide(_)
+            | Op::VDivScale(_)
+            | Op::VCmpF64(..)
+            | Op::VCmpClass64(_)
+            | Op::VFloat
     ) {
-        let what = if m.clamp {
+        let what = if m.clamp && !saturates {
             Some("clamp")
         } else if m.omod != 0 {
             Some("an output modifier (mul:/div:)")
-        } else if m.neg != 0 || m.abs != 0 {
+        } else if (m.neg != 0 || m.abs != 0) && op != Op::VCnd {
             Some("a source modifier (neg/abs)")
         } else {
             None
@@ -147,6 +168,131 @@ fn decode_one(mnemonic: &str, operands: &str) -> Result<Ins, String> {
     })
 }
 
+/// The notional address `s_getpc_b64` at instruction `at` gives.
+fn pc_after(at: usize) -> u64 {
+    launch::CODE_BASE + 8 * (at as u64 + 1)
+}
+
+/// `s_getpc_b64 S` (a move of its notional address into S), and the
+/// `s_add_u32 S, S, SYM@rel32@lo+A` / `s_addc_u32 S+1, S+1, SYM@rel32@hi+B`
+/// that follow it (the moves of the differences that make S the address of
+/// data object SYM, plus A - 4, as the linker resolves them); `None` for
+/// other instructions.
+fn pc_relative(
+    k: &asm::Kernel,
+    at: usize,
+    data: &std::collections::HashMap<String, u64>,
+) -> Result<Option<Ins>, String> {
+    let i = &k.insts[at];
+    let imm = |op: Op, o: Vec<Opnd>| Ins {
+        op,
+        o,
+        m: Mods::default(),
+        target: None,
+        dual: None,
+    };
+    if i.mnemonic == "s_getpc_b64" {
+        let list = i.operand_list();
+        let d = list
+            .first()
+            .and_then(|t| decode::operand_with_mods(t))
+            .map(|(x, _, _)| x)
+            .ok_or("s_getpc_b64 needs an SGPR pair")?;
+        return Ok(Some(imm(
+            Op::SUn(ops::Un::Mov, true),
+            vec![d, Opnd::Imm(pc_after(at))],
+        )));
+    }
+    let Some(rel) = i.operand_list().into_iter().find(|o| o.contains("@rel32@")) else {
+        return Ok(None);
+    };
+    let (sym, rest) = rel.split_once("@rel32@").expect("found");
+    let (half, add) = match rest.split_once('+') {
+        Some((h, a)) => (
+            h,
+            a.trim()
+                .parse::<i64>()
+                .map_err(|_| format!("`{rel}`: the addend is not a number"))?,
+        ),
+        None => (rest, 0),
+    };
+    let sym = sym.trim();
+    let (back, mnemonic) = match half {
+        "lo" => (1, "s_add_u32"),
+        "hi" => (2, "s_addc_u32"),
+        _ => return Err(format!("`{rel}` is not a @rel32@lo or @rel32@hi address")),
+    };
+    if i.mnemonic != mnemonic || at < back || k.insts[at - back].mnemonic != "s_getpc_b64" {
+        return Err(format!(
+            "`{rel}`: a PC-relative address other than `s_getpc_b64` followed by `s_add_u32 …@rel32@lo` and `s_addc_u32 …@rel32@hi` is not emulated"
+        ));
+    }
+    let Some(&addr) = data.get(sym) else {
+        return Err(format!(
+            "`{sym}` is not a data object of the file (`.type {sym},@object` with its contents), so its address is not emulated"
+        ));
+    };
+    let pc = pc_after(at - back);
+    let value = (addr as i64 + add - if back == 1 { 4 } else { 12 })
+        .cast_unsigned()
+        .wrapping_sub(pc);
+    let v = if back == 1 {
+        value & 0xffff_ffff
+    } else {
+        value >> 32
+    };
+    let list = i.operand_list();
+    let mut o = Vec::new();
+    for t in &list[..2] {
+        let (x, _, _) = decode::operand_with_mods(t)
+            .ok_or_else(|| format!("operand `{t}` is not a register"))?;
+        o.push(x);
+    }
+    o.push(Opnd::Imm(v));
+    let op = if back == 1 {
+        Op::SAddCarry(false, false)
+    } else {
+        Op::SAddCarry(false, true)
+    };
+    Ok(Some(imm(op, o)))
+}
+
+/// `s_set_gpr_idx_on SRC, gpr_idx(SRC0,…)`.
+fn gpr_idx_on(operands: &str) -> Result<Ins, String> {
+    let list = asm::split_top(operands);
+    let [src, modes] = list[..] else {
+        return Err("s_set_gpr_idx_on takes an index and gpr_idx(…)".into());
+    };
+    let (x, _, _) = decode::operand_with_mods(src)
+        .ok_or_else(|| format!("operand `{src}` is not a register or a constant"))?;
+    let inner = modes
+        .trim()
+        .strip_prefix("gpr_idx(")
+        .and_then(|r| r.strip_suffix(')'))
+        .ok_or_else(|| format!("`{modes}` is not gpr_idx(…)"))?;
+    let mut mask = 0u8;
+    for part in inner.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        mask |= match part {
+            "SRC0" => 1,
+            "SRC1" => 2,
+            "SRC2" => 4,
+            "DST" => 8,
+            _ => {
+                return Err(format!(
+                    "`{part}` in gpr_idx(…) is not SRC0, SRC1, SRC2 or DST"
+                ))
+            }
+        };
+    }
+    Ok(Ins {
+        op: Op::GprIdxOn(mask),
+        o: vec![x],
+        m: Mods::default(),
+        target: None,
+        dual: None,
+    })
+}
+
 /// The decoded kernel.
 #[derive(Debug, Clone, Default)]
 pub struct Code {
@@ -157,7 +303,11 @@ pub struct Code {
 impl Code {
     /// Decodes every instruction of `k`; the first one the emulator cannot
     /// run is the error.
-    pub fn new(k: &asm::Kernel, profile: Profile) -> Result<Code, String> {
+    pub fn new(
+        k: &asm::Kernel,
+        profile: Profile,
+        data: &std::collections::HashMap<String, u64>,
+    ) -> Result<Code, String> {
         // A call first: the instructions that form its address come before
         // it and would be refused without saying why they are there.
         if let Some(at) = k
@@ -175,7 +325,14 @@ impl Code {
             ));
         }
         let mut ins = Vec::with_capacity(k.insts.len());
-        for i in &k.insts {
+        for (at, i) in k.insts.iter().enumerate() {
+            // `s_getpc_b64` and the data addresses formed from it.
+            if let Some(d) = pc_relative(k, at, data)
+                .map_err(|e| format!("{}: `{}`: {e}", i.place(), i.text()))?
+            {
+                ins.push(d);
+                continue;
+            }
             // A call's address (`sym@rel32@lo+4`) names the function: an
             // OpenCL built-in gets the hint of how to link it in.
             let hint = i
@@ -226,6 +383,10 @@ impl Code {
 pub struct Wave {
     s: [u32; NSGPR],
     sk: [bool; NSGPR],
+    /// The unknown bits of each SGPR (`sk[i]` is `sx[i] == 0`): bitwise
+    /// scalar operations (lane masks built from an undefined value and
+    /// EXEC) keep the bits they know.
+    sx: [u32; NSGPR],
     scc: bool,
     scck: bool,
     v: Vec<[u32; 64]>,
@@ -243,6 +404,8 @@ pub struct Wave {
     done: bool,
     at_barrier: bool,
     steps: u64,
+    /// The VALU operands `s_set_gpr_idx_on` indexes by M0[7:0] (0: off).
+    gpr_idx: u8,
 }
 
 const NVGPR: usize = 256;
@@ -332,6 +495,8 @@ pub struct Emulator<'a> {
     ctx: String,
     /// The kernel's binary32 denormal mode.
     denorm: float::Denorm,
+    /// Both denormal modes (binary32 is `denorm` too).
+    modes: wide::Modes,
     /// Where an approximate result reached an address, a branch condition
     /// or EXEC: instruction index, what.
     approx: std::collections::BTreeMap<usize, &'static str>,
@@ -342,7 +507,7 @@ type R<T> = Result<T, String>;
 impl<'a> Emulator<'a> {
     /// An emulator of `launch` of `kernel`, memory set up.
     pub fn new(profile: Profile, kernel: &'a asm::Kernel, launch: &'a Launch) -> R<Self> {
-        let code = Code::new(kernel, profile)?;
+        let code = Code::new(kernel, profile, &launch.data_addresses())?;
         let (banks, ram_dwords) = geometry(profile, launch.desc.wgp);
         Ok(Emulator {
             profile,
@@ -365,6 +530,10 @@ impl<'a> Emulator<'a> {
             max_traffic: MAX_TRAFFIC,
             ctx: String::new(),
             denorm: float::Denorm::of_mode(launch.desc.f32_denorm),
+            modes: wide::Modes {
+                f32: float::Denorm::of_mode(launch.desc.f32_denorm),
+                f64: float::Denorm::of_mode(launch.desc.f64_denorm),
+            },
             approx: Default::default(),
         })
     }
@@ -406,6 +575,7 @@ impl<'a> Emulator<'a> {
         let mut w = Wave {
             s: [0; NSGPR],
             sk: [false; NSGPR],
+            sx: [!0; NSGPR],
             scc: false,
             scck: false,
             v: vec![[0; 64]; NVGPR],
@@ -418,6 +588,7 @@ impl<'a> Emulator<'a> {
             id,
             done: false,
             at_barrier: false,
+            gpr_idx: 0,
             steps: 0,
         };
         let exec = w.lanes;
@@ -425,10 +596,13 @@ impl<'a> Emulator<'a> {
         w.s[EXEC as usize + 1] = if d.wave32 { 0 } else { (exec >> 32) as u32 };
         w.sk[EXEC as usize] = true;
         w.sk[EXEC as usize + 1] = true;
+        w.sx[EXEC as usize] = 0;
+        w.sx[EXEC as usize + 1] = 0;
         let mut sg = 0usize;
         let put = |w: &mut Wave, i: usize, v: u32| {
             w.s[i] = v;
             w.sk[i] = true;
+            w.sx[i] = 0;
         };
         for &(what, n) in &d.user_sgprs {
             let v: u64 = match what {
@@ -708,15 +882,22 @@ impl<'a> Emulator<'a> {
     }
 
     fn set_s(w: &mut Wave, o: Opnd, v: u64, known: bool) -> R<()> {
+        Self::set_s_bits(w, o, v, if known { 0 } else { !0 })
+    }
+
+    /// Writes `v` whose bits set in `unknown` are not known.
+    fn set_s_bits(w: &mut Wave, o: Opnd, v: u64, unknown: u64) -> R<()> {
         match o {
             Opnd::S(n, c) => {
                 for k in 0..c.min(2) as usize {
                     let i = n as usize + k;
-                    if (i == EXEC as usize || i == EXEC as usize + 1) && !known {
-                        return Err("EXEC would depend on a symbolic (floating-point) value".into());
+                    let x = (unknown >> (32 * k)) as u32;
+                    if (i == EXEC as usize || i == EXEC as usize + 1) && x != 0 {
+                        return Err("EXEC would depend on a symbolic value (a register never written, unfilled memory, or a floating-point operation the emulator does not compute)".into());
                     }
                     w.s[i] = (v >> (32 * k)) as u32;
-                    w.sk[i] = known;
+                    w.sk[i] = x == 0;
+                    w.sx[i] = x;
                 }
                 Ok(())
             }
@@ -819,6 +1000,28 @@ impl<'a> Emulator<'a> {
     }
 
     /// A lane mask (VCC, an SGPR pair, a constant).
+    /// A 64-bit (`wide`) or 32-bit scalar source and its unknown bits.
+    fn sw_bits(w: &Wave, o: Opnd, wide: bool) -> (u64, u64) {
+        match o {
+            Opnd::S(n, c) => {
+                let n = n as usize;
+                let lo = (u64::from(w.s[n]), u64::from(w.sx[n]));
+                if wide && c >= 2 {
+                    (
+                        lo.0 | u64::from(w.s[n + 1]) << 32,
+                        lo.1 | u64::from(w.sx[n + 1]) << 32,
+                    )
+                } else {
+                    lo
+                }
+            }
+            o => {
+                let (v, k) = Self::sw(w, o, wide);
+                (v, if k { 0 } else { !0 })
+            }
+        }
+    }
+
     fn mask(w: &Wave, o: Opnd) -> (u64, bool) {
         let (v, k) = Self::sw(w, o, w.wave64);
         (v & w.all_lanes(), k)
@@ -909,6 +1112,13 @@ impl<'a> Emulator<'a> {
     }
 
     fn step(&mut self, ins: &Ins, at: usize, w: &mut Wave) -> R<Option<Stop>> {
+        if w.gpr_idx != 0 && Self::is_valu(ins) {
+            let indexed = Self::gpr_indexed(ins, w)?;
+            let mode = std::mem::take(&mut w.gpr_idx);
+            let r = self.step(&indexed, at, w);
+            w.gpr_idx = mode;
+            return r;
+        }
         if let Some(sd) = ins.m.sdwa {
             return self.step_sdwa(ins, sd, at, w);
         }
@@ -927,10 +1137,10 @@ impl<'a> Emulator<'a> {
             _ => dests.unwrap_or(0),
         };
         let mut marked = dests.map_or(0, |_| Self::approx_in(w, &o[from..]) & act);
-        if let Op::VF32(f) = ins.op {
-            if f.approximate() {
-                marked |= act;
-            }
+        match ins.op {
+            Op::VF32(f) if f.approximate() => marked |= act,
+            Op::VWide(f) if f.approximate() => marked |= act,
+            _ => {}
         }
         self.approx_checks(ins, at, w);
         match ins.op {
@@ -978,8 +1188,36 @@ impl<'a> Emulator<'a> {
                 let (x, kx) = rd(1, wide && a != Alu::Bfm)?;
                 let (y, ky) = rd(2, wide && !shift && a != Alu::Bfm)?;
                 let r = a.apply([x, y, 0], wide);
-                let k = kx && ky;
-                Self::set_s(w, arg(0)?, r, k)?;
+                let mut k = kx && ky;
+                // Bitwise operations know each bit that their known
+                // operand bits decide.
+                let unknown = if k {
+                    0
+                } else {
+                    let (_, ux) = Self::sw_bits(w, arg(1)?, wide);
+                    let (_, uy) = Self::sw_bits(w, arg(2)?, wide);
+                    let and =
+                        |x: u64, ux: u64, y: u64, uy: u64| (ux & (uy | y & !uy)) | (uy & x & !ux);
+                    let or =
+                        |x: u64, ux: u64, y: u64, uy: u64| (ux & (uy | !y & !uy)) | (uy & !x & !ux);
+                    let full = if wide { u64::MAX } else { 0xffff_ffff };
+                    full & match a {
+                        Alu::And | Alu::Nand => and(x, ux, y, uy),
+                        Alu::AndN2 => and(x, ux, !y, uy),
+                        Alu::Or | Alu::Nor => or(x, ux, y, uy),
+                        Alu::OrN2 => or(x, ux, !y, uy),
+                        Alu::Xor | Alu::Xnor => ux | uy,
+                        _ => !0,
+                    }
+                };
+                Self::set_s_bits(w, arg(0)?, r, unknown)?;
+                if unknown == 0 {
+                    k = true;
+                }
+                // SCC (r != 0) is known when a known bit of r is set.
+                let set_known = unknown != 0
+                    && matches!(a, Alu::And | Alu::AndN2 | Alu::Or | Alu::OrN2)
+                    && r & !unknown != 0;
                 let ext = |v: u64| {
                     if wide {
                         v
@@ -1003,8 +1241,8 @@ impl<'a> Emulator<'a> {
                     _ => Some(r != 0),
                 };
                 if let Some(c) = scc {
-                    w.scc = c;
-                    w.scck = k;
+                    w.scc = c || set_known;
+                    w.scck = k || set_known;
                 }
             }
             Op::SBfe(signed, wide) => {
@@ -1132,8 +1370,18 @@ impl<'a> Emulator<'a> {
                 w.scck = ka && kb;
             }
             Op::SSaveexec(how, _) => {
-                let (src, k) = Self::mask(w, arg(1)?);
-                if !k {
+                let (src, ux) = Self::sw_bits(w, arg(1)?, w.wave64);
+                let src = src & w.all_lanes();
+                // The source bits the old EXEC decides do not matter.
+                let exec = w.exec();
+                let ux = ux
+                    & w.all_lanes()
+                    & match how {
+                        ops::Save::And | ops::Save::OrN2 => exec,
+                        ops::Save::AndN2 | ops::Save::Or => !exec,
+                        _ => !0,
+                    };
+                if ux != 0 {
                     return Err(
                         "the new EXEC is symbolic (it depends on a register never written, unfilled memory, or a floating-point operation the emulator does not compute)".into(),
                     );
@@ -1160,6 +1408,7 @@ impl<'a> Emulator<'a> {
                     let (v, kn) = self.mem.read(addr + 4 * k as u64, 4)?;
                     w.s[d + k] = v as u32;
                     w.sk[d + k] = kn;
+                    w.sx[d + k] = if kn { 0 } else { !0 };
                 }
             }
             Op::SBufLoad(n) => {
@@ -1190,6 +1439,7 @@ impl<'a> Emulator<'a> {
                     };
                     w.s[d + k] = v as u32;
                     w.sk[d + k] = kn;
+                    w.sx[d + k] = if kn { 0 } else { !0 };
                 }
             }
             Op::VUn(u) => {
@@ -1211,7 +1461,11 @@ impl<'a> Emulator<'a> {
                     let (x, kx) = Self::v32(w, src[0], l);
                     let (y, ky) = Self::v32(w, src[1], l);
                     let (z, kz) = Self::v32(w, src[2], l);
-                    let r = a.apply([x.into(), y.into(), z.into()], false);
+                    let r = if ins.m.clamp {
+                        ops::saturate(a, x, y, 32, ins.m.clamp_signed)
+                    } else {
+                        a.apply([x.into(), y.into(), z.into()], false)
+                    };
                     Self::set_v(w, d, l, r as u32, kx && ky && kz);
                 }
             }
@@ -1240,8 +1494,11 @@ impl<'a> Emulator<'a> {
                         ops::Alu::ShlRev | ops::Alu::ShrRev | ops::Alu::SarRev => x & 15,
                         _ => ext(x),
                     };
-                    let r =
-                        a.apply([x.into(), ext(y).into(), ext(z).into()], false) as u32 & 0xffff;
+                    let r = if ins.m.clamp {
+                        ops::saturate(a, x, y, 16, ins.m.clamp_signed) as u32 & 0xffff
+                    } else {
+                        a.apply([x.into(), ext(y).into(), ext(z).into()], false) as u32 & 0xffff
+                    };
                     let k = kx && ky && kz;
                     if gfx9 {
                         Self::set_v(w, d, l, r, k);
@@ -1351,12 +1608,58 @@ impl<'a> Emulator<'a> {
             Op::VCnd => {
                 let (d, _) = Self::vreg(arg(0)?)?;
                 let (m, km) = Self::mask(w, arg(3)?);
+                // neg and abs flip or clear bit 31 (abs first), as on a float.
+                let modify = |v: u32, i: usize| {
+                    let v = if ins.m.abs >> i & 1 != 0 {
+                        v & 0x7fff_ffff
+                    } else {
+                        v
+                    };
+                    if ins.m.neg >> i & 1 != 0 {
+                        v ^ 0x8000_0000
+                    } else {
+                        v
+                    }
+                };
                 for l in lanes(w.active()) {
                     let (a, ka) = Self::v32(w, arg(1)?, l);
                     let (b, kb) = Self::v32(w, arg(2)?, l);
+                    let (a, b) = (modify(a, 1), modify(b, 2));
                     let pick = m >> l & 1 != 0;
                     let (v, k) = if pick { (b, kb) } else { (a, ka) };
                     Self::set_v(w, d, l, v, k && km);
+                }
+            }
+            Op::GprIdxOn(mask) => {
+                let (v, k) = Self::s32(w, arg(0)?);
+                if !k {
+                    return Err("the GPR index is symbolic".into());
+                }
+                let m0 = decode::M0 as usize;
+                w.s[m0] = (w.s[m0] & !0xf0ff) | (v & 0xff) | u32::from(mask) << 12;
+                w.sx[m0] &= !0xf0ff;
+                w.sk[m0] = w.sx[m0] == 0;
+                w.gpr_idx = mask;
+            }
+            Op::GprIdxOff => w.gpr_idx = 0,
+            Op::VMovRel(src_rel, dst_rel) => {
+                let m0 = decode::M0 as usize;
+                if !w.sk[m0] {
+                    return Err("the register index (M0) is symbolic".into());
+                }
+                let idx = w.s[m0] as usize;
+                let (d, _) = Self::vreg(arg(0)?)?;
+                let d = d + if dst_rel { idx } else { 0 };
+                let src = match arg(1)? {
+                    Opnd::V(n, c) if src_rel => Opnd::V(n + idx as u16, c),
+                    o => o,
+                };
+                if d >= NVGPR || matches!(src, Opnd::V(n, _) if usize::from(n) >= NVGPR) {
+                    return Err(format!("M0 = {idx} indexes past the last VGPR"));
+                }
+                for l in lanes(w.active()) {
+                    let (v, k) = Self::v32(w, src, l);
+                    Self::set_v(w, d, l, v, k);
                 }
             }
             Op::VReadFirst | Op::VReadLane => {
@@ -1459,6 +1762,108 @@ impl<'a> Emulator<'a> {
                 }
                 Self::compare_out(w, has_dst.then(|| arg(0)).transpose()?, x, out, kall)?;
             }
+            Op::VWide(f) => {
+                self.round_modes()?;
+                let (d, _) = Self::vreg(arg(0)?)?;
+                let n = f.arity();
+                let src: [Opnd; 3] = [
+                    arg(1)?,
+                    if n >= 2 { arg(2)? } else { Opnd::Imm(0) },
+                    if n >= 3 { arg(3)? } else { Opnd::Imm(0) },
+                ];
+                let fm = float::FMods {
+                    neg: (ins.m.neg >> 1) as u8,
+                    abs: (ins.m.abs >> 1) as u8,
+                    clamp: ins.m.clamp,
+                    omod: ins.m.omod,
+                };
+                let (vcc, kv) = if f.reads_vcc() {
+                    Self::mask(w, Opnd::S(VCC, 2))
+                } else {
+                    (0, true)
+                };
+                for l in lanes(w.active()) {
+                    let mut v = [0u64; 3];
+                    let mut k = kv;
+                    for i in 0..n {
+                        let (x, kx) = Self::wide_src(w, src[i], l, f.src_wide(i));
+                        v[i] = x;
+                        k &= kx;
+                    }
+                    let (r, scaled) = wide::apply(f, v, vcc >> l & 1 != 0, fm, self.modes);
+                    Self::set_v(w, d, l, r as u32, k);
+                    if f.dst_wide() {
+                        Self::set_v(w, d + 1, l, (r >> 32) as u32, k);
+                    }
+                    if scaled {
+                        marked |= 1 << l;
+                    }
+                }
+            }
+            Op::VDivScale(wide) => {
+                self.round_modes()?;
+                let (d, _) = Self::vreg(arg(0)?)?;
+                let fm = float::FMods {
+                    neg: (ins.m.neg >> 2) as u8,
+                    abs: (ins.m.abs >> 2) as u8,
+                    clamp: ins.m.clamp,
+                    omod: ins.m.omod,
+                };
+                let mode = if wide { self.modes.f64 } else { self.modes.f32 };
+                let (mut out, mut kall) = (0u64, true);
+                for l in lanes(w.active()) {
+                    let mut v = [0u64; 3];
+                    let mut k = true;
+                    for (i, x) in v.iter_mut().enumerate() {
+                        let (y, ky) = Self::wide_src(w, arg(2 + i)?, l, wide);
+                        *x = y;
+                        k &= ky;
+                    }
+                    let (r, vcc) = if wide {
+                        wide::div_scale64(v, fm, mode)
+                    } else {
+                        let (r, vcc) =
+                            wide::div_scale32([v[0] as u32, v[1] as u32, v[2] as u32], fm, mode);
+                        (u64::from(r), vcc)
+                    };
+                    Self::set_v(w, d, l, r as u32, k);
+                    if wide {
+                        Self::set_v(w, d + 1, l, (r >> 32) as u32, k);
+                    }
+                    out |= u64::from(vcc) << l;
+                    kall &= k;
+                }
+                Self::set_s(w, arg(1)?, out, kall)?;
+            }
+            Op::VCmpF64(_, x) | Op::VCmpClass64(x) => {
+                let has_dst = o.len() == 3;
+                let first = usize::from(has_dst);
+                let (s0, s1) = (arg(first)?, arg(first + 1)?);
+                let fm = float::FMods {
+                    neg: (ins.m.neg >> first) as u8,
+                    abs: (ins.m.abs >> first) as u8,
+                    clamp: false,
+                    omod: 0,
+                };
+                let (mut out, mut kall) = (0u64, true);
+                for l in lanes(w.active()) {
+                    let (a, ka) = Self::f64_src(w, s0, l);
+                    let hit = match ins.op {
+                        Op::VCmpF64(c, _) => {
+                            let (b, kb) = Self::f64_src(w, s1, l);
+                            kall &= ka && kb;
+                            wide::cmp64(c, a, b, fm, self.modes.f64)
+                        }
+                        _ => {
+                            let (b, kb) = Self::v32(w, s1, l);
+                            kall &= ka && kb;
+                            wide::class64(a, b, fm)
+                        }
+                    };
+                    out |= u64::from(hit) << l;
+                }
+                Self::compare_out(w, has_dst.then(|| arg(0)).transpose()?, x, out, kall)?;
+            }
             Op::VFloat => {
                 // The destination (and a VOP3b carry-out or a compare's
                 // mask) becomes symbolic in the active lanes.
@@ -1512,6 +1917,96 @@ impl<'a> Emulator<'a> {
             self.step(d, at, w)?;
         }
         Ok(None)
+    }
+
+    /// Whether `ins` is a vector ALU instruction (whose VGPR operands
+    /// `s_set_gpr_idx_on` indexes).
+    fn is_valu(ins: &Ins) -> bool {
+        use ops::Op::*;
+        matches!(
+            ins.op,
+            VUn(_)
+                | VAlu(_)
+                | VAlu16(..)
+                | VShift64(_)
+                | VAddCo(..)
+                | VMad64(_)
+                | VCmp(..)
+                | VCnd
+                | VMovRel(..)
+                | VReadFirst
+                | VReadLane
+                | VWriteLane
+                | VMbcnt(_)
+                | VF32(_)
+                | VCmpF(..)
+                | VCmpClass(_)
+                | VWide(_)
+                | VDivScale(_)
+                | VCmpF64(..)
+                | VCmpClass64(_)
+                | VFloat
+        )
+    }
+
+    /// A binary64 source: a 32-bit literal (not an inline integer) is the
+    /// high half of the value, as the assembler writes it.
+    fn f64_src(w: &Wave, o: Opnd, l: usize) -> (u64, bool) {
+        match o {
+            Opnd::Imm(v) if !(-16..=64).contains(&(v as i64)) => ((v & 0xffff_ffff) << 32, true),
+            o => Self::v64(w, o, l),
+        }
+    }
+
+    /// A source of a mixed-width operation.
+    fn wide_src(w: &Wave, o: Opnd, l: usize, wide: bool) -> (u64, bool) {
+        if wide {
+            Self::f64_src(w, o, l)
+        } else {
+            let (v, k) = Self::v32(w, o, l);
+            (u64::from(v), k)
+        }
+    }
+
+    /// Both rounding modes must be round to nearest even.
+    fn round_modes(&self) -> R<()> {
+        let d = &self.launch.desc;
+        if d.f32_round != 0 || d.f64_round != 0 {
+            return Err(format!(
+                "rounding modes {}/{} (.amdhsa_float_round_mode_32/_16_64) are not emulated: only round to nearest even",
+                d.f32_round, d.f64_round
+            ));
+        }
+        Ok(())
+    }
+
+    /// `ins` with the VGPR operands the index mode names moved by
+    /// M0[7:0].
+    fn gpr_indexed(ins: &Ins, w: &Wave) -> R<Ins> {
+        if w.sx[decode::M0 as usize] & 0xff != 0 {
+            return Err("the GPR index (M0[7:0]) is symbolic".into());
+        }
+        let idx = (w.s[decode::M0 as usize] & 0xff) as u16;
+        let mut out = ins.clone();
+        let dests = ins.op.alu_dests(ins.o.len()).unwrap_or(0);
+        for (i, o) in out.o.iter_mut().enumerate() {
+            let bit = if i < dests {
+                u8::from(i == 0) << 3
+            } else if i - dests < 3 {
+                1 << (i - dests)
+            } else {
+                0
+            };
+            if let Opnd::V(n, c) = o {
+                if w.gpr_idx & bit != 0 {
+                    if usize::from(*n + idx) + usize::from(*c) > NVGPR {
+                        return Err(format!("v{} indexed by {idx} is past the last VGPR", *n));
+                    }
+                    *n += idx;
+                }
+            }
+        }
+        Ok(out)
     }
 
     fn vreg_or_s(o: Opnd) -> R<(usize, usize)> {

@@ -151,6 +151,9 @@ pub enum Alu {
     PackLh,
     PackHh,
     AbsDiff,
+    /// `v_perm_b32`: bytes of `{a, b}` (a high) picked by the selectors in
+    /// `c`.
+    Perm,
 }
 
 impl Alu {
@@ -160,7 +163,7 @@ impl Alu {
         match self {
             MadU24 | MadI24 | Min3U | Min3I | Max3U | Max3I | Med3U | Med3I | MaxMinU | MaxMinI
             | MinMaxU | MinMaxI | BfeU | BfeI | Bfi | ShlAdd | AddShl | ShlOr | AndOr | Or3
-            | Add3 | Xad | Xor3 | AlignBit | AlignByte => 3,
+            | Add3 | Xad | Xor3 | AlignBit | AlignByte | Perm => 3,
             _ => 2,
         }
     }
@@ -260,6 +263,28 @@ impl Alu {
             PackLh => (a & 0xffff) | (b & 0xffff_0000),
             PackHh => (a >> 16 & 0xffff) | (b & 0xffff_0000),
             AbsDiff => (sx(a) - sx(b)).unsigned_abs(),
+            Perm => {
+                // Selector 0-7: that byte of {a, b}; 8-11: the sign of byte
+                // 1, 3, 5 or 7 spread over the byte; 12: 0; 13 and up: 0xff.
+                let data = (a & mask) << 32 | (b & mask);
+                (0..4).fold(0u64, |r, i| {
+                    let sel = (c >> (8 * i)) as u8;
+                    let byte = match sel {
+                        0..=7 => data >> (8 * sel) & 0xff,
+                        8..=11 => {
+                            let from = 2 * u32::from(sel - 8) + 1;
+                            if data >> (8 * from + 7) & 1 != 0 {
+                                0xff
+                            } else {
+                                0
+                            }
+                        }
+                        12 => 0,
+                        _ => 0xff,
+                    };
+                    r | byte << (8 * i)
+                })
+            }
         };
         r & mask
     }
@@ -301,6 +326,30 @@ impl Alu {
             "absdiff" => AbsDiff,
             _ => return None,
         })
+    }
+}
+
+/// `v_add`/`v_sub`/`v_subrev` with `clamp`: the result saturated to the
+/// `bits`-wide unsigned (or, `signed`, two's-complement) range instead of
+/// wrapping. `x` and `y` are the sources as read (low `bits` used).
+pub fn saturate(a: Alu, x: u32, y: u32, bits: u32, signed: bool) -> u64 {
+    let (x, y) = if a == Alu::SubRev { (y, x) } else { (x, y) };
+    let sub = a != Alu::Add;
+    let mask = if bits == 32 {
+        u64::from(u32::MAX)
+    } else {
+        (1u64 << bits) - 1
+    };
+    let (x, y) = (u64::from(x) & mask, u64::from(y) & mask);
+    if signed {
+        let sx = |v: u64| ((v << (64 - bits)) as i64) >> (64 - bits);
+        let r = if sub { sx(x) - sx(y) } else { sx(x) + sx(y) };
+        let (lo, hi) = (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1);
+        r.clamp(lo, hi) as u64 & mask
+    } else if sub {
+        x.saturating_sub(y)
+    } else {
+        (x + y).min(mask)
     }
 }
 
@@ -596,6 +645,15 @@ pub enum Op {
     VCnd,
     /// `v_readfirstlane_b32`.
     VReadFirst,
+    /// `v_movrels_b32` (source indexed by M0), `v_movreld_b32`
+    /// (destination), `v_movrelsd_b32` (both).
+    VMovRel(bool, bool),
+    /// gfx9 `s_set_gpr_idx_on S, gpr_idx(…)`: M0 gets the index and the
+    /// VALU operands named (bit 0 SRC0, 1 SRC1, 2 SRC2, 3 DST) are indexed
+    /// by it until `s_set_gpr_idx_off`.
+    GprIdxOn(u8),
+    /// `s_set_gpr_idx_off`.
+    GprIdxOff,
     /// `v_readlane_b32`.
     VReadLane,
     /// `v_writelane_b32`.
@@ -608,6 +666,15 @@ pub enum Op {
     VCmpF(super::float::FCmp, bool),
     /// `v_cmp_class_f32` / `v_cmpx_class_f32` (x: writes EXEC).
     VCmpClass(bool),
+    /// A binary64 or mixed-width operation the emulator computes
+    /// (`wide.rs`).
+    VWide(super::wide::Wide),
+    /// `v_div_scale_f32` / `_f64` (wide): a result and a VCC bit.
+    VDivScale(bool),
+    /// `v_cmp_*_f64` / `v_cmpx_*_f64` (x: writes EXEC).
+    VCmpF64(super::float::FCmp, bool),
+    /// `v_cmp_class_f64` / `v_cmpx_class_f64`.
+    VCmpClass64(bool),
     /// A floating-point operation the emulator does not compute (binary16,
     /// binary64, packed, the division helpers, …): its destination is
     /// symbolic; a compare into a mask makes the mask symbolic.
@@ -717,13 +784,16 @@ impl Op {
     pub fn alu_dests(&self, n: usize) -> Option<usize> {
         use Op::*;
         Some(match self {
-            VAddCo(..) | VMad64(_) => 2,
-            VCmp(..) | VCmpF(..) | VCmpClass(_) => usize::from(n == 3),
+            VAddCo(..) | VMad64(_) | VDivScale(_) => 2,
+            VCmp(..) | VCmpF(..) | VCmpClass(_) | VCmpF64(..) | VCmpClass64(_) => {
+                usize::from(n == 3)
+            }
             SCmp(..) | SBitcmp(..) => 0,
             SUn(..) | SAlu(..) | SAddCarry(..) | SAddI(_) | SBfe(..) | SCselect(_) | SCmov(_)
             | SMovk(_) | SAddk | SMulk | SSaveexec(..) | VUn(_) | VAlu(_) | VAlu16(..)
-            | VShift64(_) | VCnd | VReadFirst | VReadLane | VWriteLane | VMbcnt(_) | VF32(_)
-            | VFloat => 1,
+            | VShift64(_) | VCnd | VMovRel(..) | VReadFirst | VReadLane | VWriteLane
+            | VMbcnt(_) | VF32(_) | VWide(_) | VFloat => 1,
+            GprIdxOn(_) | GprIdxOff => 0,
             Nop | End | Barrier | Branch | CBranch(_) | SLoad(_) | SBufLoad(_) | Ds(_)
             | Global(..) | Buffer(_) => return None,
         })
@@ -801,6 +871,10 @@ pub fn decode(mnemonic: &str) -> Result<Op, String> {
         "s_bfe_u64" => return Ok(Op::SBfe(false, true)),
         "s_bfe_i64" => return Ok(Op::SBfe(true, true)),
         "v_readfirstlane_b32" => return Ok(Op::VReadFirst),
+        "v_movrels_b32" => return Ok(Op::VMovRel(true, false)),
+        "v_movreld_b32" => return Ok(Op::VMovRel(false, true)),
+        "v_movrelsd_b32" => return Ok(Op::VMovRel(true, true)),
+        "s_set_gpr_idx_off" => return Ok(Op::GprIdxOff),
         "v_readlane_b32" => return Ok(Op::VReadLane),
         "v_writelane_b32" => return Ok(Op::VWriteLane),
         "v_cndmask_b32" => return Ok(Op::VCnd),
@@ -820,6 +894,7 @@ pub fn decode(mnemonic: &str) -> Result<Op, String> {
         "v_bfe_u32" => return Ok(Op::VAlu(Alu::BfeU)),
         "v_bfe_i32" => return Ok(Op::VAlu(Alu::BfeI)),
         "v_bcnt_u32_b32" => return Ok(Op::VAlu(Alu::Bcnt)),
+        "v_perm_b32" => return Ok(Op::VAlu(Alu::Perm)),
         "v_mov_b32" => return Ok(Op::VUn(Un::Mov)),
         "v_not_b32" => return Ok(Op::VUn(Un::Not)),
         "v_bfrev_b32" => return Ok(Op::VUn(Un::Brev)),
@@ -945,9 +1020,25 @@ pub fn decode(mnemonic: &str) -> Result<Op, String> {
                 return Ok(Op::VCmpF(c, x));
             }
         }
+        if let Some(f) = super::wide::Wide::of(rest) {
+            return Ok(Op::VWide(f));
+        }
+        for (p, x) in [("cmpx_", true), ("cmp_", false)] {
+            if let Some(c) = rest
+                .strip_prefix(p)
+                .and_then(|r| r.strip_suffix("_f64"))
+                .and_then(super::float::FCmp::of)
+            {
+                return Ok(Op::VCmpF64(c, x));
+            }
+        }
         match rest {
             "cmp_class_f32" => return Ok(Op::VCmpClass(false)),
             "cmpx_class_f32" => return Ok(Op::VCmpClass(true)),
+            "cmp_class_f64" => return Ok(Op::VCmpClass64(false)),
+            "cmpx_class_f64" => return Ok(Op::VCmpClass64(true)),
+            "div_scale_f32" => return Ok(Op::VDivScale(false)),
+            "div_scale_f64" => return Ok(Op::VDivScale(true)),
             _ => {}
         }
         if rest.contains("_f16")
@@ -965,7 +1056,7 @@ pub fn decode(mnemonic: &str) -> Result<Op, String> {
             || rest.starts_with("pk_")
         {
             if rest.starts_with("cmpx_") {
-                return Err(format!("{m}: this floating-point compare into EXEC is not emulated (binary16 and binary64 values are symbolic)"));
+                return Err(format!("{m}: this floating-point compare into EXEC is not emulated (binary16 values are symbolic)"));
             }
             return Ok(Op::VFloat);
         }
@@ -1140,14 +1231,26 @@ mod tests {
             decode("v_fma_f32").unwrap(),
             Op::VF32(super::super::float::F32::Fma)
         );
-        assert_eq!(decode("v_fma_f64").unwrap(), Op::VFloat);
+        assert_eq!(
+            decode("v_fma_f64").unwrap(),
+            Op::VWide(super::super::wide::Wide::Fma)
+        );
+        assert_eq!(decode("v_fma_f16").unwrap(), Op::VFloat);
+        assert_eq!(decode("v_div_scale_f64").unwrap(), Op::VDivScale(true));
+        assert!(matches!(
+            decode("v_cmpx_nge_f64_e32").unwrap(),
+            Op::VCmpF64(_, true)
+        ));
+        assert!(decode("v_cmpx_gt_f16").is_err());
+        assert_eq!(decode("v_perm_b32").unwrap(), Op::VAlu(Alu::Perm));
+        assert_eq!(decode("v_movrels_b32").unwrap(), Op::VMovRel(true, false));
         assert!(matches!(
             decode("v_cmpx_ngt_f32_e32").unwrap(),
             Op::VCmpF(_, true)
         ));
         assert_eq!(decode("v_cmpx_class_f32").unwrap(), Op::VCmpClass(true));
         assert_eq!(decode("v_cmp_class_f32").unwrap(), Op::VCmpClass(false));
-        assert_eq!(decode("v_cmp_class_f64").unwrap(), Op::VFloat);
+        assert_eq!(decode("v_cmp_class_f64").unwrap(), Op::VCmpClass64(false));
         assert!(decode("v_frobnicate_b32").is_err());
         assert_eq!(decode("s_mov_b64").unwrap(), Op::SUn(Un::Mov, true));
         assert_eq!(
