@@ -1231,7 +1231,7 @@ impl Launch {
         for d in &self.data {
             let base = at[&d.name];
             if d.unknown.is_some() {
-                mem.map_padded(&d.name, base, Vec::new(), d.bytes.len().max(1));
+                mem.map_unknown(&d.name, base, d.bytes.len().max(1));
             } else if !d.bytes.is_empty() {
                 mem.map(&d.name, base, d.bytes.clone());
             }

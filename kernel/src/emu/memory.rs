@@ -70,6 +70,17 @@ impl Memory {
         }
     }
 
+    /// Adds a region of `len` unknown bytes at `base`.
+    pub fn map_unknown(&mut self, name: &str, base: u64, len: usize) {
+        self.map(name, base, vec![0; len]);
+        let r = self
+            .regions
+            .iter_mut()
+            .find(|r| r.base == base)
+            .expect("just mapped");
+        r.known.fill(0);
+    }
+
     /// The regions, by address.
     pub fn regions(&self) -> &[Region] {
         &self.regions
@@ -177,8 +188,8 @@ mod tests {
             16,
         );
         assert_eq!(m.read(0x5010, 4).unwrap(), (0x1413_1211, true));
-        assert_eq!(m.read(0x5014, 4).unwrap().1, false);
-        assert_eq!(m.read(0x5012, 4).unwrap().1, false);
+        assert!(!m.read(0x5014, 4).unwrap().1);
+        assert!(!m.read(0x5012, 4).unwrap().1);
         assert!(m.read(0x501c, 8).is_err());
     }
 }

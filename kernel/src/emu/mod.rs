@@ -2886,9 +2886,20 @@ mod tests {
     /// `target` on 64 work-items with one buffer argument `out` of `bytes`;
     /// the buffer's words after the run.
     fn run_hand(target: &str, body: &str, bytes: u32) -> Vec<Option<u32>> {
+        run_hand_with(target, body, "", bytes).unwrap()
+    }
+
+    /// `run_hand` with `after` (data objects, …) after the function; the
+    /// emulation's error if it fails.
+    fn run_hand_with(
+        target: &str,
+        body: &str,
+        after: &str,
+        bytes: u32,
+    ) -> Result<Vec<Option<u32>>, String> {
         let body: String = body.lines().map(|l| format!("\t{}\n", l.trim())).collect();
         let text = format!(
-            "\t.amdgcn_target \"amdgcn-amd-amdhsa--{target}\"\n\t.type k,@function\nk:\n{body}.Lfunc_end0:\n\
+            "\t.amdgcn_target \"amdgcn-amd-amdhsa--{target}\"\n\t.type k,@function\nk:\n{body}.Lfunc_end0:\n{after}\
             \t.amdhsa_kernel k\n\t\t.amdhsa_user_sgpr_private_segment_buffer 1\n\t\t.amdhsa_user_sgpr_kernarg_segment_ptr 1\n\t\t.amdhsa_user_sgpr_count 6\n\t\t.amdhsa_system_vgpr_workitem_id 0\n\t.end_amdhsa_kernel\n\
             \t.amdgpu_metadata\n---\namdhsa.kernels:\n  - .args:\n      - .name: out\n        .offset: 0\n        .size: 8\n        .value_kind: global_buffer\n    .name: k\n    .reqd_workgroup_size:\n      - 64\n      - 1\n      - 1\n\t.end_amdgpu_metadata\n"
         );
@@ -2906,9 +2917,221 @@ mod tests {
             None,
         )
         .unwrap();
-        let mut e = Emulator::new(profile, &prog.kernels[0], &l).unwrap();
-        e.run().unwrap();
-        e.buffer_words("out").unwrap()
+        let mut e = Emulator::new(profile, &prog.kernels[0], &l)?;
+        e.run()?;
+        Ok(e.buffer_words("out").unwrap())
+    }
+
+    /// The integer ISA the public benchmark suites need, by hand: v_perm,
+    /// clamp on integer adds and subtracts (unsigned and signed), neg and
+    /// abs on v_cndmask, gfx9's GPR index mode and v_movrels.
+    #[test]
+    fn perm_clamp_cndmask_modifiers_and_register_indexing_by_hand() {
+        let out = run_hand(
+            "gfx900",
+            "s_load_dwordx2 s[0:1], s[4:5], 0x0
+            v_lshlrev_b32_e32 v9, 2, v0
+            v_mov_b32_e32 v1, 0x11223344
+            v_mov_b32_e32 v2, 0x55667788
+            v_mov_b32_e32 v3, 0x0c010407
+            v_perm_b32 v4, v1, v2, v3
+            s_waitcnt lgkmcnt(0)
+            global_store_dword v9, v4, s[0:1]
+            v_mov_b32_e32 v3, 0x0d0b0809
+            v_perm_b32 v4, v1, v2, v3
+            global_store_dword v9, v4, s[0:1] offset:256
+            v_mov_b32_e32 v5, 3
+            v_sub_u32_e64 v6, v5, 5 clamp
+            global_store_dword v9, v6, s[0:1] offset:512
+            v_mov_b32_e32 v5, -2
+            v_add_u32_e64 v6, v5, 5 clamp
+            global_store_dword v9, v6, s[0:1] offset:768
+            v_mov_b32_e32 v5, 0x7ffffffe
+            v_add_i32 v6, v5, 5 clamp
+            global_store_dword v9, v6, s[0:1] offset:1024
+            v_sub_i32 v6, -5, v5 clamp
+            global_store_dword v9, v6, s[0:1] offset:1280
+            v_mov_b32_e32 v8, 0x80000004
+            v_cmp_gt_u32_e32 vcc, 32, v0
+            v_cndmask_b32_e64 v7, -v5, |v8|, vcc
+            global_store_dword v9, v7, s[0:1] offset:1536
+            v_mov_b32_e32 v20, 10
+            v_mov_b32_e32 v21, 11
+            v_mov_b32_e32 v22, 12
+            v_mov_b32_e32 v23, 13
+            s_mov_b32 s10, 2
+            s_set_gpr_idx_on s10, gpr_idx(SRC0)
+            v_mov_b32_e32 v24, v20
+            s_set_gpr_idx_off
+            s_mov_b32 m0, 3
+            v_movrels_b32_e32 v25, v20
+            v_mov_b32_e32 v26, 100
+            s_mov_b32 m0, 1
+            v_movreld_b32_e32 v20, v26
+            v_add_u32_e32 v24, v24, v25
+            v_add_u32_e32 v24, v24, v21
+            global_store_dword v9, v24, s[0:1] offset:1792
+            s_endpgm",
+            2048,
+        );
+        for lane in 0..64 {
+            let at = |k: usize| out[64 * k + lane];
+            // {a, b} bytes 7 (0x11), 4 (0x44), 1 (0x77), then 0.
+            assert_eq!(at(0), Some(0x0077_4411), "perm");
+            // 9: sign of byte 3 (0x55: 0); 8: of byte 1 (0x77: 0); 11: of
+            // byte 7 (0x11: 0); 13: 0xff.
+            assert_eq!(at(1), Some(0xff00_0000), "perm signs");
+            assert_eq!(at(2), Some(0), "3 - 5 saturates at 0");
+            assert_eq!(at(3), Some(u32::MAX), "0xfffffffe + 5 saturates");
+            assert_eq!(at(4), Some(0x7fff_ffff), "signed saturation up");
+            assert_eq!(at(5), Some(0x8000_0000), "signed saturation down");
+            let want = if lane < 32 { 4 } else { 0xffff_fffe };
+            assert_eq!(at(6), Some(want), "cndmask with |v8| and -v5");
+            // v22 (12) + v23 (13) + v21 (100, written through M0 = 1).
+            assert_eq!(at(7), Some(125), "indexed moves");
+        }
+    }
+
+    /// Lane masks that LLVM builds from an undefined register and EXEC
+    /// (`s_andn2_b64 s, s, exec` …) keep the bits EXEC decides, so the
+    /// loops that use them run; a mask that is really unknown stays an
+    /// error.
+    #[test]
+    fn scalar_masks_keep_the_bits_they_know() {
+        let out = run_hand_with(
+            "gfx900",
+            "s_load_dwordx2 s[0:1], s[4:5], 0x0
+            v_lshlrev_b32_e32 v9, 2, v0
+            v_cmp_gt_u32_e32 vcc, 16, v0
+            s_and_saveexec_b64 s[2:3], vcc
+            s_andn2_b64 s[18:19], s[18:19], exec
+            s_and_b64 s[20:21], exec, s[18:19]
+            s_cbranch_scc1 .Lbad
+            s_or_b64 s[24:25], s[18:19], exec
+            s_and_saveexec_b64 s[26:27], s[24:25]
+            v_mov_b32_e32 v1, 7
+            s_waitcnt lgkmcnt(0)
+            global_store_dword v9, v1, s[0:1]
+            .Lbad:
+            s_endpgm",
+            "",
+            256,
+        )
+        .unwrap();
+        for (lane, v) in out.iter().enumerate() {
+            assert_eq!(*v, Some(if lane < 16 { 7 } else { 0 }), "lane {lane}");
+        }
+        let e = run_hand_with(
+            "gfx900",
+            "v_cmp_gt_u32_e32 vcc, 16, v0
+            s_and_saveexec_b64 s[2:3], vcc
+            s_andn2_b64 s[18:19], s[18:19], exec
+            s_mov_b64 exec, s[18:19]
+            s_endpgm",
+            "",
+            256,
+        )
+        .unwrap_err();
+        assert!(e.contains("EXEC would depend on a symbolic value"), "{e}");
+    }
+
+    /// A data object of the file (a lookup table) read through
+    /// `s_getpc_b64` and the `@rel32@lo`/`@rel32@hi` adds, its bytes as
+    /// its directives give them; the bytes past the kernel argument segment
+    /// up to 16 are there, unknown.
+    #[test]
+    fn data_objects_are_read_through_getpc() {
+        let table = "\t.type tbl,@object
+\t.section .rodata,\"a\",@progbits
+\t.p2align 4
+tbl:
+\t.long 10, 20
+\t.long 0x1e
+\t.short 40, 0
+\t.byte 50, 0, 0, 0
+\t.zero 4
+\t.size tbl, 24
+";
+        let body = "s_load_dwordx4 s[0:3], s[4:5], 0x0
+            s_getpc_b64 s[6:7]
+            s_add_u32 s6, s6, tbl@rel32@lo+8
+            s_addc_u32 s7, s7, tbl@rel32@hi+16
+            v_lshlrev_b32_e32 v1, 2, v0
+            v_and_b32_e32 v2, 3, v0
+            v_lshlrev_b32_e32 v2, 2, v2
+            global_load_dword v3, v2, s[6:7]
+            v_mov_b32_e32 v4, s2
+            s_waitcnt vmcnt(0) lgkmcnt(0)
+            global_store_dword v1, v3, s[0:1]
+            global_store_dword v1, v4, s[0:1] offset:256
+            s_endpgm";
+        for target in ["gfx900", "gfx1100"] {
+            let out = run_hand_with(target, body, table, 512).unwrap();
+            for lane in 0..64 {
+                assert_eq!(
+                    out[lane],
+                    Some([20, 30, 40, 50][lane % 4]),
+                    "{target} lane {lane}"
+                );
+                assert_eq!(out[64 + lane], None, "{target}: kernarg padding is unknown");
+            }
+        }
+        let e = run_hand_with("gfx900", &body.replace("tbl@", "nowhere@"), table, 512).unwrap_err();
+        assert!(
+            e.contains("`nowhere` is not a data object of the file"),
+            "{e}"
+        );
+        let e = run_hand_with(
+            "gfx900",
+            &body.replace(
+                "s_addc_u32 s7, s7, tbl@rel32@hi+16",
+                "s_nop 0\ns_addc_u32 s7, s7, tbl@rel32@hi+16",
+            ),
+            table,
+            512,
+        )
+        .unwrap_err();
+        assert!(e.contains("a PC-relative address other than"), "{e}");
+        let broken = table.replace("\t.zero 4", "\t.quad other");
+        let out = run_hand_with("gfx900", body, &broken, 512).unwrap();
+        assert_eq!(out[0], None, "a table with an address in it reads unknown");
+    }
+
+    /// binary64: a compare into EXEC with a literal (the high half of the
+    /// value), conversions, and a division through LLVM's expansion.
+    #[test]
+    fn binary64_compares_and_divides_by_hand() {
+        let out = run_hand(
+            "gfx900",
+            "s_load_dwordx2 s[0:1], s[4:5], 0x0
+            v_lshlrev_b32_e32 v1, 2, v0
+            v_cvt_f64_u32_e32 v[2:3], v0
+            v_add_f64 v[2:3], v[2:3], 1.0
+            v_div_scale_f64 v[4:5], s[2:3], v[2:3], v[2:3], 1.0
+            v_rcp_f64_e32 v[6:7], v[4:5]
+            v_fma_f64 v[8:9], -v[4:5], v[6:7], 1.0
+            v_fma_f64 v[6:7], v[6:7], v[8:9], v[6:7]
+            v_div_scale_f64 v[8:9], vcc, 1.0, v[2:3], 1.0
+            v_fma_f64 v[10:11], -v[4:5], v[6:7], 1.0
+            v_fma_f64 v[6:7], v[6:7], v[10:11], v[6:7]
+            v_mul_f64 v[10:11], v[8:9], v[6:7]
+            v_fma_f64 v[4:5], -v[4:5], v[10:11], v[8:9]
+            v_div_fmas_f64 v[4:5], v[4:5], v[6:7], v[10:11]
+            v_div_fixup_f64 v[4:5], v[4:5], v[2:3], 1.0
+            v_cvt_f32_f64_e32 v12, v[4:5]
+            s_waitcnt lgkmcnt(0)
+            global_store_dword v1, v12, s[0:1]
+            v_cmpx_ngt_f64_e32 0x40400000, v[2:3]
+            v_mov_b32_e32 v13, 1
+            global_store_dword v1, v13, s[0:1] offset:256
+            s_endpgm",
+            512,
+        );
+        for lane in 0..64 {
+            let want = (1.0 / (lane as f64 + 1.0)) as f32;
+            assert_eq!(out[lane], Some(want.to_bits()), "1 / {}", lane + 1);
+            assert_eq!(out[64 + lane], Some(u32::from(lane >= 31)), "lane {lane}");
+        }
     }
 
     /// `v_mad_u64_u32` with a 64-bit addend whose high half was never
