@@ -44,9 +44,18 @@ fn compiled() -> Vec<(PathBuf, Profile)> {
 
 /// Every kernel of the corpus: the compiled ones and the hand-written ones
 /// (`hand/`).
+///
+/// `GPUCOSIM_KERNEL_CORPUS` (folders separated by `:`) adds a corpus of
+/// one's own (`NAME.CPU.s` files, e.g. public benchmark suites compiled
+/// with `gpucosim kernel compile`) to the proof's tests.
 fn all_kernels() -> Vec<(PathBuf, Profile)> {
     let mut v = compiled();
     v.extend(kernels_in(&fixtures().join("hand")));
+    if let Some(dirs) = std::env::var_os("GPUCOSIM_KERNEL_CORPUS") {
+        for d in std::env::split_paths(&dirs) {
+            v.extend(kernels_in(&d));
+        }
+    }
     v
 }
 
