@@ -82,6 +82,11 @@ pub struct Mods {
     /// `clamp` on an integer add or subtract saturates as a signed value
     /// (`v_add_i32`, `v_sub_nc_i16`, …) rather than an unsigned one.
     pub clamp_signed: bool,
+    /// `op_sel:[…]`: bit i selects the high half of source i, and the bit
+    /// after the sources writes the destination's high half.
+    pub op_sel: u8,
+    /// How many entries `op_sel` had (0: none).
+    pub op_sel_n: u8,
 }
 
 /// A field of a dword an SDWA instruction reads or writes: (bit offset,
@@ -388,6 +393,20 @@ pub fn read_mods(words: &[&str], m: &mut Mods) -> Result<(), String> {
                                 _ => return Err(bad()),
                             }
                         }
+                    }
+                }
+                w if w.starts_with("op_sel:") => {
+                    let list = w["op_sel:".len()..]
+                        .strip_prefix('[')
+                        .and_then(|r| r.strip_suffix(']'))
+                        .ok_or_else(|| format!("`{w}` is not op_sel:[…]"))?;
+                    for (i, b) in list.split(',').enumerate() {
+                        match b.trim() {
+                            "0" => {}
+                            "1" if i < 8 => m.op_sel |= 1 << i,
+                            _ => return Err(format!("`{w}` is not op_sel:[…] of 0 and 1")),
+                        }
+                        m.op_sel_n = i as u8 + 1;
                     }
                 }
                 "mul:2" => m.omod = 1,

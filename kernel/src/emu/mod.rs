@@ -16,6 +16,7 @@
 
 pub mod decode;
 pub mod float;
+pub mod half;
 pub mod launch;
 pub mod memory;
 pub mod ops;
@@ -140,6 +141,9 @@ fn decode_one(mnemonic: &str, operands: &str) -> Result<Ins, String> {
             | Op::VDivScale(_)
             | Op::VCmpF64(..)
             | Op::VCmpClass64(_)
+            | Op::VF16(_)
+            | Op::VCmpF16(..)
+            | Op::VCmpClass16(_)
             | Op::VFloat
     ) {
         let what = if m.clamp && !saturates {
@@ -154,6 +158,14 @@ fn decode_one(mnemonic: &str, operands: &str) -> Result<Ins, String> {
         if let Some(w) = what {
             return Err(format!("{w} on {mnemonic} is not emulated"));
         }
+    }
+    if m.op_sel_n != 0
+        && !matches!(
+            op,
+            Op::VF16(_) | Op::VCmpF16(..) | Op::VCmpClass16(_) | Op::VAlu16(..)
+        )
+    {
+        return Err(format!("op_sel on {mnemonic} is not emulated"));
     }
     // VOPD's v_dual_cndmask_b32 reads VCC implicitly.
     if mnemonic == "v_dual_cndmask_b32" {
@@ -1134,12 +1146,14 @@ impl<'a> Emulator<'a> {
         let dests = ins.op.alu_dests(o.len()).map(|n| n.min(o.len()));
         let from = match ins.op {
             Op::VF32(f) if f.accumulates() => 0,
+            Op::VF16(f) if f.accumulates() => 0,
             _ => dests.unwrap_or(0),
         };
         let mut marked = dests.map_or(0, |_| Self::approx_in(w, &o[from..]) & act);
         match ins.op {
             Op::VF32(f) if f.approximate() => marked |= act,
             Op::VWide(f) if f.approximate() => marked |= act,
+            Op::VF16(f) if f.approximate() => marked |= act,
             _ => {}
         }
         self.approx_checks(ins, at, w);
@@ -1485,10 +1499,12 @@ impl<'a> Emulator<'a> {
                         v & 0xffff
                     }
                 };
+                let sel = ins.m.op_sel;
+                let dst_hi = ins.m.op_sel_n as usize == n + 1 && sel >> n & 1 != 0;
                 for l in lanes(w.active()) {
-                    let (x, kx) = Self::v32(w, src[0], l);
-                    let (y, ky) = Self::v32(w, src[1], l);
-                    let (z, kz) = Self::v32(w, src[2], l);
+                    let (x, kx) = Self::half_src(w, src[0], l, sel, 0);
+                    let (y, ky) = Self::half_src(w, src[1], l, sel, 1);
+                    let (z, kz) = Self::half_src(w, src[2], l, sel, 2);
                     // A shift takes the low four bits of its amount.
                     let x = match a {
                         ops::Alu::ShlRev | ops::Alu::ShrRev | ops::Alu::SarRev => x & 15,
@@ -1500,12 +1516,7 @@ impl<'a> Emulator<'a> {
                         a.apply([x.into(), ext(y).into(), ext(z).into()], false) as u32 & 0xffff
                     };
                     let k = kx && ky && kz;
-                    if gfx9 {
-                        Self::set_v(w, d, l, r, k);
-                    } else {
-                        let (old, ko) = Self::v32(w, Opnd::V(d as u16, 1), l);
-                        Self::set_v(w, d, l, old & 0xffff_0000 | r, k && ko);
-                    }
+                    Self::set_half(w, d, l, r, k, dst_hi, gfx9);
                 }
             }
             Op::VShift64(a) => {
@@ -1800,6 +1811,81 @@ impl<'a> Emulator<'a> {
                     }
                 }
             }
+            Op::VF16(f) => {
+                self.round_modes()?;
+                let (d, _) = Self::vreg(arg(0)?)?;
+                let n = f.arity();
+                let src: [Opnd; 3] = [
+                    arg(1)?,
+                    if n >= 2 { arg(2)? } else { Opnd::Imm(0) },
+                    if n >= 3 { arg(3)? } else { Opnd::Imm(0) },
+                ];
+                let fm = float::FMods {
+                    neg: (ins.m.neg >> 1) as u8,
+                    abs: (ins.m.abs >> 1) as u8,
+                    clamp: ins.m.clamp,
+                    omod: ins.m.omod,
+                };
+                let sel = ins.m.op_sel;
+                let dst_hi = ins.m.op_sel_n as usize == n + 1 && sel >> n & 1 != 0;
+                // gfx9 zeroes the high half except for the accumulating
+                // forms, which keep it (LLVM's zeroesHigh16BitsOfDest).
+                let zero = self.profile.gfx() == 9 && !f.accumulates();
+                for l in lanes(w.active()) {
+                    let mut v = [0u32; 3];
+                    let mut k = true;
+                    for (i, x) in v.iter_mut().enumerate().take(n) {
+                        let (y, ky) = if i == 0 && f.source32() {
+                            Self::v32(w, src[0], l)
+                        } else {
+                            Self::half_src(w, src[i], l, sel, i)
+                        };
+                        *x = y;
+                        k &= ky;
+                    }
+                    let (acc, ka) = if f.accumulates() {
+                        Self::half_src(w, Opnd::V(d as u16, 1), l, u8::from(dst_hi), 0)
+                    } else {
+                        (0, true)
+                    };
+                    let r = half::apply(f, v, acc as u16, fm, self.modes.f64, self.modes.f32);
+                    if f.result32() {
+                        Self::set_v(w, d, l, r, k);
+                    } else {
+                        Self::set_half(w, d, l, r, k && ka, dst_hi, zero);
+                    }
+                }
+            }
+            Op::VCmpF16(_, x) | Op::VCmpClass16(x) => {
+                let has_dst = o.len() == 3;
+                let first = usize::from(has_dst);
+                let (s0, s1) = (arg(first)?, arg(first + 1)?);
+                let fm = float::FMods {
+                    neg: (ins.m.neg >> first) as u8,
+                    abs: (ins.m.abs >> first) as u8,
+                    clamp: false,
+                    omod: 0,
+                };
+                let sel = ins.m.op_sel;
+                let (mut out, mut kall) = (0u64, true);
+                for l in lanes(w.active()) {
+                    let (a, ka) = Self::half_src(w, s0, l, sel, 0);
+                    let hit = match ins.op {
+                        Op::VCmpF16(c, _) => {
+                            let (b, kb) = Self::half_src(w, s1, l, sel, 1);
+                            kall &= ka && kb;
+                            half::cmp(c, a as u16, b as u16, fm, self.modes.f64)
+                        }
+                        _ => {
+                            let (b, kb) = Self::v32(w, s1, l);
+                            kall &= ka && kb;
+                            half::class(a as u16, b, fm)
+                        }
+                    };
+                    out |= u64::from(hit) << l;
+                }
+                Self::compare_out(w, has_dst.then(|| arg(0)).transpose()?, x, out, kall)?;
+            }
             Op::VDivScale(wide) => {
                 self.round_modes()?;
                 let (d, _) = Self::vreg(arg(0)?)?;
@@ -1945,8 +2031,45 @@ impl<'a> Emulator<'a> {
                 | VDivScale(_)
                 | VCmpF64(..)
                 | VCmpClass64(_)
+                | VF16(_)
+                | VCmpF16(..)
+                | VCmpClass16(_)
                 | VFloat
         )
+    }
+
+    /// The 16 bits of a 16-bit operation's source `i` of `o` in lane `l`:
+    /// the high half where `op_sel` says so.
+    fn half_src(w: &Wave, o: Opnd, l: usize, sel: u8, i: usize) -> (u32, bool) {
+        // An inline float constant is the binary16 value for a 16-bit
+        // operation.
+        if let Opnd::Float(_, d) = o {
+            return (u32::from(half::from_f64(f64::from_bits(d))), true);
+        }
+        let (v, k) = Self::v32(w, o, l);
+        (
+            if sel >> i & 1 != 0 {
+                v >> 16
+            } else {
+                v & 0xffff
+            },
+            k,
+        )
+    }
+
+    /// Writes a 16-bit result `r` into `d` in lane `l`: the high half when
+    /// `op_sel` names the destination (the low half kept), else the low
+    /// half, the high half zeroed (`zero`: gfx9's ALU) or kept.
+    fn set_half(w: &mut Wave, d: usize, l: usize, r: u32, k: bool, hi: bool, zero: bool) {
+        let (old, ko) = Self::v32(w, Opnd::V(d as u16, 1), l);
+        let (v, known) = if hi {
+            (old & 0xffff | r << 16, k && ko)
+        } else if zero {
+            (r & 0xffff, k)
+        } else {
+            (old & 0xffff_0000 | r & 0xffff, k && ko)
+        };
+        Self::set_v(w, d, l, v, known);
     }
 
     /// A binary64 source: a 32-bit literal (not an inline integer) is the
@@ -3095,6 +3218,50 @@ tbl:
         let broken = table.replace("\t.zero 4", "\t.quad other");
         let out = run_hand_with("gfx900", body, &broken, 512).unwrap();
         assert_eq!(out[0], None, "a table with an address in it reads unknown");
+    }
+
+    /// binary16 by hand on both profiles: a conversion, a fused
+    /// multiply-add whose op_sel reads and writes high halves, an add with
+    /// an inline constant (the binary16 0.5), a compare with a literal; gfx9
+    /// zeroes a 16-bit result's high half, gfx11 keeps it.
+    #[test]
+    fn binary16_and_op_sel_by_hand() {
+        for target in ["gfx900", "gfx1100"] {
+            let out = run_hand(
+                target,
+                "s_load_dwordx2 s[0:1], s[4:5], 0x0
+                v_lshlrev_b32_e32 v9, 2, v0
+                v_cvt_f32_u32_e32 v1, v0
+                v_mov_b32_e32 v2, 0
+                v_cvt_f16_f32_e32 v2, v1
+                v_mov_b32_e32 v3, 0x3c004000
+                v_mov_b32_e32 v4, 0
+                v_fma_f16 v4, v2, v3, v3 op_sel:[0,1,0,1]
+                v_mov_b32_e32 v5, 0xdead0000
+                v_add_f16_e32 v5, 0.5, v2
+                v_cmp_gt_f16_e32 vcc, 0x5000, v2
+                v_cndmask_b32_e64 v6, 0, 1, vcc
+                v_cvt_f32_f16_e32 v7, v5
+                s_waitcnt lgkmcnt(0)
+                global_store_dword v9, v4, s[0:1]
+                global_store_dword v9, v5, s[0:1] offset:256
+                global_store_dword v9, v6, s[0:1] offset:512
+                global_store_dword v9, v7, s[0:1] offset:768
+                s_endpgm",
+                1024,
+            );
+            for lane in 0..64 {
+                let h = |x: f64| u32::from(half::from_f64(x));
+                let at = |k: usize| out[64 * k + lane];
+                // lane * 1.0 (high half of v3) + 2.0 (low half of v3),
+                // into the high half; the low half kept.
+                assert_eq!(at(0), Some(h(lane as f64 + 2.0) << 16), "{target} fma");
+                let high = if target == "gfx900" { 0 } else { 0xdead_0000 };
+                assert_eq!(at(1), Some(high | h(lane as f64 + 0.5)), "{target} add");
+                assert_eq!(at(2), Some(u32::from(lane < 32)), "{target} compare");
+                assert_eq!(at(3), Some((lane as f32 + 0.5).to_bits()), "{target} widen");
+            }
+        }
     }
 
     /// binary64: a compare into EXEC with a literal (the high half of the

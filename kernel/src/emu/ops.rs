@@ -675,6 +675,12 @@ pub enum Op {
     VCmpF64(super::float::FCmp, bool),
     /// `v_cmp_class_f64` / `v_cmpx_class_f64`.
     VCmpClass64(bool),
+    /// A binary16 operation (`half.rs`).
+    VF16(super::half::F16),
+    /// `v_cmp_*_f16` / `v_cmpx_*_f16`.
+    VCmpF16(super::float::FCmp, bool),
+    /// `v_cmp_class_f16` / `v_cmpx_class_f16`.
+    VCmpClass16(bool),
     /// A floating-point operation the emulator does not compute (binary16,
     /// binary64, packed, the division helpers, …): its destination is
     /// symbolic; a compare into a mask makes the mask symbolic.
@@ -785,14 +791,13 @@ impl Op {
         use Op::*;
         Some(match self {
             VAddCo(..) | VMad64(_) | VDivScale(_) => 2,
-            VCmp(..) | VCmpF(..) | VCmpClass(_) | VCmpF64(..) | VCmpClass64(_) => {
-                usize::from(n == 3)
-            }
+            VCmp(..) | VCmpF(..) | VCmpClass(_) | VCmpF64(..) | VCmpClass64(_) | VCmpF16(..)
+            | VCmpClass16(_) => usize::from(n == 3),
             SCmp(..) | SBitcmp(..) => 0,
             SUn(..) | SAlu(..) | SAddCarry(..) | SAddI(_) | SBfe(..) | SCselect(_) | SCmov(_)
             | SMovk(_) | SAddk | SMulk | SSaveexec(..) | VUn(_) | VAlu(_) | VAlu16(..)
             | VShift64(_) | VCnd | VMovRel(..) | VReadFirst | VReadLane | VWriteLane
-            | VMbcnt(_) | VF32(_) | VWide(_) | VFloat => 1,
+            | VMbcnt(_) | VF32(_) | VWide(_) | VF16(_) | VFloat => 1,
             GprIdxOn(_) | GprIdxOff => 0,
             Nop | End | Barrier | Branch | CBranch(_) | SLoad(_) | SBufLoad(_) | Ds(_)
             | Global(..) | Buffer(_) => return None,
@@ -1023,6 +1028,18 @@ pub fn decode(mnemonic: &str) -> Result<Op, String> {
         if let Some(f) = super::wide::Wide::of(rest) {
             return Ok(Op::VWide(f));
         }
+        if let Some(f) = super::half::F16::of(rest) {
+            return Ok(Op::VF16(f));
+        }
+        for (p, x) in [("cmpx_", true), ("cmp_", false)] {
+            if let Some(c) = rest
+                .strip_prefix(p)
+                .and_then(|r| r.strip_suffix("_f16"))
+                .and_then(super::float::FCmp::of)
+            {
+                return Ok(Op::VCmpF16(c, x));
+            }
+        }
         for (p, x) in [("cmpx_", true), ("cmp_", false)] {
             if let Some(c) = rest
                 .strip_prefix(p)
@@ -1035,6 +1052,8 @@ pub fn decode(mnemonic: &str) -> Result<Op, String> {
         match rest {
             "cmp_class_f32" => return Ok(Op::VCmpClass(false)),
             "cmpx_class_f32" => return Ok(Op::VCmpClass(true)),
+            "cmp_class_f16" => return Ok(Op::VCmpClass16(false)),
+            "cmpx_class_f16" => return Ok(Op::VCmpClass16(true)),
             "cmp_class_f64" => return Ok(Op::VCmpClass64(false)),
             "cmpx_class_f64" => return Ok(Op::VCmpClass64(true)),
             "div_scale_f32" => return Ok(Op::VDivScale(false)),
@@ -1056,7 +1075,7 @@ pub fn decode(mnemonic: &str) -> Result<Op, String> {
             || rest.starts_with("pk_")
         {
             if rest.starts_with("cmpx_") {
-                return Err(format!("{m}: this floating-point compare into EXEC is not emulated (binary16 values are symbolic)"));
+                return Err(format!("{m}: this floating-point compare into EXEC is not emulated (packed and bfloat16 values are symbolic)"));
             }
             return Ok(Op::VFloat);
         }
@@ -1235,13 +1254,21 @@ mod tests {
             decode("v_fma_f64").unwrap(),
             Op::VWide(super::super::wide::Wide::Fma)
         );
-        assert_eq!(decode("v_fma_f16").unwrap(), Op::VFloat);
+        assert_eq!(decode("v_pk_fma_f16").unwrap(), Op::VFloat);
+        assert_eq!(
+            decode("v_fma_f16").unwrap(),
+            Op::VF16(super::super::half::F16::Fma)
+        );
         assert_eq!(decode("v_div_scale_f64").unwrap(), Op::VDivScale(true));
         assert!(matches!(
             decode("v_cmpx_nge_f64_e32").unwrap(),
             Op::VCmpF64(_, true)
         ));
-        assert!(decode("v_cmpx_gt_f16").is_err());
+        assert!(matches!(
+            decode("v_cmpx_gt_f16").unwrap(),
+            Op::VCmpF16(_, true)
+        ));
+        assert!(decode("v_cmpx_gt_bf16").is_err());
         assert_eq!(decode("v_perm_b32").unwrap(), Op::VAlu(Alu::Perm));
         assert_eq!(decode("v_movrels_b32").unwrap(), Op::VMovRel(true, false));
         assert!(matches!(
