@@ -1043,10 +1043,10 @@ fn bad_input_is_a_one_line_error() {
         ),
         (
             write(
-                "float.s",
+                "unwritten.s",
                 &edge.replace(
                     "\tds_write_b32 v0, v3\n",
-                    "\tv_add_f16_e32 v0, v0, v0\n\tds_write_b32 v0, v3\n",
+                    "\tv_mov_b32_e32 v0, v200\n\tds_write_b32 v0, v3\n",
                 ),
             ),
             launch.clone(),

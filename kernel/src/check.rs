@@ -450,6 +450,23 @@ impl<'k> KernelFlow<'k> {
         after.is_some_and(fence) || before.is_some_and(fence) || self.releases(w)
     }
 
+    /// Whether wait `w` lowers a counter below what some path has
+    /// outstanding at it (a wait that waits for nothing is not the release
+    /// of anything, whatever follows it).
+    pub fn waits_on_outstanding(&self, w: usize) -> bool {
+        let Effect::Wait(t) = &self.cls[w].effect else {
+            return false;
+        };
+        let Some(Some(state)) = self.solve(None).into_iter().nth(w) else {
+            return false;
+        };
+        COUNTERS.iter().any(|&c| {
+            state
+                .values()
+                .any(|b| b[c as usize] != NONE && u32::from(b[c as usize]) >= get(t, c))
+        })
+    }
+
     /// Whether wait `w` is the release of a fence after it (see
     /// [`Program::at_fence`]).
     fn releases(&self, w: usize) -> bool {
