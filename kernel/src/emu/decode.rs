@@ -87,6 +87,14 @@ pub struct Mods {
     pub op_sel: u8,
     /// How many entries `op_sel` had (0: none).
     pub op_sel_n: u8,
+    /// Packed operations' `op_sel_hi:[…]` (bit i: the high result reads
+    /// source i's high half), and how many entries it had (0: none, which
+    /// means all high halves).
+    pub op_sel_hi: u8,
+    pub op_sel_hi_n: u8,
+    /// Packed operations' `neg_lo:[…]` and `neg_hi:[…]`, per source.
+    pub neg_lo: u8,
+    pub neg_hi: u8,
 }
 
 /// A field of a dword an SDWA instruction reads or writes: (bit offset,
@@ -395,18 +403,30 @@ pub fn read_mods(words: &[&str], m: &mut Mods) -> Result<(), String> {
                         }
                     }
                 }
-                w if w.starts_with("op_sel:") => {
-                    let list = w["op_sel:".len()..]
+                w if w.starts_with("op_sel:")
+                    || w.starts_with("op_sel_hi:")
+                    || w.starts_with("neg_lo:")
+                    || w.starts_with("neg_hi:") =>
+                {
+                    let (k, v) = w.split_once(':').unwrap_or((w, ""));
+                    let list = v
                         .strip_prefix('[')
                         .and_then(|r| r.strip_suffix(']'))
-                        .ok_or_else(|| format!("`{w}` is not op_sel:[…]"))?;
+                        .ok_or_else(|| format!("`{w}` is not {k}:[…]"))?;
+                    let (mut bits, mut n) = (0u8, 0u8);
                     for (i, b) in list.split(',').enumerate() {
                         match b.trim() {
                             "0" => {}
-                            "1" if i < 8 => m.op_sel |= 1 << i,
-                            _ => return Err(format!("`{w}` is not op_sel:[…] of 0 and 1")),
+                            "1" if i < 8 => bits |= 1 << i,
+                            _ => return Err(format!("`{w}` is not {k}:[…] of 0 and 1")),
                         }
-                        m.op_sel_n = i as u8 + 1;
+                        n = i as u8 + 1;
+                    }
+                    match k {
+                        "op_sel" => (m.op_sel, m.op_sel_n) = (bits, n),
+                        "op_sel_hi" => (m.op_sel_hi, m.op_sel_hi_n) = (bits, n),
+                        "neg_lo" => m.neg_lo = bits,
+                        _ => m.neg_hi = bits,
                     }
                 }
                 "mul:2" => m.omod = 1,

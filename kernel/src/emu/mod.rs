@@ -142,6 +142,7 @@ fn decode_one(mnemonic: &str, operands: &str) -> Result<Ins, String> {
             | Op::VCmpF64(..)
             | Op::VCmpClass64(_)
             | Op::VF16(_)
+            | Op::VPkF16(_)
             | Op::VCmpF16(..)
             | Op::VCmpClass16(_)
             | Op::VFloat
@@ -159,13 +160,25 @@ fn decode_one(mnemonic: &str, operands: &str) -> Result<Ins, String> {
             return Err(format!("{w} on {mnemonic} is not emulated"));
         }
     }
+    let packed = matches!(op, Op::VPk16(..) | Op::VPkF16(_));
     if m.op_sel_n != 0
+        && !packed
         && !matches!(
             op,
             Op::VF16(_) | Op::VCmpF16(..) | Op::VCmpClass16(_) | Op::VAlu16(..)
         )
     {
         return Err(format!("op_sel on {mnemonic} is not emulated"));
+    }
+    if !packed && (m.op_sel_hi_n != 0 || m.neg_lo != 0 || m.neg_hi != 0) {
+        return Err(format!(
+            "op_sel_hi, neg_lo or neg_hi on {mnemonic}, which is not a packed operation"
+        ));
+    }
+    if matches!(op, Op::VPk16(..)) && (m.neg_lo != 0 || m.neg_hi != 0) {
+        return Err(format!(
+            "neg_lo or neg_hi on the integer {mnemonic} is not emulated"
+        ));
     }
     // VOPD's v_dual_cndmask_b32 reads VCC implicitly.
     if mnemonic == "v_dual_cndmask_b32" {
@@ -1856,6 +1869,64 @@ impl<'a> Emulator<'a> {
                     }
                 }
             }
+            Op::VPk16(a, signed) => {
+                if ins.m.clamp {
+                    return Err("clamp on a packed integer operation is not emulated".into());
+                }
+                let (d, _) = Self::vreg(arg(0)?)?;
+                let n = a.arity();
+                let ext = |v: u32| {
+                    if signed {
+                        v as u16 as i16 as i32 as u32
+                    } else {
+                        v & 0xffff
+                    }
+                };
+                for l in lanes(w.active()) {
+                    let mut k = true;
+                    let mut s = [(0u32, 0u32); 3];
+                    for (i, x) in s.iter_mut().enumerate().take(n) {
+                        let (v, kv) = Self::packed_src(w, arg(1 + i)?, l, &ins.m, i);
+                        *x = v;
+                        k &= kv;
+                    }
+                    let one = |x: u32, y: u32, z: u32| -> u32 {
+                        let x = match a {
+                            ops::Alu::ShlRev | ops::Alu::ShrRev | ops::Alu::SarRev => x & 15,
+                            _ => ext(x),
+                        };
+                        a.apply([x.into(), ext(y).into(), ext(z).into()], false) as u32 & 0xffff
+                    };
+                    let lo = one(s[0].0, s[1].0, s[2].0);
+                    let hi = one(s[0].1, s[1].1, s[2].1);
+                    Self::set_v(w, d, l, lo | hi << 16, k);
+                }
+            }
+            Op::VPkF16(f) => {
+                self.round_modes()?;
+                let (d, _) = Self::vreg(arg(0)?)?;
+                let n = f.arity();
+                let fm = |neg: u8| float::FMods {
+                    neg,
+                    abs: 0,
+                    clamp: ins.m.clamp,
+                    omod: 0,
+                };
+                let (lo_m, hi_m) = (fm(ins.m.neg_lo), fm(ins.m.neg_hi));
+                for l in lanes(w.active()) {
+                    let mut k = true;
+                    let mut s = [(0u32, 0u32); 3];
+                    for (i, x) in s.iter_mut().enumerate().take(n) {
+                        let (v, kv) = Self::packed_src(w, arg(1 + i)?, l, &ins.m, i);
+                        *x = v;
+                        k &= kv;
+                    }
+                    let (m64, m32) = (self.modes.f64, self.modes.f32);
+                    let lo = half::apply(f, [s[0].0, s[1].0, s[2].0], 0, lo_m, m64, m32);
+                    let hi = half::apply(f, [s[0].1, s[1].1, s[2].1], 0, hi_m, m64, m32);
+                    Self::set_v(w, d, l, lo | hi << 16, k);
+                }
+            }
             Op::VCmpF16(_, x) | Op::VCmpClass16(x) => {
                 let has_dst = o.len() == 3;
                 let first = usize::from(has_dst);
@@ -2032,9 +2103,31 @@ impl<'a> Emulator<'a> {
                 | VCmpF64(..)
                 | VCmpClass64(_)
                 | VF16(_)
+                | VPk16(..)
+                | VPkF16(_)
                 | VCmpF16(..)
                 | VCmpClass16(_)
                 | VFloat
+        )
+    }
+
+    /// The halves of a packed operation's source `i` in lane `l`: (for the
+    /// low result, for the high result) as `op_sel`/`op_sel_hi` pick them.
+    /// An inline float constant is its binary16 value in the low half.
+    fn packed_src(w: &Wave, o: Opnd, l: usize, m: &Mods, i: usize) -> ((u32, u32), bool) {
+        let (v, k) = match o {
+            Opnd::Float(_, d) => (u32::from(half::from_f64(f64::from_bits(d))), true),
+            o => Self::v32(w, o, l),
+        };
+        let hi_sel = if m.op_sel_hi_n == 0 {
+            0xff
+        } else {
+            m.op_sel_hi
+        };
+        let pick = |hi: bool| if hi { v >> 16 } else { v & 0xffff };
+        (
+            (pick(m.op_sel >> i & 1 != 0), pick(hi_sel >> i & 1 != 0)),
+            k,
         )
     }
 
@@ -3260,6 +3353,45 @@ tbl:
                 assert_eq!(at(1), Some(high | h(lane as f64 + 0.5)), "{target} add");
                 assert_eq!(at(2), Some(u32::from(lane < 32)), "{target} compare");
                 assert_eq!(at(3), Some((lane as f32 + 0.5).to_bits()), "{target} widen");
+            }
+        }
+    }
+
+    /// Packed 16-bit math by hand: op_sel picks the halves that feed the
+    /// low result, op_sel_hi those that feed the high one (all high halves
+    /// by default; an inline constant's high half is 0), neg_lo and neg_hi
+    /// negate per half.
+    #[test]
+    fn packed_math_by_hand() {
+        for target in ["gfx900", "gfx1100"] {
+            let out = run_hand(
+                target,
+                "s_load_dwordx2 s[0:1], s[4:5], 0x0
+                v_lshlrev_b32_e32 v9, 2, v0
+                v_mov_b32_e32 v1, 0x50003
+                v_mov_b32_e32 v2, 0x20007
+                v_pk_add_u16 v3, v1, v2
+                v_pk_sub_i16 v4, v1, v2 op_sel:[1,0] op_sel_hi:[0,1]
+                v_pk_lshlrev_b16 v5, 1, v1 op_sel_hi:[0,1]
+                v_mov_b32_e32 v6, 0x3c004000
+                v_pk_fma_f16 v7, v6, v6, 1.0 op_sel_hi:[1,1,0] neg_lo:[1,0,0]
+                v_pk_mad_u16 v8, v1, v2, v1
+                s_waitcnt lgkmcnt(0)
+                global_store_dword v9, v3, s[0:1]
+                global_store_dword v9, v4, s[0:1] offset:256
+                global_store_dword v9, v5, s[0:1] offset:512
+                global_store_dword v9, v7, s[0:1] offset:768
+                global_store_dword v9, v8, s[0:1] offset:1024
+                s_endpgm",
+                1280,
+            );
+            for lane in 0..64 {
+                let at = |k: usize| out[64 * k + lane];
+                assert_eq!(at(0), Some(0x0007_000a), "{target} add");
+                assert_eq!(at(1), Some(0x0001_fffe), "{target} sub with op_sel");
+                assert_eq!(at(2), Some(0x000a_0006), "{target} shift by a constant");
+                assert_eq!(at(3), Some(0x4000_c200), "{target} fma with neg_lo");
+                assert_eq!(at(4), Some(0x000f_0018), "{target} mad");
             }
         }
     }

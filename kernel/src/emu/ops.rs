@@ -677,6 +677,11 @@ pub enum Op {
     VCmpClass64(bool),
     /// A binary16 operation (`half.rs`).
     VF16(super::half::F16),
+    /// A packed 16-bit integer operation (`v_pk_add_u16`, …): each half as
+    /// the 16-bit operation, signed when `true`.
+    VPk16(Alu, bool),
+    /// A packed binary16 operation (`v_pk_add_f16`, `v_pk_fma_f16`, …).
+    VPkF16(super::half::F16),
     /// `v_cmp_*_f16` / `v_cmpx_*_f16`.
     VCmpF16(super::float::FCmp, bool),
     /// `v_cmp_class_f16` / `v_cmpx_class_f16`.
@@ -797,7 +802,7 @@ impl Op {
             SUn(..) | SAlu(..) | SAddCarry(..) | SAddI(_) | SBfe(..) | SCselect(_) | SCmov(_)
             | SMovk(_) | SAddk | SMulk | SSaveexec(..) | VUn(_) | VAlu(_) | VAlu16(..)
             | VShift64(_) | VCnd | VMovRel(..) | VReadFirst | VReadLane | VWriteLane
-            | VMbcnt(_) | VF32(_) | VWide(_) | VF16(_) | VFloat => 1,
+            | VMbcnt(_) | VF32(_) | VWide(_) | VF16(_) | VPk16(..) | VPkF16(_) | VFloat => 1,
             GprIdxOn(_) | GprIdxOff => 0,
             Nop | End | Barrier | Branch | CBranch(_) | SLoad(_) | SBufLoad(_) | Ds(_)
             | Global(..) | Buffer(_) => return None,
@@ -1031,6 +1036,40 @@ pub fn decode(mnemonic: &str) -> Result<Op, String> {
         if let Some(f) = super::half::F16::of(rest) {
             return Ok(Op::VF16(f));
         }
+        if let Some(r) = rest.strip_prefix("pk_") {
+            use super::half::F16;
+            let int = match r {
+                "add_u16" => Some((Alu::Add, false)),
+                "add_i16" => Some((Alu::Add, true)),
+                "sub_u16" => Some((Alu::Sub, false)),
+                "sub_i16" => Some((Alu::Sub, true)),
+                "mul_lo_u16" => Some((Alu::Mul, false)),
+                "lshlrev_b16" => Some((Alu::ShlRev, false)),
+                "lshrrev_b16" => Some((Alu::ShrRev, false)),
+                "ashrrev_i16" => Some((Alu::SarRev, true)),
+                "max_u16" => Some((Alu::MaxU, false)),
+                "min_u16" => Some((Alu::MinU, false)),
+                "max_i16" => Some((Alu::MaxI, true)),
+                "min_i16" => Some((Alu::MinI, true)),
+                "mad_u16" => Some((Alu::MadU24, false)),
+                "mad_i16" => Some((Alu::MadI24, true)),
+                _ => None,
+            };
+            if let Some((a, signed)) = int {
+                return Ok(Op::VPk16(a, signed));
+            }
+            let f = match r {
+                "add_f16" => Some(F16::Add),
+                "mul_f16" => Some(F16::Mul),
+                "fma_f16" => Some(F16::Fma),
+                "max_f16" => Some(F16::Max),
+                "min_f16" => Some(F16::Min),
+                _ => None,
+            };
+            if let Some(f) = f {
+                return Ok(Op::VPkF16(f));
+            }
+        }
         for (p, x) in [("cmpx_", true), ("cmp_", false)] {
             if let Some(c) = rest
                 .strip_prefix(p)
@@ -1254,7 +1293,12 @@ mod tests {
             decode("v_fma_f64").unwrap(),
             Op::VWide(super::super::wide::Wide::Fma)
         );
-        assert_eq!(decode("v_pk_fma_f16").unwrap(), Op::VFloat);
+        assert_eq!(
+            decode("v_pk_fma_f16").unwrap(),
+            Op::VPkF16(super::super::half::F16::Fma)
+        );
+        assert_eq!(decode("v_pk_add_u16").unwrap(), Op::VPk16(Alu::Add, false));
+        assert_eq!(decode("v_pk_fma_mix_f32").unwrap(), Op::VFloat);
         assert_eq!(
             decode("v_fma_f16").unwrap(),
             Op::VF16(super::super::half::F16::Fma)
