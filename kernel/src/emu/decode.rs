@@ -95,6 +95,180 @@ pub struct Mods {
     /// Packed operations' `neg_lo:[…]` and `neg_hi:[…]`, per source.
     pub neg_lo: u8,
     pub neg_hi: u8,
+    /// A DPP instruction's lane movement of source 0 and its masks.
+    pub dpp: Option<Dpp>,
+}
+
+/// Where DPP reads source 0 from, per lane (rows of 16 lanes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DppCtrl {
+    /// `quad_perm:[a,b,c,d]`: lane `4q + i` reads `4q + sel[i]`.
+    QuadPerm([u8; 4]),
+    /// `row_shl:n`: lane l reads l + n within its row.
+    RowShl(u8),
+    /// `row_shr:n`.
+    RowShr(u8),
+    /// `row_ror:n`: rotates right within the row.
+    RowRor(u8),
+    /// gfx9 `wave_shl:1`, `wave_rol:1`, `wave_shr:1`, `wave_ror:1`.
+    WaveShl,
+    WaveRol,
+    WaveShr,
+    WaveRor,
+    /// `row_mirror`: lane i of a row reads 15 - i.
+    RowMirror,
+    /// `row_half_mirror`: within each half row.
+    RowHalfMirror,
+    /// gfx9 `row_bcast:15`: rows 1–3 read the last lane of the row before.
+    RowBcast15,
+    /// gfx9 `row_bcast:31`: rows 2–3 read lane 31.
+    RowBcast31,
+    /// gfx10+ `row_share:n`: every lane of a row reads its lane n.
+    RowShare(u8),
+    /// gfx10+ `row_xmask:n`: lane i of a row reads i ^ n.
+    RowXmask(u8),
+    /// gfx10+ `dpp8:[s0,…,s7]`: lane `8g + i` reads `8g + sel[i]`.
+    Dpp8([u8; 8]),
+}
+
+/// A DPP instruction's modifiers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dpp {
+    pub ctrl: DppCtrl,
+    /// Rows (bit r: lanes 16r..16r+15) written.
+    pub row_mask: u8,
+    /// Banks (bit b: lanes with (l / 4) % 4 == b) written.
+    pub bank_mask: u8,
+    /// An invalid source lane reads 0 (else the lane is not written).
+    pub bound_ctrl: bool,
+    /// `fi:1`: an inactive source lane is read anyway.
+    pub fetch_inactive: bool,
+}
+
+impl Dpp {
+    /// The source lane of lane `l` (`lanes` 32 or 64), if any.
+    pub fn source(&self, l: usize, lanes: usize) -> Option<usize> {
+        let (row, i) = (l & !15, l & 15);
+        let s = match self.ctrl {
+            DppCtrl::QuadPerm(sel) => Some((l & !3) | usize::from(sel[l & 3])),
+            DppCtrl::RowShl(n) => (i + usize::from(n) < 16).then(|| l + usize::from(n)),
+            DppCtrl::RowShr(n) => (i >= usize::from(n)).then(|| l - usize::from(n)),
+            DppCtrl::RowRor(n) => Some(row | (i + 16 - usize::from(n)) % 16),
+            DppCtrl::WaveShl => (l + 1 < lanes).then_some(l + 1),
+            DppCtrl::WaveRol => Some((l + 1) % lanes),
+            DppCtrl::WaveShr => l.checked_sub(1),
+            DppCtrl::WaveRor => Some((l + lanes - 1) % lanes),
+            DppCtrl::RowMirror => Some(row | (15 - i)),
+            DppCtrl::RowHalfMirror => Some((l & !7) | (7 - (l & 7))),
+            DppCtrl::RowBcast15 => (l >= 16).then(|| row - 1),
+            DppCtrl::RowBcast31 => (l >= 32).then_some(31),
+            DppCtrl::RowShare(n) => Some(row | usize::from(n & 15)),
+            DppCtrl::RowXmask(n) => Some(row | (i ^ usize::from(n & 15))),
+            DppCtrl::Dpp8(sel) => Some((l & !7) | usize::from(sel[l & 7])),
+        }?;
+        (s < lanes).then_some(s)
+    }
+
+    /// Whether lane `l` may be written (its row and bank are enabled).
+    pub fn writes(&self, l: usize) -> bool {
+        self.row_mask >> (l / 16) & 1 != 0 && self.bank_mask >> ((l / 4) % 4) & 1 != 0
+    }
+}
+
+/// Reads a DPP modifier word into `m`; `Ok(false)` when `w` is none.
+fn read_dpp(w: &str, m: &mut Mods) -> Result<bool, String> {
+    let list = |v: &str, n: usize| -> Result<Vec<u8>, String> {
+        let inner = v
+            .strip_prefix('[')
+            .and_then(|r| r.strip_suffix(']'))
+            .ok_or_else(|| format!("`{w}` is not a list"))?;
+        let out: Vec<u8> = inner
+            .split(',')
+            .map(|x| {
+                x.trim()
+                    .parse::<u8>()
+                    .map_err(|_| format!("`{w}`: `{x}` is not a lane"))
+            })
+            .collect::<Result<_, _>>()?;
+        if out.len() != n || out.iter().any(|&x| usize::from(x) >= n) {
+            return Err(format!("`{w}` needs {n} lanes below {n}"));
+        }
+        Ok(out)
+    };
+    let num = |v: &str| -> Result<u32, String> {
+        let v = v.trim();
+        match v.strip_prefix("0x") {
+            Some(h) => u32::from_str_radix(h, 16),
+            None => v.parse(),
+        }
+        .map_err(|_| format!("`{w}`: `{v}` is not a number"))
+    };
+    let d = m.dpp.get_or_insert(Dpp {
+        ctrl: DppCtrl::QuadPerm([0, 1, 2, 3]),
+        row_mask: 0xf,
+        bank_mask: 0xf,
+        bound_ctrl: false,
+        fetch_inactive: false,
+    });
+    let (k, v) = w.split_once(':').unwrap_or((w, ""));
+    let shift = |v: &str| -> Result<u8, String> {
+        match num(v)? {
+            n @ 1..=15 => Ok(n as u8),
+            _ => Err(format!("`{w}` shifts by 1 to 15")),
+        }
+    };
+    d.ctrl = match k {
+        "quad_perm" => {
+            let l = list(v, 4)?;
+            DppCtrl::QuadPerm([l[0], l[1], l[2], l[3]])
+        }
+        "dpp8" => {
+            let l = list(v, 8)?;
+            let mut a = [0u8; 8];
+            a.copy_from_slice(&l);
+            DppCtrl::Dpp8(a)
+        }
+        "row_shl" => DppCtrl::RowShl(shift(v)?),
+        "row_shr" => DppCtrl::RowShr(shift(v)?),
+        "row_ror" => DppCtrl::RowRor(shift(v)?),
+        "wave_shl" => DppCtrl::WaveShl,
+        "wave_rol" => DppCtrl::WaveRol,
+        "wave_shr" => DppCtrl::WaveShr,
+        "wave_ror" => DppCtrl::WaveRor,
+        "row_mirror" => DppCtrl::RowMirror,
+        "row_half_mirror" => DppCtrl::RowHalfMirror,
+        "row_bcast" => match num(v)? {
+            15 => DppCtrl::RowBcast15,
+            31 => DppCtrl::RowBcast31,
+            _ => return Err(format!("`{w}` is row_bcast:15 or row_bcast:31")),
+        },
+        "row_share" => DppCtrl::RowShare(num(v)? as u8 & 15),
+        "row_xmask" => DppCtrl::RowXmask(num(v)? as u8 & 15),
+        "row_mask" => {
+            d.row_mask = num(v)? as u8 & 15;
+            return Ok(true);
+        }
+        "bank_mask" => {
+            d.bank_mask = num(v)? as u8 & 15;
+            return Ok(true);
+        }
+        // LLVM writes the bit as `bound_ctrl:0` (older) or `bound_ctrl:1`.
+        "bound_ctrl" => {
+            d.bound_ctrl = true;
+            return Ok(true);
+        }
+        "fi" => {
+            d.fetch_inactive = num(v)? != 0;
+            return Ok(true);
+        }
+        _ => {
+            if m.dpp.map(|d| d.ctrl) == Some(DppCtrl::QuadPerm([0, 1, 2, 3])) {
+                m.dpp = None;
+            }
+            return Ok(false);
+        }
+    };
+    Ok(true)
 }
 
 /// A field of a dword an SDWA instruction reads or writes: (bit offset,
@@ -344,6 +518,8 @@ pub fn is_modifier(w: &str) -> bool {
             "bound_ctrl",
             "dpp",
             "quad_perm",
+            "wave_",
+            "fi:",
             "mul:",
             "div:",
             "dst_sel",
@@ -429,6 +605,14 @@ pub fn read_mods(words: &[&str], m: &mut Mods) -> Result<(), String> {
                         _ => m.neg_hi = bits,
                     }
                 }
+                w if (w.starts_with("quad_perm:")
+                    || w.starts_with("dpp8:")
+                    || w.starts_with("row_")
+                    || w.starts_with("wave_")
+                    || w.starts_with("bank_mask:")
+                    || w.starts_with("bound_ctrl:")
+                    || w.starts_with("fi:"))
+                    && read_dpp(w, m)? => {}
                 "mul:2" => m.omod = 1,
                 "mul:4" => m.omod = 2,
                 "div:2" => m.omod = -1,

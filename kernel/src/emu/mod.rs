@@ -66,6 +66,10 @@ fn decode_one(mnemonic: &str, operands: &str) -> Result<Ins, String> {
     if let Some(r) = mn.strip_suffix("_sdwa") {
         mn = r.to_string();
     }
+    let dpp_form = mn.ends_with("_dpp");
+    if let Some(r) = mn.strip_suffix("_dpp") {
+        mn = r.to_string();
+    }
     if mn == "s_set_gpr_idx_on" {
         return gpr_idx_on(operands);
     }
@@ -118,6 +122,34 @@ fn decode_one(mnemonic: &str, operands: &str) -> Result<Ins, String> {
     } else if m.sdwa.is_some() || m.sext != 0 {
         return Err(format!(
             "SDWA selections on {mnemonic}, which is not an SDWA form"
+        ));
+    }
+    // DPP: the ALU forms, their source 0 moved across lanes.
+    if dpp_form {
+        let fits = matches!(
+            op,
+            Op::VUn(_)
+                | Op::VAlu(_)
+                | Op::VAlu16(..)
+                | Op::VF32(_)
+                | Op::VF16(_)
+                | Op::VCnd
+                | Op::VAddCo(..)
+                | Op::VCmp(_, _, false)
+                | Op::VCmpF(_, false)
+                | Op::VCmpF16(_, false)
+        );
+        if !fits {
+            return Err(format!("the DPP form of {mnemonic} is not emulated"));
+        }
+        if m.dpp.is_none() {
+            return Err(format!(
+                "{mnemonic} has no DPP control (quad_perm, row_shl, dpp8, …)"
+            ));
+        }
+    } else if m.dpp.is_some() {
+        return Err(format!(
+            "DPP controls on {mnemonic}, which is not a DPP form"
         ));
     }
     // Float modifiers mean something only to the float operations (on an
@@ -434,6 +466,9 @@ pub struct Wave {
 }
 
 const NVGPR: usize = 256;
+/// A VGPR past the architectural ones that holds a DPP instruction's moved
+/// source 0 while the operation runs.
+const DPP_SCRATCH: usize = NVGPR;
 
 impl Wave {
     fn exec(&self) -> u64 {
@@ -603,9 +638,9 @@ impl<'a> Emulator<'a> {
             sx: [!0; NSGPR],
             scc: false,
             scck: false,
-            v: vec![[0; 64]; NVGPR],
-            vk: vec![0; NVGPR],
-            va: vec![0; NVGPR],
+            v: vec![[0; 64]; NVGPR + 1],
+            vk: vec![0; NVGPR + 1],
+            va: vec![0; NVGPR + 1],
             sa: [false; NSGPR],
             pc: 0,
             lanes: if n == 64 { !0 } else { (1u64 << n) - 1 },
@@ -1136,7 +1171,67 @@ impl<'a> Emulator<'a> {
         out
     }
 
+    /// A DPP instruction: source 0 (one VGPR) read from the lane its
+    /// control names; a lane whose source is out of range or inactive reads
+    /// 0 under `bound_ctrl`, else is not written, as are lanes of rows and
+    /// banks the masks leave out. The operation then runs on the lanes
+    /// written.
+    fn step_dpp(
+        &mut self,
+        ins: &Ins,
+        dpp: decode::Dpp,
+        at: usize,
+        w: &mut Wave,
+    ) -> R<Option<Stop>> {
+        let dests = ins.op.alu_dests(ins.o.len()).unwrap_or(0);
+        let Some(&Opnd::V(src, 1)) = ins.o.get(dests) else {
+            return Err("a DPP instruction's source 0 must be one VGPR".into());
+        };
+        let src = src as usize;
+        let n = if w.wave64 { 64 } else { 32 };
+        let exec = w.active();
+        // The moved values go to a scratch register that stands in for
+        // source 0 (the same VGPR may be another operand, unmoved).
+        let t = DPP_SCRATCH;
+        w.vk[t] = 0;
+        w.va[t] = 0;
+        let mut write = 0u64;
+        for l in lanes(exec) {
+            if !dpp.writes(l) {
+                continue;
+            }
+            let from = dpp
+                .source(l, n)
+                .filter(|&s| dpp.fetch_inactive || exec >> s & 1 != 0);
+            match from {
+                Some(s) => {
+                    w.v[t][l] = w.v[src][s];
+                    w.vk[t] |= (w.vk[src] >> s & 1) << l;
+                    w.va[t] |= (w.va[src] >> s & 1) << l;
+                }
+                None if dpp.bound_ctrl => {
+                    w.v[t][l] = 0;
+                    w.vk[t] |= 1 << l;
+                }
+                None => continue,
+            }
+            write |= 1 << l;
+        }
+        let old_exec = (w.s[EXEC as usize], w.s[EXEC as usize + 1]);
+        w.s[EXEC as usize] = write as u32;
+        w.s[EXEC as usize + 1] = (write >> 32) as u32;
+        let mut plain = ins.clone();
+        plain.m.dpp = None;
+        plain.o[dests] = Opnd::V(t as u16, 1);
+        let r = self.step(&plain, at, w);
+        (w.s[EXEC as usize], w.s[EXEC as usize + 1]) = old_exec;
+        r
+    }
+
     fn step(&mut self, ins: &Ins, at: usize, w: &mut Wave) -> R<Option<Stop>> {
+        if let Some(dpp) = ins.m.dpp {
+            return self.step_dpp(ins, dpp, at, w);
+        }
         if w.gpr_idx != 0 && Self::is_valu(ins) {
             let indexed = Self::gpr_indexed(ins, w)?;
             let mode = std::mem::take(&mut w.gpr_idx);
@@ -3393,6 +3488,88 @@ tbl:
                 assert_eq!(at(3), Some(0x4000_c200), "{target} fma with neg_lo");
                 assert_eq!(at(4), Some(0x000f_0018), "{target} mad");
             }
+        }
+    }
+
+    /// DPP by hand: each control's source lane, a shift out of its row
+    /// leaving the lane unwritten or, with bound_ctrl, reading 0, the row
+    /// mask, an inactive source lane, and gfx11's dpp8, row_xmask and
+    /// row_share.
+    #[test]
+    fn dpp_moves_source_zero_across_lanes_by_hand() {
+        let out = run_hand(
+            "gfx900",
+            "s_load_dwordx2 s[0:1], s[4:5], 0x0
+            v_lshlrev_b32_e32 v9, 2, v0
+            v_mov_b32_e32 v1, v0
+            v_mov_b32_dpp v2, v1 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf
+            v_mov_b32_e32 v3, 100
+            v_mov_b32_dpp v3, v1 row_shr:1 row_mask:0xf bank_mask:0xf
+            v_mov_b32_e32 v4, 100
+            v_add_u32_dpp v4, v1, v1 row_shl:2 row_mask:0xf bank_mask:0xf bound_ctrl:0
+            v_mov_b32_e32 v5, 100
+            v_mov_b32_dpp v5, v1 row_bcast:15 row_mask:0xa bank_mask:0xf
+            v_mov_b32_dpp v6, v1 wave_ror:1 row_mask:0xf bank_mask:0xf
+            v_mov_b32_dpp v7, v1 row_mirror row_mask:0xf bank_mask:0xf
+            v_mov_b32_e32 v8, 100
+            v_and_b32_e32 v10, 1, v0
+            v_cmp_eq_u32_e32 vcc, 0, v10
+            s_and_saveexec_b64 s[2:3], vcc
+            v_mov_b32_dpp v8, v1 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf
+            v_mov_b32_dpp v1, v1 quad_perm:[2,2,2,2] row_mask:0xf bank_mask:0xf
+            s_or_b64 exec, exec, s[2:3]
+            s_waitcnt lgkmcnt(0)
+            global_store_dword v9, v2, s[0:1]
+            global_store_dword v9, v3, s[0:1] offset:256
+            global_store_dword v9, v4, s[0:1] offset:512
+            global_store_dword v9, v5, s[0:1] offset:768
+            global_store_dword v9, v6, s[0:1] offset:1024
+            global_store_dword v9, v7, s[0:1] offset:1280
+            global_store_dword v9, v8, s[0:1] offset:1536
+            global_store_dword v9, v1, s[0:1] offset:1792
+            s_endpgm",
+            2048,
+        );
+        for l in 0..64u32 {
+            let at = |k: usize| out[64 * k + l as usize].unwrap();
+            let i = l % 16;
+            assert_eq!(at(0), l ^ 1, "quad_perm {l}");
+            assert_eq!(at(1), if i >= 1 { l - 1 } else { 100 }, "row_shr {l}");
+            assert_eq!(at(2), if i < 14 { l + 2 } else { 0 } + l, "row_shl {l}");
+            let bcast = if (16..32).contains(&l) || l >= 48 {
+                l - i - 1
+            } else {
+                100
+            };
+            assert_eq!(at(3), bcast, "row_bcast:15 with row_mask 0xa {l}");
+            assert_eq!(at(4), (l + 63) % 64, "wave_ror {l}");
+            assert_eq!(at(5), (l - i) + 15 - i, "row_mirror {l}");
+            // Even lanes read odd ones, which are inactive: not written.
+            assert_eq!(at(6), 100, "inactive source {l}");
+            // In place: even lanes read lane 2 of their quad (even, active).
+            let want = if l % 2 == 0 { (l & !3) | 2 } else { l };
+            assert_eq!(at(7), want, "in place {l}");
+        }
+        let out = run_hand(
+            "gfx1100",
+            "s_load_b64 s[0:1], s[4:5], 0x0
+            v_lshlrev_b32_e32 v9, 2, v0
+            v_mov_b32_e32 v1, v0
+            v_mov_b32_dpp v2, v1 dpp8:[7,6,5,4,3,2,1,0]
+            v_mov_b32_dpp v3, v1 row_xmask:3 row_mask:0xf bank_mask:0xf
+            v_mov_b32_dpp v4, v1 row_share:5 row_mask:0xf bank_mask:0xf
+            s_waitcnt lgkmcnt(0)
+            global_store_b32 v9, v2, s[0:1]
+            global_store_b32 v9, v3, s[0:1] offset:256
+            global_store_b32 v9, v4, s[0:1] offset:512
+            s_endpgm",
+            768,
+        );
+        for l in 0..64u32 {
+            let at = |k: usize| out[64 * k + l as usize].unwrap();
+            assert_eq!(at(0), (l & !7) | (7 - (l & 7)), "dpp8 {l}");
+            assert_eq!(at(1), (l & !15) | ((l & 15) ^ 3), "row_xmask {l}");
+            assert_eq!(at(2), (l & !15) | 5, "row_share {l}");
         }
     }
 

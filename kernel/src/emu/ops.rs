@@ -818,8 +818,8 @@ pub fn decode(mnemonic: &str) -> Result<Op, String> {
         .strip_suffix("_e32")
         .or_else(|| mnemonic.strip_suffix("_e64"))
         .unwrap_or(mnemonic);
-    if m.ends_with("_sdwa") || m.ends_with("_dpp") || m.contains("_dpp8") {
-        return Err("DPP forms (and SDWA forms other than the ALU's) are not emulated".into());
+    if m.ends_with("_sdwa") || m.ends_with("_dpp") {
+        return Err("the DPP and SDWA forms are read with their instruction".into());
     }
     const NOPS: &[&str] = &[
         "s_waitcnt",
