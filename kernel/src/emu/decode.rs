@@ -153,7 +153,7 @@ impl Dpp {
             DppCtrl::QuadPerm(sel) => Some((l & !3) | usize::from(sel[l & 3])),
             DppCtrl::RowShl(n) => (i + usize::from(n) < 16).then(|| l + usize::from(n)),
             DppCtrl::RowShr(n) => (i >= usize::from(n)).then(|| l - usize::from(n)),
-            DppCtrl::RowRor(n) => Some(row | (i + 16 - usize::from(n)) % 16),
+            DppCtrl::RowRor(n) => Some(row | ((i + 16 - usize::from(n)) % 16)),
             DppCtrl::WaveShl => (l + 1 < lanes).then_some(l + 1),
             DppCtrl::WaveRol => Some((l + 1) % lanes),
             DppCtrl::WaveShr => l.checked_sub(1),
