@@ -42,7 +42,49 @@ struct Rule {
     profiles: Option<Profile>,
     kind: Kind,
     dst: bool,
+    /// What the emulator makes of it, where the table decides (`emu:…`).
+    emu: Option<Emu>,
     line: usize,
+}
+
+/// What the launch emulator does with an instruction, where the table
+/// decides it (the `emu:` word): the rest the emulator's decoder reads
+/// from the mnemonic (its operation and operands) and checks against the
+/// table's kind ([`emulation`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Emu {
+    /// No effect on the emulated state (waits, hints, cache invalidates,
+    /// messages).
+    Nop,
+    /// Ends the wave.
+    End,
+    /// A work-group barrier.
+    Barrier,
+    /// Not emulated (an effect the emulator does not model: the MODE
+    /// register, traps, …): an error naming it.
+    Refuse,
+}
+
+/// The kind of an instruction as the emulator sees it, from the table:
+/// what its decoder must agree with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Category {
+    /// Scalar or vector ALU.
+    Alu,
+    /// Scalar memory.
+    Smem,
+    /// Vector memory (MUBUF, MTBUF, global, scratch, image).
+    Vmem,
+    /// FLAT.
+    Flat,
+    /// LDS (or GDS).
+    Ds,
+    /// `s_branch`.
+    Branch,
+    /// `s_cbranch_*`.
+    CBranch,
+    /// Anything else (waits, fences, messages, exports, …).
+    Other,
 }
 
 fn kind_of(word: &str) -> Option<(Kind, bool)> {
@@ -86,8 +128,22 @@ fn parse_table(text: &str) -> Result<Vec<Rule>, String> {
         }
         let w: Vec<&str> = line.split_whitespace().collect();
         let bad = |why: &str| format!("instructions.txt line {}: {why}: `{line}`", n + 1);
+        // The emulator's word, last if there.
+        let (w, emu) = match w.last().and_then(|x| x.strip_prefix("emu:")) {
+            Some(e) => {
+                let emu = match e {
+                    "nop" => Emu::Nop,
+                    "end" => Emu::End,
+                    "barrier" => Emu::Barrier,
+                    "refuse" => Emu::Refuse,
+                    _ => return Err(bad("emu: is nop, end, barrier or refuse")),
+                };
+                (&w[..w.len() - 1], Some(emu))
+            }
+            None => (&w[..], None),
+        };
         if !(3..=4).contains(&w.len()) {
-            return Err(bad("expected PATTERN PROFILES KIND [dst|nodst]"));
+            return Err(bad("expected PATTERN PROFILES KIND [dst|nodst] [emu:…]"));
         }
         let profiles = match w[1] {
             "all" => None,
@@ -105,6 +161,7 @@ fn parse_table(text: &str) -> Result<Vec<Rule>, String> {
             profiles,
             kind,
             dst,
+            emu,
             line: n + 1,
         });
     }
@@ -453,19 +510,63 @@ fn wait_thresholds(profile: Profile, ops: &str) -> Result<Thresholds, String> {
     Ok(t)
 }
 
-/// Classifies an instruction on `profile` by the table. Errors (an
-/// instruction no rule knows, an indirect branch, an operand that cannot
-/// be read) are one line naming the instruction; the caller adds its line.
-pub fn classify(profile: Profile, inst: &Inst) -> Result<Classified, String> {
-    let m = inst.mnemonic.as_str();
-    let rule = rules()
+/// The first rule for mnemonic `m` on `profile`.
+fn rule(profile: Profile, m: &str) -> Result<&'static Rule, String> {
+    rules()
         .iter()
         .find(|r| r.profiles.is_none_or(|p| p == profile) && glob(&r.pattern, m))
         .ok_or_else(|| {
             format!(
                 "`{m}` is not in the instruction table (kernel/src/instructions.txt) for {profile}"
             )
-        })?;
+        })
+}
+
+/// What the table says of mnemonic `m` for the emulator: its category and,
+/// where the table decides it, what the emulator does with it. An
+/// instruction the table does not know, or knows as an indirect branch or
+/// an unsupported one, is an error.
+pub fn emulation(profile: Profile, m: &str) -> Result<(Category, Option<Emu>), String> {
+    let r = rule(profile, m)?;
+    let cat = match r.kind {
+        Kind::Alu => Category::Alu,
+        Kind::Smem | Kind::Class(Class::Smem1 | Class::Smem2) => Category::Smem,
+        Kind::Class(Class::VmemLoad | Class::VmemStore) | Kind::VmemAtomic | Kind::VmemLds => {
+            Category::Vmem
+        }
+        Kind::Class(Class::FlatLoad | Class::FlatStore) | Kind::FlatAtomic => Category::Flat,
+        Kind::Ds | Kind::Class(Class::Lds | Class::Gds) => Category::Ds,
+        Kind::Branch => Category::Branch,
+        Kind::CBranch => Category::CBranch,
+        Kind::Indirect => {
+            return Err(format!(
+                "{m}: indirect branches and calls are not emulated (instructions.txt line {})",
+                r.line
+            ))
+        }
+        Kind::Unsupported if r.emu.is_none() => {
+            return Err(format!(
+                "{m} is not supported (instructions.txt line {})",
+                r.line
+            ))
+        }
+        _ => Category::Other,
+    };
+    if r.emu == Some(Emu::Refuse) {
+        return Err(format!(
+            "{m} is not emulated (instructions.txt line {})",
+            r.line
+        ));
+    }
+    Ok((cat, r.emu))
+}
+
+/// Classifies an instruction on `profile` by the table. Errors (an
+/// instruction no rule knows, an indirect branch, an operand that cannot
+/// be read) are one line naming the instruction; the caller adds its line.
+pub fn classify(profile: Profile, inst: &Inst) -> Result<Classified, String> {
+    let m = inst.mnemonic.as_str();
+    let rule = rule(profile, m)?;
     let ops = inst.operand_list();
     let words = |s: &str| -> bool { inst.operands.split_whitespace().any(|w| w == s) };
     let mut kind = rule.kind;

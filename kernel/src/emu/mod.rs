@@ -56,8 +56,54 @@ pub struct Ins {
     pub dual: Option<Box<Ins>>,
 }
 
-/// Reads one instruction (or one half of a VOPD pair).
-fn decode_one(mnemonic: &str, operands: &str) -> Result<Ins, String> {
+/// Reads one instruction (or one half of a VOPD pair): what the
+/// instruction table says of it first (`emu:` no-ops, the end, barriers,
+/// refusals), then its operation from the mnemonic, which must agree with
+/// the table's kind.
+fn decode_one(profile: Profile, mnemonic: &str, operands: &str) -> Result<Ins, String> {
+    use crate::table::{Category, Emu};
+    let (cat, emu) = crate::table::emulation(profile, mnemonic)?;
+    let fixed = |op: Op| Ins {
+        op,
+        o: Vec::new(),
+        m: Mods::default(),
+        target: None,
+        dual: None,
+    };
+    match emu {
+        Some(Emu::Nop) => return Ok(fixed(Op::Nop)),
+        Some(Emu::End) => return Ok(fixed(Op::End)),
+        Some(Emu::Barrier) => return Ok(fixed(Op::Barrier)),
+        Some(Emu::Refuse) | None => {}
+    }
+    let ins = decode_op(mnemonic, operands)?;
+    if !agrees(ins.op, cat) {
+        return Err(format!(
+            "{mnemonic}: the emulator reads it as {:?}, the instruction table (kernel/src/instructions.txt) as {cat:?}",
+            ins.op
+        ));
+    }
+    Ok(ins)
+}
+
+/// Whether the decoder's operation `op` is of the table's category `cat`
+/// (no-ops, the end and barriers come from the table alone).
+fn agrees(op: Op, cat: crate::table::Category) -> bool {
+    use crate::table::Category;
+    match op {
+        Op::Nop | Op::End | Op::Barrier => false,
+        Op::Branch => cat == Category::Branch,
+        Op::CBranch(_) => cat == Category::CBranch,
+        Op::SLoad(_) | Op::SBufLoad(_) => cat == Category::Smem,
+        Op::Ds(_) => cat == Category::Ds,
+        Op::Global(_, true) => cat == Category::Flat,
+        Op::Global(_, false) | Op::Buffer(_) => cat == Category::Vmem,
+        _ => cat == Category::Alu,
+    }
+}
+
+/// The operation and operands of an instruction, from its mnemonic.
+fn decode_op(mnemonic: &str, operands: &str) -> Result<Ins, String> {
     let mut mn = mnemonic.to_string();
     if let Some(r) = mn.strip_prefix("v_dual_") {
         mn = format!("v_{r}");
@@ -405,13 +451,13 @@ impl Code {
                     .trim()
                     .split_once(char::is_whitespace)
                     .unwrap_or((y.trim(), ""));
-                let mut d = decode_one(&i.mnemonic, x).map_err(err)?;
+                let mut d = decode_one(profile, &i.mnemonic, x).map_err(err)?;
                 d.dual = Some(Box::new(
-                    decode_one(&ym.to_ascii_lowercase(), yo).map_err(err)?,
+                    decode_one(profile, &ym.to_ascii_lowercase(), yo).map_err(err)?,
                 ));
                 d
             } else {
-                decode_one(&i.mnemonic, &i.operands).map_err(err)?
+                decode_one(profile, &i.mnemonic, &i.operands).map_err(err)?
             };
             if matches!(d.op, Op::Branch | Op::CBranch(_)) {
                 let c = classify(profile, i).map_err(err)?;
@@ -3571,6 +3617,40 @@ tbl:
             assert_eq!(at(1), (l & !15) | ((l & 15) ^ 3), "row_xmask {l}");
             assert_eq!(at(2), (l & !15) | 5, "row_share {l}");
         }
+    }
+
+    /// The instruction table decides the no-ops, the end, barriers and
+    /// refusals, for the analysis and the emulator alike; the decoder's
+    /// reading of every other instruction must agree with the table's kind.
+    #[test]
+    fn one_table_for_the_analysis_and_the_emulator() {
+        use crate::table::Category;
+        let op = |p: Profile, m: &str, o: &str| decode_one(p, m, o).map(|i| i.op);
+        for p in [Profile::Gfx9, Profile::Gfx11] {
+            assert_eq!(op(p, "s_waitcnt", "vmcnt(0)"), Ok(Op::Nop));
+            assert_eq!(op(p, "s_nop", "0"), Ok(Op::Nop));
+            assert_eq!(op(p, "s_dcache_inv", ""), Ok(Op::Nop));
+            assert_eq!(op(p, "s_endpgm", ""), Ok(Op::End));
+            assert_eq!(op(p, "s_barrier", ""), Ok(Op::Barrier));
+            for m in ["s_sethalt", "s_trap", "s_setreg_b32", "s_endpgm_saved"] {
+                let e = op(p, m, "0").unwrap_err();
+                assert!(
+                    e.contains("is not emulated (instructions.txt line"),
+                    "{m}: {e}"
+                );
+            }
+            let e = op(p, "s_setpc_b64", "s[0:1]").unwrap_err();
+            assert!(e.contains("indirect branches"), "{e}");
+            assert!(matches!(op(p, "ds_write_b32", "v0, v1"), Ok(Op::Ds(_))));
+        }
+        assert_eq!(op(Profile::Gfx11, "buffer_gl0_inv", ""), Ok(Op::Nop));
+        assert!(op(Profile::Gfx9, "buffer_gl0_inv", "").is_err());
+        assert_eq!(op(Profile::Gfx9, "buffer_wbinvl1_vol", ""), Ok(Op::Nop));
+        // The check can fire: an operation read against another kind.
+        assert!(agrees(Op::Ds(0), Category::Ds));
+        assert!(!agrees(Op::Ds(0), Category::Vmem));
+        assert!(!agrees(Op::Nop, Category::Other));
+        assert!(!agrees(Op::VAlu(ops::Alu::Add), Category::Smem));
     }
 
     /// binary64: a compare into EXEC with a literal (the high half of the

@@ -821,41 +821,9 @@ pub fn decode(mnemonic: &str) -> Result<Op, String> {
     if m.ends_with("_sdwa") || m.ends_with("_dpp") {
         return Err("the DPP and SDWA forms are read with their instruction".into());
     }
-    const NOPS: &[&str] = &[
-        "s_waitcnt",
-        "s_waitcnt_vscnt",
-        "s_waitcnt_vmcnt",
-        "s_waitcnt_expcnt",
-        "s_waitcnt_lgkmcnt",
-        "s_waitcnt_depctr",
-        "s_nop",
-        "s_delay_alu",
-        "s_clause",
-        "s_sendmsg",
-        "s_set_inst_prefetch_distance",
-        "s_inst_prefetch",
-        "s_setprio",
-        "s_sleep",
-        "s_dcache_inv",
-        "s_dcache_wb",
-        "s_icache_inv",
-        "s_gl1_inv",
-        "buffer_gl0_inv",
-        "buffer_gl1_inv",
-        "buffer_wbinvl1",
-        "buffer_wbinvl1_vol",
-        "buffer_wbl2",
-        "buffer_inv",
-        "s_code_end",
-        "s_ttracedata",
-        "s_sethalt",
-    ];
-    if NOPS.contains(&m) {
-        return Ok(Op::Nop);
-    }
+    // Waits, hints, barriers and the end of the program are the
+    // instruction table's (`instructions.txt`, `emu:`), not read here.
     match m {
-        "s_endpgm" => return Ok(Op::End),
-        "s_barrier" => return Ok(Op::Barrier),
         "s_branch" => return Ok(Op::Branch),
         "s_cbranch_scc0" => return Ok(Op::CBranch(Cond::Scc0)),
         "s_cbranch_scc1" => return Ok(Op::CBranch(Cond::Scc1)),
