@@ -61,7 +61,7 @@ pub struct Ins {
 /// refusals), then its operation from the mnemonic, which must agree with
 /// the table's kind.
 fn decode_one(profile: Profile, mnemonic: &str, operands: &str) -> Result<Ins, String> {
-    use crate::table::{Category, Emu};
+    use crate::table::Emu;
     let (cat, emu) = crate::table::emulation(profile, mnemonic)?;
     let fixed = |op: Op| Ins {
         op,
