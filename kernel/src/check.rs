@@ -118,6 +118,9 @@ pub struct KernelFlow<'k> {
     pub cls: Vec<Classified>,
     /// Successors of each instruction.
     succ: Vec<Vec<usize>>,
+    /// Whether `s_barrier` is a global acquire whose loads need an L0
+    /// invalidate after it ([`KernelFlow::with_acquire`]).
+    acquire: bool,
 }
 
 /// The kind of a hazard.
@@ -131,6 +134,10 @@ pub enum HazardKind {
     /// `s_barrier` reached while a store it fences ([`BarrierFence`]) may
     /// not have completed.
     Fence,
+    /// A vector memory load after `s_barrier` with no L0 invalidate
+    /// between, under `--barrier-fence global` in gfx11's WGP mode (the
+    /// acquire side: the load may hit a line another CU's store made old).
+    Stale,
 }
 
 /// A hazard: instruction `at` reads (RAW) or writes (WAW) `regs`, or is
@@ -258,7 +265,75 @@ impl<'k> KernelFlow<'k> {
             profile,
             cls,
             succ,
+            acquire: false,
         })
+    }
+
+    /// [`KernelFlow::with_fence`], and under [`BarrierFence::Global`] on
+    /// gfx11 in WGP mode (`wgp`: `.amdhsa_workgroup_processor_mode`) the
+    /// acquire side too: the waves of a work-group run on both CUs of the
+    /// WGP, whose L0 caches are not coherent, so a vector memory load after
+    /// `s_barrier` needs `buffer_gl0_inv` between (as LLVM's memory
+    /// legalizer puts one after a work-group acquire); one without is a
+    /// [`HazardKind::Stale`] hazard.
+    pub fn with_acquire(
+        kernel: &'k Kernel,
+        profile: Profile,
+        fence: BarrierFence,
+        wgp: bool,
+    ) -> Result<Self, String> {
+        let mut f = Self::with_fence(kernel, profile, fence)?;
+        f.acquire = fence == BarrierFence::Global && profile.gfx() >= 10 && wgp;
+        Ok(f)
+    }
+
+    /// The vector memory loads that may run after an `s_barrier` with no
+    /// L0 invalidate between, each with such a barrier: (load, barrier).
+    fn stale_loads(&self) -> Vec<(usize, usize)> {
+        let n = self.cls.len();
+        // Before each instruction: a barrier passed with no invalidate
+        // after it on some path (the earliest such barrier).
+        let mut before: Vec<Option<Option<usize>>> = vec![None; n];
+        if n == 0 {
+            return Vec::new();
+        }
+        before[0] = Some(None);
+        let mut work: VecDeque<usize> = VecDeque::from([0]);
+        while let Some(i) = work.pop_front() {
+            let mut st = before[i].expect("queued instructions have a state");
+            let m = self.kernel.insts[i].mnemonic.as_str();
+            if m == "s_barrier" {
+                st = Some(st.map_or(i, |b| b.min(i)));
+            } else if m == "buffer_gl0_inv" || m.starts_with("buffer_inv") {
+                st = None;
+            }
+            for &s in &self.succ[i] {
+                let joined = match (before[s], st) {
+                    (None, x) => Some(x),
+                    (Some(Some(a)), Some(b)) if b < a => Some(Some(b)),
+                    (Some(None), Some(b)) => Some(Some(b)),
+                    _ => None,
+                };
+                if let Some(x) = joined {
+                    before[s] = Some(x);
+                    work.push_back(s);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for (i, c) in self.cls.iter().enumerate() {
+            let loads = matches!(
+                c.effect,
+                Effect::Mem {
+                    class: Class::VmemLoad | Class::FlatLoad,
+                    ..
+                }
+            );
+            if let (true, Some(Some(b))) = (loads, before[i]) {
+                out.push((i, b));
+            }
+        }
+        out
     }
 
     /// The instructions that may follow instruction `i`.
@@ -358,6 +433,18 @@ impl<'k> KernelFlow<'k> {
     pub fn hazards(&self, over: Option<(usize, &Thresholds)>) -> Vec<Hazard> {
         let before = self.solve(over);
         let mut out = Vec::new();
+        if self.acquire {
+            for (at, by) in self.stale_loads() {
+                out.push(Hazard {
+                    kind: HazardKind::Stale,
+                    at,
+                    by,
+                    regs: Regs::default(),
+                    counter: Counter::Vm,
+                    needed: 0,
+                });
+            }
+        }
         for (i, st) in before.iter().enumerate() {
             let Some(st) = st else { continue };
             for (&j, behind) in st {
@@ -788,6 +875,39 @@ mod tests {
         assert!(!KernelFlow::with_fence(&k, p, BarrierFence::None)
             .unwrap()
             .at_fence(1));
+    }
+
+    /// The acquire side of a global fence on gfx11 in WGP mode: a vector
+    /// memory load after `s_barrier` needs `buffer_gl0_inv` between.
+    #[test]
+    fn loads_after_a_global_barrier_need_an_l0_invalidate_in_wgp_mode() {
+        use BarrierFence::{Global, Local};
+        let stale = |p: Profile, body: &str, fence: BarrierFence, wgp: bool| {
+            let (k, p) = prog(p, body);
+            KernelFlow::with_acquire(&k, p, fence, wgp)
+                .unwrap()
+                .hazards(None)
+                .into_iter()
+                .filter(|h| h.kind == HazardKind::Stale)
+                .map(|h| (h.at, h.by))
+                .collect::<Vec<_>>()
+        };
+        let body = "s_barrier\nglobal_load_b32 v1, v0, s[0:1]\ns_waitcnt vmcnt(0)\nglobal_store_b32 v0, v1, s[0:1]\ns_endpgm";
+        assert_eq!(stale(Gfx11, body, Global, true), [(1, 0)]);
+        assert_eq!(stale(Gfx11, body, Global, false), [], "CU mode");
+        assert_eq!(stale(Gfx11, body, Local, true), [], "a local fence");
+        let inv = body.replace("s_barrier\n", "s_barrier\nbuffer_gl0_inv\n");
+        assert_eq!(stale(Gfx11, &inv, Global, true), []);
+        // Through a loop: the load at the top is reached from the barrier at
+        // the bottom.
+        let looped = "s_mov_b32 s2, 4\n.L:\nglobal_load_b32 v1, v0, s[0:1]\ns_waitcnt vmcnt(0)\ns_add_i32 s2, s2, -1\ns_barrier\ns_cmp_eq_u32 s2, 0\ns_cbranch_scc0 .L\ns_endpgm";
+        assert_eq!(stale(Gfx11, looped, Global, true), [(1, 4)]);
+        let gfx9 = "s_barrier\nglobal_load_dword v1, v0, s[0:1]\ns_waitcnt vmcnt(0)\ns_endpgm";
+        assert_eq!(
+            stale(Gfx9, gfx9, Global, true),
+            [],
+            "gfx9: one CU per work-group"
+        );
     }
 
     /// Barriers as fences: a store that may be outstanding at `s_barrier`

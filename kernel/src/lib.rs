@@ -405,19 +405,37 @@ pub fn check_program(
 ) -> Result<FileReport> {
     let mut kernels = Vec::new();
     for k in &prog.kernels {
-        let pr = KernelFlow::with_fence(k, profile, fence)
+        // gfx11's WGP mode (`.amdhsa_workgroup_processor_mode`, 1 unless
+        // the descriptor says 0).
+        let wgp = prog.descriptors.get(&k.name).is_none_or(|d| {
+            d.iter()
+                .find(|(n, _)| n == "workgroup_processor_mode")
+                .is_none_or(|(_, v)| v.trim() != "0")
+        });
+        let pr = KernelFlow::with_acquire(k, profile, fence, wgp)
             .map_err(|e| Error::Input(format!("{file}: kernel {}: {e}", k.name)))?;
         let hazards: Vec<HazardReport> = pr
             .hazards(None)
             .into_iter()
-            .map(|h| HazardReport {
-                kind: h.kind,
-                at: Place::of(&k.insts[h.at]),
-                by: Place::of(&k.insts[h.by]),
-                registers: h.regs.text(),
-                counter: h.counter.name(),
-                threshold: h.needed,
-                wait: needed_text(profile, h.counter, h.needed),
+            .map(|h| {
+                let stale = h.kind == HazardKind::Stale;
+                HazardReport {
+                    kind: h.kind,
+                    at: Place::of(&k.insts[h.at]),
+                    by: Place::of(&k.insts[h.by]),
+                    registers: if stale {
+                        "memory".into()
+                    } else {
+                        h.regs.text()
+                    },
+                    counter: if stale { "none" } else { h.counter.name() },
+                    threshold: h.needed,
+                    wait: if stale {
+                        "buffer_gl0_inv".into()
+                    } else {
+                        needed_text(profile, h.counter, h.needed)
+                    },
+                }
             })
             .collect();
         let redundant = if hazards.is_empty() {
@@ -531,10 +549,21 @@ pub fn report_text(r: &FileReport) -> String {
             }
         );
         for h in &k.hazards {
+            if h.kind == HazardKind::Stale {
+                let _ = writeln!(
+                    s,
+                    "  STALE {}: `{}` loads after {}: `{}` with no L0 invalidate between: in WGP mode the work-group's waves run on both CUs, whose L0 caches are not coherent, so it may read data older than the barrier; it needs `buffer_gl0_inv` after the barrier",
+                    place(&h.at),
+                    h.at.text,
+                    place(&h.by),
+                    h.by.text
+                );
+                continue;
+            }
             let verb = match h.kind {
                 HazardKind::Raw => "reads",
                 HazardKind::Waw => "writes",
-                HazardKind::Fence => "fences",
+                HazardKind::Fence | HazardKind::Stale => "fences",
             };
             let _ = writeln!(
                 s,

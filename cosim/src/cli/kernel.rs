@@ -606,7 +606,8 @@ fn kernel_run(
                 match h.kind {
                     gpucosim::kernel::check::HazardKind::Raw => "read",
                     gpucosim::kernel::check::HazardKind::Waw => "wrote",
-                    gpucosim::kernel::check::HazardKind::Fence => "fenced",
+                    gpucosim::kernel::check::HazardKind::Fence
+                    | gpucosim::kernel::check::HazardKind::Stale => "fenced",
                 },
                 h.regs.text(),
                 k.insts[h.by].place(),
