@@ -891,6 +891,61 @@ fn every_lds_and_ta_broken_fixture_is_caught_by_a_kernel_run() {
     }
 }
 
+/// Lays out an SVG of `kernel profile` as a renderer would and checks
+/// that every text and bar lies inside the canvas: a text of N characters
+/// at font size P spans 0.62·N·P pixels (a sans-serif average: the
+/// generator's own estimate, so this holds it to its word) from its anchor
+/// (start, middle or end), from P above its baseline to P/4 below.
+fn svg_fits(s: &str) {
+    let attr = |tag: &str, name: &str| -> Option<f64> {
+        let k = format!(" {name}=\"");
+        let i = tag.find(&k)? + k.len();
+        tag[i..].split('"').next()?.parse().ok()
+    };
+    let root = &s[..s.find('>').unwrap()];
+    let (w, h) = (attr(root, "width").unwrap(), attr(root, "height").unwrap());
+    let inside = |what: &str, x0: f64, x1: f64, y0: f64, y1: f64| {
+        assert!(
+            x0 >= 0.0 && x1 <= w && y0 >= 0.0 && y1 <= h,
+            "{what} spans x {x0:.0}..{x1:.0}, y {y0:.0}..{y1:.0}, outside the {w}×{h} canvas:\n{s}"
+        );
+    };
+    let mut texts = 0;
+    for part in s.split("<text").skip(1) {
+        let (tag, rest) = part.split_once('>').unwrap();
+        let content = rest.split("</text>").next().unwrap();
+        let chars = content
+            .replace("&amp;", "&")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .chars()
+            .count() as f64;
+        let (x, y) = (attr(tag, "x").unwrap(), attr(tag, "y").unwrap());
+        let px = attr(tag, "font-size").unwrap_or(11.0);
+        let len = chars * px * 0.62;
+        let x0 = match () {
+            _ if tag.contains("text-anchor=\"end\"") => x - len,
+            _ if tag.contains("text-anchor=\"middle\"") => x - len / 2.0,
+            _ => x,
+        };
+        inside(
+            &format!("text `{content}`"),
+            x0,
+            x0 + len,
+            y - px,
+            y + px / 4.0,
+        );
+        texts += 1;
+    }
+    for part in s.split("<rect").skip(1) {
+        let tag = part.split('>').next().unwrap();
+        let (x, y) = (attr(tag, "x").unwrap(), attr(tag, "y").unwrap());
+        let (rw, rh) = (attr(tag, "width").unwrap(), attr(tag, "height").unwrap());
+        inside("a bar", x, x + rw, y, y + rh);
+    }
+    assert!(texts >= 4, "{s}");
+}
+
 #[test]
 fn profile_cli_writes_the_table_json_svg_and_buffers() {
     let tmp = tempfile::tempdir().unwrap();
@@ -936,6 +991,26 @@ fn profile_cli_writes_the_table_json_svg_and_buffers() {
         s.starts_with("<svg") && s.contains("3968 conflict cycles"),
         "{s}"
     );
+    svg_fits(&s);
+    // A chart of few bars, whose texts are wider than its bars.
+    let small = tmp.path().join("small.svg");
+    let out = Command::new(gpucosim_bin())
+        .args(["kernel", "profile"])
+        .arg(dir().join("edge.gfx900.s"))
+        .arg("--launch")
+        .arg(dir().join("edge.launch.json"))
+        .arg("--svg")
+        .arg(&small)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = std::fs::read_to_string(&small).unwrap();
+    assert!(s.matches("<rect").count() <= 2, "{s}");
+    svg_fits(&s);
     let b: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&bufs).unwrap()).unwrap();
     assert_eq!(b["out"][1], "0x00000040", "out[0][1] = in[1][0] = 64");
