@@ -1278,6 +1278,36 @@ impl<'a> Emulator<'a> {
         if let Some(dpp) = ins.m.dpp {
             return self.step_dpp(ins, dpp, at, w);
         }
+        // v_movrels/v_movreld/v_movrelsd: a move between the registers M0
+        // indexes (so that everything a move does, the approximate mark
+        // included, follows the registers really read and written).
+        if let Op::VMovRel(src_rel, dst_rel) = ins.op {
+            let m0 = decode::M0 as usize;
+            if !w.sk[m0] {
+                return Err("the register index (M0) is symbolic".into());
+            }
+            let idx = w.s[m0] as usize;
+            let shift = |o: Opnd, rel: bool| -> R<Opnd> {
+                match o {
+                    Opnd::V(n, c) if rel => {
+                        if usize::from(n) + idx >= NVGPR {
+                            return Err(format!("M0 = {idx} indexes past the last VGPR"));
+                        }
+                        Ok(Opnd::V(n + idx as u16, c))
+                    }
+                    Opnd::V(..) => Ok(o),
+                    _ if rel => Err("the indexed operand must be a VGPR".into()),
+                    o => Ok(o),
+                }
+            };
+            let mut mv = ins.clone();
+            mv.op = Op::VUn(ops::Un::Mov);
+            mv.o = vec![
+                shift(*ins.o.first().ok_or("expected 2 operands")?, dst_rel)?,
+                shift(*ins.o.get(1).ok_or("expected 2 operands")?, src_rel)?,
+            ];
+            return self.step(&mv, at, w);
+        }
         if w.gpr_idx != 0 && Self::is_valu(ins) {
             let indexed = Self::gpr_indexed(ins, w)?;
             let mode = std::mem::take(&mut w.gpr_idx);
@@ -1807,26 +1837,8 @@ impl<'a> Emulator<'a> {
                 w.gpr_idx = mask;
             }
             Op::GprIdxOff => w.gpr_idx = 0,
-            Op::VMovRel(src_rel, dst_rel) => {
-                let m0 = decode::M0 as usize;
-                if !w.sk[m0] {
-                    return Err("the register index (M0) is symbolic".into());
-                }
-                let idx = w.s[m0] as usize;
-                let (d, _) = Self::vreg(arg(0)?)?;
-                let d = d + if dst_rel { idx } else { 0 };
-                let src = match arg(1)? {
-                    Opnd::V(n, c) if src_rel => Opnd::V(n + idx as u16, c),
-                    o => o,
-                };
-                if d >= NVGPR || matches!(src, Opnd::V(n, _) if usize::from(n) >= NVGPR) {
-                    return Err(format!("M0 = {idx} indexes past the last VGPR"));
-                }
-                for l in lanes(w.active()) {
-                    let (v, k) = Self::v32(w, src, l);
-                    Self::set_v(w, d, l, v, k);
-                }
-            }
+            // Rewritten into a move above.
+            Op::VMovRel(..) => return Err("v_movrel* in an unexpected form".into()),
             Op::VReadFirst | Op::VReadLane => {
                 let l = if ins.op == Op::VReadFirst {
                     let a = w.active();
