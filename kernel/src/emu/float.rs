@@ -302,16 +302,9 @@ pub fn apply(op: F32, s: [u32; 3], d: u32, m: FMods, mode: Denorm) -> u32 {
         Sin => (a * std::f32::consts::TAU).sin(),
         Cos => (a * std::f32::consts::TAU).cos(),
     };
-    let mut r = match m.omod {
-        1 => r * 2.0,
-        2 => r * 4.0,
-        -1 => r * 0.5,
-        _ => r,
-    };
-    if m.clamp {
-        // NaN clamps to 0.
-        r = if r.is_nan() { 0.0 } else { r.clamp(0.0, 1.0) };
-    }
+    // Exact in binary64, then rounded once (the multiplies are by powers
+    // of two).
+    let mut r = out_mods(f64::from(r), m) as f32;
     if mode.flush_out || op.flushes() {
         r = flush(r);
     }
@@ -366,6 +359,11 @@ impl FCmp {
             source(a, 0, m, mode.flush_in),
             source(b, 1, m, mode.flush_in),
         );
+        self.holds(f64::from(a), f64::from(b))
+    }
+
+    /// `a OP b` on values.
+    pub fn holds(self, a: f64, b: f64) -> bool {
         match a.partial_cmp(&b) {
             None => self.unordered,
             Some(std::cmp::Ordering::Less) => self.lt,
@@ -382,22 +380,54 @@ impl FCmp {
 /// 2 −∞, 3 negative normal, 4 negative denormal, 5 −0, 6 +0, 7 positive
 /// denormal, 8 positive normal, 9 +∞.
 pub fn class_test(bits: u32, mask: u32, m: FMods) -> bool {
+    class_in(u64::from(bits), 32, 8, mask, m)
+}
+
+/// `v_cmp_class_*` on the `width`-bit value `bits` with `exp_bits`
+/// exponent bits: whether its class (after `abs` and `neg` of source 0) is
+/// one the mask sets (see [`class_test`]).
+pub fn class_in(bits: u64, width: u32, exp_bits: u32, mask: u32, m: FMods) -> bool {
+    let sign = 1u64 << (width - 1);
     let mut b = bits;
     if m.abs & 1 != 0 {
-        b &= 0x7fff_ffff;
+        b &= !sign;
     }
     if m.neg & 1 != 0 {
-        b ^= 0x8000_0000;
+        b ^= sign;
     }
-    let (neg, exp, frac) = (b >> 31 != 0, b >> 23 & 0xff, b & 0x7f_ffff);
+    let frac_bits = width - 1 - exp_bits;
+    let emax = (1u64 << exp_bits) - 1;
+    let (neg, exp, frac) = (
+        b & sign != 0,
+        b >> frac_bits & emax,
+        b & ((1u64 << frac_bits) - 1),
+    );
     let class = match (exp, frac) {
-        (0xff, 0) => [9, 2][usize::from(neg)],
-        (0xff, f) => u32::from(f & 0x40_0000 != 0),
+        (e, 0) if e == emax => [9, 2][usize::from(neg)],
+        (e, f) if e == emax => u32::from(f >> (frac_bits - 1) != 0),
         (0, 0) => [6, 5][usize::from(neg)],
         (0, _) => [7, 4][usize::from(neg)],
         _ => [8, 3][usize::from(neg)],
     };
     mask >> class & 1 != 0
+}
+
+/// The output modifiers (`mul:2`, `mul:4`, `div:2`, then `clamp` to
+/// [0, 1], NaN to 0) on an exact value, before its rounding.
+pub fn out_mods(v: f64, m: FMods) -> f64 {
+    let v = match m.omod {
+        1 => v * 2.0,
+        2 => v * 4.0,
+        -1 => v * 0.5,
+        _ => v,
+    };
+    if !m.clamp {
+        v
+    } else if v.is_nan() {
+        0.0
+    } else {
+        v.clamp(0.0, 1.0)
+    }
 }
 
 /// A conversion to an integer of source bits `b`.

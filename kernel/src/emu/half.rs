@@ -314,7 +314,7 @@ pub fn apply(op: F16, s: [u32; 3], acc: u16, m: FMods, d: Denorm, d32: Denorm) -
         }
         CvtF32F16 => {
             let f = x(0) as f32;
-            let f = apply_out(f64::from(f), m) as f32;
+            let f = super::float::out_mods(f64::from(f), m) as f32;
             let f = if d32.flush_out && f.is_subnormal() {
                 0.0f32.copysign(f)
             } else {
@@ -346,7 +346,7 @@ pub fn apply(op: F16, s: [u32; 3], acc: u16, m: FMods, d: Denorm, d32: Denorm) -
         Cos => exact((x(0) * std::f64::consts::TAU).cos()),
     };
     let mut r = if m.omod != 0 || m.clamp {
-        exact(apply_out(to_f64(r), m))
+        exact(super::float::out_mods(to_f64(r), m))
     } else {
         r
     };
@@ -356,55 +356,14 @@ pub fn apply(op: F16, s: [u32; 3], acc: u16, m: FMods, d: Denorm, d32: Denorm) -
     u32::from(r)
 }
 
-fn apply_out(v: f64, m: FMods) -> f64 {
-    let v = match m.omod {
-        1 => v * 2.0,
-        2 => v * 4.0,
-        -1 => v * 0.5,
-        _ => v,
-    };
-    if m.clamp {
-        if v.is_nan() {
-            0.0
-        } else {
-            v.clamp(0.0, 1.0)
-        }
-    } else {
-        v
-    }
-}
-
 /// A binary16 compare on source bits.
 pub fn cmp(c: FCmp, a: u16, b: u16, m: FMods, d: Denorm) -> bool {
-    let (a, b) = (to_f64(source(a, 0, m, d)), to_f64(source(b, 1, m, d)));
-    match a.partial_cmp(&b) {
-        None => c.unordered,
-        Some(std::cmp::Ordering::Less) => c.lt,
-        Some(std::cmp::Ordering::Equal) => c.eq,
-        Some(std::cmp::Ordering::Greater) => c.gt,
-    }
+    c.holds(to_f64(source(a, 0, m, d)), to_f64(source(b, 1, m, d)))
 }
 
 /// `v_cmp_class_f16`.
 pub fn class(bits: u16, mask: u32, m: FMods) -> bool {
-    let b = source(
-        bits,
-        0,
-        m,
-        Denorm {
-            flush_in: false,
-            flush_out: false,
-        },
-    );
-    let (neg, exp, frac) = (b >> 15 != 0, b >> 10 & 0x1f, b & 0x3ff);
-    let class = match (exp, frac) {
-        (0x1f, 0) => [9, 2][usize::from(neg)],
-        (0x1f, f) => u32::from(f & 0x200 != 0),
-        (0, 0) => [6, 5][usize::from(neg)],
-        (0, _) => [7, 4][usize::from(neg)],
-        _ => [8, 3][usize::from(neg)],
-    };
-    mask >> class & 1 != 0
+    super::float::class_in(u64::from(bits), 16, 5, mask, m)
 }
 
 #[cfg(test)]

@@ -1650,11 +1650,7 @@ impl<'a> Emulator<'a> {
             Op::VAlu(a) => {
                 let (d, _) = Self::vreg(arg(0)?)?;
                 let n = a.arity();
-                let src: [Opnd; 3] = [
-                    arg(1)?,
-                    if n >= 2 { arg(2)? } else { Opnd::Imm(0) },
-                    if n >= 3 { arg(3)? } else { Opnd::Imm(0) },
-                ];
+                let src = Self::sources(o, n)?;
                 for l in lanes(w.active()) {
                     let (x, kx) = Self::v32(w, src[0], l);
                     let (y, ky) = Self::v32(w, src[1], l);
@@ -1670,11 +1666,7 @@ impl<'a> Emulator<'a> {
             Op::VAlu16(a, signed) => {
                 let (d, _) = Self::vreg(arg(0)?)?;
                 let n = a.arity();
-                let src: [Opnd; 3] = [
-                    arg(1)?,
-                    if n >= 2 { arg(2)? } else { Opnd::Imm(0) },
-                    if n >= 3 { arg(3)? } else { Opnd::Imm(0) },
-                ];
+                let src = Self::sources(o, n)?;
                 let gfx9 = self.profile.gfx() == 9;
                 let ext = |v: u32| {
                     if signed {
@@ -1889,17 +1881,8 @@ impl<'a> Emulator<'a> {
                 }
                 let (d, _) = Self::vreg(arg(0)?)?;
                 let n = f.arity();
-                let src: [Opnd; 3] = [
-                    arg(1)?,
-                    if n >= 2 { arg(2)? } else { Opnd::Imm(0) },
-                    if n >= 3 { arg(3)? } else { Opnd::Imm(0) },
-                ];
-                let fm = float::FMods {
-                    neg: (ins.m.neg >> 1) as u8,
-                    abs: (ins.m.abs >> 1) as u8,
-                    clamp: ins.m.clamp,
-                    omod: ins.m.omod,
-                };
+                let src = Self::sources(o, n)?;
+                let fm = Self::fmods(&ins.m, 1, true);
                 let mode = self.denorm;
                 for l in lanes(w.active()) {
                     let (x, kx) = Self::v32(w, src[0], l);
@@ -1920,12 +1903,7 @@ impl<'a> Emulator<'a> {
                 let has_dst = o.len() == 3;
                 let first = usize::from(has_dst);
                 let (s0, s1) = (arg(first)?, arg(first + 1)?);
-                let fm = float::FMods {
-                    neg: (ins.m.neg >> first) as u8,
-                    abs: (ins.m.abs >> first) as u8,
-                    clamp: false,
-                    omod: 0,
-                };
+                let fm = Self::fmods(&ins.m, first, false);
                 let (mut out, mut kall) = (0u64, true);
                 for l in lanes(w.active()) {
                     let (a, ka) = Self::v32(w, s0, l);
@@ -1943,17 +1921,8 @@ impl<'a> Emulator<'a> {
                 self.round_modes()?;
                 let (d, _) = Self::vreg(arg(0)?)?;
                 let n = f.arity();
-                let src: [Opnd; 3] = [
-                    arg(1)?,
-                    if n >= 2 { arg(2)? } else { Opnd::Imm(0) },
-                    if n >= 3 { arg(3)? } else { Opnd::Imm(0) },
-                ];
-                let fm = float::FMods {
-                    neg: (ins.m.neg >> 1) as u8,
-                    abs: (ins.m.abs >> 1) as u8,
-                    clamp: ins.m.clamp,
-                    omod: ins.m.omod,
-                };
+                let src = Self::sources(o, n)?;
+                let fm = Self::fmods(&ins.m, 1, true);
                 let (vcc, kv) = if f.reads_vcc() {
                     Self::mask(w, Opnd::S(VCC, 2))
                 } else {
@@ -1981,17 +1950,8 @@ impl<'a> Emulator<'a> {
                 self.round_modes()?;
                 let (d, _) = Self::vreg(arg(0)?)?;
                 let n = f.arity();
-                let src: [Opnd; 3] = [
-                    arg(1)?,
-                    if n >= 2 { arg(2)? } else { Opnd::Imm(0) },
-                    if n >= 3 { arg(3)? } else { Opnd::Imm(0) },
-                ];
-                let fm = float::FMods {
-                    neg: (ins.m.neg >> 1) as u8,
-                    abs: (ins.m.abs >> 1) as u8,
-                    clamp: ins.m.clamp,
-                    omod: ins.m.omod,
-                };
+                let src = Self::sources(o, n)?;
+                let fm = Self::fmods(&ins.m, 1, true);
                 let sel = ins.m.op_sel;
                 let dst_hi = ins.m.op_sel_n as usize == n + 1 && sel >> n & 1 != 0;
                 // gfx9 zeroes the high half except for the accumulating
@@ -2084,12 +2044,7 @@ impl<'a> Emulator<'a> {
                 let has_dst = o.len() == 3;
                 let first = usize::from(has_dst);
                 let (s0, s1) = (arg(first)?, arg(first + 1)?);
-                let fm = float::FMods {
-                    neg: (ins.m.neg >> first) as u8,
-                    abs: (ins.m.abs >> first) as u8,
-                    clamp: false,
-                    omod: 0,
-                };
+                let fm = Self::fmods(&ins.m, first, false);
                 let sel = ins.m.op_sel;
                 let (mut out, mut kall) = (0u64, true);
                 for l in lanes(w.active()) {
@@ -2113,12 +2068,7 @@ impl<'a> Emulator<'a> {
             Op::VDivScale(wide) => {
                 self.round_modes()?;
                 let (d, _) = Self::vreg(arg(0)?)?;
-                let fm = float::FMods {
-                    neg: (ins.m.neg >> 2) as u8,
-                    abs: (ins.m.abs >> 2) as u8,
-                    clamp: ins.m.clamp,
-                    omod: ins.m.omod,
-                };
+                let fm = Self::fmods(&ins.m, 2, true);
                 let mode = if wide { self.modes.f64 } else { self.modes.f32 };
                 let (mut out, mut kall) = (0u64, true);
                 for l in lanes(w.active()) {
@@ -2149,12 +2099,7 @@ impl<'a> Emulator<'a> {
                 let has_dst = o.len() == 3;
                 let first = usize::from(has_dst);
                 let (s0, s1) = (arg(first)?, arg(first + 1)?);
-                let fm = float::FMods {
-                    neg: (ins.m.neg >> first) as u8,
-                    abs: (ins.m.abs >> first) as u8,
-                    clamp: false,
-                    omod: 0,
-                };
+                let fm = Self::fmods(&ins.m, first, false);
                 let (mut out, mut kall) = (0u64, true);
                 for l in lanes(w.active()) {
                     let (a, ka) = Self::f64_src(w, s0, l);
@@ -2316,6 +2261,29 @@ impl<'a> Emulator<'a> {
             (old & 0xffff_0000 | r & 0xffff, k && ko)
         };
         Self::set_v(w, d, l, v, known);
+    }
+
+    /// The first `n` (at most 3) sources after the destination (operand
+    /// 0); constants 0 for the others.
+    fn sources(o: &[Opnd], n: usize) -> R<[Opnd; 3]> {
+        let mut src = [Opnd::Imm(0); 3];
+        for (i, s) in src.iter_mut().enumerate().take(n) {
+            *s = *o
+                .get(1 + i)
+                .ok_or_else(|| format!("expected at least {} operands", i + 2))?;
+        }
+        Ok(src)
+    }
+
+    /// The float modifiers of the sources from operand `first` on, with
+    /// the output modifiers when `out`.
+    fn fmods(m: &Mods, first: usize, out: bool) -> float::FMods {
+        float::FMods {
+            neg: (m.neg >> first) as u8,
+            abs: (m.abs >> first) as u8,
+            clamp: out && m.clamp,
+            omod: if out { m.omod } else { 0 },
+        }
     }
 
     /// A binary64 source: a 32-bit literal (not an inline integer) is the

@@ -457,15 +457,7 @@ pub fn apply(op: Wide, s: [u64; 3], vcc: bool, m: FMods, modes: Modes) -> (u64, 
             return (u64::from(out32(r, m, d).to_bits()), false);
         }
     };
-    let mut r = match m.omod {
-        1 => r * 2.0,
-        2 => r * 4.0,
-        -1 => r * 0.5,
-        _ => r,
-    };
-    if m.clamp {
-        r = if r.is_nan() { 0.0 } else { r.clamp(0.0, 1.0) };
-    }
+    let mut r = super::float::out_mods(r, m);
     if d.flush_out {
         r = flush64(r);
     }
@@ -473,21 +465,7 @@ pub fn apply(op: Wide, s: [u64; 3], vcc: bool, m: FMods, modes: Modes) -> (u64, 
 }
 
 fn apply_out32(r: f32, m: FMods) -> f32 {
-    let r = match m.omod {
-        1 => r * 2.0,
-        2 => r * 4.0,
-        -1 => r * 0.5,
-        _ => r,
-    };
-    if m.clamp {
-        if r.is_nan() {
-            0.0
-        } else {
-            r.clamp(0.0, 1.0)
-        }
-    } else {
-        r
-    }
+    super::float::out_mods(f64::from(r), m) as f32
 }
 
 fn out32(r: f32, m: FMods, d: Denorm) -> f32 {
@@ -501,33 +479,12 @@ fn out32(r: f32, m: FMods, d: Denorm) -> f32 {
 
 /// A binary64 compare (`v_cmp_*_f64`) on source bits.
 pub fn cmp64(c: super::float::FCmp, a: u64, b: u64, m: FMods, d: Denorm) -> bool {
-    let (a, b) = (src64(a, 0, m, d), src64(b, 1, m, d));
-    match a.partial_cmp(&b) {
-        None => c.unordered,
-        Some(std::cmp::Ordering::Less) => c.lt,
-        Some(std::cmp::Ordering::Equal) => c.eq,
-        Some(std::cmp::Ordering::Greater) => c.gt,
-    }
+    c.holds(src64(a, 0, m, d), src64(b, 1, m, d))
 }
 
 /// `v_cmp_class_f64`: as `float::class_test`, on binary64 bits.
 pub fn class64(bits: u64, mask: u32, m: FMods) -> bool {
-    let mut b = bits;
-    if m.abs & 1 != 0 {
-        b &= !(1 << 63);
-    }
-    if m.neg & 1 != 0 {
-        b ^= 1 << 63;
-    }
-    let (neg, exp, frac) = (b >> 63 != 0, b >> 52 & 0x7ff, b & ((1 << 52) - 1));
-    let class = match (exp, frac) {
-        (0x7ff, 0) => [9, 2][usize::from(neg)],
-        (0x7ff, f) => u32::from(f >> 51 != 0),
-        (0, 0) => [6, 5][usize::from(neg)],
-        (0, _) => [7, 4][usize::from(neg)],
-        _ => [8, 3][usize::from(neg)],
-    };
-    mask >> class & 1 != 0
+    super::float::class_in(bits, 64, 11, mask, m)
 }
 
 #[cfg(test)]
