@@ -205,7 +205,7 @@ impl Denorm {
 
 /// Source `i`'s value: its bits with the instruction's `abs` and `neg`
 /// applied, a denormal read as zero when `flush_in`.
-fn source(bits: u32, i: usize, m: FMods, flush_in: bool) -> f32 {
+pub(super) fn source(bits: u32, i: usize, m: FMods, flush_in: bool) -> f32 {
     let mut b = bits;
     if m.abs >> i & 1 != 0 {
         b &= 0x7fff_ffff;

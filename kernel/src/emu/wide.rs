@@ -195,19 +195,7 @@ fn src64(bits: u64, i: usize, m: FMods, d: Denorm) -> f64 {
 
 /// A binary32 source's value with modifiers and input flushing.
 fn src32(bits: u32, i: usize, m: FMods, d: Denorm) -> f32 {
-    let mut b = bits;
-    if m.abs >> i & 1 != 0 {
-        b &= 0x7fff_ffff;
-    }
-    if m.neg >> i & 1 != 0 {
-        b ^= 0x8000_0000;
-    }
-    let x = f32::from_bits(b);
-    if d.flush_in {
-        flush32(x)
-    } else {
-        x
-    }
+    super::float::source(bits, i, m, d.flush_in)
 }
 
 /// `frexp`: the mantissa in [0.5, 1) (sign kept) and the exponent; NaN and
