@@ -234,6 +234,170 @@ fn the_output_comparison_catches_a_different_build() {
     assert_eq!(same, None);
 }
 
+/// The key of mutant `id` of `unit`.
+fn key_of(unit: &mutate::gen::Unit, id: u32) -> String {
+    let m = unit.mutant(id).unwrap();
+    mutate::waivers::key(&m.file, m.operator.name(), &mutate::diff(unit, m))
+}
+
+/// The reviewed dispositions shipped for the built-in RTL are live: each
+/// names a mutant the sources have (a change of the RTL under one makes
+/// this fail until the waiver is reviewed again).
+#[test]
+fn the_shipped_waivers_name_mutants_of_the_builtin_rtl() {
+    let path = repo_root().join("rtl/mutation-waivers.txt");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let w = mutate::waivers::parse(&text, "rtl/mutation-waivers.txt").unwrap();
+    assert!(!w.is_empty());
+    for x in &w {
+        let unit = builtin(&x.unit);
+        let keys: BTreeSet<String> = unit.mutants.iter().map(|m| key_of(&unit, m.id)).collect();
+        assert!(
+            keys.contains(&x.key),
+            "rtl/mutation-waivers.txt line {} ({} {}) is stale: no mutant has key {}",
+            x.line,
+            x.unit,
+            x.place,
+            x.key
+        );
+    }
+}
+
+/// `--waivers`: a reviewed survivor is waived (apart in the report, out of
+/// the kill rate and the JUnit failures); a waiver whose mutant is killed,
+/// and a stale one, are listed and fail the JUnit `waivers` testcase; a
+/// malformed file is a one-line error.
+#[test]
+fn reviewed_waivers_take_survivors_and_report_wrong_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let unit = builtin("waitcnt");
+    let killed = find(
+        &unit,
+        Operator::StuckAt1,
+        "    err       = '0;",
+        "    err       = (('0) | 1'b1);",
+    );
+    let dead = find(
+        &unit,
+        Operator::StuckAt1,
+        "    stall     = '0;",
+        "    stall     = (('0) | 1'b1);",
+    );
+    let shipped = repo_root().join("rtl/mutation-waivers.txt");
+    let base = |waivers: &Path, junit: &Path| -> Vec<String> {
+        [
+            "mutate",
+            "--unit",
+            "waitcnt",
+            "--profile",
+            "gfx9",
+            "--mutant",
+            &killed.to_string(),
+            "--mutant",
+            &dead.to_string(),
+            "--seeds",
+            "1..2",
+            "--cycles",
+            "2000",
+            "--min-kill-rate",
+            "0.9",
+            "--waivers",
+            waivers.to_str().unwrap(),
+            "--junit",
+            junit.to_str().unwrap(),
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let junit = dir.path().join("m.xml");
+    let args = base(&shipped, &junit);
+    let (code, out, err) = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    // The shipped waiver takes the overwritten default: 1 of 1 killed.
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("100.0 %"), "{out}");
+    assert!(!out.contains("SURVIVORS"), "{out}");
+    assert!(
+        out.contains("Waived (survived; a reviewed waiver calls it equivalent):"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("waitcnt.gfx9.m{dead} [stuck-at-1] waitcnt_top.sv")),
+        "{out}"
+    );
+    assert!(!out.contains("WAIVERS FOUND WRONG"), "{out}");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(!xml.contains("<failure"), "{xml}");
+    assert!(xml.contains("waived (line"), "{xml}");
+    assert!(xml.contains("waitcnt.gfx9.waivers"), "{xml}");
+    // A waiver on the killed mutant, and a stale one.
+    let wrong = dir.path().join("wrong.txt");
+    std::fs::write(
+        &wrong,
+        format!(
+            "{}waitcnt gfx9 waitcnt_top.sv:1 {} not really equivalent\nwaitcnt all waitcnt_top.sv:2 0123456789abcdef the RTL changed under it\n",
+            std::fs::read_to_string(&shipped).unwrap(),
+            key_of(&unit, killed)
+        ),
+    )
+    .unwrap();
+    let args = base(&wrong, &junit);
+    let (code, out, err) = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("WAIVERS FOUND WRONG"), "{out}");
+    assert!(
+        out.contains(&format!("killed: m{killed} diverged in waitcnt.gfx9.1")),
+        "{out}"
+    );
+    assert!(
+        out.contains("stale: no mutant of the sources has its key"),
+        "{out}"
+    );
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let failed: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase") && n.children().any(|x| x.has_tag_name("failure")))
+        .map(|c| c.attribute("name").unwrap())
+        .collect();
+    assert_eq!(failed, ["waitcnt.gfx9.waivers"], "{xml}");
+    // Without waivers the survivor is one again (the key is printed).
+    let (code, out, _) = run(&[
+        "mutate",
+        "--unit",
+        "waitcnt",
+        "--profile",
+        "gfx9",
+        "--mutant",
+        &dead.to_string(),
+        "--seeds",
+        "1..1",
+        "--cycles",
+        "2000",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("waiver, once reviewed: waitcnt gfx9 waitcnt_top.sv:"),
+        "{out}"
+    );
+    assert!(out.contains(&key_of(&unit, dead)), "{out}");
+    // A malformed file.
+    let bad = dir.path().join("bad.txt");
+    std::fs::write(&bad, "waitcnt all waitcnt_top.sv:3 0123456789abcdef\n").unwrap();
+    let (code, _, err) = run(&[
+        "mutate",
+        "--unit",
+        "waitcnt",
+        "--waivers",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("bad.txt:1: a waiver needs its reason"),
+        "{err}"
+    );
+}
+
 #[test]
 fn campaign_reports_kills_survivors_and_gates_on_a_floor() {
     let dir = tempfile::tempdir().unwrap();

@@ -44,6 +44,13 @@ pub(crate) struct MutateArgs {
     /// (0..1), e.g. 0.95.
     #[arg(allow_negative_numbers = true, value_parser = parse_rate, long, value_name = "RATE")]
     min_kill_rate: Option<f64>,
+    /// A file of reviewed equivalent mutants (docs/mutate.md "Waivers"):
+    /// the survivors it names are reported apart (`waived`) and left out
+    /// of the kill rate and the JUnit failures; its entries that no longer
+    /// match a mutant of the sources (stale) or whose mutant is killed are
+    /// listed, and with `--junit` fail a `UNIT.PROFILE.waivers` testcase.
+    #[arg(long, value_name = "FILE")]
+    waivers: Option<PathBuf>,
     /// Also build N of the mutants separately and check that each behaves
     /// exactly as the instrumented build with it selected.
     #[arg(allow_negative_numbers = true, value_parser = whole::<usize>, long, value_name = "N", default_value_t = 0)]
@@ -132,6 +139,15 @@ pub(crate) fn run(a: MutateArgs, quiet: bool) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    let waivers = match &a.waivers {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                Error::Input(format!("{}: cannot read the waivers: {e}", path.display()))
+            })?;
+            Some(mutate::waivers::parse(&text, &path.display().to_string())?)
+        }
+        None => None,
+    };
     for out in [&a.json, &a.junit].into_iter().flatten() {
         gpucosim::probe_file(out, "the report")?;
     }
@@ -192,7 +208,42 @@ pub(crate) fn run(a: MutateArgs, quiet: bool) -> Result<ExitCode> {
     let rtl = a.rtl.rtl.clone();
     let repro =
         |g: &mutate::GroupResult, id: u32| mutate::repro_command(g, id, rtl.as_deref(), None);
+    // The keys of every mutant of each unit's sources, to find stale
+    // waivers (a unit that cannot be read again has none: all stale).
+    let findings = waivers.as_ref().map(|w| {
+        let keys = |g: &mutate::GroupResult| -> std::collections::BTreeSet<String> {
+            mutate::scan_unit(rtl.as_deref(), &g.unit)
+                .map(|unit| {
+                    unit.mutants
+                        .iter()
+                        .map(|m| {
+                            mutate::waivers::key(
+                                &m.file,
+                                m.operator.name(),
+                                &mutate::diff(&unit, m),
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        mutate::waivers::apply(&mut groups, w, &keys)
+    });
     print!("{}", mutate::report::text(&groups, &repro));
+    if let Some(f) = findings.as_ref().filter(|f| !f.is_empty()) {
+        let file = a
+            .waivers
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        println!("\nWAIVERS FOUND WRONG ({file}):");
+        for x in f {
+            println!(
+                "  line {} ({} {}): {}: {}",
+                x.waiver.line, x.group, x.waiver.place, x.problem, x.waiver.reason
+            );
+        }
+    }
     let mut lost = Vec::new();
     if let Some(path) = &a.json {
         let report = mutate::report::MutationReport {
@@ -200,6 +251,7 @@ pub(crate) fn run(a: MutateArgs, quiet: bool) -> Result<ExitCode> {
             command: std::env::args().collect::<Vec<_>>().join(" "),
             summaries: groups.iter().map(mutate::report::summarise).collect(),
             groups: groups.clone(),
+            waiver_findings: findings.clone().unwrap_or_default(),
         };
         let text = serde_json::to_string_pretty(&report).expect("reports serialise");
         if let Err(e) = gpucosim::write_atomic(path, text.as_bytes()) {
@@ -207,7 +259,7 @@ pub(crate) fn run(a: MutateArgs, quiet: bool) -> Result<ExitCode> {
         }
     }
     if let Some(path) = &a.junit {
-        let text = mutate::report::junit(&groups, a.min_kill_rate, &repro);
+        let text = mutate::report::junit(&groups, a.min_kill_rate, findings.as_deref(), &repro);
         if let Err(e) = gpucosim::write_atomic(path, text.as_bytes()) {
             lost.push(e.to_string());
         }

@@ -15,6 +15,7 @@
 pub mod equiv;
 pub mod gen;
 pub mod report;
+pub mod waivers;
 
 use crate::error::{Error, Result};
 use crate::regress::{self, JobList, JobResult, JobSpec, Plan, RegressConfig, Seeds, Status};
@@ -104,6 +105,14 @@ pub enum Fate {
         /// The proof.
         reason: String,
     },
+    /// Every job passed, and a reviewed waiver calls the mutant
+    /// equivalent ([`waivers`]).
+    Waived {
+        /// The waiver's reason.
+        reason: String,
+        /// Its line in the waiver file.
+        line: usize,
+    },
     /// The mutant does not compile (left out of the build and the rate).
     NotBuilt {
         /// The compiler's complaint.
@@ -136,6 +145,7 @@ impl Fate {
             Fate::RtlError { .. } => "rtl-error",
             Fate::Survived { .. } => "survived",
             Fate::Equivalent { .. } => "equivalent",
+            Fate::Waived { .. } => "waived",
             Fate::NotBuilt { .. } => "not-built",
             Fate::NotRun => "not-run",
         }

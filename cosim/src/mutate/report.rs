@@ -23,6 +23,9 @@ pub struct Counts {
     pub survived: usize,
     /// Survived, proven equivalent.
     pub equivalent: usize,
+    /// Survived, a reviewed waiver calls it equivalent.
+    #[serde(default)]
+    pub waived: usize,
     /// Did not compile.
     pub not_built: usize,
     /// Not run (stopped).
@@ -37,6 +40,7 @@ impl Counts {
             Fate::RtlError { .. } => self.rtl_errors += 1,
             Fate::Survived { .. } => self.survived += 1,
             Fate::Equivalent { .. } => self.equivalent += 1,
+            Fate::Waived { .. } => self.waived += 1,
             Fate::NotBuilt { .. } => self.not_built += 1,
             Fate::NotRun => self.not_run += 1,
         }
@@ -129,6 +133,9 @@ pub struct MutationReport {
     pub summaries: Vec<GroupSummary>,
     /// Everything, per group.
     pub groups: Vec<GroupResult>,
+    /// The waivers a campaign found stale or contradicted by a kill.
+    #[serde(default)]
+    pub waiver_findings: Vec<super::waivers::Finding>,
 }
 
 fn pct(r: Option<f64>) -> String {
@@ -140,13 +147,14 @@ pub fn text(groups: &[GroupResult], repro: &dyn Fn(&GroupResult, u32) -> String)
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:<14} {:>7} {:>7} {:>9} {:>8} {:>10} {:>9} {:>9}  cycles to kill (median / p90 / max)",
+        "{:<14} {:>7} {:>7} {:>9} {:>8} {:>10} {:>6} {:>9} {:>9}  cycles to kill (median / p90 / max)",
         "unit.profile",
         "mutants",
         "killed",
         "rtl-error",
         "survived",
         "equivalent",
+        "waived",
         "not-built",
         "kill rate"
     );
@@ -158,13 +166,14 @@ pub fn text(groups: &[GroupResult], repro: &dyn Fn(&GroupResult, u32) -> String)
         });
         let _ = writeln!(
             s,
-            "{:<14} {:>7} {:>7} {:>9} {:>8} {:>10} {:>9} {:>9}  {ctk}",
+            "{:<14} {:>7} {:>7} {:>9} {:>8} {:>10} {:>6} {:>9} {:>9}  {ctk}",
             sm.group,
             c.mutants,
             c.killed,
             c.rtl_errors,
             c.survived,
             c.equivalent,
+            c.waived,
             c.not_built,
             pct(sm.kill_rate)
         );
@@ -206,14 +215,15 @@ pub fn text(groups: &[GroupResult], repro: &dyn Fn(&GroupResult, u32) -> String)
         for (g, m) in survivors {
             let _ = writeln!(
                 s,
-                "\n{}.m{} [{}] {}:{}\n{}  run again: {}",
+                "\n{}.m{} [{}] {}:{}\n{}  run again: {}\n  waiver, once reviewed: {}",
                 g.name(),
                 m.id,
                 m.operator,
                 m.file,
                 m.line,
                 indent(&m.diff),
-                repro(g, m.id)
+                repro(g, m.id),
+                super::waivers::line_for(g, m)
             );
         }
     }
@@ -232,6 +242,30 @@ pub fn text(groups: &[GroupResult], repro: &dyn Fn(&GroupResult, u32) -> String)
                 let _ = writeln!(
                     s,
                     "  {}.m{} [{}] {}:{}: {reason}",
+                    g.name(),
+                    m.id,
+                    m.operator,
+                    m.file,
+                    m.line
+                );
+            }
+        }
+    }
+    let waived: Vec<(&GroupResult, &MutantResult)> = groups
+        .iter()
+        .flat_map(|g| g.mutants.iter().map(move |m| (g, m)))
+        .filter(|(_, m)| matches!(m.fate, Fate::Waived { .. }))
+        .collect();
+    if !waived.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nWaived (survived; a reviewed waiver calls it equivalent):"
+        );
+        for (g, m) in waived {
+            if let Fate::Waived { reason, line } = &m.fate {
+                let _ = writeln!(
+                    s,
+                    "  {}.m{} [{}] {}:{}: {reason} (waiver line {line})",
                     g.name(),
                     m.id,
                     m.operator,
@@ -268,6 +302,7 @@ fn indent(s: &str) -> String {
 pub fn junit(
     groups: &[GroupResult],
     min_rate: Option<f64>,
+    findings: Option<&[super::waivers::Finding]>,
     repro: &dyn Fn(&GroupResult, u32) -> String,
 ) -> String {
     use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
@@ -294,6 +329,11 @@ pub fn junit(
                 Fate::Equivalent { reason } => {
                     let mut st = TestCaseStatus::skipped();
                     st.set_message(format!("equivalent: {reason}"));
+                    st
+                }
+                Fate::Waived { reason, line } => {
+                    let mut st = TestCaseStatus::skipped();
+                    st.set_message(format!("waived (line {line}): {reason}"));
                     st
                 }
                 Fate::NotBuilt { reason } => {
@@ -339,6 +379,26 @@ pub fn junit(
             case.set_classname(format!("mutate.{}", g.name()));
             suite.add_test_case(case);
         }
+        // With a waiver file: its entries for the group are all live.
+        if let Some(findings) = findings {
+            let mine: Vec<String> = findings
+                .iter()
+                .filter(|f| f.group == g.name())
+                .map(|f| format!("line {} ({}): {}", f.waiver.line, f.waiver.place, f.problem))
+                .collect();
+            let status = if mine.is_empty() {
+                TestCaseStatus::success()
+            } else {
+                let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                st.set_message(format!("{} waiver(s) stale or contradicted", mine.len()))
+                    .set_type("waivers")
+                    .set_description(mine.join("\n"));
+                st
+            };
+            let mut case = TestCase::new(format!("{}.waivers", g.name()), status);
+            case.set_classname(format!("mutate.{}", g.name()));
+            suite.add_test_case(case);
+        }
         report.add_test_suite(suite);
     }
     report.to_string().expect("a JUnit report serialises")
@@ -359,6 +419,7 @@ mod tests {
             rtl_errors: 1,
             survived: 1,
             equivalent: 1,
+            waived: 1,
             not_built: 1,
             not_run: 0,
         };
