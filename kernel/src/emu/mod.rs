@@ -157,8 +157,10 @@ fn decode_op(mnemonic: &str, operands: &str) -> Result<Ins, String> {
                 | Op::VAlu(_)
                 | Op::VAlu16(..)
                 | Op::VF32(_)
+                | Op::VF16(_)
                 | Op::VCmp(..)
                 | Op::VCmpF(..)
+                | Op::VCmpF16(..)
                 | Op::VCmpClass(_)
         );
         if !fits {
@@ -494,6 +496,10 @@ pub struct Wave {
     scck: bool,
     v: Vec<[u32; 64]>,
     vk: Vec<u64>,
+    /// Lanes of each VGPR whose low 16 bits are known (all of `vk`'s, and
+    /// those where a 16-bit operation wrote a known low half under an
+    /// unknown high one).
+    vlo: Vec<u64>,
     /// Lanes of each VGPR whose value derives from an approximate result
     /// (`float.rs`), and the SGPRs that do.
     va: Vec<u64>,
@@ -686,6 +692,7 @@ impl<'a> Emulator<'a> {
             scck: false,
             v: vec![[0; 64]; NVGPR + 1],
             vk: vec![0; NVGPR + 1],
+            vlo: vec![0; NVGPR + 1],
             va: vec![0; NVGPR + 1],
             sa: [false; NSGPR],
             pc: 0,
@@ -766,6 +773,7 @@ impl<'a> Emulator<'a> {
                 w.vk[2] = w.lanes;
             }
         }
+        w.vlo.clone_from(&w.vk);
         w
     }
 
@@ -1078,11 +1086,32 @@ impl<'a> Emulator<'a> {
     }
 
     fn set_v(w: &mut Wave, reg: usize, l: usize, v: u32, known: bool) {
+        Self::set_v_parts(w, reg, l, v, known, known);
+    }
+
+    /// Writes `v` whose low 16 bits are known when `lo` and whose high ones
+    /// are when `hi`.
+    fn set_v_parts(w: &mut Wave, reg: usize, l: usize, v: u32, lo: bool, hi: bool) {
         w.v[reg][l] = v;
-        if known {
-            w.vk[reg] |= 1 << l;
+        let bit = 1u64 << l;
+        w.vk[reg] = if lo && hi {
+            w.vk[reg] | bit
         } else {
-            w.vk[reg] &= !(1 << l);
+            w.vk[reg] & !bit
+        };
+        w.vlo[reg] = if lo {
+            w.vlo[reg] | bit
+        } else {
+            w.vlo[reg] & !bit
+        };
+    }
+
+    /// A 32-bit source for its low 16 bits only: the value and whether
+    /// those bits are known.
+    fn v32_lo(w: &Wave, o: Opnd, l: usize) -> (u32, bool) {
+        match o {
+            Opnd::V(n, _) => (w.v[n as usize][l], w.vlo[n as usize] >> l & 1 != 0),
+            o => Self::v32(w, o, l),
         }
     }
 
@@ -1240,6 +1269,7 @@ impl<'a> Emulator<'a> {
         // source 0 (the same VGPR may be another operand, unmoved).
         let t = DPP_SCRATCH;
         w.vk[t] = 0;
+        w.vlo[t] = 0;
         w.va[t] = 0;
         let mut write = 0u64;
         for l in lanes(exec) {
@@ -1253,11 +1283,13 @@ impl<'a> Emulator<'a> {
                 Some(s) => {
                     w.v[t][l] = w.v[src][s];
                     w.vk[t] |= (w.vk[src] >> s & 1) << l;
+                    w.vlo[t] |= (w.vlo[src] >> s & 1) << l;
                     w.va[t] |= (w.va[src] >> s & 1) << l;
                 }
                 None if dpp.bound_ctrl => {
                     w.v[t][l] = 0;
                     w.vk[t] |= 1 << l;
+                    w.vlo[t] |= 1 << l;
                 }
                 None => continue,
             }
@@ -2126,6 +2158,7 @@ impl<'a> Emulator<'a> {
                     Some(Opnd::V(n, c)) => {
                         for r in *n as usize..*n as usize + *c as usize {
                             w.vk[r] &= !w.active();
+                            w.vlo[r] &= !w.active();
                         }
                         if let Some(s @ Opnd::S(..)) = o.get(1) {
                             Self::set_s(w, *s, 0, false)?;
@@ -2237,30 +2270,31 @@ impl<'a> Emulator<'a> {
         if let Opnd::Float(_, d) = o {
             return (u32::from(half::from_f64(f64::from_bits(d))), true);
         }
-        let (v, k) = Self::v32(w, o, l);
-        (
-            if sel >> i & 1 != 0 {
-                v >> 16
-            } else {
-                v & 0xffff
-            },
-            k,
-        )
+        if sel >> i & 1 != 0 {
+            let (v, k) = Self::v32(w, o, l);
+            (v >> 16, k)
+        } else {
+            let (v, k) = Self::v32_lo(w, o, l);
+            (v & 0xffff, k)
+        }
     }
 
     /// Writes a 16-bit result `r` into `d` in lane `l`: the high half when
     /// `op_sel` names the destination (the low half kept), else the low
     /// half, the high half zeroed (`zero`: gfx9's ALU) or kept.
     fn set_half(w: &mut Wave, d: usize, l: usize, r: u32, k: bool, hi: bool, zero: bool) {
-        let (old, ko) = Self::v32(w, Opnd::V(d as u16, 1), l);
-        let (v, known) = if hi {
-            (old & 0xffff | r << 16, k && ko)
+        let old = w.v[d][l];
+        let (old_all, old_lo) = (w.vk[d] >> l & 1 != 0, w.vlo[d] >> l & 1 != 0);
+        if hi {
+            // The high half written, the low one kept: known if both are
+            // (a high half alone is not tracked).
+            Self::set_v_parts(w, d, l, old & 0xffff | r << 16, old_lo, k);
         } else if zero {
-            (r & 0xffff, k)
+            Self::set_v(w, d, l, r & 0xffff, k);
         } else {
-            (old & 0xffff_0000 | r & 0xffff, k && ko)
-        };
-        Self::set_v(w, d, l, v, known);
+            // The low half written, the high one kept.
+            Self::set_v_parts(w, d, l, old & 0xffff_0000 | r & 0xffff, k, old_all);
+        }
     }
 
     /// The first `n` (at most 3) sources after the destination (operand
@@ -2740,7 +2774,8 @@ impl<'a> Emulator<'a> {
                 Mem::Store { bytes } => {
                     let (r, _) = Self::vreg(data.expect("data"))?;
                     if bytes < 4 {
-                        let (v, k) = Self::v32(w, Opnd::V(r as u16, 1), l);
+                        // A byte or short store writes the low half only.
+                        let (v, k) = Self::v32_lo(w, Opnd::V(r as u16, 1), l);
                         self.mem
                             .write(addr, bytes as usize, u64::from(v), k)
                             .map_err(lane_err)?;
