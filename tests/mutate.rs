@@ -400,6 +400,21 @@ fn reviewed_waivers_take_survivors_and_report_wrong_ones() {
         err.contains("bad.txt:1: a waiver needs its reason"),
         "{err}"
     );
+    // An unreadable one.
+    let missing = dir.path().join("missing.txt");
+    let (code, _, err) = run(&[
+        "mutate",
+        "--unit",
+        "waitcnt",
+        "--waivers",
+        missing.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("missing.txt: cannot read the waivers"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -101,8 +101,11 @@ pub fn parse(text: &str, path: &str) -> Result<Vec<Waiver>> {
         if reason.is_empty() {
             return Err(bad("a waiver needs its reason"));
         }
-        if !matches!(unit, "ta" | "lds" | "waitcnt") {
-            return Err(bad(&format!("`{unit}` is not a unit (ta, lds, waitcnt)")));
+        if !crate::units::UNITS.contains(&unit) {
+            return Err(bad(&format!(
+                "`{unit}` is not a unit ({})",
+                crate::units::UNIT_CHOICES
+            )));
         }
         let profile = match profile {
             "all" => None,

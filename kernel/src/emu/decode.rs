@@ -162,8 +162,8 @@ impl Dpp {
             DppCtrl::RowHalfMirror => Some((l & !7) | (7 - (l & 7))),
             DppCtrl::RowBcast15 => (l >= 16).then(|| row - 1),
             DppCtrl::RowBcast31 => (l >= 32).then_some(31),
-            DppCtrl::RowShare(n) => Some(row | usize::from(n & 15)),
-            DppCtrl::RowXmask(n) => Some(row | (i ^ usize::from(n & 15))),
+            DppCtrl::RowShare(n) => Some(row | usize::from(n)),
+            DppCtrl::RowXmask(n) => Some(row | (i ^ usize::from(n))),
             DppCtrl::Dpp8(sel) => Some((l & !7) | usize::from(sel[l & 7])),
         }?;
         (s < lanes).then_some(s)
@@ -217,6 +217,13 @@ fn read_dpp(w: &str, m: &mut Mods) -> Result<bool, String> {
             _ => Err(format!("`{w}` shifts by 1 to 15")),
         }
     };
+    // A lane of a row, or a 4-bit mask.
+    let nibble = |v: &str| -> Result<u8, String> {
+        match num(v)? {
+            n @ 0..=15 => Ok(n as u8),
+            _ => Err(format!("`{w}` is 0 to 15")),
+        }
+    };
     d.ctrl = match k {
         "quad_perm" => {
             let l = list(v, 4)?;
@@ -242,14 +249,14 @@ fn read_dpp(w: &str, m: &mut Mods) -> Result<bool, String> {
             31 => DppCtrl::RowBcast31,
             _ => return Err(format!("`{w}` is row_bcast:15 or row_bcast:31")),
         },
-        "row_share" => DppCtrl::RowShare(num(v)? as u8 & 15),
-        "row_xmask" => DppCtrl::RowXmask(num(v)? as u8 & 15),
+        "row_share" => DppCtrl::RowShare(nibble(v)?),
+        "row_xmask" => DppCtrl::RowXmask(nibble(v)?),
         "row_mask" => {
-            d.row_mask = num(v)? as u8 & 15;
+            d.row_mask = nibble(v)?;
             return Ok(true);
         }
         "bank_mask" => {
-            d.bank_mask = num(v)? as u8 & 15;
+            d.bank_mask = nibble(v)?;
             return Ok(true);
         }
         // LLVM writes the bit as `bound_ctrl:0` (older) or `bound_ctrl:1`.
@@ -258,7 +265,11 @@ fn read_dpp(w: &str, m: &mut Mods) -> Result<bool, String> {
             return Ok(true);
         }
         "fi" => {
-            d.fetch_inactive = num(v)? != 0;
+            d.fetch_inactive = match num(v)? {
+                0 => false,
+                1 => true,
+                _ => return Err(format!("`{w}` is fi:0 or fi:1")),
+            };
             return Ok(true);
         }
         _ => {

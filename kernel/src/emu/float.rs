@@ -221,7 +221,7 @@ pub(super) fn source(bits: u32, i: usize, m: FMods, flush_in: bool) -> f32 {
     }
 }
 
-fn flush(x: f32) -> f32 {
+pub(super) fn flush(x: f32) -> f32 {
     if x.is_subnormal() {
         0.0f32.copysign(x)
     } else {

@@ -56,6 +56,19 @@ pub struct Ins {
     pub dual: Option<Box<Ins>>,
 }
 
+impl Ins {
+    /// `op` on operands `o`, without modifiers.
+    fn plain(op: Op, o: Vec<Opnd>) -> Ins {
+        Ins {
+            op,
+            o,
+            m: Mods::default(),
+            target: None,
+            dual: None,
+        }
+    }
+}
+
 /// Reads one instruction (or one half of a VOPD pair): what the
 /// instruction table says of it first (`emu:` no-ops, the end, barriers,
 /// refusals), then its operation from the mnemonic, which must agree with
@@ -63,17 +76,10 @@ pub struct Ins {
 fn decode_one(profile: Profile, mnemonic: &str, operands: &str) -> Result<Ins, String> {
     use crate::table::Emu;
     let (cat, emu) = crate::table::emulation(profile, mnemonic)?;
-    let fixed = |op: Op| Ins {
-        op,
-        o: Vec::new(),
-        m: Mods::default(),
-        target: None,
-        dual: None,
-    };
     match emu {
-        Some(Emu::Nop) => return Ok(fixed(Op::Nop)),
-        Some(Emu::End) => return Ok(fixed(Op::End)),
-        Some(Emu::Barrier) => return Ok(fixed(Op::Barrier)),
+        Some(Emu::Nop) => return Ok(Ins::plain(Op::Nop, Vec::new())),
+        Some(Emu::End) => return Ok(Ins::plain(Op::End, Vec::new())),
+        Some(Emu::Barrier) => return Ok(Ins::plain(Op::Barrier, Vec::new())),
         Some(Emu::Refuse) | None => {}
     }
     let ins = decode_op(mnemonic, operands)?;
@@ -289,13 +295,6 @@ fn pc_relative(
     data: &std::collections::HashMap<String, u64>,
 ) -> Result<Option<Ins>, String> {
     let i = &k.insts[at];
-    let imm = |op: Op, o: Vec<Opnd>| Ins {
-        op,
-        o,
-        m: Mods::default(),
-        target: None,
-        dual: None,
-    };
     if i.mnemonic == "s_getpc_b64" {
         let list = i.operand_list();
         let d = list
@@ -303,7 +302,7 @@ fn pc_relative(
             .and_then(|t| decode::operand_with_mods(t))
             .map(|(x, _, _)| x)
             .ok_or("s_getpc_b64 needs an SGPR pair")?;
-        return Ok(Some(imm(
+        return Ok(Some(Ins::plain(
             Op::SUn(ops::Un::Mov, true),
             vec![d, Opnd::Imm(pc_after(at))],
         )));
@@ -359,7 +358,7 @@ fn pc_relative(
     } else {
         Op::SAddCarry(false, true)
     };
-    Ok(Some(imm(op, o)))
+    Ok(Some(Ins::plain(op, o)))
 }
 
 /// `s_set_gpr_idx_on SRC, gpr_idx(SRC0,…)`.
@@ -389,13 +388,7 @@ fn gpr_idx_on(operands: &str) -> Result<Ins, String> {
             }
         };
     }
-    Ok(Ins {
-        op: Op::GprIdxOn(mask),
-        o: vec![x],
-        m: Mods::default(),
-        target: None,
-        dual: None,
-    })
+    Ok(Ins::plain(Op::GprIdxOn(mask), vec![x]))
 }
 
 /// The decoded kernel.
@@ -487,10 +480,9 @@ impl Code {
 #[derive(Debug, Clone)]
 pub struct Wave {
     s: [u32; NSGPR],
-    sk: [bool; NSGPR],
-    /// The unknown bits of each SGPR (`sk[i]` is `sx[i] == 0`): bitwise
-    /// scalar operations (lane masks built from an undefined value and
-    /// EXEC) keep the bits they know.
+    /// The unknown bits of each SGPR (known where 0): bitwise scalar
+    /// operations (lane masks built from an undefined value and EXEC) keep
+    /// the bits they know.
     sx: [u32; NSGPR],
     scc: bool,
     scck: bool,
@@ -523,6 +515,10 @@ const NVGPR: usize = 256;
 const DPP_SCRATCH: usize = NVGPR;
 
 impl Wave {
+    /// Whether SGPR `i` is known in all its bits.
+    fn sknown(&self, i: usize) -> bool {
+        self.sx[i] == 0
+    }
     fn exec(&self) -> u64 {
         let e = u64::from(self.s[EXEC as usize]);
         if self.wave64 {
@@ -686,7 +682,6 @@ impl<'a> Emulator<'a> {
         let n = (items - first).min(ws);
         let mut w = Wave {
             s: [0; NSGPR],
-            sk: [false; NSGPR],
             sx: [!0; NSGPR],
             scc: false,
             scck: false,
@@ -707,14 +702,11 @@ impl<'a> Emulator<'a> {
         let exec = w.lanes;
         w.s[EXEC as usize] = exec as u32;
         w.s[EXEC as usize + 1] = if d.wave32 { 0 } else { (exec >> 32) as u32 };
-        w.sk[EXEC as usize] = true;
-        w.sk[EXEC as usize + 1] = true;
         w.sx[EXEC as usize] = 0;
         w.sx[EXEC as usize + 1] = 0;
         let mut sg = 0usize;
         let put = |w: &mut Wave, i: usize, v: u32| {
             w.s[i] = v;
-            w.sk[i] = true;
             w.sx[i] = 0;
         };
         for &(what, n) in &d.user_sgprs {
@@ -958,7 +950,7 @@ impl<'a> Emulator<'a> {
 
     fn s32(w: &Wave, o: Opnd) -> (u32, bool) {
         match o {
-            Opnd::S(n, _) => (w.s[n as usize], w.sk[n as usize]),
+            Opnd::S(n, _) => (w.s[n as usize], w.sknown(n as usize)),
             Opnd::Imm(v) => (v as u32, true),
             Opnd::Float(f, _) => (f, true),
             Opnd::Scc => (u32::from(w.scc), w.scck),
@@ -973,7 +965,7 @@ impl<'a> Emulator<'a> {
                 let n = n as usize;
                 (
                     u64::from(w.s[n]) | u64::from(w.s[n + 1]) << 32,
-                    w.sk[n] && w.sk[n + 1],
+                    w.sknown(n) && w.sknown(n + 1),
                 )
             }
             Opnd::Imm(v) => (v, true),
@@ -1010,7 +1002,6 @@ impl<'a> Emulator<'a> {
                         return Err("EXEC would depend on a symbolic value (a register never written, unfilled memory, or a floating-point operation the emulator does not compute)".into());
                     }
                     w.s[i] = (v >> (32 * k)) as u32;
-                    w.sk[i] = x == 0;
                     w.sx[i] = x;
                 }
                 Ok(())
@@ -1055,8 +1046,8 @@ impl<'a> Emulator<'a> {
                 let n = n as usize;
                 (
                     u64::from(w.s[n]) | u64::from(w.s[n + 1]) << 32,
-                    w.sk[n],
-                    w.sk[n + 1],
+                    w.sknown(n),
+                    w.sknown(n + 1),
                 )
             }
             o => {
@@ -1315,7 +1306,7 @@ impl<'a> Emulator<'a> {
         // included, follows the registers really read and written).
         if let Op::VMovRel(src_rel, dst_rel) = ins.op {
             let m0 = decode::M0 as usize;
-            if !w.sk[m0] {
+            if !w.sknown(m0) {
                 return Err("the register index (M0) is symbolic".into());
             }
             let idx = w.s[m0] as usize;
@@ -1637,7 +1628,6 @@ impl<'a> Emulator<'a> {
                 for k in 0..n as usize {
                     let (v, kn) = self.mem.read(addr + 4 * k as u64, 4)?;
                     w.s[d + k] = v as u32;
-                    w.sk[d + k] = kn;
                     w.sx[d + k] = if kn { 0 } else { !0 };
                 }
             }
@@ -1647,7 +1637,7 @@ impl<'a> Emulator<'a> {
                     Opnd::S(r, 4) => r as usize + 2,
                     _ => return Err("the resource must be 4 SGPRs".into()),
                 };
-                if !(k1 && w.sk[n2] && w.sk[n2 + 1]) {
+                if !(k1 && w.sknown(n2) && w.sknown(n2 + 1)) {
                     return Err("the resource is symbolic".into());
                 }
                 let base = vlo & ((1 << 48) - 1);
@@ -1668,7 +1658,6 @@ impl<'a> Emulator<'a> {
                         (0, true)
                     };
                     w.s[d + k] = v as u32;
-                    w.sk[d + k] = kn;
                     w.sx[d + k] = if kn { 0 } else { !0 };
                 }
             }
@@ -1708,7 +1697,7 @@ impl<'a> Emulator<'a> {
                     }
                 };
                 let sel = ins.m.op_sel;
-                let dst_hi = ins.m.op_sel_n as usize == n + 1 && sel >> n & 1 != 0;
+                let dst_hi = Self::op_sel_dst(&ins.m, n)?;
                 for l in lanes(w.active()) {
                     let (x, kx) = Self::half_src(w, src[0], l, sel, 0);
                     let (y, ky) = Self::half_src(w, src[1], l, sel, 1);
@@ -1857,7 +1846,6 @@ impl<'a> Emulator<'a> {
                 let m0 = decode::M0 as usize;
                 w.s[m0] = (w.s[m0] & !0xf0ff) | (v & 0xff) | u32::from(mask) << 12;
                 w.sx[m0] &= !0xf0ff;
-                w.sk[m0] = w.sx[m0] == 0;
                 w.gpr_idx = mask;
             }
             Op::GprIdxOff => w.gpr_idx = 0,
@@ -1929,22 +1917,55 @@ impl<'a> Emulator<'a> {
                     Self::set_v(w, d, l, r, kx && ky && kz && ko);
                 }
             }
-            Op::VCmpF(_, x) | Op::VCmpClass(x) => {
+            Op::VCmpF(_, x)
+            | Op::VCmpClass(x)
+            | Op::VCmpF16(_, x)
+            | Op::VCmpClass16(x)
+            | Op::VCmpF64(_, x)
+            | Op::VCmpClass64(x) => {
                 // As VCmp: gfx9 VOPC writes its destination (VCC or an SGPR
                 // pair) and, for cmpx, EXEC too; gfx11 cmpx writes EXEC only.
                 let has_dst = o.len() == 3;
                 let first = usize::from(has_dst);
                 let (s0, s1) = (arg(first)?, arg(first + 1)?);
                 let fm = Self::fmods(&ins.m, first, false);
+                let sel = ins.m.op_sel;
                 let (mut out, mut kall) = (0u64, true);
                 for l in lanes(w.active()) {
-                    let (a, ka) = Self::v32(w, s0, l);
-                    let (b, kb) = Self::v32(w, s1, l);
-                    kall &= ka && kb;
-                    let hit = match ins.op {
-                        Op::VCmpF(c, _) => c.test(a, b, fm, self.denorm),
-                        _ => float::class_test(a, b, fm),
+                    // A class test's source 1 is a 32-bit mask.
+                    let (mask, km) = Self::v32(w, s1, l);
+                    let (hit, k) = match ins.op {
+                        Op::VCmpF(c, _) => {
+                            let (a, ka) = Self::v32(w, s0, l);
+                            (c.test(a, mask, fm, self.denorm), ka && km)
+                        }
+                        Op::VCmpClass(_) => {
+                            let (a, ka) = Self::v32(w, s0, l);
+                            (float::class_test(a, mask, fm), ka && km)
+                        }
+                        Op::VCmpF16(c, _) => {
+                            let (a, ka) = Self::half_src(w, s0, l, sel, 0);
+                            let (b, kb) = Self::half_src(w, s1, l, sel, 1);
+                            (
+                                half::cmp(c, a as u16, b as u16, fm, self.modes.f64),
+                                ka && kb,
+                            )
+                        }
+                        Op::VCmpClass16(_) => {
+                            let (a, ka) = Self::half_src(w, s0, l, sel, 0);
+                            (half::class(a as u16, mask, fm), ka && km)
+                        }
+                        Op::VCmpF64(c, _) => {
+                            let ((a, ka), (b, kb)) =
+                                (Self::f64_src(w, s0, l), Self::f64_src(w, s1, l));
+                            (wide::cmp64(c, a, b, fm, self.modes.f64), ka && kb)
+                        }
+                        _ => {
+                            let (a, ka) = Self::f64_src(w, s0, l);
+                            (wide::class64(a, mask, fm), ka && km)
+                        }
                     };
+                    kall &= k;
                     out |= u64::from(hit) << l;
                 }
                 Self::compare_out(w, has_dst.then(|| arg(0)).transpose()?, x, out, kall)?;
@@ -1985,7 +2006,7 @@ impl<'a> Emulator<'a> {
                 let src = Self::sources(o, n)?;
                 let fm = Self::fmods(&ins.m, 1, true);
                 let sel = ins.m.op_sel;
-                let dst_hi = ins.m.op_sel_n as usize == n + 1 && sel >> n & 1 != 0;
+                let dst_hi = Self::op_sel_dst(&ins.m, n)?;
                 // gfx9 zeroes the high half except for the accumulating
                 // forms, which keep it (LLVM's zeroesHigh16BitsOfDest).
                 let zero = self.profile.gfx() == 9 && !f.accumulates();
@@ -2072,31 +2093,6 @@ impl<'a> Emulator<'a> {
                     Self::set_v(w, d, l, lo | hi << 16, k);
                 }
             }
-            Op::VCmpF16(_, x) | Op::VCmpClass16(x) => {
-                let has_dst = o.len() == 3;
-                let first = usize::from(has_dst);
-                let (s0, s1) = (arg(first)?, arg(first + 1)?);
-                let fm = Self::fmods(&ins.m, first, false);
-                let sel = ins.m.op_sel;
-                let (mut out, mut kall) = (0u64, true);
-                for l in lanes(w.active()) {
-                    let (a, ka) = Self::half_src(w, s0, l, sel, 0);
-                    let hit = match ins.op {
-                        Op::VCmpF16(c, _) => {
-                            let (b, kb) = Self::half_src(w, s1, l, sel, 1);
-                            kall &= ka && kb;
-                            half::cmp(c, a as u16, b as u16, fm, self.modes.f64)
-                        }
-                        _ => {
-                            let (b, kb) = Self::v32(w, s1, l);
-                            kall &= ka && kb;
-                            half::class(a as u16, b, fm)
-                        }
-                    };
-                    out |= u64::from(hit) << l;
-                }
-                Self::compare_out(w, has_dst.then(|| arg(0)).transpose()?, x, out, kall)?;
-            }
             Op::VDivScale(wide) => {
                 self.round_modes()?;
                 let (d, _) = Self::vreg(arg(0)?)?;
@@ -2126,30 +2122,6 @@ impl<'a> Emulator<'a> {
                     kall &= k;
                 }
                 Self::set_s(w, arg(1)?, out, kall)?;
-            }
-            Op::VCmpF64(_, x) | Op::VCmpClass64(x) => {
-                let has_dst = o.len() == 3;
-                let first = usize::from(has_dst);
-                let (s0, s1) = (arg(first)?, arg(first + 1)?);
-                let fm = Self::fmods(&ins.m, first, false);
-                let (mut out, mut kall) = (0u64, true);
-                for l in lanes(w.active()) {
-                    let (a, ka) = Self::f64_src(w, s0, l);
-                    let hit = match ins.op {
-                        Op::VCmpF64(c, _) => {
-                            let (b, kb) = Self::f64_src(w, s1, l);
-                            kall &= ka && kb;
-                            wide::cmp64(c, a, b, fm, self.modes.f64)
-                        }
-                        _ => {
-                            let (b, kb) = Self::v32(w, s1, l);
-                            kall &= ka && kb;
-                            wide::class64(a, b, fm)
-                        }
-                    };
-                    out |= u64::from(hit) << l;
-                }
-                Self::compare_out(w, has_dst.then(|| arg(0)).transpose()?, x, out, kall)?;
             }
             Op::VFloat => {
                 // The destination (and a VOP3b carry-out or a compare's
@@ -2260,6 +2232,19 @@ impl<'a> Emulator<'a> {
             (pick(m.op_sel >> i & 1 != 0), pick(hi_sel >> i & 1 != 0)),
             k,
         )
+    }
+
+    /// Whether `op_sel` names the destination's high half, for an operation
+    /// of `n` sources (a list longer than the sources and the destination is
+    /// an error, not ignored).
+    fn op_sel_dst(m: &Mods, n: usize) -> R<bool> {
+        let len = usize::from(m.op_sel_n);
+        if len > n + 1 {
+            return Err(format!(
+                "op_sel has {len} entries: the operation has {n} sources and a destination"
+            ));
+        }
+        Ok(len == n + 1 && m.op_sel >> n & 1 != 0)
     }
 
     /// The 16 bits of a 16-bit operation's source `i` of `o` in lane `l`:
@@ -2451,7 +2436,7 @@ impl<'a> Emulator<'a> {
             lds_size: self.launch.lds_size,
             ..Request::default()
         };
-        if info.addtid && !w.sk[M0 as usize] {
+        if info.addtid && !w.sknown(M0 as usize) {
             return Err("M0 is symbolic".into());
         }
         // DATA0 of a b64 is a VGPR pair; of a b96 or b128 a triple or
@@ -2858,7 +2843,7 @@ impl<'a> Emulator<'a> {
             Opnd::S(n, 4) => n as usize,
             x => return Err(format!("the resource ({}) must be 4 SGPRs", text(x))),
         };
-        if !(0..4).all(|k| w.sk[rsrc + k]) {
+        if !(0..4).all(|k| w.sknown(rsrc + k)) {
             return Err(format!(
                 "the resource (s[{}:{}]) is symbolic",
                 rsrc,
@@ -3626,6 +3611,30 @@ tbl:
             s_endpgm",
             768,
         );
+        // Values out of range are refused, not truncated.
+        for (bad, want) in [
+            ("row_share:16", "`row_share:16` is 0 to 15"),
+            ("row_shr:0", "`row_shr:0` shifts by 1 to 15"),
+            ("row_mask:0x1f", "`row_mask:0x1f` is 0 to 15"),
+            ("dpp8:[0,1,2,3,4,5,6,8]", "needs 8 lanes below 8"),
+        ] {
+            let e = run_hand_with(
+                "gfx1100",
+                &format!("v_mov_b32_dpp v2, v0 {bad}\ns_endpgm"),
+                "",
+                256,
+            )
+            .unwrap_err();
+            assert!(e.contains(want), "{bad}: {e}");
+        }
+        let e = run_hand_with(
+            "gfx1100",
+            "v_add_f16_e64 v4, v0, v0 op_sel:[0,0,0,1]\ns_endpgm",
+            "",
+            256,
+        )
+        .unwrap_err();
+        assert!(e.contains("op_sel has 4 entries"), "{e}");
         for l in 0..64u32 {
             let at = |k: usize| out[64 * k + l as usize].unwrap();
             assert_eq!(at(0), (l & !7) | (7 - (l & 7)), "dpp8 {l}");

@@ -168,14 +168,6 @@ fn flush64(x: f64) -> f64 {
     }
 }
 
-fn flush32(x: f32) -> f32 {
-    if x.is_subnormal() {
-        0.0f32.copysign(x)
-    } else {
-        x
-    }
-}
-
 /// A binary64 source's value with modifiers and input flushing.
 fn src64(bits: u64, i: usize, m: FMods, d: Denorm) -> f64 {
     let mut b = bits;
@@ -411,19 +403,12 @@ pub fn apply(op: Wide, s: [u64; 3], vcc: bool, m: FMods, modes: Modes) -> (u64, 
         CvtF64F32 => x(0),
         CvtF64I32 => f64::from(s[0] as u32 as i32),
         CvtF64U32 => f64::from(s[0] as u32),
-        CvtF32F64 => {
-            let mut r = x(0) as f32;
-            if modes.f32.flush_out {
-                r = flush32(r);
-            }
-            let r = apply_out32(r, m);
-            return (u64::from(r.to_bits()), false);
-        }
+        CvtF32F64 => return (u64::from(out32(x(0), m, modes.f32).to_bits()), false),
         CvtI32F64 => return (u64::from(x(0) as i32 as u32), false),
         CvtU32F64 => return (u64::from(x(0) as u32), false),
         FrexpMant32 => {
             let r = frexp32(x(0) as f32).0;
-            return (u64::from(out32(r, m, d).to_bits()), false);
+            return (u64::from(out32(f64::from(r), m, d).to_bits()), false);
         }
         FrexpExp32 => return (frexp32(x(0) as f32).1 as u32 as u64, false),
         DivFmas32 => {
@@ -433,15 +418,15 @@ pub fn apply(op: Wide, s: [u64; 3], vcc: bool, m: FMods, modes: Modes) -> (u64, 
                 // exact), then rounded to binary32.
                 scaled = true;
                 let r = x(0).mul_add(x(1), x(2));
-                (r * 2f64.powi(if exp32(r as f32) >= 127 { 64 } else { -64 })) as f32
+                r * 2f64.powi(if exp32(r as f32) >= 127 { 64 } else { -64 })
             } else {
-                a.mul_add(b, c)
+                f64::from(a.mul_add(b, c))
             };
             return (u64::from(out32(r, m, d).to_bits()), scaled);
         }
         DivFixup32 => {
             let (dn, nn) = (x(1) as f32, x(2) as f32);
-            let r = fixup(x(0), x(1), x(2), exp32(nn), exp32(dn), -150) as f32;
+            let r = fixup(x(0), x(1), x(2), exp32(nn), exp32(dn), -150);
             return (u64::from(out32(r, m, d).to_bits()), false);
         }
     };
@@ -452,14 +437,12 @@ pub fn apply(op: Wide, s: [u64; 3], vcc: bool, m: FMods, modes: Modes) -> (u64, 
     (r.to_bits(), scaled)
 }
 
-fn apply_out32(r: f32, m: FMods) -> f32 {
-    super::float::out_mods(f64::from(r), m) as f32
-}
-
-fn out32(r: f32, m: FMods, d: Denorm) -> f32 {
-    let r = apply_out32(r, m);
+/// A binary32 result: `v` with the output modifiers, rounded once, then
+/// flushed as the mode says.
+fn out32(v: f64, m: FMods, d: Denorm) -> f32 {
+    let r = super::float::out_mods(v, m) as f32;
     if d.flush_out {
-        flush32(r)
+        super::float::flush(r)
     } else {
         r
     }
