@@ -286,6 +286,7 @@ fn fake_entry(rtl: &Path, name: &str, days: u64, made: Made<'_>) -> PathBuf {
                 trace: name.contains("-trace-"),
                 artifact: "model".into(),
                 instrumented,
+                coverage: false,
                 key: "0".repeat(64),
                 rtl_dir: tree.display().to_string(),
                 sources_hash: "ab".repeat(32),

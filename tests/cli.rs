@@ -444,6 +444,7 @@ fn one_of_two_shards(dir: &std::path::Path) -> std::path::PathBuf {
     let plan = Plan {
         kernels: Vec::new(),
         stress: false,
+        code_coverage: false,
         units: vec!["ta".into()],
         profiles: vec![gpucosim_model::Profile::Gfx9],
         seeds: "1..4".parse().unwrap(),

@@ -15,6 +15,7 @@ mod bench;
 mod broken_rtl;
 mod cache;
 mod cli;
+mod code_coverage;
 mod cosim_units;
 mod coverage;
 mod dpi_sv;

@@ -25,6 +25,7 @@ fn cfg(rtl: &Path, bundles: &Path, shrink: bool) -> RegressConfig {
         stall: Some(60.0),
         waves_format: Default::default(),
         mutant: None,
+        code_coverage: false,
     }
 }
 
@@ -32,6 +33,7 @@ fn toy_plan(seeds: &str) -> Plan {
     Plan {
         kernels: Vec::new(),
         stress: false,
+        code_coverage: false,
         units: vec!["toy".into()],
         profiles: vec![Profile::Gfx9],
         seeds: seeds.parse().unwrap(),
@@ -77,6 +79,7 @@ fn a_huge_plan_is_sharded_without_listing_it() {
     let plan = Plan {
         kernels: Vec::new(),
         stress: false,
+        code_coverage: false,
         units: vec!["ta".into(), "lds".into(), "waitcnt".into()],
         profiles: Profile::all().collect(),
         seeds: "1..10000000000".parse().unwrap(),

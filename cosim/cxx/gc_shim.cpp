@@ -23,6 +23,9 @@
 #ifdef GC_TRACE
 #include "verilated_vcd_c.h"
 #endif
+#ifdef GC_COVERAGE
+#include "verilated_cov.h"
+#endif
 #include <pthread.h>
 
 #include <csetjmp>
@@ -66,6 +69,10 @@ struct Sim {
   // The mutant selected in an instrumented build (gpucosim mutate); 0 is
   // the RTL as written.
   int mutant = 0;
+  // Whether the selected mutant's edit ever changed a value where it was
+  // evaluated (weak mutation), as the instrumented RTL reports through
+  // gpucosim_activated().
+  int activated = 0;
 };
 
 std::mutex g_mutex;
@@ -74,6 +81,9 @@ std::vector<Sim*> g_sims;
 // The mutant of the instance stepping on this thread, read by the
 // instrumented RTL through gpucosim_mutant().
 thread_local int t_mutant = 0;
+// The instance stepping (or being created) on this thread, for
+// gpucosim_activated().
+thread_local Sim* t_sim = nullptr;
 
 // The instance stepping on this thread: Verilator's callbacks carry none.
 Sim* current() {
@@ -173,6 +183,14 @@ extern "C" {
 // other builds.
 int gpucosim_mutant() { return t_mutant; }
 
+// Called by an instrumented build where it evaluates the selected mutant's
+// edit: `differs` is nonzero when the mutated value differs from the
+// original one there (a statement edit passes 1 when it runs). Returns 1.
+int gpucosim_activated(int differs) {
+  if (differs && t_sim) t_sim->activated = 1;
+  return 1;
+}
+
 uint32_t gc_abi_version() { return @ABI@u; }
 uint64_t gc_layout_hash() { return 0x@HASH@ull; }
 uint32_t gc_in_words() { return @IN_WORDS@u; }
@@ -190,6 +208,7 @@ void* gc_create() {
   }
   s->thread = pthread_self();
   s->in_step = 1;
+  t_sim = s;
   try {
     s->top = new V@TOP@(&s->ctx, "@TOP@");
     s->top->clk_i = 0;
@@ -237,6 +256,7 @@ int gc_step(void* h, const uint32_t* in, uint32_t* out) {
   }
   s->in_step = 1;
   t_mutant = s->mutant;
+  t_sim = s;
   try {
     step_inner(s, in, out);
   } catch (const FatalUnwind&) {
@@ -249,6 +269,24 @@ int gc_step(void* h, const uint32_t* in, uint32_t* out) {
 // Selects mutant `k` of an instrumented build; call before the first step
 // (the RTL reads it once, in its initial blocks).
 void gc_set_mutant(void* h, int k) { static_cast<Sim*>(h)->mutant = k; }
+
+// Whether the selected mutant was activated (see gpucosim_activated).
+int gc_activated(void* h) { return static_cast<Sim*>(h)->activated; }
+
+// Writes the RTL's code coverage counts (Verilator's coverage.dat format)
+// to `path`; returns 0 if the library was built without coverage, 1 when
+// written.
+int gc_coverage_write(void* h, const char* path) {
+#ifdef GC_COVERAGE
+  Sim* s = static_cast<Sim*>(h);
+  s->ctx.coveragep()->write(path);
+  return 1;
+#else
+  (void)h;
+  (void)path;
+  return 0;
+#endif
+}
 
 // Whether a step is running (read by the watchdog thread).
 int gc_in_step(void* h) { return static_cast<Sim*>(h)->in_step; }

@@ -42,7 +42,7 @@ fn main() -> Result<()> {
         let cache = cache_root();
         let sources = RtlSources::collect(&rtl_root(None), table.unit)?;
         let v = Verilator::locate(&cache)?;
-        let req = BuildRequest { table, profile, sources: &sources, trace: false };
+        let req = BuildRequest { table, profile, sources: &sources, trace: false, coverage: false };
         let exe = build_bare(&req, &v, &cache)?.lib;
         let rec = gpucosim::engine::record_inputs::<B>(profile, 1, cycles)?;
         let file = dir.join(format!("{unit}.{profile}.{cycles}.bin"));

@@ -461,6 +461,7 @@ pub fn bench_unit<B: Testbench>(spec: &BenchSpec, profile: Profile) -> Result<Un
         profile,
         sources: &sources,
         trace: false,
+        coverage: false,
     };
     let lib = rtlbuild::build(&req, &v, &cache)?.lib;
     let bare_exe = rtlbuild::build_bare(&req, &v, &cache)?.lib;

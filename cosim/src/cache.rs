@@ -2,7 +2,7 @@
 //! that make two processes build an entry once and keep a prune from
 //! removing an entry in use, and `gpucosim cache --list` / `--prune`.
 //!
-//! An entry `<unit>-<profile>[-trace][-bare][-quick]-<key16>/` keeps only
+//! An entry `<unit>-<profile>[-trace][-cov][-bare][-quick]-<key16>/` keeps only
 //! what a cached start reads: the library (`libgcsim.so`, or `gcbare` for
 //! the bare benchmark loop), `entry.json` (what was built from what, and
 //! how long it took) and `.use`, whose modification time is the entry's
@@ -60,6 +60,9 @@ pub struct EntryMeta {
     pub artifact: String,
     /// Sources instrumented with every mutant (`gpucosim mutate`).
     pub instrumented: bool,
+    /// Built with Verilator's code coverage (`--code-coverage`).
+    #[serde(default)]
+    pub coverage: bool,
     /// The full build key (hex SHA-256).
     pub key: String,
     /// The unit's RTL directory it was built from (the first build of this
@@ -81,11 +84,12 @@ pub struct EntryMeta {
 
 impl EntryMeta {
     /// The flavour shown by `cache --list`: `opt` or `quick`, then `trace`,
-    /// `bare`, `instrumented` where they apply.
+    /// `coverage`, `bare`, `instrumented` where they apply.
     pub fn flavour(&self) -> String {
         let mut s = self.flavor.clone();
         for (on, word) in [
             (self.trace, "trace"),
+            (self.coverage, "coverage"),
             (self.artifact == "bare", "bare"),
             (self.instrumented, "instrumented"),
         ] {
@@ -101,7 +105,7 @@ impl EntryMeta {
 /// One entry of the RTL cache.
 #[derive(Debug, Clone)]
 pub struct CacheEntry {
-    /// Directory name (`<unit>-<profile>[-trace][-bare][-quick]-<key16>`).
+    /// Directory name (`<unit>-<profile>[-trace][-cov][-bare][-quick]-<key16>`).
     pub name: String,
     /// Its path.
     pub path: PathBuf,
@@ -236,7 +240,7 @@ fn read_entry(path: &Path, name: &str) -> Option<CacheEntry> {
 }
 
 /// Unit, profile and flavour from an entry's name
-/// (`<unit>-<profile>[-trace][-bare][-quick]-<key16>`).
+/// (`<unit>-<profile>[-trace][-cov][-bare][-quick]-<key16>`).
 fn parse_name(name: &str) -> Option<(String, String, String)> {
     let parts: Vec<&str> = name.split('-').collect();
     let (&key, rest) = parts.split_last()?;
@@ -246,7 +250,7 @@ fn parse_name(name: &str) -> Option<(String, String, String)> {
     let flags = &rest[2..];
     if flags
         .iter()
-        .any(|f| !matches!(*f, "trace" | "bare" | "quick"))
+        .any(|f| !matches!(*f, "trace" | "cov" | "bare" | "quick"))
     {
         return None;
     }
@@ -255,10 +259,10 @@ fn parse_name(name: &str) -> Option<(String, String, String)> {
     } else {
         "opt"
     });
-    for f in ["trace", "bare"] {
+    for (f, word) in [("trace", "trace"), ("cov", "coverage"), ("bare", "bare")] {
         if flags.contains(&f) {
             flavour.push(' ');
-            flavour.push_str(f);
+            flavour.push_str(word);
         }
     }
     Some((rest[0].to_string(), rest[1].to_string(), flavour))

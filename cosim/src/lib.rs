@@ -19,6 +19,7 @@
 
 pub mod benchmark;
 pub mod cache;
+pub mod codecov;
 pub mod engine;
 pub mod kernel;
 pub mod mutate;
@@ -68,6 +69,7 @@ pub fn load_rtl<B: Testbench>(
             profile,
             sources: &sources,
             trace,
+            coverage: false,
         },
         &v,
         &cache,

@@ -15,6 +15,7 @@
 //! job that finished is kept; the jobs that did not run are listed as
 //! skipped in JUnit, and the results file says the run was interrupted.
 
+use crate::codecov::{self, Checked, CodeCoverage};
 use crate::engine::{self, Outcome, RunSpec, Stimulus, Verdict};
 use crate::error::{Error, Result};
 use crate::kernel::launch_run::{self, KernelRun, Need};
@@ -340,6 +341,10 @@ pub struct Plan {
     /// before variants existed read as without.
     #[serde(default)]
     pub stress: bool,
+    /// Whether the RTL runs built with code coverage (`--code-coverage`),
+    /// its counts merged per unit and profile.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub code_coverage: bool,
 }
 
 impl Plan {
@@ -487,6 +492,7 @@ pub fn jobs(
         knobs: Vec::new(),
         kernels: Vec::new(),
         stress: false,
+        code_coverage: false,
     };
     JobList::new(&plan, shard)
         .map(|l| l.iter().collect())
@@ -555,6 +561,14 @@ pub struct JobResult {
     /// Coverage bins hit by this job (moved into the group's coverage).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub coverage: BTreeMap<String, u64>,
+    /// The RTL's code coverage counts of this job (`--code-coverage`;
+    /// moved into the group's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code_coverage: Option<CodeCoverage>,
+    /// Whether the selected mutant was activated (`gpucosim mutate`): its
+    /// edit changed a value where the RTL evaluated it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub activated: Option<bool>,
 }
 
 impl JobResult {
@@ -574,6 +588,8 @@ impl JobResult {
             shrunk: None,
             lost: Vec::new(),
             coverage: BTreeMap::new(),
+            code_coverage: None,
+            activated: None,
         }
     }
     /// A job that could not run.
@@ -638,6 +654,9 @@ pub struct ResultsFile {
     pub jobs: Vec<JobResult>,
     /// Coverage per `UNIT.PROFILE`.
     pub coverage: BTreeMap<String, GroupCoverage>,
+    /// The RTL's code coverage per `UNIT.PROFILE` (`--code-coverage`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub code_coverage: BTreeMap<String, CodeCoverage>,
 }
 
 /// Results-file format version.
@@ -657,6 +676,7 @@ impl ResultsFile {
             interrupted: false,
             jobs: Vec::new(),
             coverage: BTreeMap::new(),
+            code_coverage: BTreeMap::new(),
         }
     }
 
@@ -665,6 +685,9 @@ impl ResultsFile {
         let bins = std::mem::take(&mut r.coverage);
         if !bins.is_empty() {
             self.coverage.entry(r.job.group()).or_default().add(&bins);
+        }
+        if let Some(c) = r.code_coverage.take() {
+            self.code_coverage.entry(r.job.group()).or_default().add(&c);
         }
         self.jobs.push(r);
     }
@@ -761,6 +784,12 @@ impl ResultsFile {
             }
             for (g, c) in &r.coverage {
                 out.coverage.entry(g.clone()).or_default().merge(c);
+            }
+            for (g, c) in &r.code_coverage {
+                out.code_coverage
+                    .entry(g.clone())
+                    .or_default()
+                    .merge(c, g)?;
             }
             out.shards.extend(&r.shards);
             out.missing_shards.extend(&r.missing_shards);
@@ -936,8 +965,17 @@ impl ResultsFile {
     /// The exit code of [`ResultsFile::exit_code`], or, when `require_coverage`
     /// and every job passed, 1 if a group that ran left a bin unhit.
     pub fn exit_code_with(&self, require_coverage: bool) -> u8 {
+        self.exit_code_checked(require_coverage, None)
+    }
+
+    /// [`ResultsFile::exit_code_with`], and 1 when every job passed but
+    /// the code coverage `code` is held to fails its floors.
+    pub fn exit_code_checked(&self, require_coverage: bool, code: Option<&Checked>) -> u8 {
         match self.exit_code() {
-            engine::EXIT_PASS if require_coverage && !self.unhit_bins().is_empty() => {
+            engine::EXIT_PASS
+                if (require_coverage && !self.unhit_bins().is_empty())
+                    || code.is_some_and(Checked::failed) =>
+            {
                 engine::EXIT_DIVERGED
             }
             c => c,
@@ -1015,6 +1053,17 @@ impl ResultsFile {
     /// per group whose jobs reported coverage, `coverage.UNIT.PROFILE`: a
     /// `<failure type="coverage">` naming the bins never hit, or a pass.
     pub fn junit_with(&self, require_coverage: bool) -> String {
+        self.junit_checked(require_coverage, None)
+    }
+
+    /// [`ResultsFile::junit_with`], with the code coverage `code`: each
+    /// group's suite carries its metrics as properties
+    /// (`code-coverage.line` = `97.5`, and `.covered`, `.total`,
+    /// `.waived`); with floors, a test case `code-coverage.UNIT.PROFILE`
+    /// per group (a failure listing the uncovered items of the failing
+    /// metrics) and `code-coverage.waivers` (a failure listing stale and
+    /// needless waivers).
+    pub fn junit_checked(&self, require_coverage: bool, code: Option<&Checked>) -> String {
         use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
         let secs = |s: f64| Duration::try_from_secs_f64(s).unwrap_or_default();
         let skipped = |message: &str| {
@@ -1082,6 +1131,49 @@ impl ResultsFile {
                 groups.entry(g.clone()).or_default().push(case);
             }
         }
+        if let Some(c) = code {
+            if let Some(floors) = &c.floors {
+                let fails = c.report.failures(floors);
+                for g in c.report.groups.keys() {
+                    let status = match fails.iter().find(|(fg, _, _)| fg == g) {
+                        None => TestCaseStatus::success(),
+                        Some((_, msg, items)) => {
+                            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                            s.set_message(msg.clone())
+                                .set_type("code-coverage")
+                                .set_description(expand_tabs(
+                                    &items.iter().map(|i| format!("{i}\n")).collect::<String>(),
+                                ));
+                            s
+                        }
+                    };
+                    let mut case = TestCase::new(codecov::Report::case(g), status);
+                    case.set_time(Duration::ZERO);
+                    groups.entry(g.clone()).or_default().push(case);
+                }
+                let status = if c.report.findings.is_empty() {
+                    TestCaseStatus::success()
+                } else {
+                    let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    s.set_message(format!(
+                        "{} stale or needless waiver(s)",
+                        c.report.findings.len()
+                    ))
+                    .set_type("code-coverage-waivers")
+                    .set_description(
+                        c.report
+                            .findings
+                            .iter()
+                            .map(|l| format!("{l}\n"))
+                            .collect::<String>(),
+                    );
+                    s
+                };
+                let mut case = TestCase::new(Checked::WAIVERS_CASE, status);
+                case.set_time(Duration::ZERO);
+                groups.entry("gpucosim".into()).or_default().push(case);
+            }
+        }
         let (listed, total_skipped) = self.not_run_listed(SKIPPED_LISTED);
         for (job, why) in &listed {
             let mut case = TestCase::new(job.name(), skipped(why));
@@ -1102,6 +1194,25 @@ impl ResultsFile {
         for (g, mut cases) in groups {
             cases.sort_by(|a, b| a.name.cmp(&b.name));
             let mut suite = TestSuite::new(g.as_str());
+            if let Some(gr) = code.and_then(|c| c.report.groups.get(&g)) {
+                for (m, t) in &gr.tally {
+                    let p = format!("code-coverage.{m}");
+                    suite.add_property(quick_junit::Property::new(
+                        p.as_str(),
+                        format!("{:.2}", t.percent()),
+                    ));
+                    for (k, v) in [
+                        ("covered", t.covered),
+                        ("total", t.total),
+                        ("waived", t.waived),
+                    ] {
+                        suite.add_property(quick_junit::Property::new(
+                            format!("{p}.{k}"),
+                            v.to_string(),
+                        ));
+                    }
+                }
+            }
             let mut time = Duration::ZERO;
             for mut c in cases {
                 time += c.time.unwrap_or_default();
@@ -1194,6 +1305,9 @@ pub struct RegressConfig {
     /// The mutant selected in a build instrumented by `gpucosim mutate`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mutant: Option<u32>,
+    /// Run on the RTL built with code coverage, and return its counts.
+    #[serde(default)]
+    pub code_coverage: bool,
 }
 
 /// A [`WaveFormat`] as its name (`"vcd"`, `"fst"`).
@@ -1259,9 +1373,18 @@ fn spec_for(
 #[derive(Default)]
 pub struct LibCache {
     libs: Mutex<BTreeMap<(String, Profile), (PathBuf, String)>>,
+    coverage: bool,
 }
 
 impl LibCache {
+    /// A cache of libraries built with code coverage (`coverage`) or not.
+    pub fn new(coverage: bool) -> LibCache {
+        LibCache {
+            libs: Mutex::default(),
+            coverage,
+        }
+    }
+
     /// The library path and the sources hash for `B` on `profile`.
     pub fn get<B: Testbench>(&self, root: &Path, profile: Profile) -> Result<(PathBuf, String)> {
         let key = (B::UNIT.to_string(), profile);
@@ -1277,6 +1400,7 @@ impl LibCache {
                 profile,
                 sources: &sources,
                 trace: false,
+                coverage: self.coverage,
             },
             &v,
             &cache,
@@ -1286,6 +1410,24 @@ impl LibCache {
         self.libs.lock().expect("lib cache").insert(key, v.clone());
         Ok(v)
     }
+}
+
+/// The code coverage counts of `rtl` (built from the RTL tree `root` into
+/// `lib`, with coverage).
+fn code_coverage_of(rtl: &mut Rtl, root: &Path, lib: &Path) -> Result<CodeCoverage> {
+    let dir = tempfile::Builder::new()
+        .prefix("gpucosim-cov-")
+        .tempdir()
+        .map_err(|e| Error::Env(format!("cannot make a temporary directory: {e}")))?;
+    let path = dir.path().join("coverage.dat");
+    if !rtl.coverage_write(&path)? {
+        return Err(Error::Env(format!(
+            "{} was not built with code coverage",
+            lib.display()
+        )));
+    }
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+    CodeCoverage::parse_dat(&text, root)
 }
 
 /// Runs one job of testbench `B` in this process: the run, and on failure its
@@ -1379,6 +1521,14 @@ fn run_job_inner<B: Testbench>(
             None,
         ),
     };
+    if cfg.mutant.is_some() {
+        res.activated = Some(rtl.activated());
+    }
+    // An instance whose step was aborted (a hang) is left alone: the job
+    // reports the hang, without counts.
+    if cfg.code_coverage && rtl.usable() {
+        res.code_coverage = Some(code_coverage_of(&mut rtl, root, lib)?);
+    }
     drop(rtl);
     res.cycles = out.cycles;
     res.transactions = out.txn_count;
@@ -1753,6 +1903,7 @@ mod tests {
             stall: None,
             waves_format: WaveFormat::default(),
             mutant: None,
+            code_coverage: false,
         };
         let spec = JobSpec {
             job: Job {

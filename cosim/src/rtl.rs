@@ -66,6 +66,8 @@ struct Api {
     trace_open: TraceOpenFn,
     trace_close: HandleFn,
     set_mutant: SetIntFn,
+    activated: HandleIntFn,
+    coverage_write: TraceOpenFn,
 }
 
 /// One instance of a Verilated unit.
@@ -131,6 +133,8 @@ impl Rtl {
                 trace_open: sym!("gc_trace_open"),
                 trace_close: sym!("gc_trace_close"),
                 set_mutant: sym!("gc_set_mutant"),
+                activated: sym!("gc_activated"),
+                coverage_write: sym!("gc_coverage_write"),
             };
             let handle = create();
             if handle.is_null() {
@@ -153,6 +157,37 @@ impl Rtl {
     pub fn set_mutant(&mut self, k: u32) {
         // SAFETY: the handle is live; the shim only stores the value.
         unsafe { (self.api.set_mutant)(self.handle, k as c_int) }
+    }
+
+    /// Whether the instance can still be used: no step of it was aborted.
+    pub fn usable(&self) -> bool {
+        !self.poisoned
+    }
+
+    /// Whether the selected mutant of an instrumented build was activated:
+    /// its edit, where the RTL evaluated it, gave a value different from
+    /// the original's at least once (a statement edit: it ran). False in
+    /// other builds.
+    pub fn activated(&self) -> bool {
+        // SAFETY: the handle is live; the shim reads a field.
+        unsafe { (self.api.activated)(self.handle) != 0 }
+    }
+
+    /// Writes the RTL's code coverage counts so far to `path`, in
+    /// Verilator's `coverage.dat` format. Returns false, writing nothing,
+    /// if the library was built without coverage.
+    pub fn coverage_write(&mut self, path: &Path) -> Result<bool> {
+        let c = CString::new(path.as_os_str().as_encoded_bytes())
+            .map_err(|_| Error::Input(format!("bad path {}", path.display())))?;
+        // SAFETY: the handle is live and `c` outlives the call.
+        let written = unsafe { (self.api.coverage_write)(self.handle, c.as_ptr()) } != 0;
+        if written && !path.is_file() {
+            return Err(Error::Env(format!(
+                "the RTL's code coverage could not be written to {}",
+                path.display()
+            )));
+        }
+        Ok(written)
     }
 
     /// One clock cycle: apply `inputs`, sample `outputs`, rising edge.

@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Version of the shim ABI; bumped when `gc_*` signatures change.
-pub const ABI_VERSION: u32 = 3;
+pub const ABI_VERSION: u32 = 4;
 
 /// The shim's fixed C++ (port copies filled in by [`shim_source`]).
 const SHIM_TEMPLATE: &str = include_str!("../cxx/gc_shim.cpp");
@@ -336,7 +336,17 @@ pub struct BuildRequest<'a> {
     pub sources: &'a RtlSources,
     /// Build with Verilator tracing of internal signals.
     pub trace: bool,
+    /// Build with Verilator's code coverage (line, branch, expression and
+    /// toggle: [`COVERAGE_FLAGS`]), which the shim writes with
+    /// `gc_coverage_write`.
+    pub coverage: bool,
 }
+
+/// Verilator's options of a code-coverage build: line (with branches),
+/// toggle and expression coverage (`--coverage-expr` needs Verilator 5.020
+/// or later). Not `--coverage`, which adds user coverage and, in 5.048,
+/// fails with an internal error on the built-in LDS RTL.
+pub const COVERAGE_FLAGS: &[&str] = &["--coverage-line", "--coverage-toggle", "--coverage-expr"];
 
 /// A built model library.
 #[derive(Debug, Clone)]
@@ -489,12 +499,18 @@ fn build_artifact(
         MAKE_FLAGS.join(" "),
     );
     let trace = if req.trace { "trace" } else { "notrace" };
+    let coverage = if req.coverage {
+        COVERAGE_FLAGS.join(" ")
+    } else {
+        "nocoverage".into()
+    };
     let key = key_of([
         "gpucosim-build-2",
         req.table.unit,
         req.table.top,
         &gfx,
         trace,
+        &coverage,
         kind,
         &vflags,
         &cflags_all,
@@ -512,6 +528,7 @@ fn build_artifact(
     let runtime_key = key_of([
         "gpucosim-runtime-1",
         trace,
+        &coverage,
         kind,
         &cflags_all,
         SHIM_CXX_FLAGS,
@@ -522,10 +539,11 @@ fn build_artifact(
     ]);
     let dir = cache.join("rtl");
     let entry = dir.join(format!(
-        "{}-{}{}{}{}-{}",
+        "{}-{}{}{}{}{}-{}",
         req.table.unit,
         req.profile,
         if req.trace { "-trace" } else { "" },
+        if req.coverage { "-cov" } else { "" },
         kind,
         flavor.name(),
         &key[..16]
@@ -609,6 +627,9 @@ fn build_artifact(
     if req.trace {
         cflags.push_str(" -DGC_TRACE");
     }
+    if req.coverage {
+        cflags.push_str(" -DGC_COVERAGE");
+    }
     let mut cmd = verilator.command();
     cmd.args(VERILATOR_FLAGS)
         .args(flavor.verilator_flags())
@@ -626,6 +647,9 @@ fn build_artifact(
     cmd.args(["-o", out_name]).arg("-Mdir").arg(&obj);
     if req.trace {
         cmd.arg("--trace");
+    }
+    if req.coverage {
+        cmd.args(COVERAGE_FLAGS);
     }
     cmd.args(&req.sources.files).arg(&src_path);
     progress.phase("Verilator generating C++".into());
@@ -690,6 +714,7 @@ fn build_artifact(
         }
         .into(),
         instrumented,
+        coverage: req.coverage,
         key: key.clone(),
         rtl_dir: std::fs::canonicalize(&req.sources.dir)
             .unwrap_or_else(|_| req.sources.dir.clone())
@@ -763,6 +788,7 @@ fn build_label(
     for (on, word) in [
         (flavor == Flavor::Quick, "quick"),
         (req.trace, "trace"),
+        (req.coverage, "coverage"),
         (instrumented, "instrumented"),
         (art == Artifact::Bare, "bare benchmark loop"),
     ] {

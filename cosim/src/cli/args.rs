@@ -177,12 +177,28 @@ pub(crate) struct ReportArgs {
     /// Write a JUnit XML report.
     #[arg(long)]
     pub junit: Option<PathBuf>,
-    /// Write the merged coverage as JSON.
+    /// Write the merged coverage as JSON (with `--code-coverage`, the code
+    /// coverage summary too).
     #[arg(long)]
     pub coverage: Option<PathBuf>,
     /// Write the results file (input of `gpucosim merge`).
     #[arg(long)]
     pub results: Option<PathBuf>,
+    /// Write the RTL's code coverage as an lcov tracefile (lines and
+    /// branches; `--code-coverage`).
+    #[arg(long, value_name = "FILE")]
+    pub lcov: Option<PathBuf>,
+    /// Write the RTL's code coverage as Cobertura XML, for CI dashboards.
+    #[arg(long, value_name = "FILE")]
+    pub cobertura: Option<PathBuf>,
+    /// Write every uncovered item of the RTL (file:line, what, the source
+    /// line) and a waiver line for each.
+    #[arg(long, value_name = "FILE")]
+    pub uncovered: Option<PathBuf>,
+    /// Write an HTML report of the code coverage into DIR with `genhtml`
+    /// (Debian's `lcov`), where it is installed.
+    #[arg(long, value_name = "DIR")]
+    pub coverage_html: Option<PathBuf>,
 }
 
 impl ReportArgs {
@@ -193,10 +209,37 @@ impl ReportArgs {
             (&self.junit, "--junit"),
             (&self.coverage, "--coverage"),
             (&self.results, "--results"),
+            (&self.lcov, "--lcov"),
+            (&self.cobertura, "--cobertura"),
+            (&self.uncovered, "--uncovered"),
         ] {
             if let Some(p) = p {
                 gpucosim::probe_file(p, what)?;
             }
+        }
+        if let Some(d) = &self.coverage_html {
+            gpucosim::probe_dir(d, "--coverage-html")?;
+        }
+        Ok(())
+    }
+
+    /// The code coverage reports asked for without code coverage to report
+    /// on: an error naming them.
+    pub(crate) fn check_code_coverage(&self, have: bool) -> Result<()> {
+        let asked: Vec<&str> = [
+            (self.lcov.is_some(), "--lcov"),
+            (self.cobertura.is_some(), "--cobertura"),
+            (self.uncovered.is_some(), "--uncovered"),
+            (self.coverage_html.is_some(), "--coverage-html"),
+        ]
+        .into_iter()
+        .filter_map(|(on, n)| on.then_some(n))
+        .collect();
+        if !have && !asked.is_empty() {
+            return Err(gpucosim::error::Error::Input(format!(
+                "{} report(s) code coverage, which this run has none of (run the regression with --code-coverage)",
+                asked.join(", ")
+            )));
         }
         Ok(())
     }
@@ -204,7 +247,12 @@ impl ReportArgs {
     /// Writes each report that is asked for; one that cannot be written
     /// does not keep the others from being written. Returns whether any was
     /// lost (each is named on stderr).
-    pub(crate) fn write(&self, r: &regress::ResultsFile, require_coverage: bool) -> bool {
+    pub(crate) fn write(
+        &self,
+        r: &regress::ResultsFile,
+        require_coverage: bool,
+        code: Option<&gpucosim::codecov::Checked>,
+    ) -> bool {
         let mut lost = false;
         let mut write = |p: Option<&Path>, what: &str, body: &dyn Fn() -> String| {
             if let Some(p) = p {
@@ -215,25 +263,104 @@ impl ReportArgs {
             }
         };
         write(self.junit.as_deref(), "--junit", &|| {
-            r.junit_with(require_coverage)
+            r.junit_checked(require_coverage, code)
         });
         write(self.coverage.as_deref(), "--coverage", &|| {
-            serde_json::to_string_pretty(&r.coverage_json()).expect("JSON")
+            let mut j = r.coverage_json();
+            if let (Some(c), serde_json::Value::Object(m)) = (code, &mut j) {
+                m.insert("code_coverage".into(), c.report.json());
+            }
+            serde_json::to_string_pretty(&j).expect("JSON")
         });
         write(self.results.as_deref(), "--results", &|| {
             serde_json::to_string_pretty(r).expect("JSON")
         });
+        if let Some(c) = code {
+            write(self.lcov.as_deref(), "--lcov", &|| c.report.lcov(None));
+            write(self.cobertura.as_deref(), "--cobertura", &|| {
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs());
+                c.report.cobertura(now)
+            });
+            write(self.uncovered.as_deref(), "--uncovered", &|| {
+                c.report.uncovered_text(&r.code_coverage)
+            });
+            if let Some(d) = &self.coverage_html {
+                match c.report.html(d) {
+                    Ok(Some(index)) => eprintln!("code coverage HTML report: {}", index.display()),
+                    Ok(None) => eprintln!(
+                        "note: --coverage-html: genhtml (Debian's lcov) is not installed; no HTML report (the --lcov tracefile holds the same)"
+                    ),
+                    Err(e) => {
+                        eprintln!("error: --coverage-html was not written: {e}");
+                        lost = true;
+                    }
+                }
+            }
+        }
         lost
     }
 }
 
-/// Whether a coverage bin never hit fails (`regress`, `merge`).
-#[derive(clap::Args, Clone, Copy)]
+/// Whether a coverage bin never hit fails (`regress`, `merge`), and the
+/// code coverage floors and waivers.
+#[derive(clap::Args, Clone)]
 pub(crate) struct RequireCoverage {
     /// Fail (exit 1, a failed JUnit test case `coverage.UNIT.PROFILE`)
     /// when a coverage bin of a unit and profile that ran was never hit.
     #[arg(long)]
     pub require_coverage: bool,
+    /// Fail (exit 1, a failed JUnit test case `code-coverage.UNIT.PROFILE`)
+    /// when a unit and profile's code coverage is below a floor, in
+    /// percent: `line=95,branch=90,toggle=80` (metrics: line, branch,
+    /// expr, toggle), listing what is uncovered; a stale or needless
+    /// waiver fails too (`code-coverage.waivers`).
+    #[arg(long, value_name = "METRIC=PERCENT,...")]
+    pub require_code_coverage: Option<gpucosim::codecov::Floors>,
+    /// Reviewed exclusions of code coverage items (docs/regress.md "Code
+    /// coverage"): waived items count neither as covered nor coverable.
+    #[arg(long, value_name = "FILE")]
+    pub code_coverage_waivers: Option<PathBuf>,
+}
+
+impl RequireCoverage {
+    /// The waivers, read (before anything runs).
+    pub(crate) fn waivers(&self) -> Result<Vec<gpucosim::codecov::Waiver>> {
+        match &self.code_coverage_waivers {
+            Some(p) => gpucosim::codecov::load_waivers(p),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The code coverage of `r` checked, when it has any; asking for code
+    /// coverage floors or waivers of results without is an error.
+    pub(crate) fn check(
+        &self,
+        r: &regress::ResultsFile,
+        waivers: &[gpucosim::codecov::Waiver],
+    ) -> Result<Option<gpucosim::codecov::Checked>> {
+        if !r.plan.code_coverage {
+            let mut asked = Vec::new();
+            if self.require_code_coverage.is_some() {
+                asked.push("--require-code-coverage");
+            }
+            if self.code_coverage_waivers.is_some() {
+                asked.push("--code-coverage-waivers");
+            }
+            if !asked.is_empty() {
+                return Err(gpucosim::error::Error::Input(format!(
+                    "{} need code coverage, which this run has none of (run the regression with --code-coverage)",
+                    asked.join(", ")
+                )));
+            }
+            return Ok(None);
+        }
+        Ok(Some(gpucosim::codecov::Checked {
+            report: gpucosim::codecov::report(&r.code_coverage, waivers),
+            floors: self.require_code_coverage.clone(),
+        }))
+    }
 }
 
 /// Time limits of a run (or of each job of a regression).

@@ -27,14 +27,20 @@ pub(crate) struct MergeArgs {
 pub(crate) fn run(a: MergeArgs) -> Result<ExitCode> {
     let (allow_partial, require_coverage) = (a.allow_partial, a.require.require_coverage);
     a.reports.probe()?;
+    let waivers = a.require.waivers()?;
     let mut parts = Vec::new();
     for f in a.files {
         let r = ResultsFile::load(&f)?;
         parts.push((f, r));
     }
     let (merged, problems) = ResultsFile::merge(parts)?;
-    let lost = a.reports.write(&merged, require_coverage);
+    a.reports.check_code_coverage(merged.plan.code_coverage)?;
+    let code = a.require.check(&merged, &waivers)?;
+    let lost = a.reports.write(&merged, require_coverage, code.as_ref());
     print!("{}", merged.summary());
+    if let Some(c) = &code {
+        print!("{}", c.report.table());
+    }
     let (ran, stopped, not_run) = merged.counts();
     println!(
         "{ran} jobs from {} shard(s), {} failed{}",
@@ -42,7 +48,7 @@ pub(crate) fn run(a: MergeArgs) -> Result<ExitCode> {
         merged.failures() - stopped,
         not_run_note(stopped, not_run)
     );
-    print_coverage_failures(&merged, require_coverage);
+    print_coverage_failures(&merged, require_coverage, code.as_ref());
     for p in &problems {
         if allow_partial {
             tracing::warn!("partial merge: {p}");
@@ -54,7 +60,7 @@ pub(crate) fn run(a: MergeArgs) -> Result<ExitCode> {
         if lost || (!problems.is_empty() && !allow_partial) {
             EXIT_INPUT
         } else {
-            merged.exit_code_with(require_coverage)
+            merged.exit_code_checked(require_coverage, code.as_ref())
         },
     ))
 }

@@ -60,6 +60,11 @@ pub(crate) struct RegressArgs {
     no_stress: NoStressArg,
     #[command(flatten)]
     require: RequireCoverage,
+    /// Run the RTL built with Verilator's code coverage (line, branch,
+    /// expression, toggle; a separately cached build) and report it merged
+    /// per unit and profile (docs/regress.md "Code coverage").
+    #[arg(long)]
+    code_coverage: bool,
 }
 
 /// `gpucosim regress`: the jobs of the plan (or of its shard) run, or
@@ -106,6 +111,7 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
         knobs: a.knobs.knobs.clone(),
         kernels,
         stress: !a.no_stress.no_stress,
+        code_coverage: a.code_coverage,
     };
     // Kernel jobs run on their units (waitcnt, or lds and ta for a
     // launch), on their profiles.
@@ -128,13 +134,20 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     }
     // Every output location is checked before anything is built or run.
     a.reports.probe()?;
+    a.reports.check_code_coverage(a.code_coverage)?;
+    if !a.code_coverage {
+        // Floors or waivers without code coverage: refused, before any run.
+        a.require
+            .check(&regress::ResultsFile::new(&plan, a.shard), &[])?;
+    }
+    let waivers = a.require.waivers()?;
     let bundles = a.bundles.bundles;
     let bundles_existed = bundles.exists();
     gpucosim::probe_dir(&bundles, "--bundles")?;
     gpucosim::cache::remove_stale(&bundles, ".bundle-");
     // Per-unit configuration; build every library up front so a broken
     // RTL or a missing Verilator is reported once, before any job runs.
-    let libs = regress::LibCache::default();
+    let libs = regress::LibCache::new(a.code_coverage);
     let mut specs = std::collections::BTreeMap::new();
     let limits = a.limits.limits();
     for u in &spec_units {
@@ -162,6 +175,7 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
             stall: limits.stall.map(|d| d.as_secs_f64()),
             waves_format: a.waves_format.waves_format,
             mutant: None,
+            code_coverage: a.code_coverage,
         };
         with_testbench!(u.as_str(), B => {
             gpucosim::engine::parse_knobs::<B>(&cfg.knobs)?;
@@ -275,12 +289,23 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
             .iter()
             .any(|j| j.status == regress::Status::Interrupted);
     let require_coverage = a.require.require_coverage;
-    let mut lost = a.reports.write(&res, require_coverage);
+    // The code coverage carries the text of the RTL it counts.
+    for (g, c) in res.code_coverage.iter_mut() {
+        let unit = g.split('.').next().unwrap_or_default();
+        if let Some(spec) = specs.iter().find(|((u, _), _)| u == unit).map(|(_, s)| s) {
+            c.read_sources(&spec.root)?;
+        }
+    }
+    let code = a.require.check(&res, &waivers)?;
+    let mut lost = a.reports.write(&res, require_coverage, code.as_ref());
     if !bundles_existed {
         // Made for bundles that no job needed: leave no empty directory.
         let _ = std::fs::remove_dir(&bundles);
     }
     print!("{}", res.summary());
+    if let Some(c) = &code {
+        print!("{}", c.report.table());
+    }
     let (ran, stopped, not_run) = res.counts();
     println!(
         "{ran} of {total} seeds run{} in {:.1} s on {} job(s): {} failed{}",
@@ -309,21 +334,28 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
             lost = true;
         }
     }
-    print_coverage_failures(&res, require_coverage);
+    print_coverage_failures(&res, require_coverage, code.as_ref());
     Ok(ExitCode::from(match signal {
         Some(sig) if res.interrupted => (128 + sig) as u8,
         _ if lost => EXIT_INPUT,
-        _ => res.exit_code_with(require_coverage),
+        _ => res.exit_code_checked(require_coverage, code.as_ref()),
     }))
 }
 
 /// With `--require-coverage`, a line per unit and profile that left bins
 /// unhit, as the failed jobs are listed.
-pub(crate) fn print_coverage_failures(r: &regress::ResultsFile, require_coverage: bool) {
+pub(crate) fn print_coverage_failures(
+    r: &regress::ResultsFile,
+    require_coverage: bool,
+    code: Option<&gpucosim::codecov::Checked>,
+) {
     if require_coverage {
         for l in r.coverage_failures() {
             println!("  FAIL {l}");
         }
+    }
+    for l in code.map(|c| c.failure_lines()).unwrap_or_default() {
+        println!("  {l}");
     }
 }
 

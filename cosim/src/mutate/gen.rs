@@ -168,6 +168,9 @@ pub struct Unit {
 pub const SELECT_VAR: &str = "gpucosim_mut_sel";
 /// The DPI-C function the select is read with (defined by the shim).
 pub const SELECT_FN: &str = crate::rtlbuild::MUTANT_SELECT_FN;
+/// The DPI-C function the selected mutant's activation is reported with
+/// (defined by the shim): `gpucosim_activated(differs)`, returning 1.
+pub const ACTIVATED_FN: &str = "gpucosim_activated";
 
 /// Whether a file says it is generated.
 fn is_generated(text: &str) -> bool {
@@ -278,14 +281,16 @@ impl Unit {
     ) {
         let mut out = self.files.clone();
         let mut where_ = BTreeMap::new();
-        let mut by_file: BTreeMap<&str, Vec<(&Edit, u32, bool)>> = BTreeMap::new();
+        let mut by_file: BTreeMap<&str, Vec<Guarded<'_>>> = BTreeMap::new();
         for m in &self.mutants {
             if ids.contains(&m.id) {
                 for e in &m.edits {
-                    by_file
-                        .entry(m.file.as_str())
-                        .or_default()
-                        .push((e, m.id, m.in_package));
+                    by_file.entry(m.file.as_str()).or_default().push((
+                        e,
+                        m.id,
+                        m.in_package,
+                        m.operator == Operator::CaseDrop,
+                    ));
                 }
             }
         }
@@ -339,8 +344,17 @@ fn apply_edits(src: &str, edits: &[Edit]) -> String {
     out
 }
 
+/// An edit as rendered: the edit, its mutant, whether it is in a package,
+/// whether it is a case-drop edit.
+type Guarded<'a> = (&'a Edit, u32, bool, bool);
+
 /// Renders instrumented text: the source, its edits guarded by the
-/// select, and the select's declarations inserted.
+/// select, and the select's declarations inserted. The selected mutant
+/// reports its activation (weak mutation) through [`ACTIVATED_FN`]: an
+/// expression edit whether its value differs from the original's where
+/// it is evaluated (a case-drop edit: whether the case expression equals
+/// the dropped label, the item that no longer matches), a statement edit
+/// that it ran.
 struct Render<'a> {
     src: &'a str,
     /// Insertions (position in the source, text), sorted.
@@ -365,7 +379,7 @@ impl Render<'_> {
     /// first; all inside `lo..hi`) guarded by the select.
     fn render(
         &self,
-        edits: &[(&Edit, u32, bool)],
+        edits: &[Guarded<'_>],
         lo: usize,
         hi: usize,
         out: &mut String,
@@ -374,7 +388,7 @@ impl Render<'_> {
         let mut pos = lo;
         let mut i = 0;
         while i < edits.len() {
-            let (e, _, _) = edits[i];
+            let (e, _, _, _) = edits[i];
             if e.start < pos {
                 // Overlaps an edit already rendered (the scan makes none).
                 i += 1;
@@ -397,8 +411,11 @@ impl Render<'_> {
                 }
             };
             if e.stmt {
-                for &(g, id, pkg) in &edits[i..j] {
-                    out.push_str(&format!("if ({} == 32'd{id}) begin ", sel(pkg)));
+                for &(g, id, pkg, _) in &edits[i..j] {
+                    out.push_str(&format!(
+                        "if ({} == 32'd{id}) begin void'({ACTIVATED_FN}(1)); ",
+                        sel(pkg)
+                    ));
                     let a = out.len();
                     out.push_str(&g.text);
                     ranges.push((a, out.len(), id));
@@ -408,12 +425,29 @@ impl Render<'_> {
                 out.push_str(&" end".repeat(j - i));
             } else {
                 out.push('(');
-                for &(g, id, pkg) in &edits[i..j] {
-                    out.push_str(&format!("({} == 32'd{id}) ? (", sel(pkg)));
+                let orig = &self.src[e.start..e.end];
+                for &(g, id, pkg, case_drop) in &edits[i..j] {
+                    out.push_str(&format!(
+                        "({} == 32'd{id}) ? (({ACTIVATED_FN}(int'(",
+                        sel(pkg)
+                    ));
+                    match g.text.strip_prefix("~(").and_then(|t| t.strip_suffix(')')) {
+                        Some(case_expr) if case_drop => {
+                            out.push_str(&format!("({case_expr}) == ({orig})"));
+                        }
+                        _ => {
+                            out.push('(');
+                            let a = out.len();
+                            out.push_str(&g.text);
+                            ranges.push((a, out.len(), id));
+                            out.push_str(&format!(") != ({orig})"));
+                        }
+                    }
+                    out.push_str(")) != 0) ? (");
                     let a = out.len();
                     out.push_str(&g.text);
                     ranges.push((a, out.len(), id));
-                    out.push_str(") : ");
+                    out.push_str(&format!(") : ({orig})) : "));
                 }
                 out.push('(');
                 self.render(&edits[j..k], e.start, e.end, out, ranges);
@@ -684,7 +718,7 @@ impl<'a> FileScan<'a> {
         // Pass 1: where mutation is allowed and where not.
         let mut packages: Vec<(usize, usize)> = Vec::new();
         let module_decls = format!(
-            "\n  import \"DPI-C\" function int {SELECT_FN}();\n  int {SELECT_VAR};\n  initial {SELECT_VAR} = {SELECT_FN}();\n"
+            "\n  import \"DPI-C\" function int {SELECT_FN}();\n  import \"DPI-C\" function int {ACTIVATED_FN}(input int differs);\n  int {SELECT_VAR};\n  initial {SELECT_VAR} = {SELECT_FN}();\n"
         );
         for node in tree {
             match node {
@@ -695,7 +729,7 @@ impl<'a> FileScan<'a> {
                     if let Some((_, end)) = self.span(&p.nodes.4) {
                         self.inserts.push((
                             end,
-                            format!("\n  import \"DPI-C\" function int {SELECT_FN}();\n"),
+                            format!("\n  import \"DPI-C\" function int {SELECT_FN}();\n  import \"DPI-C\" function int {ACTIVATED_FN}(input int differs);\n"),
                         ));
                     }
                 }

@@ -99,6 +99,13 @@ pub enum Fate {
     Survived {
         /// Cycles simulated.
         cycles: u64,
+        /// Whether the mutant was activated in some job: its edit changed
+        /// a value where the RTL evaluated it (a statement edit: it ran).
+        /// Not activated, it is a stimulus gap; activated, a checking gap
+        /// or an equivalent mutant. Unknown in reports from before it was
+        /// recorded.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        activated: Option<bool>,
     },
     /// Every job passed, and the mutant is proven equivalent.
     Equivalent {
@@ -396,6 +403,7 @@ pub fn job_list(unit: &str, profile: Profile, spec: &CampaignSpec) -> Result<Job
             knobs: spec.knobs.clone(),
             kernels: Vec::new(),
             stress: spec.stress,
+            code_coverage: false,
         },
         None,
     )
@@ -448,7 +456,8 @@ fn run_mutant(
         results.push(r);
         return (fate, results);
     }
-    (Fate::Survived { cycles }, results)
+    let activated = Some(results.iter().any(|r| r.activated == Some(true)));
+    (Fate::Survived { cycles, activated }, results)
 }
 
 /// Progress of a campaign, for the terminal.
@@ -499,6 +508,7 @@ pub fn campaign<B: Testbench>(
         stall: None,
         waves_format: gpucosim_waves::WaveFormat::Vcd,
         mutant: None,
+        code_coverage: false,
     };
     // The RTL as written must pass, before anything is instrumented.
     progress.phase(&group, "running the unmutated RTL");
@@ -589,9 +599,9 @@ pub fn campaign<B: Testbench>(
                 } else {
                     let (fate, _) = run_mutant(exe, &base, &list, id, stop);
                     match fate {
-                        Fate::Survived { cycles } => match prove(m) {
+                        Fate::Survived { cycles, activated } => match prove(m) {
                             Some(reason) => Fate::Equivalent { reason },
-                            None => Fate::Survived { cycles },
+                            None => Fate::Survived { cycles, activated },
                         },
                         f => f,
                     }
@@ -759,6 +769,7 @@ fn build_tree(
             profile,
             sources: &sources,
             trace: false,
+            coverage: false,
         },
         verilator,
         &rtlbuild::cache_root(),

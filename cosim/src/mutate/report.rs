@@ -21,6 +21,10 @@ pub struct Counts {
     pub rtl_errors: usize,
     /// Survived, not proven equivalent.
     pub survived: usize,
+    /// Of the survivors, those never activated: their edit never changed a
+    /// value where the RTL evaluated it (a stimulus gap).
+    #[serde(default)]
+    pub not_activated: usize,
     /// Survived, proven equivalent.
     pub equivalent: usize,
     /// Survived, a reviewed waiver calls it equivalent.
@@ -38,7 +42,12 @@ impl Counts {
         match f {
             Fate::Killed { .. } => self.killed += 1,
             Fate::RtlError { .. } => self.rtl_errors += 1,
-            Fate::Survived { .. } => self.survived += 1,
+            Fate::Survived { activated, .. } => {
+                self.survived += 1;
+                if *activated == Some(false) {
+                    self.not_activated += 1;
+                }
+            }
             Fate::Equivalent { .. } => self.equivalent += 1,
             Fate::Waived { .. } => self.waived += 1,
             Fate::NotBuilt { .. } => self.not_built += 1,
@@ -51,6 +60,15 @@ impl Counts {
     pub fn kill_rate(&self) -> Option<f64> {
         let k = self.killed + self.rtl_errors;
         let d = k + self.survived;
+        (d > 0).then(|| k as f64 / d as f64)
+    }
+
+    /// Killed ÷ (killed + activated survivors): the share the checking
+    /// catches of the mutants the stimulus activated. None when there are
+    /// none.
+    pub fn activated_kill_rate(&self) -> Option<f64> {
+        let k = self.killed + self.rtl_errors;
+        let d = k + self.survived - self.not_activated;
         (d > 0).then(|| k as f64 / d as f64)
     }
 }
@@ -91,6 +109,9 @@ pub struct GroupSummary {
     pub counts: Counts,
     /// Kill rate.
     pub kill_rate: Option<f64>,
+    /// Kill rate over the mutants activated ([`Counts::activated_kill_rate`]).
+    #[serde(default)]
+    pub activated_kill_rate: Option<f64>,
     /// Per operator.
     pub operators: BTreeMap<String, Counts>,
     /// Cycles to kill.
@@ -109,6 +130,7 @@ pub fn summarise(g: &GroupResult) -> GroupSummary {
         group: g.name(),
         counts,
         kill_rate: counts.kill_rate(),
+        activated_kill_rate: counts.activated_kill_rate(),
         operators: ops
             .into_iter()
             .map(|(o, c)| (o.name().to_string(), c))
@@ -147,16 +169,18 @@ pub fn text(groups: &[GroupResult], repro: &dyn Fn(&GroupResult, u32) -> String)
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:<14} {:>7} {:>7} {:>9} {:>8} {:>10} {:>6} {:>9} {:>9}  cycles to kill (median / p90 / max)",
+        "{:<14} {:>7} {:>7} {:>9} {:>8} {:>7} {:>10} {:>6} {:>9} {:>9} {:>10}  cycles to kill (median / p90 / max)",
         "unit.profile",
         "mutants",
         "killed",
         "rtl-error",
         "survived",
+        "not-act",
         "equivalent",
         "waived",
         "not-built",
-        "kill rate"
+        "kill rate",
+        "activated"
     );
     for g in groups {
         let sm = summarise(g);
@@ -166,16 +190,18 @@ pub fn text(groups: &[GroupResult], repro: &dyn Fn(&GroupResult, u32) -> String)
         });
         let _ = writeln!(
             s,
-            "{:<14} {:>7} {:>7} {:>9} {:>8} {:>10} {:>6} {:>9} {:>9}  {ctk}",
+            "{:<14} {:>7} {:>7} {:>9} {:>8} {:>7} {:>10} {:>6} {:>9} {:>9} {:>10}  {ctk}",
             sm.group,
             c.mutants,
             c.killed,
             c.rtl_errors,
             c.survived,
+            c.not_activated,
             c.equivalent,
             c.waived,
             c.not_built,
-            pct(sm.kill_rate)
+            pct(sm.kill_rate),
+            pct(sm.activated_kill_rate)
         );
     }
     // Per operator, over all groups.
@@ -213,9 +239,20 @@ pub fn text(groups: &[GroupResult], repro: &dyn Fn(&GroupResult, u32) -> String)
             "\nSURVIVORS (the regression passes with these bugs in the RTL):"
         );
         for (g, m) in survivors {
+            let class = match m.fate {
+                Fate::Survived {
+                    activated: Some(false),
+                    ..
+                } => " NOT ACTIVATED (a stimulus gap: the change never showed where it is)",
+                Fate::Survived {
+                    activated: Some(true),
+                    ..
+                } => " ACTIVATED, NOT DETECTED (a checking gap, or an equivalent mutant)",
+                _ => "",
+            };
             let _ = writeln!(
                 s,
-                "\n{}.m{} [{}] {}:{}\n{}  run again: {}\n  waiver, once reviewed: {}",
+                "\n{}.m{} [{}] {}:{}{class}\n{}  run again: {}\n  waiver, once reviewed: {}",
                 g.name(),
                 m.id,
                 m.operator,
@@ -418,12 +455,19 @@ mod tests {
             killed: 6,
             rtl_errors: 1,
             survived: 1,
+            not_activated: 0,
             equivalent: 1,
             waived: 1,
             not_built: 1,
             not_run: 0,
         };
         assert_eq!(c.kill_rate(), Some(7.0 / 8.0));
+        assert_eq!(c.activated_kill_rate(), Some(7.0 / 8.0));
+        let c = Counts {
+            not_activated: 1,
+            ..c
+        };
+        assert_eq!(c.activated_kill_rate(), Some(1.0));
         assert_eq!(Counts::default().kill_rate(), None);
     }
 }

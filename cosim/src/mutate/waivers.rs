@@ -331,7 +331,15 @@ mod tests {
     fn waivers_take_survivors_and_report_stale_and_killed_ones() {
         let killed_diff = "@@ top.sv:20\n-    err = '0;\n+    err = (('0) | 1'b1);\n";
         let mut groups = vec![group(vec![
-            mutant(1, 12, DEAD, Fate::Survived { cycles: 10 }),
+            mutant(
+                1,
+                12,
+                DEAD,
+                Fate::Survived {
+                    cycles: 10,
+                    activated: Some(true),
+                },
+            ),
             mutant(
                 2,
                 20,

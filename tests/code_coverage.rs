@@ -1,0 +1,207 @@
+//! `--code-coverage`: the RTL's line, branch, expression and toggle
+//! coverage, merged over shards exactly as one run, reported as lcov,
+//! Cobertura, JUnit properties and a text list, held to floors, with
+//! reviewed waivers that go stale.
+
+use crate::gpucosim_bin;
+use gpucosim::regress::ResultsFile;
+use gpucosim_tests::quick;
+use std::path::Path;
+use std::process::Command;
+
+/// Runs gpucosim (RTL built quick) in `dir`: exit code, stdout, stderr.
+fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let mut c = quick(Command::new(gpucosim_bin()));
+    c.current_dir(dir).args(args);
+    let o = c.output().unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    );
+    assert!(!err.contains("panicked"), "{args:?} panicked:\n{err}");
+    (o.status.code().unwrap_or(-1), out, err)
+}
+
+const BASE: &[&str] = &[
+    "regress",
+    "--unit",
+    "waitcnt",
+    "--profile",
+    "gfx9",
+    "--seeds",
+    "1..8",
+    "--cycles",
+    "3000",
+    "--code-coverage",
+];
+
+/// The code coverage of a regression run in 4 shards and merged equals
+/// that of the regression run at once, point for point, and so do its
+/// lcov and Cobertura reports; floors fail with the uncovered lines
+/// listed (file:line and source), in the output and the JUnit report;
+/// a waiver takes its item out, and a stale or needless one fails.
+#[test]
+#[ignore = "heavy (a coverage build of its own): the full suite runs it, `cargo test --release --workspace -- --include-ignored`"]
+fn code_coverage_merges_over_shards_as_one_run_and_is_held_to_floors() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut args = BASE.to_vec();
+    args.extend([
+        "--results",
+        "all.json",
+        "--lcov",
+        "all.info",
+        "--uncovered",
+        "all.txt",
+    ]);
+    let (code, out, err) = run(d, &args);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        out.contains("code coverage") && out.contains("waitcnt/waitcnt_top.sv"),
+        "{out}"
+    );
+    let all = ResultsFile::load(&d.join("all.json")).unwrap();
+    let cov = &all.code_coverage["waitcnt.gfx9"];
+    assert!(cov.points.len() > 100, "{}", cov.points.len());
+    assert!(cov.points.values().any(|&n| n > 0) && cov.points.values().any(|&n| n == 0));
+    assert!(cov.sources.contains_key("waitcnt/waitcnt_top.sv"));
+    for k in 1..=4 {
+        let shard = format!("{k}/4");
+        let results = format!("s{k}.json");
+        let mut a = BASE.to_vec();
+        a.extend(["--shard", &shard, "--results", &results]);
+        let (code, out, err) = run(d, &a);
+        assert_eq!(code, 0, "{out}\n{err}");
+    }
+    let shards = ["s1.json", "s2.json", "s3.json", "s4.json"];
+    let mut m = vec!["merge"];
+    m.extend(shards);
+    m.extend([
+        "--results",
+        "merged.json",
+        "--lcov",
+        "merged.info",
+        "--cobertura",
+        "merged.xml",
+    ]);
+    let (code, out, err) = run(d, &m);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let merged = ResultsFile::load(&d.join("merged.json")).unwrap();
+    assert_eq!(merged.code_coverage, all.code_coverage);
+    let info = std::fs::read_to_string(d.join("merged.info")).unwrap();
+    assert_eq!(info, std::fs::read_to_string(d.join("all.info")).unwrap());
+    assert!(info.contains("/waitcnt/waitcnt_top.sv\nDA:"), "{info}");
+    let xml = std::fs::read_to_string(d.join("merged.xml")).unwrap();
+    let opts = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..Default::default()
+    };
+    let doc = roxmltree::Document::parse_with_options(&xml, opts).unwrap();
+    assert!(doc
+        .descendants()
+        .any(|n| n.has_tag_name("class")
+            && n.attribute("filename") == Some("waitcnt/waitcnt_top.sv")));
+
+    // A floor the run does not reach fails, listing what is uncovered.
+    let mut m = vec!["merge"];
+    m.extend(shards);
+    m.extend([
+        "--require-code-coverage",
+        "line=100,toggle=99",
+        "--junit",
+        "j.xml",
+    ]);
+    let (code, out, _) = run(d, &m);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("FAIL code-coverage.waitcnt.gfx9: toggle"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("FAIL code-coverage.waitcnt.gfx9: line"),
+        "{out}"
+    );
+    assert!(
+        out.contains("waitcnt/waitcnt_ports.svh:") && out.contains("never seen: "),
+        "{out}"
+    );
+    let junit = std::fs::read_to_string(d.join("j.xml")).unwrap();
+    let jd = roxmltree::Document::parse(&junit).unwrap();
+    let case = jd
+        .descendants()
+        .find(|n| {
+            n.has_tag_name("testcase") && n.attribute("name") == Some("code-coverage.waitcnt.gfx9")
+        })
+        .unwrap();
+    assert!(
+        case.children().any(|c| c.has_tag_name("failure")),
+        "{junit}"
+    );
+    assert!(jd
+        .descendants()
+        .any(|n| n.has_tag_name("property")
+            && n.attribute("name") == Some("code-coverage.toggle.total")));
+
+    // A waiver (the line the uncovered list suggests) takes its item out;
+    // a stale one and one that waives nothing are findings that fail.
+    let listing = std::fs::read_to_string(d.join("all.txt")).unwrap();
+    let suggested = listing
+        .lines()
+        .find_map(|l| l.strip_prefix("# gfx9 waitcnt/waitcnt_top.sv:"))
+        .expect("a suggested waiver");
+    let good = format!(
+        "gfx9 waitcnt/waitcnt_top.sv:{}",
+        suggested.replace("<why it cannot or need not be covered>", "reviewed")
+    );
+    std::fs::write(d.join("w.txt"), format!("{good}\n")).unwrap();
+    let mut m = vec!["merge"];
+    m.extend(shards);
+    m.extend([
+        "--code-coverage-waivers",
+        "w.txt",
+        "--require-code-coverage",
+        "line=0",
+        "--uncovered",
+        "w-listing.txt",
+    ]);
+    let (code, out, err) = run(d, &m);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("(1 uncovered items waived)"), "{out}");
+    assert!(std::fs::read_to_string(d.join("w-listing.txt"))
+        .unwrap()
+        .contains("waived (waiver line 1)"));
+    let place = good.split_whitespace().nth(1).unwrap().to_string();
+    std::fs::write(
+        d.join("w.txt"),
+        format!(
+            "{good}\nall {place} line 0000000000000000 stale\nall waitcnt/waitcnt_top.sv:1 line {} covered\n",
+            gpucosim::codecov::key(
+                "waitcnt/waitcnt_top.sv",
+                all.code_coverage["waitcnt.gfx9"]
+                    .source_line("waitcnt/waitcnt_top.sv", 1)
+                    .unwrap()
+            )
+        ),
+    )
+    .unwrap();
+    let (code, out, _) = run(d, &m);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("stale waiver at line 2") && out.contains("line 3 waives nothing"),
+        "{out}"
+    );
+
+    // Code coverage reports or floors without code coverage are refused.
+    let (code, _, err) = run(
+        d,
+        &[
+            "regress", "--unit", "waitcnt", "--seeds", "1..1", "--lcov", "x.info",
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--lcov") && err.contains("--code-coverage"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
