@@ -436,6 +436,15 @@ fn campaign_reports_kills_survivors_and_gates_on_a_floor() {
         "    stall     = '0;",
         "    stall     = (('0) | 1'b1);",
     );
+    // Setting bit 0 of a merged error code whose bit 0 every merge with
+    // ErrIllegal already sets: it runs, but never changes a value there,
+    // so it is never activated.
+    let inert = find(
+        &unit,
+        Operator::StuckAt1,
+        "          err[ret_wave_i[k]] = merge_err(err[ret_wave_i[k]], ErrIllegal);",
+        "          err[ret_wave_i[k]] = ((merge_err(err[ret_wave_i[k]], ErrIllegal)) | 1'b1);",
+    );
     let (code, out, err) = run(&[
         "mutate",
         "--unit",
@@ -446,6 +455,8 @@ fn campaign_reports_kills_survivors_and_gates_on_a_floor() {
         &killed.to_string(),
         "--mutant",
         &dead.to_string(),
+        "--mutant",
+        &inert.to_string(),
         "--seeds",
         "1..2",
         "--cycles",
@@ -457,15 +468,38 @@ fn campaign_reports_kills_survivors_and_gates_on_a_floor() {
         "--junit",
         junit.to_str().unwrap(),
     ]);
-    // The overwritten default survives: one of two killed is below 90 %.
+    // The overwritten default and the inert bit survive: one of three
+    // killed is below 90 %; of the activated ones, one of two.
     assert_eq!(code, 1, "{out}\n{err}");
     assert!(
-        err.contains("kill rate below 90.0 %: waitcnt.gfx9 50.0 %"),
+        err.contains("kill rate below 90.0 %: waitcnt.gfx9 33.3 %"),
         "{err}"
     );
     assert!(out.contains("SURVIVORS"), "{out}");
     assert!(
         out.contains(&format!("waitcnt.gfx9.m{dead} [stuck-at-1] waitcnt_top.sv")),
+        "{out}"
+    );
+    // The default is overwritten after it changed a value: activated, not
+    // detected. The inert bit never changed one: not activated.
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with(&format!("waitcnt.gfx9.m{dead} "))
+                && l.ends_with(
+                    "ACTIVATED, NOT DETECTED (a checking gap, or an equivalent mutant)"
+                )),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with(&format!("waitcnt.gfx9.m{inert} "))
+                && l.contains(" NOT ACTIVATED (a stimulus gap")),
+        "{out}"
+    );
+    assert!(
+        out.lines().any(|l| l.starts_with("waitcnt.gfx9 ")
+            && l.contains("33.3 %")
+            && l.contains("50.0 %")),
         "{out}"
     );
     assert!(out.contains(&format!(
@@ -481,7 +515,16 @@ fn campaign_reports_kills_survivors_and_gates_on_a_floor() {
     let s = ms.iter().find(|m| m["id"] == dead).unwrap();
     assert_eq!(s["fate"], "survived");
     assert_eq!(s["cycles"], 4000);
-    assert_eq!(v["summaries"][0]["kill_rate"], 0.5);
+    assert_eq!(s["activated"], true);
+    let i = ms.iter().find(|m| m["id"] == inert).unwrap();
+    assert_eq!(
+        (&i["fate"], &i["activated"]),
+        (&"survived".into(), &false.into()),
+        "{i}"
+    );
+    assert_eq!(v["summaries"][0]["counts"]["not_activated"], 1);
+    assert_eq!(v["summaries"][0]["activated_kill_rate"], 0.5);
+    assert!((v["summaries"][0]["kill_rate"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-9);
     // JUnit: the survivor fails with its diff, the kill passes, and the
     // floor is a testcase of its own.
     let xml = std::fs::read_to_string(&junit).unwrap();
@@ -490,13 +533,13 @@ fn campaign_reports_kills_survivors_and_gates_on_a_floor() {
         .descendants()
         .filter(|n| n.has_tag_name("testcase"))
         .collect();
-    assert_eq!(cases.len(), 3, "{xml}");
+    assert_eq!(cases.len(), 4, "{xml}");
     let failed: Vec<&str> = cases
         .iter()
         .filter(|c| c.children().any(|x| x.has_tag_name("failure")))
         .map(|c| c.attribute("name").unwrap())
         .collect();
-    assert_eq!(failed.len(), 2, "{xml}");
+    assert_eq!(failed.len(), 3, "{xml}");
     assert!(failed
         .iter()
         .any(|n| n.starts_with(&format!("waitcnt.gfx9.m{dead} "))));

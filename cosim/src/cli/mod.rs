@@ -42,7 +42,7 @@ pub(crate) struct Cli {
 /// equal).
 const EXIT_CODES: &[(&str, &str)] = &[
     ("0", "model and RTL agree; the command succeeded"),
-    ("1", "divergence (reported with its cycle, signal, values, transaction, waveform and repro command, also when a waveform or `--json` could not be written); `lint` findings; a `kernel check` hazard; for `regress`/`merge --require-coverage` also a coverage bin never hit; for `mutate --min-kill-rate` a kill rate below the floor"),
+    ("1", "divergence (reported with its cycle, signal, values, transaction, waveform and repro command, also when a waveform or `--json` could not be written); `lint` findings; a `kernel check` hazard; for `regress`/`merge --require-coverage` also a coverage bin never hit, and with `--require-code-coverage` a code coverage floor not met or a stale or needless waiver; for `mutate --min-kill-rate` a kill rate below the floor"),
     ("2", "bad input or environment, one line `error: ...`, before anything runs (an output location that cannot be written included); a run that passed but lost an output; a kernel's traffic that its cycle budget did not finish; for `regress`/`merge` also an output lost late or an incomplete merge"),
     ("3", "the RTL ended the simulation: `$finish`, `$stop`, `$error`, `$fatal`, or a Verilator runtime error such as a combinational loop that does not converge (reported with its cycle, Verilator's message and the waveform up to it)"),
     ("4", "time limit (`--timeout`) or no progress (`--stall-timeout`, default 60 s): the run is ended, or its RTL step aborted, and reported with its cycle and waveform"),
