@@ -337,7 +337,7 @@ pub struct BuildRequest<'a> {
     /// Build with Verilator tracing of internal signals.
     pub trace: bool,
     /// Build with Verilator's code coverage (line, branch, expression and
-    /// toggle: [`COVERAGE_FLAGS`]), which the shim writes with
+    /// toggle: `COVERAGE_FLAGS`), which the shim writes with
     /// `gc_coverage_write`.
     pub coverage: bool,
 }
