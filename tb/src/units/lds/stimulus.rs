@@ -327,6 +327,59 @@ pub fn directed(profile: Profile) -> Vec<LdsTxn> {
         r2.req.offset1 = 1;
         add(r2);
         add(strided(profile, 29, 1));
+        // No lane active: a store, an atomic with return and an UNALIGNED
+        // load each still pass through the unit and complete.
+        for op in [18, 48, 12] {
+            let mut z = strided(profile, op, 1);
+            z.req.exec = 0;
+            z.req.unaligned = op == 12;
+            add(z);
+        }
+        // UNALIGNED b64, b96 and b128 stores, then loads, lane l at byte
+        // offset l % 16 of its own 32-byte slot: every byte enable pattern
+        // of every width.
+        for (st, ld) in [(19, 5), (25, 11), (26, 12)] {
+            for op in [st, ld] {
+                let mut u = strided(profile, op, 8);
+                u.req.unaligned = true;
+                for l in 0..LANES {
+                    u.req.addr[l] = 32 * l as u32 + (l as u32 % 16);
+                    u.req.data1[l] = 0xA5A5_0000 ^ u.req.data0[l].rotate_left(13);
+                }
+                add(u);
+            }
+        }
+        // LDS_BASE's low bits (64-byte units): stores through bases 1, 2
+        // and 3, read back with base 0 where they land.
+        for base in 1..4u16 {
+            let mut st = strided(profile, 18, 1);
+            st.req.lds_base = base;
+            st.req.lds_size -= u32::from(base) * 64;
+            for l in 0..LANES {
+                st.req.data0[l] = 0x5A00_0000 + (u64::from(base) << 16) + l as u64;
+            }
+            add(st);
+            let mut ld = strided(profile, 4, 1);
+            for l in 0..LANES {
+                ld.req.addr[l] = u32::from(base) * 64 + 4 * l as u32;
+            }
+            add(ld);
+        }
+        // Signed 16-bit reads: halves with bit 15 set stored at both
+        // halves of each dword, read back sign-extended and zero-extended.
+        let mut h = strided(profile, 17, 0);
+        for l in 0..LANES {
+            h.req.addr[l] = 2 * l as u32;
+            h.req.data0[l] = 0x8000 | (l as u64 * 0x0203);
+        }
+        add(h);
+        for op in [3, 2] {
+            let mut r = strided(profile, op, 0);
+            for l in 0..LANES {
+                r.req.addr[l] = 2 * l as u32;
+            }
+            add(r);
+        }
     }
     v
 }

@@ -476,6 +476,48 @@ pub fn directed(profile: Profile) -> Vec<TaTxn> {
             i.voffset[l] = 62 * l as u32;
         }
     });
+    // Odd access sizes (3 bytes, and 0) on linear loads.
+    for size in [3, 0] {
+        add(lin, &|i| i.size = size);
+    }
+    // Wave32 (where it exists) with exec bits above lane 31, which it
+    // ignores, and a sparse low half.
+    add(lin, &|i| {
+        i.wave64 = false;
+        i.exec = 0xFFFF_0000_8001_0011;
+    });
+    // Every format code of the profile, as MTBUF loads: every slot size
+    // and count.
+    for code in 0..if gfx9 { 16 } else { 64 } {
+        add(fmt, &|i| {
+            i.kind = Kind::Mtbuf;
+            i.fmt = code;
+            for l in 0..LANES {
+                i.voffset[l] = 16 * l as u32 + 4 * (l as u32 % 3);
+            }
+        });
+    }
+    // oob_select 3 on a swizzled buffer with stride 0 and with a stride,
+    // indexes and offsets across the edge.
+    for stride in [0, 12] {
+        add(
+            VsharpFields {
+                stride,
+                swizzle: 1,
+                index_stride: 1,
+                oob_select: 3,
+                ..rec
+            },
+            &|i| {
+                i.idxen = true;
+                i.size = 8;
+                for l in 0..LANES {
+                    i.vindex[l] = 28 + (l as u32 % 8);
+                    i.voffset[l] = [0, 4, 8, 12][l % 4];
+                }
+            },
+        );
+    }
     // Backpressure on the last one.
     if let Some(t) = out.last_mut() {
         t.ready = 0b1_0100_1101;
