@@ -327,6 +327,14 @@ pub fn directed(profile: Profile) -> Vec<LdsTxn> {
         r2.req.offset1 = 1;
         add(r2);
         add(strided(profile, 29, 1));
+        // wave64_i low: gfx9 ignores it (every wave is a wave64), gfx11
+        // runs a wave32 and ignores exec's upper half.
+        for op in [18, 4] {
+            let mut w = strided(profile, op, 1);
+            w.req.wave64 = false;
+            w.req.exec = 0xF0F0_0000_8000_0001;
+            add(w);
+        }
         // No lane active: a store, an atomic with return and an UNALIGNED
         // load each still pass through the unit and complete.
         for op in [18, 48, 12] {
