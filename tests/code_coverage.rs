@@ -3,24 +3,8 @@
 //! Cobertura, JUnit properties and a text list, held to floors, with
 //! reviewed waivers that go stale.
 
-use crate::gpucosim_bin;
+use crate::coverage::run;
 use gpucosim::regress::ResultsFile;
-use gpucosim_tests::quick;
-use std::path::Path;
-use std::process::Command;
-
-/// Runs gpucosim (RTL built quick) in `dir`: exit code, stdout, stderr.
-fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let mut c = quick(Command::new(gpucosim_bin()));
-    c.current_dir(dir).args(args);
-    let o = c.output().unwrap();
-    let (out, err) = (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    );
-    assert!(!err.contains("panicked"), "{args:?} panicked:\n{err}");
-    (o.status.code().unwrap_or(-1), out, err)
-}
 
 const BASE: &[&str] = &[
     "regress",

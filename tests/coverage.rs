@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 
 /// Runs gpucosim (RTL built quick) in `dir`: exit code, stdout, stderr.
-fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
+pub(crate) fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let mut c = quick(Command::new(gpucosim_bin()));
     c.current_dir(dir).args(args);
     let o = c.output().unwrap();
