@@ -183,6 +183,46 @@ fn code_coverage_merges_over_shards_as_one_run_and_is_held_to_floors() {
         "{out}"
     );
 
+    // Another tree of the same RTL shares the cached build: its counts are
+    // named under that tree all the same.
+    let copy = d.join("rtl-copy");
+    gpucosim_tests::copy_tree(
+        &gpucosim_tests::repo_root().join("rtl/waitcnt"),
+        &copy.join("waitcnt"),
+    )
+    .unwrap();
+    let mut a = BASE.to_vec();
+    a.extend([
+        "--rtl",
+        copy.to_str().unwrap(),
+        "--results",
+        "copy.json",
+        "--lcov",
+        "copy.info",
+    ]);
+    let (code, out, err) = run(d, &a);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let c = &ResultsFile::load(&d.join("copy.json"))
+        .unwrap()
+        .code_coverage["waitcnt.gfx9"];
+    assert!(
+        c.sources.contains_key("waitcnt/waitcnt_top.sv"),
+        "{:?}",
+        c.sources.keys()
+    );
+    assert_eq!(c.points, cov.points);
+    let info = std::fs::read_to_string(d.join("copy.info")).unwrap();
+    assert!(
+        info.contains(&format!(
+            "SF:{}",
+            std::fs::canonicalize(&copy)
+                .unwrap()
+                .join("waitcnt/waitcnt_top.sv")
+                .display()
+        )),
+        "{info}"
+    );
+
     // Code coverage reports or floors without code coverage are refused.
     let (code, _, err) = run(
         d,

@@ -180,10 +180,12 @@ mod points_list {
 }
 
 impl CodeCoverage {
-    /// Reads Verilator's `coverage.dat` text; files are made relative to
-    /// the RTL tree `root` (a file outside it keeps its path).
-    pub fn parse_dat(text: &str, root: &Path) -> Result<CodeCoverage> {
-        let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    /// Reads Verilator's `coverage.dat` text of unit `unit`, whose files
+    /// (by name) are `names`: a point in one of them is named
+    /// `UNIT/NAME`, as under the RTL tree, whatever path the build that
+    /// made the counts was given (a cached build serves every tree of the
+    /// same content); other files keep their recorded path.
+    pub fn parse_dat(text: &str, unit: &str, names: &BTreeSet<String>) -> Result<CodeCoverage> {
         let mut rel_of: BTreeMap<String, String> = BTreeMap::new();
         let mut points = BTreeMap::new();
         for (n, line) in text.lines().enumerate() {
@@ -215,7 +217,17 @@ impl CodeCoverage {
             let file = kv.get("f").copied().unwrap_or_default();
             let rel = rel_of
                 .entry(file.to_string())
-                .or_insert_with(|| relative(file, &root))
+                .or_insert_with(|| {
+                    let name = Path::new(file)
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    if names.contains(&name) {
+                        format!("{unit}/{name}")
+                    } else {
+                        file.to_string()
+                    }
+                })
                 .clone();
             let num = |k: &str| kv.get(k).and_then(|v| v.parse::<u32>().ok()).unwrap_or(0);
             let p = Point {
@@ -289,16 +301,6 @@ impl CodeCoverage {
         text.lines()
             .nth((line as usize).checked_sub(1)?)
             .map(str::trim)
-    }
-}
-
-/// `file` relative to `root` when it is inside it.
-fn relative(file: &str, root: &Path) -> String {
-    let p = Path::new(file);
-    let abs = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    match abs.strip_prefix(root) {
-        Ok(r) => r.to_string_lossy().into_owned(),
-        Err(_) => file.to_string(),
     }
 }
 
@@ -1154,8 +1156,9 @@ C '\u{1}f\u{2}t.sv\u{1}l\u{2}12\u{1}n\u{2}24\u{1}t\u{2}branch\u{1}page\u{2}v_bra
     const SRC: &str = "module t(input clk);\n  logic q;\n  always_ff @(posedge clk) begin\n    x <= 1;\n    if (a) q <= 0;\n    else q <= 1;\n    q2 <= 0;\n  end\n\n\n\n  assign y = b ? c : d;\nendmodule\n";
 
     fn cov() -> CodeCoverage {
-        let mut c = CodeCoverage::parse_dat(DAT, Path::new("/nonexistent")).unwrap();
-        c.sources.insert("t.sv".into(), SRC.into());
+        let names = BTreeSet::from(["t.sv".to_string()]);
+        let mut c = CodeCoverage::parse_dat(DAT, "u", &names).unwrap();
+        c.sources.insert("u/t.sv".into(), SRC.into());
         c
     }
 
@@ -1197,17 +1200,17 @@ C '\u{1}f\u{2}t.sv\u{1}l\u{2}12\u{1}n\u{2}24\u{1}t\u{2}branch\u{1}page\u{2}v_bra
         );
         let listed: Vec<String> = g.uncovered.iter().map(|i| r.locate("t.gfx9", i)).collect();
         assert!(
-            listed.contains(&"t.sv:5: line never ran: if (a) q <= 0;".to_string()),
+            listed.contains(&"u/t.sv:5: line never ran: if (a) q <= 0;".to_string()),
             "{listed:?}"
         );
         assert!(
-            listed.contains(&"t.sv:5: if arm never taken: if (a) q <= 0;".to_string()),
+            listed.contains(&"u/t.sv:5: if arm never taken: if (a) q <= 0;".to_string()),
             "{listed:?}"
         );
         assert!(
             listed
                 .iter()
-                .any(|l| l.starts_with("t.sv:1: toggle clk:1->0 never seen")),
+                .any(|l| l.starts_with("u/t.sv:1: toggle clk:1->0 never seen")),
             "{listed:?}"
         );
     }
@@ -1220,9 +1223,9 @@ C '\u{1}f\u{2}t.sv\u{1}l\u{2}12\u{1}n\u{2}24\u{1}t\u{2}branch\u{1}page\u{2}v_bra
         a.merge(&cov(), "t.gfx9").unwrap();
         assert!(a.points.values().all(|&n| n % 2 == 0));
         let mut other = cov();
-        other.sources.insert("t.sv".into(), "changed".into());
+        other.sources.insert("u/t.sv".into(), "changed".into());
         let e = a.merge(&other, "t.gfx9").unwrap_err().to_string();
-        assert!(e.contains("different RTL") && e.contains("t.sv"), "{e}");
+        assert!(e.contains("different RTL") && e.contains("u/t.sv"), "{e}");
     }
 
     /// A waiver takes its items out of the tallies; a stale one (its line
@@ -1230,10 +1233,10 @@ C '\u{1}f\u{2}t.sv\u{1}l\u{2}12\u{1}n\u{2}24\u{1}t\u{2}branch\u{1}page\u{2}v_bra
     #[test]
     fn waivers_apply_go_stale_and_are_checked() {
         let groups = BTreeMap::from([("t.gfx9".to_string(), cov())]);
-        let k5 = key("t.sv", "if (a) q <= 0;");
+        let k5 = key("u/t.sv", "if (a) q <= 0;");
         let text = format!(
-            "# reviewed\nall t.sv:5 line {k5} the reset arm\ngfx9 t.sv:5 branch:if {k5} same\nall t.sv:1 toggle:clk 0000000000000000 clock\nall t.sv:6 line {} covered anyway\n",
-            key("t.sv", "else q <= 1;")
+            "# reviewed\nall u/t.sv:5 line {k5} the reset arm\ngfx9 u/t.sv:5 branch:if {k5} same\nall u/t.sv:1 toggle:clk 0000000000000000 clock\nall u/t.sv:6 line {} covered anyway\n",
+            key("u/t.sv", "else q <= 1;")
         );
         let w = parse_waivers(&text, Path::new("w.txt")).unwrap();
         let r = report(&groups, &w);
@@ -1271,11 +1274,11 @@ C '\u{1}f\u{2}t.sv\u{1}l\u{2}12\u{1}n\u{2}24\u{1}t\u{2}branch\u{1}page\u{2}v_bra
             r.findings
         );
         for bad in [
-            "all t.sv:5 line 0123",
-            "gfx10 t.sv:5 line 0123456789abcdef x",
+            "all u/t.sv:5 line 0123",
+            "gfx10 u/t.sv:5 line 0123456789abcdef x",
             "all t.sv line 0123456789abcdef x",
-            "all t.sv:5 lines 0123456789abcdef x",
-            "all t.sv:5 line:x 0123456789abcdef x",
+            "all u/t.sv:5 lines 0123456789abcdef x",
+            "all u/t.sv:5 line:x 0123456789abcdef x",
         ] {
             let e = parse_waivers(bad, Path::new("w.txt"))
                 .unwrap_err()
@@ -1298,7 +1301,7 @@ C '\u{1}f\u{2}t.sv\u{1}l\u{2}12\u{1}n\u{2}24\u{1}t\u{2}branch\u{1}page\u{2}v_bra
         assert!(fails[0].1.contains("line 75.0% < 80%"), "{}", fails[0].1);
         assert_eq!(
             fails[0].2,
-            vec!["t.sv:5: line never ran: if (a) q <= 0;".to_string()]
+            vec!["u/t.sv:5: line never ran: if (a) q <= 0;".to_string()]
         );
         for bad in [
             "",
@@ -1320,7 +1323,7 @@ C '\u{1}f\u{2}t.sv\u{1}l\u{2}12\u{1}n\u{2}24\u{1}t\u{2}branch\u{1}page\u{2}v_bra
         let r = report(&groups, &[]);
         let l = r.lcov(Some(Path::new("/rtl")));
         assert!(
-            l.contains("SF:/rtl/t.sv\n") && l.contains("DA:5,0\n") && l.contains("DA:6,10\n"),
+            l.contains("SF:/rtl/u/t.sv\n") && l.contains("DA:5,0\n") && l.contains("DA:6,10\n"),
             "{l}"
         );
         assert!(

@@ -1412,9 +1412,16 @@ impl LibCache {
     }
 }
 
-/// The code coverage counts of `rtl` (built from the RTL tree `root` into
-/// `lib`, with coverage).
-fn code_coverage_of(rtl: &mut Rtl, root: &Path, lib: &Path) -> Result<CodeCoverage> {
+/// The code coverage counts of `rtl`, unit `unit` built from the RTL tree
+/// `root` into `lib`, with coverage.
+fn code_coverage_of(rtl: &mut Rtl, unit: &str, root: &Path, lib: &Path) -> Result<CodeCoverage> {
+    let sources = rtlbuild::RtlSources::collect(root, unit)?;
+    let names: std::collections::BTreeSet<String> = sources
+        .files
+        .iter()
+        .chain(&sources.includes)
+        .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
     let dir = tempfile::Builder::new()
         .prefix("gpucosim-cov-")
         .tempdir()
@@ -1427,7 +1434,7 @@ fn code_coverage_of(rtl: &mut Rtl, root: &Path, lib: &Path) -> Result<CodeCovera
         )));
     }
     let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
-    CodeCoverage::parse_dat(&text, root)
+    CodeCoverage::parse_dat(&text, unit, &names)
 }
 
 /// Runs one job of testbench `B` in this process: the run, and on failure its
@@ -1527,7 +1534,7 @@ fn run_job_inner<B: Testbench>(
     // An instance whose step was aborted (a hang) is left alone: the job
     // reports the hang, without counts.
     if cfg.code_coverage && rtl.usable() {
-        res.code_coverage = Some(code_coverage_of(&mut rtl, root, lib)?);
+        res.code_coverage = Some(code_coverage_of(&mut rtl, B::UNIT, root, lib)?);
     }
     drop(rtl);
     res.cycles = out.cycles;
