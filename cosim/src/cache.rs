@@ -989,6 +989,10 @@ mod tests {
             parse_name("ta-gfx9-trace-bare-0123456789abcdef"),
             Some(("ta".into(), "gfx9".into(), "opt trace bare".into()))
         );
+        assert_eq!(
+            parse_name("waitcnt-gfx9-cov-quick-0123456789abcdef"),
+            Some(("waitcnt".into(), "gfx9".into(), "quick coverage".into()))
+        );
         assert_eq!(parse_name("ta-gfx9-0123"), None);
         assert_eq!(parse_name("notes-0123456789abcdef"), None);
         assert_eq!(parse_name("ta-gfx9-odd-0123456789abcdef"), None);
