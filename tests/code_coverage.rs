@@ -223,6 +223,29 @@ fn code_coverage_merges_over_shards_as_one_run_and_is_held_to_floors() {
         "{info}"
     );
 
+    // Counts that cannot be returned (no temporary directory for the
+    // shim's coverage file) fail the job, an error, and keep its run.
+    let mut c = gpucosim_tests::quick(std::process::Command::new(crate::gpucosim_bin()));
+    let mut a = BASE.to_vec();
+    a.extend(["--results", "lost.json"]);
+    let o = c
+        .current_dir(d)
+        .args(&a)
+        .env("TMPDIR", d.join("no-such-dir"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("the run passed, but its code coverage was lost"),
+        "{err}"
+    );
+    let lost = ResultsFile::load(&d.join("lost.json")).unwrap();
+    assert_eq!(lost.jobs.len(), 8);
+    assert!(lost.jobs.iter().all(|j| j.cycles == 3000 && !j.passed()));
+    assert!(lost.code_coverage.is_empty());
+    assert!(!d.join("gpucosim-failures").exists());
+
     // Code coverage reports or floors without code coverage are refused.
     let (code, _, err) = run(
         d,

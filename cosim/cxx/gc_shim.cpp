@@ -220,6 +220,7 @@ void* gc_create() {
 
 void gc_destroy(void* h) {
   Sim* s = static_cast<Sim*>(h);
+  if (t_sim == s) t_sim = nullptr;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     for (size_t i = 0; i < g_sims.size(); i++) {

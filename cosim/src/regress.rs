@@ -1533,9 +1533,8 @@ fn run_job_inner<B: Testbench>(
     }
     // An instance whose step was aborted (a hang) is left alone: the job
     // reports the hang, without counts.
-    if cfg.code_coverage && rtl.usable() {
-        res.code_coverage = Some(code_coverage_of(&mut rtl, B::UNIT, root, lib)?);
-    }
+    let code_coverage =
+        (cfg.code_coverage && rtl.usable()).then(|| code_coverage_of(&mut rtl, B::UNIT, root, lib));
     drop(rtl);
     res.cycles = out.cycles;
     res.transactions = out.txn_count;
@@ -1544,6 +1543,22 @@ fn run_job_inner<B: Testbench>(
     res.coverage = out.coverage.by_name();
     res.first_mismatch = out.mismatches.first().map(|m| (m.cycle, m.signal.clone()));
     res.message = job_message(&out);
+    match code_coverage {
+        Some(Ok(c)) => res.code_coverage = Some(c),
+        // The run's own result is kept; the lost counts make it an error
+        // (a regression that asked for code coverage did not get it all).
+        Some(Err(e)) => {
+            res.lost.push(format!("its code coverage: {e}"));
+            if res.status == Status::Passed && incomplete.is_none() {
+                // Nothing to bundle: the run itself passed.
+                res.status = Status::Error;
+                res.message = format!("the run passed, but its code coverage was lost: {e}");
+                res.reproduce = passing_repro;
+                return Ok(());
+            }
+        }
+        None => {}
+    }
     // A kernel job that ran out of cycles before its replay ended has not
     // shown that the units agree on the kernel: an error, not a pass.
     if let Some(i) = incomplete {
