@@ -445,6 +445,7 @@ fn one_of_two_shards(dir: &std::path::Path) -> std::path::PathBuf {
         kernels: Vec::new(),
         stress: false,
         code_coverage: false,
+        stimulus: gpucosim::draw::STIMULUS_VERSION,
         units: vec!["ta".into()],
         profiles: vec![gpucosim_model::Profile::Gfx9],
         seeds: "1..4".parse().unwrap(),

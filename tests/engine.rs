@@ -236,6 +236,7 @@ fn the_pipeline_changes_nothing_but_speed() {
             let (out, _) = gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Fresh, false).unwrap();
             let fresh = summary(&out);
             let txns = gpucosim::engine::fresh_txns::<ToyTestbench>(
+                gpucosim::draw::STIMULUS_VERSION,
                 Profile::Gfx9,
                 seed,
                 &[],
@@ -259,7 +260,14 @@ fn the_pipeline_changes_nothing_but_speed() {
 /// The first cycle in which seed 5's stimulus drives `en_i` with lane 0's
 /// low byte 0x5a: the toy driver applies transaction `i` in cycle `2 + i`.
 fn first_5a_cycle() -> u64 {
-    let txns = gpucosim::engine::fresh_txns::<ToyTestbench>(Profile::Gfx9, 5, &[], 5000).unwrap();
+    let txns = gpucosim::engine::fresh_txns::<ToyTestbench>(
+        gpucosim::draw::STIMULUS_VERSION,
+        Profile::Gfx9,
+        5,
+        &[],
+        5000,
+    )
+    .unwrap();
     let i = txns
         .iter()
         .position(|t| t.en && t.d[0] & 0xff == 0x5a)

@@ -1047,3 +1047,95 @@ fn names_existing_waveforms(what: &str, text: &str, vcds: &[&Path]) -> Vec<PathB
     assert!(!named.is_empty(), "{what} names no waveform:\n{text}");
     named
 }
+
+/// The regression's worker processes among the children of `pid`
+/// (`gpucosim job --serve`).
+fn workers_of(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(child) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{child}/stat")) else {
+            continue;
+        };
+        // The parent is the second field after the command in parentheses.
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        let cmdline = std::fs::read(format!("/proc/{child}/cmdline")).unwrap_or_default();
+        if ppid == Some(pid) && cmdline.ends_with(b"job\0--serve\0") {
+            out.push(child);
+        }
+    }
+    out
+}
+
+/// A regression's jobs run one after another in a worker process per
+/// thread; a worker that dies in the middle of a job (killed here from
+/// outside, as a crash in the RTL's C++ would end it) fails that job alone,
+/// with how it died, and the next job starts a fresh worker: every other
+/// job passes and every job is in the results.
+#[test]
+fn a_worker_that_dies_fails_its_job_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    prebuild(&gpucosim_tests::repo_root().join("rtl"), "waitcnt", "gfx9");
+    let results = dir.path().join("results.json");
+    let child = gpucosim()
+        .args([
+            "regress",
+            "--unit",
+            "waitcnt",
+            "--profile",
+            "gfx9",
+            "--seeds",
+            "1..3",
+            "--jobs",
+            "1",
+            "--cycles",
+            "600000",
+            "--no-stress",
+            "--quiet",
+        ])
+        .arg("--results")
+        .arg(&results)
+        .arg("--bundles")
+        .arg(dir.path().join("bundles"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    let first = loop {
+        if let Some(&w) = workers_of(child.id()).first() {
+            break w;
+        }
+        assert!(t0.elapsed().as_secs() < 60, "no worker process started");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    // Well inside the first job (600,000 cycles take a good part of a second).
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    // SAFETY: kills a process of this test's own making.
+    unsafe { libc::kill(first as libc::pid_t, libc::SIGKILL) };
+    let o = child.wait_with_output().unwrap();
+    let (out, err) = text(&o);
+    let r = gpucosim::regress::ResultsFile::load(&results).unwrap();
+    assert_eq!(r.jobs.len(), 3, "{out}\n{err}");
+    let failed: Vec<_> = r.jobs.iter().filter(|j| !j.passed()).collect();
+    assert_eq!(failed.len(), 1, "{out}\n{err}");
+    assert_eq!(failed[0].job.seed, 1);
+    assert!(
+        failed[0]
+            .message
+            .contains("the job process was killed by signal 9 without a result"),
+        "{}",
+        failed[0].message
+    );
+    assert!(
+        failed[0].report.contains("the job's last output"),
+        "{}",
+        failed[0].report
+    );
+    assert_ne!(o.status.code(), Some(0), "{out}\n{err}");
+}

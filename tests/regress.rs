@@ -34,6 +34,7 @@ fn toy_plan(seeds: &str) -> Plan {
         kernels: Vec::new(),
         stress: false,
         code_coverage: false,
+        stimulus: gpucosim::draw::STIMULUS_VERSION,
         units: vec!["toy".into()],
         profiles: vec![Profile::Gfx9],
         seeds: seeds.parse().unwrap(),
@@ -80,6 +81,7 @@ fn a_huge_plan_is_sharded_without_listing_it() {
         kernels: Vec::new(),
         stress: false,
         code_coverage: false,
+        stimulus: gpucosim::draw::STIMULUS_VERSION,
         units: vec!["ta".into(), "lds".into(), "waitcnt".into()],
         profiles: Profile::all().collect(),
         seeds: "1..10000000000".parse().unwrap(),
@@ -573,6 +575,44 @@ fn corrupt_or_missing_bundles_are_clear_errors() {
     std::fs::write(dir.path().join("old.json"), "{\"format\": 1, \"jobs\": []}").unwrap();
     let e = ResultsFile::load(&dir.path().join("old.json")).unwrap_err();
     assert!(e.to_string().contains("results format 1"), "{e}");
+    // Stimulus versions: a bundle without one was recorded under version
+    // 1; one this build does not generate is refused, naming it, unless it
+    // lists its transactions.
+    let repro = |extra: &str| {
+        format!(
+            "{{\"format\": 2, \"unit\": \"ta\", \"profile\": \"gfx9\", \"seed\": 3, \"cycles\": 100, \"knobs\": [], \"rtl_dir\": \"/r\", \"rtl_hash\": \"h\", \"first_mismatch\": null, \"transaction_count\": 200{extra}}}"
+        )
+    };
+    let b = dir.path().join("b");
+    std::fs::create_dir(&b).unwrap();
+    std::fs::write(b.join("repro.json"), repro("")).unwrap();
+    let v1 = Repro::load(&b).unwrap();
+    assert_eq!(v1.stimulus, 1);
+    assert_eq!(v1.spec(None).stimulus, 1);
+    // Its transactions are version 1's, which differ from the current ones.
+    use gpucosim::units::ta::TaTestbench;
+    let txns = |v: u32| {
+        let t = gpucosim::engine::fresh_txns::<TaTestbench>(v, Profile::Gfx9, 3, &[], 200).unwrap();
+        serde_json::to_string(&t).unwrap()
+    };
+    let json = |r: &Repro| serde_json::to_string(&r.txns::<TaTestbench>().unwrap()).unwrap();
+    assert_eq!(json(&v1), txns(1));
+    std::fs::write(b.join("repro.json"), repro(", \"stimulus\": 2")).unwrap();
+    let v2 = Repro::load(&b).unwrap();
+    assert_eq!(json(&v2), txns(2));
+    assert_ne!(txns(1), txns(2));
+    std::fs::write(b.join("repro.json"), repro(", \"stimulus\": 99")).unwrap();
+    let e = Repro::load(&b).unwrap_err().to_string();
+    assert!(
+        e.contains("stimulus version 99") && e.contains("repro.json"),
+        "{e}"
+    );
+    std::fs::write(
+        b.join("repro.json"),
+        repro(", \"stimulus\": 99, \"transactions\": []"),
+    )
+    .unwrap();
+    assert_eq!(Repro::load(&b).unwrap().transaction_count, 0);
 }
 
 /// The promise of stopping: once a worker sees the flag, it starts no job;

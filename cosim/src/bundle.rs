@@ -51,6 +51,10 @@ pub struct Repro {
     /// Transactions the run consumed.
     #[serde(default)]
     pub transaction_count: usize,
+    /// The stimulus version the seed drew (`gpucosim_tb::draw`); bundles
+    /// written before it was recorded are version 1.
+    #[serde(default = "stimulus_version_one")]
+    pub stimulus: u32,
     /// The transactions, when they are not the first `transaction_count` of
     /// the seed's stimulus (a shrunk bundle).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -68,8 +72,13 @@ fn diverged() -> Verdict {
     Verdict::Diverged
 }
 
-/// Repro format version (1: every transaction listed).
-pub const REPRO_FORMAT: u32 = 2;
+fn stimulus_version_one() -> u32 {
+    1
+}
+
+/// Repro format version (1: every transaction listed; 2: a fresh run's
+/// seed and transaction count; 3: with its stimulus version).
+pub const REPRO_FORMAT: u32 = 3;
 
 impl Repro {
     /// Reads `BUNDLE/repro.json` (or a repro file given directly).
@@ -88,15 +97,21 @@ impl Repro {
                 path.display()
             ))
         })?;
-        if r.format != REPRO_FORMAT && r.format != 1 {
+        if !(1..=REPRO_FORMAT).contains(&r.format) {
             return Err(Error::Input(format!(
-                "{}: repro format {} (expected {REPRO_FORMAT})",
+                "{}: repro format {} (expected 1 to {REPRO_FORMAT})",
                 path.display(),
                 r.format
             )));
         }
-        if let Some(t) = &r.transactions {
-            r.transaction_count = t.len();
+        match &r.transactions {
+            Some(t) => r.transaction_count = t.len(),
+            // The seed's stimulus is regenerated: its version must be one
+            // this build draws.
+            None => {
+                crate::draw::check_version(r.stimulus)
+                    .map_err(|e| Error::Input(format!("{}: {e}", path.display())))?;
+            }
         }
         r.dir = dir;
         let name = r.name();
@@ -135,6 +150,7 @@ impl Repro {
         s.rtl_arg = Some(self.rtl_dir.clone());
         s.waves = waves.map(Path::to_path_buf);
         s.knobs = self.knobs.clone();
+        s.stimulus = self.stimulus;
         s.reproduce = Some(self.replay());
         if let Some(f) = self.waves_format {
             s.waves_format = f;
@@ -155,6 +171,7 @@ impl Repro {
     pub fn txns<B: Testbench>(&self) -> Result<Vec<B::Txn>> {
         let Some(list) = &self.transactions else {
             return engine::fresh_txns::<B>(
+                self.stimulus,
                 self.profile,
                 self.seed,
                 &self.knobs,
@@ -246,6 +263,7 @@ pub fn commit_bundle<T: Serialize>(
         first_mismatch: out.mismatches.first().map(|m| (m.cycle, m.signal.clone())),
         end_cycle: out.end_cycle(),
         transaction_count: txns.map_or(out.txn_count, <[T]>::len),
+        stimulus: spec.stimulus,
         transactions: txns.map(|t| {
             t.iter()
                 .map(|t| serde_json::to_value(t).expect("transactions serialise"))

@@ -73,6 +73,9 @@ pub struct RunSpec {
     /// The command that reproduces this run, when it is not a `gpucosim
     /// run` of the seed (a bundle's replay, a kernel's `kernel run`).
     pub reproduce: Option<ReproCommand>,
+    /// The stimulus version the seed draws ([`crate::draw`]): the current
+    /// one, or a bundle's when it replays one recorded under an older one.
+    pub stimulus: u32,
 }
 
 /// Whether a second CPU is idle now: at least two CPUs are available to
@@ -116,6 +119,7 @@ impl RunSpec {
             pipeline: false,
             limits: Limits::default(),
             reproduce: None,
+            stimulus: crate::draw::STIMULUS_VERSION,
         }
     }
 
@@ -803,7 +807,8 @@ pub fn run<B: Testbench>(
     let start = Instant::now();
     let (prod, last) = if spec.pipeline {
         let again = stimulus.again();
-        let prod = ModelRun::<B>::new(spec.profile, spec.seed, &knobs, stimulus.again());
+        let prod = ModelRun::<B>::new(spec.profile, spec.seed, &knobs, stimulus.again())
+            .with_stimulus_version(spec.stimulus)?;
         let (res, last, prod, produced) = pipelined(spec.cycles, prod, &mut chk);
         res?;
         if chk.first_divergence.is_none() && chk.end.is_none() && last + 1 == produced {
@@ -812,7 +817,8 @@ pub fn run<B: Testbench>(
             // Driver and model ran past the last cycle checked: run
             // them again alone up to it.
             drop(prod);
-            let mut prod = ModelRun::<B>::new(spec.profile, spec.seed, &knobs, again);
+            let mut prod = ModelRun::<B>::new(spec.profile, spec.seed, &knobs, again)
+                .with_stimulus_version(spec.stimulus)?;
             let (mut inp, mut mout) = (vec![0u32; iw], vec![0u32; ow]);
             for c in 0..=last {
                 prod.cycle(c, &mut inp, &mut mout);
@@ -820,7 +826,8 @@ pub fn run<B: Testbench>(
             (prod, last)
         }
     } else {
-        let mut prod = ModelRun::<B>::new(spec.profile, spec.seed, &knobs, stimulus.again());
+        let mut prod = ModelRun::<B>::new(spec.profile, spec.seed, &knobs, stimulus.again())
+            .with_stimulus_version(spec.stimulus)?;
         let (mut inp, mut mout) = (vec![0u32; iw], vec![0u32; ow]);
         let mut cycle = 0u64;
         loop {
@@ -836,10 +843,15 @@ pub fn run<B: Testbench>(
     // run), for the diverging lane or wave, as the waveform shows it. The
     // loop ran past it, so driver and model run again alone up to it.
     let at = chk.first_divergence.or(chk.end.as_ref().map(|_| last));
-    let context = at.map(|at| {
-        let focus = chk.mismatches.iter().find_map(Mismatch::focus);
-        ModelRun::<B>::new(spec.profile, spec.seed, &knobs, stimulus).context_at(at, at, focus)
-    });
+    // (The version was checked when the run's first ModelRun was made.)
+    let context = at
+        .map(|at| {
+            let focus = chk.mismatches.iter().find_map(Mismatch::focus);
+            ModelRun::<B>::new(spec.profile, spec.seed, &knobs, stimulus)
+                .with_stimulus_version(spec.stimulus)
+                .map(|mut r| r.context_at(at, at, focus))
+        })
+        .transpose()?;
     let elapsed = start.elapsed();
     guard.finish();
 

@@ -36,7 +36,7 @@ mod verilator;
 mod watchdog;
 
 pub use bundle::write_bundle;
-pub use gpucosim_tb::{error, testbench, units, with_testbench};
+pub use gpucosim_tb::{draw, error, testbench, units, with_testbench};
 pub use outputs::{probe_dir, probe_file, write_atomic};
 pub use report::report;
 pub use repro::ReproCommand;

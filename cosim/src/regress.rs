@@ -345,6 +345,14 @@ pub struct Plan {
     /// its counts merged per unit and profile.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub code_coverage: bool,
+    /// The stimulus version the jobs' seeds drew (`gpucosim_tb::draw`);
+    /// results files written before it was recorded read as version 1.
+    #[serde(default = "stimulus_version_one")]
+    pub stimulus: u32,
+}
+
+fn stimulus_version_one() -> u32 {
+    1
 }
 
 impl Plan {
@@ -493,6 +501,7 @@ pub fn jobs(
         kernels: Vec::new(),
         stress: false,
         code_coverage: false,
+        stimulus: crate::draw::STIMULUS_VERSION,
     };
     JobList::new(&plan, shard)
         .map(|l| l.iter().collect())
@@ -1736,27 +1745,8 @@ const STDERR_TAIL: usize = 16 * 1024;
 /// job error (or a timeout) with the end of its standard error.
 pub fn run_job_in_child(exe: &Path, spec: &JobSpec, stop: &AtomicBool) -> JobResult {
     use std::io::{Read, Write};
-    use std::os::unix::process::CommandExt;
-    use std::process::{Command, Stdio};
     let job = &spec.job;
-    let mut cmd = Command::new(exe);
-    cmd.arg0("gpucosim")
-        .arg("job")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        // Its own process group: a terminal's Ctrl-C reaches the parent
-        // only, which decides what the children do.
-        .process_group(0);
-    // SAFETY: prctl is async-signal-safe; the child gets SIGTERM if this
-    // process dies, instead of running on alone.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-            Ok(())
-        });
-    }
-    let mut child = match cmd.spawn() {
+    let mut child = match spawn_job_process(exe, &["job"]) {
         Ok(c) => c,
         Err(e) => return JobResult::error(job, format!("cannot start {}: {e}", exe.display())),
     };
@@ -1765,22 +1755,20 @@ pub fn run_job_in_child(exe: &Path, spec: &JobSpec, stop: &AtomicBool) -> JobRes
     let mut stdin = child.stdin.take().expect("piped stdin");
     // A child that ends before it reads its spec (stopped, killed, failing
     // at start) closes the pipe: the write fails with EPIPE, which is that
-    // job's error. SIGPIPE is blocked in this thread, so that it never ends
-    // the regression, whatever the process's disposition of it.
+    // job's error.
     let feeder = std::thread::spawn(move || -> std::io::Result<()> {
-        // SAFETY: changes this thread's own signal mask only.
-        unsafe {
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            libc::sigaddset(&mut set, libc::SIGPIPE);
-            libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-        }
+        block_sigpipe();
         stdin.write_all(&input)
     });
     let mut out = child.stdout.take().expect("piped stdout");
+    // The reader says when the child's standard output closes (it has
+    // ended, as a rule), so that the loop below notices the end at once
+    // rather than at its next check.
+    let (closed_tx, closed) = std::sync::mpsc::channel::<()>();
     let reader = std::thread::spawn(move || {
         let mut s = Vec::new();
         let _ = out.read_to_end(&mut s);
+        let _ = closed_tx.send(());
         s
     });
     let mut err = child.stderr.take().expect("piped stderr");
@@ -1820,7 +1808,15 @@ pub fn run_job_in_child(exe: &Path, spec: &JobSpec, stop: &AtomicBool) -> JobRes
             killed_for_time |= overdue;
             let _ = child.kill();
         }
-        std::thread::sleep(Duration::from_millis(20));
+        // Wakes when the output closes, else checks again in 20 ms (the
+        // stop flag, the time limit); once closed, the child's exit is
+        // polled every millisecond.
+        match closed.recv_timeout(Duration::from_millis(20)) {
+            Ok(()) | Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                std::thread::sleep(Duration::from_millis(1))
+            }
+        }
     };
     tracing::debug!(
         "{}: job process ended: {}",
@@ -1839,6 +1835,22 @@ pub fn run_job_in_child(exe: &Path, spec: &JobSpec, stop: &AtomicBool) -> JobRes
     {
         return r;
     }
+    let fed = fed.err().map(|e| e.to_string());
+    lost_job(spec, status, killed_for_time, termed.is_some(), fed, &tail)
+}
+
+/// The result of a job whose process ended without answering: killed for
+/// its time limit, stopped, or dead of its own (with how it ended and why
+/// its spec could not be written to it, when it could not); `tail` is the
+/// end of what it wrote to standard error.
+fn lost_job(
+    spec: &JobSpec,
+    status: Option<std::process::ExitStatus>,
+    killed_for_time: bool,
+    termed: bool,
+    unfed: Option<String>,
+    tail: &str,
+) -> JobResult {
     let how = match status {
         Some(st) => {
             use std::os::unix::process::ExitStatusExt;
@@ -1849,25 +1861,306 @@ pub fn run_job_in_child(exe: &Path, spec: &JobSpec, stop: &AtomicBool) -> JobRes
         }
         None => "could not be waited for".into(),
     };
-    let mut r = JobResult::error(job, String::new());
+    let mut r = JobResult::error(&spec.job, String::new());
     if killed_for_time {
         r.status = Status::Timeout;
         r.message = format!(
             "the job did not finish within its time limit of {} s and was killed",
             spec.cfg.timeout.unwrap_or_default()
         );
-    } else if termed.is_some() {
+    } else if termed {
         r.status = Status::Interrupted;
         r.message = "interrupted: the job process was stopped".into();
     } else {
         r.message = format!("the job process {how} without a result");
-        if let Err(e) = fed {
+        if let Some(e) = unfed {
             r.message
                 .push_str(&format!(" (its job spec could not be written to it: {e})"));
         }
     }
-    r.report = format!("{}\n  the job's last output:\n{}", r.message, indent(&tail));
+    r.report = format!("{}\n  the job's last output:\n{}", r.message, indent(tail));
     r
+}
+
+/// What a worker process writes on standard error as it starts a job,
+/// before the job's name.
+pub const WORKER_JOB_START: &str = "gpucosim job: ";
+
+/// What starts a worker process's answer line on standard output, before
+/// the result's JSON.
+pub const WORKER_RESULT: &str = "result: ";
+
+/// Blocks SIGPIPE in the calling thread, so that a write to a pipe whose
+/// reader is gone fails with EPIPE instead of ending the process, whatever
+/// the process's disposition of it.
+fn block_sigpipe() {
+    // SAFETY: changes this thread's own signal mask only.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGPIPE);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+}
+
+/// A job process started with `args`, in its own process group, sent
+/// SIGTERM should this process die, its three standard streams piped.
+fn spawn_job_process(exe: &Path, args: &[&str]) -> std::io::Result<std::process::Child> {
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    let mut cmd = Command::new(exe);
+    cmd.arg0("gpucosim")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // Its own process group: a terminal's Ctrl-C reaches the parent
+        // only, which decides what the children do.
+        .process_group(0);
+    // SAFETY: prctl is async-signal-safe; the child gets SIGTERM if this
+    // process dies, instead of running on alone.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            Ok(())
+        });
+    }
+    cmd.spawn()
+}
+
+/// A worker process of a regression (`gpucosim job --serve`): it runs the
+/// jobs it is given one after another, so that a regression of short jobs
+/// pays for starting a process, loading the RTL library and its C++
+/// runtime once per worker rather than once per job. A job is still
+/// isolated as far as it matters: a worker that dies (a crash in the RTL's
+/// C++) or is killed (a job past its time limit, a stop) fails the job it
+/// was running and no other, and the next job starts a fresh worker; each
+/// job's Verilated model is its own instance, context included, destroyed
+/// when the job ends.
+pub struct Worker {
+    exe: PathBuf,
+    proc: Option<WorkerProc>,
+}
+
+struct WorkerProc {
+    child: std::process::Child,
+    /// Its input; closing it ends the worker once it is idle.
+    stdin: Option<std::process::ChildStdin>,
+    /// Answer lines from standard output; the sender hangs up at its end.
+    answers: mpsc::Receiver<String>,
+    /// Standard error since the worker started (its tail).
+    stderr: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    readers: [std::thread::JoinHandle<()>; 2],
+}
+
+impl WorkerProc {
+    fn start(exe: &Path) -> std::io::Result<WorkerProc> {
+        use std::io::{BufRead, Read};
+        let mut child = spawn_job_process(exe, &["job", "--serve"])?;
+        let stdin = child.stdin.take().expect("piped stdin");
+        let out = child.stdout.take().expect("piped stdout");
+        let mut err = child.stderr.take().expect("piped stderr");
+        let (tx, answers) = mpsc::channel();
+        let out_reader = std::thread::spawn(move || {
+            for line in std::io::BufReader::new(out).lines() {
+                let Ok(line) = line else { break };
+                if let Some(a) = line.strip_prefix(WORKER_RESULT) {
+                    if tx.send(a.to_string()).is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+        let stderr = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let tail = std::sync::Arc::clone(&stderr);
+        let err_reader = std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = err.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
+                t.extend_from_slice(&buf[..n]);
+                if t.len() > 2 * STDERR_TAIL {
+                    let cut = t.len() - STDERR_TAIL;
+                    t.drain(..cut);
+                }
+            }
+        });
+        Ok(WorkerProc {
+            child,
+            stdin: Some(stdin),
+            answers,
+            stderr,
+            readers: [out_reader, err_reader],
+        })
+    }
+
+    /// The end of standard error since job `name` started.
+    fn tail_of(&self, name: &str) -> String {
+        let t = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        let text = String::from_utf8_lossy(&t);
+        let mark = format!("{WORKER_JOB_START}{name}\n");
+        let since = text
+            .rfind(&mark)
+            .map_or(&text[..], |i| &text[i + mark.len()..]);
+        let mut cut = since.len().saturating_sub(STDERR_TAIL);
+        while !since.is_char_boundary(cut) {
+            cut += 1;
+        }
+        since[cut..].to_string()
+    }
+
+    /// Waits for the process to end (it was killed or closed its output),
+    /// then for its readers.
+    fn reap(mut self) -> Option<std::process::ExitStatus> {
+        let status = self.child.wait().ok();
+        self.stdin = None;
+        for r in self.readers {
+            let _ = r.join();
+        }
+        status
+    }
+}
+
+impl Worker {
+    /// A worker that starts its process from `exe` when given its first job.
+    pub fn new(exe: &Path) -> Worker {
+        Worker {
+            exe: exe.to_path_buf(),
+            proc: None,
+        }
+    }
+
+    /// Runs `spec`'s job in the worker process (started, or started again,
+    /// as needed): as [`run_job_in_child`] does, but without a process of
+    /// its own. The job's run ends at its next cycle when `stop` is set
+    /// (the worker is sent SIGTERM, answers and ends); a job past its time
+    /// limit by a grace period is killed with its worker.
+    pub fn run(&mut self, spec: &JobSpec, stop: &AtomicBool) -> JobResult {
+        use std::io::Write;
+        block_sigpipe();
+        let line = format!(
+            "{}\n",
+            serde_json::to_string(spec).expect("job specs serialise")
+        );
+        // A worker that ended while idle gets no job: the job goes to a
+        // fresh one.
+        let mut unfed = None;
+        for _ in 0..2 {
+            let p = match self.proc.take() {
+                Some(p) => p,
+                None => match WorkerProc::start(&self.exe) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        return JobResult::error(
+                            &spec.job,
+                            format!("cannot start {}: {e}", self.exe.display()),
+                        )
+                    }
+                },
+            };
+            let mut p = p;
+            let stdin = p
+                .stdin
+                .as_mut()
+                .expect("a worker's input is open until it ends");
+            match stdin
+                .write_all(line.as_bytes())
+                .and_then(|()| stdin.flush())
+            {
+                Ok(()) => {
+                    self.proc = Some(p);
+                    unfed = None;
+                    break;
+                }
+                Err(e) => {
+                    unfed = Some((e.to_string(), p.tail_of(""), p.reap()));
+                }
+            }
+        }
+        if let Some((e, tail, status)) = unfed {
+            return lost_job(spec, status, false, false, Some(e), &tail);
+        }
+        let p = self.proc.as_mut().expect("a worker was given the job");
+        tracing::debug!(
+            "{}: job given to worker process {}",
+            spec.job.name(),
+            p.child.id()
+        );
+        let started = std::time::Instant::now();
+        let grace = Duration::from_secs(10);
+        let kill_after = spec.cfg.timeout.map(|t| Duration::from_secs_f64(t) + grace);
+        let mut termed: Option<std::time::Instant> = None;
+        let mut killed_for_time = false;
+        loop {
+            match p.answers.recv_timeout(Duration::from_millis(20)) {
+                Ok(a) => {
+                    let r = serde_json::from_str::<JobResult>(&a);
+                    if termed.is_some() || r.is_err() {
+                        // A stopped worker ends after its answer; one that
+                        // answers nonsense is not trusted with another job.
+                        if let Some(p) = self.proc.take() {
+                            p.close_and_reap();
+                        }
+                    }
+                    return r.unwrap_or_else(|e| {
+                        JobResult::error(
+                            &spec.job,
+                            format!("the job process answered with an unreadable result: {e}"),
+                        )
+                    });
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+            }
+            let pid = p.child.id() as libc::pid_t;
+            if stop.load(Ordering::SeqCst) && termed.is_none() {
+                // SAFETY: signals our own child.
+                unsafe { libc::kill(pid, libc::SIGTERM) };
+                termed = Some(std::time::Instant::now());
+            }
+            let overdue = kill_after.is_some_and(|k| started.elapsed() >= k);
+            if overdue || termed.is_some_and(|t| t.elapsed() >= grace) {
+                killed_for_time |= overdue;
+                let _ = p.child.kill();
+                break;
+            }
+        }
+        // The worker ended (or was killed) without answering.
+        let p = self.proc.take().expect("worker");
+        let tail = p.tail_of(&spec.job.name());
+        let status = p.reap();
+        lost_job(spec, status, killed_for_time, termed.is_some(), None, &tail)
+    }
+}
+
+impl WorkerProc {
+    /// Closes its input and waits a second for it to end, then kills it;
+    /// reaps it.
+    fn close_and_reap(mut self) -> Option<std::process::ExitStatus> {
+        self.stdin = None;
+        let t0 = std::time::Instant::now();
+        while t0.elapsed() < Duration::from_secs(1) {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        if !matches!(self.child.try_wait(), Ok(Some(_))) {
+            let _ = self.child.kill();
+        }
+        self.reap()
+    }
+}
+
+impl Drop for Worker {
+    /// Closes the worker's input, which ends it, and reaps it.
+    fn drop(&mut self) {
+        if let Some(p) = self.proc.take() {
+            p.close_and_reap();
+        }
+    }
 }
 
 fn indent(s: &str) -> String {

@@ -8,9 +8,11 @@
 //! as a lock-step run does; [`error`] is the error every layer reports.
 #![warn(missing_docs)]
 
+pub mod draw;
 pub mod error;
 pub mod run;
 pub mod testbench;
 pub mod units;
 
+pub use draw::STIMULUS_VERSION;
 pub use run::{fresh_txns, parse_knobs, record_inputs, ModelRun, Stimulus, RESET_CYCLES};

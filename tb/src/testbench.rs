@@ -255,8 +255,14 @@ pub trait Testbench: 'static {
     fn table() -> &'static PortTable;
     /// A fresh reference model.
     fn model(profile: Profile) -> Box<dyn Unit>;
-    /// Draws one random transaction.
-    fn generate(profile: Profile, knobs: &Self::Knobs, rng: &mut ChaCha8Rng) -> Self::Txn;
+    /// Draws one random transaction of stimulus version `version` (one of
+    /// [`crate::draw::OLDEST_STIMULUS_VERSION`]..=[`crate::STIMULUS_VERSION`]).
+    fn generate(
+        version: u32,
+        profile: Profile,
+        knobs: &Self::Knobs,
+        rng: &mut ChaCha8Rng,
+    ) -> Self::Txn;
     /// Directed transactions (worked examples from the seeds, corner cases),
     /// run before the random ones when a seed asks for them.
     fn directed(profile: Profile) -> Vec<Self::Txn>;

@@ -159,7 +159,7 @@ impl Testbench for ToyTestbench {
             rec: Recorder::new(profile),
         })
     }
-    fn generate(_: Profile, k: &ToyKnobs, rng: &mut ChaCha8Rng) -> ToyTxn {
+    fn generate(_: u32, _: Profile, k: &ToyKnobs, rng: &mut ChaCha8Rng) -> ToyTxn {
         ToyTxn {
             en: rng.gen_bool(k.en_prob),
             d: [rng.gen(), rng.gen(), rng.gen(), rng.gen()],

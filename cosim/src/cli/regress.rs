@@ -112,6 +112,7 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
         kernels,
         stress: !a.no_stress.no_stress,
         code_coverage: a.code_coverage,
+        stimulus: gpucosim::draw::STIMULUS_VERSION,
     };
     // Kernel jobs run on their units (waitcnt, or lds and ta for a
     // launch), on their profiles.
@@ -236,10 +237,21 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     let start = std::time::Instant::now();
     let mut failed = 0usize;
     let mut done = 0u64;
+    // Each thread runs its jobs in a worker process of its own, started
+    // again after a job that ends it (a crash, a kill); the workers end
+    // with their threads.
+    thread_local! {
+        static WORKER: std::cell::RefCell<Option<regress::Worker>> =
+            const { std::cell::RefCell::new(None) };
+    }
     let runner = |job: &regress::Job| -> regress::JobResult {
         let mut spec = specs[&(job.unit.clone(), job.profile)].clone();
         spec.job = job.clone();
-        regress::run_job_in_child(&exe, &spec, &STOP)
+        WORKER.with(|w| {
+            w.borrow_mut()
+                .get_or_insert_with(|| regress::Worker::new(&exe))
+                .run(&spec, &STOP)
+        })
     };
     let results = regress::run_jobs(&list, threads, &STOP, &runner, &mut |r| {
         done += 1;

@@ -404,6 +404,7 @@ pub fn job_list(unit: &str, profile: Profile, spec: &CampaignSpec) -> Result<Job
             kernels: Vec::new(),
             stress: spec.stress,
             code_coverage: false,
+            stimulus: crate::draw::STIMULUS_VERSION,
         },
         None,
     )

@@ -11,6 +11,7 @@
 pub mod driver;
 pub mod eval;
 pub mod stimulus;
+mod stimulus_v1;
 pub mod txn;
 
 pub use driver::LdsDriver;
@@ -41,8 +42,11 @@ impl Testbench for LdsTestbench {
     fn model(profile: Profile) -> Box<dyn Unit> {
         Box::new(LdsModel::new(profile))
     }
-    fn generate(profile: Profile, knobs: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn {
-        stimulus::generate(profile, knobs, rng)
+    fn generate(version: u32, profile: Profile, knobs: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn {
+        match version {
+            1 => stimulus_v1::generate(profile, knobs, rng),
+            _ => stimulus::generate(profile, knobs, rng),
+        }
     }
     fn directed(profile: Profile) -> Vec<LdsTxn> {
         stimulus::directed(profile)

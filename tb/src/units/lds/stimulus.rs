@@ -8,7 +8,7 @@ use gpucosim_model::lds::isa::{self, Kind, OpInfo};
 use gpucosim_model::lds::tlm::{geometry, Request, LANES};
 use gpucosim_model::lds::LdsParams;
 use gpucosim_model::Profile;
-use rand::Rng;
+use crate::draw::Draw;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
@@ -118,18 +118,14 @@ impl Default for LdsKnobs {
     }
 }
 
-const STRIDES: &[u32] = &[0, 1, 2, 4, 8, 16, 32, 33, 64, 3];
-const LOADS: &[u8] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
-const STORES: &[u8] = &[16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26];
-const INVALID: &[u8] = &[13, 14, 15, 27, 30, 31, 46, 47, 62, 63];
-
-fn pct(rng: &mut ChaCha8Rng, p: u32) -> bool {
-    rng.gen_range(0..100) < p
-}
+pub(super) const STRIDES: &[u32] = &[0, 1, 2, 4, 8, 16, 32, 33, 64, 3];
+pub(super) const LOADS: &[u8] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+pub(super) const STORES: &[u8] = &[16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26];
+pub(super) const INVALID: &[u8] = &[13, 14, 15, 27, 30, 31, 46, 47, 62, 63];
 
 /// `ds_read_b32` by every lane of a wave64 at address 0, data 0, the whole
 /// default-mode RAM allocated.
-fn base_txn(profile: Profile) -> LdsTxn {
+pub(super) fn base_txn(profile: Profile) -> LdsTxn {
     LdsTxn {
         req: Request {
             op: 4,
@@ -154,50 +150,55 @@ fn strided(profile: Profile, op: u8, stride: u32) -> LdsTxn {
     t
 }
 
-/// Draws a random transaction.
+/// Draws a random transaction of the current stimulus version (2): the
+/// distribution of version 1 ([`super::stimulus_v1`]), its fields cut from
+/// fewer random words ([`Draw`]), and each lane's second data word mixed
+/// from its first rather than drawn.
 pub fn generate(profile: Profile, k: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn {
+    let d = &mut Draw::new(rng);
     let gfx11 = profile.wave32();
     let mut t = base_txn(profile);
     let window = k.window.clamp(1, 1 << 15);
     let pow2 = window.is_power_of_two();
     let total = k.w_load + k.w_store + k.w_atomic + k.w_permute;
-    let pick = rng.gen_range(0..total.max(1));
+    let pick = d.below(u64::from(total.max(1))) as u32;
     t.req.op = if pick < k.w_load {
-        LOADS[rng.gen_range(0..LOADS.len())]
+        d.pick(LOADS)
     } else if pick < k.w_load + k.w_store {
-        STORES[rng.gen_range(0..STORES.len())]
+        d.pick(STORES)
     } else if pick < k.w_load + k.w_store + k.w_atomic {
-        32 + 16 * rng.gen_range(0..2u8) + rng.gen_range(0..isa::ATOMICS)
+        32 + 16 * d.bits(1) as u8 + d.below(isa::ATOMICS.into()) as u8
     } else {
-        28 + rng.gen_range(0..2u8)
+        28 + d.bits(1) as u8
     };
-    if pct(rng, k.invalid) {
-        t.req.op = INVALID[rng.gen_range(0..INVALID.len())];
+    if d.pct(k.invalid) {
+        t.req.op = d.pick(INVALID);
     }
     let info = OpInfo::decode(t.req.op);
     if gfx11 {
-        t.req.wave64 = !pct(rng, k.wave32);
-        t.req.wgp = !pct(rng, k.cu_mode);
+        t.req.wave64 = !d.pct(k.wave32);
+        t.req.wgp = !d.pct(k.cu_mode);
     }
     let ram_bytes = geometry(profile, t.req.wgp).1 * 4;
     t.req.lds_size = ram_bytes;
-    t.req.unaligned = pct(rng, k.unaligned);
+    t.req.unaligned = d.pct(k.unaligned);
+    let sparse = |d: &mut Draw| d.u64() & d.u64() & d.u64();
     t.req.exec = match k.exec.as_str() {
         "full" => u64::MAX,
-        "random" => rng.gen(),
-        "sparse" => rng.gen::<u64>() & rng.gen::<u64>() & rng.gen::<u64>(),
+        "random" => d.u64(),
+        "sparse" => sparse(d),
         "zero" => 0,
-        "upper" => rng.gen::<u64>() & !0xFFFF_FFFF,
-        _ => match rng.gen_range(0..10) {
+        "upper" => d.u64() & !0xFFFF_FFFF,
+        _ => match d.below(10) {
             0..=4 => u64::MAX,
-            5 | 6 => rng.gen(),
-            7 => rng.gen::<u64>() & rng.gen::<u64>() & rng.gen::<u64>(),
-            8 => 1u64 << rng.gen_range(0..64),
+            5 | 6 => d.u64(),
+            7 => sparse(d),
+            8 => 1u64 << d.bits(6),
             _ => {
-                if rng.gen_range(0..4) == 0 {
+                if d.bits(2) == 0 {
                     0
                 } else {
-                    rng.gen::<u64>() & !0xFFFF_FFFF
+                    d.u64() & !0xFFFF_FFFF
                 }
             }
         },
@@ -205,13 +206,11 @@ pub fn generate(profile: Profile, k: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn 
     let stride = if k.stride >= 0 {
         Some(k.stride as u32)
     } else {
-        let i = rng.gen_range(0..STRIDES.len() + 1);
-        STRIDES.get(i).copied()
+        STRIDES.get(d.below(STRIDES.len() as u64 + 1) as usize).copied()
     };
-    let start = rng.gen_range(0..window);
-    let misalign = info.kind == Kind::Atomic && pct(rng, k.misalign);
-    let small = rng.gen_range(0..3) == 0;
-    // Filled lane by lane (the draws in the same order as ever).
+    let start = d.below(window.into()) as u32;
+    let misalign = info.kind == Kind::Atomic && d.pct(k.misalign);
+    let small = d.below(3) == 0;
     let mut addr = [0u32; LANES];
     let mut data0 = [0u64; LANES];
     let mut data1 = [0u64; LANES];
@@ -220,73 +219,78 @@ pub fn generate(profile: Profile, k: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn 
             // `% window` without a division for the usual power of two.
             Some(s) if pow2 => start.wrapping_add(s.wrapping_mul(l as u32)) & (window - 1),
             Some(s) => start.wrapping_add(s.wrapping_mul(l as u32)) % window,
-            None => rng.gen_range(0..window),
+            None => d.below(window.into()) as u32,
         };
         let mut a = dw * 4;
-        if (t.req.unaligned && rng.gen_range(0..3) == 0) || (misalign && rng.gen_range(0..4) == 0) {
-            a += rng.gen_range(1..4);
+        if (t.req.unaligned && d.below(3) == 0) || (misalign && d.bits(2) == 0) {
+            a += d.range32(1, 4);
         }
         addr[l] = a;
-        data0[l] = if small {
-            rng.gen_range(0..8)
+        if small {
+            data0[l] = d.bits(3);
+            data1[l] = d.bits(3);
         } else {
-            rng.gen()
-        };
-        data1[l] = if small {
-            rng.gen_range(0..8)
-        } else {
-            rng.gen()
-        };
+            data0[l] = d.u64();
+            data1[l] = mix(data0[l]);
+        }
     }
     if info.kind == Kind::Permute || info.kind == Kind::Bpermute {
         for a in addr.iter_mut() {
-            *a = rng.gen_range(0..256);
+            *a = d.bits(8) as u32;
         }
     }
     t.req.addr = addr;
     t.req.data0 = data0;
     t.req.data1 = data1;
     if info.two {
-        t.req.offset0 = rng.gen_range(0..8);
-        t.req.offset1 = rng.gen_range(0..8);
-    } else if rng.gen_range(0..4) == 0 {
-        t.req.offset0 = rng.gen_range(0..16) * 4;
+        t.req.offset0 = d.bits(3) as u8;
+        t.req.offset1 = d.bits(3) as u8;
+    } else if d.bits(2) == 0 {
+        t.req.offset0 = d.bits(4) as u8 * 4;
     }
     if info.addtid {
-        t.req.m0 = rng.gen_range(0..window) * 4 + rng.gen_range(0..4);
+        t.req.m0 = d.below(window.into()) as u32 * 4 + d.bits(2) as u32;
     }
-    if pct(rng, k.range_edge) {
+    if d.pct(k.range_edge) {
         let edge = (window * 4).min(ram_bytes);
-        t.req.lds_size = edge.saturating_sub(rng.gen_range(0..64) * 4);
-        if rng.gen_range(0..8) == 0 {
-            t.req.lds_size = rng.gen_range(0..0x40000);
+        t.req.lds_size = edge.saturating_sub(d.bits(6) as u32 * 4);
+        if d.bits(3) == 0 {
+            t.req.lds_size = d.bits(18) as u32;
         }
     }
-    if pct(rng, k.base) {
-        t.req.lds_base = rng.gen_range(0..512);
+    if d.pct(k.base) {
+        t.req.lds_base = d.bits(9) as u16;
     }
-    // Drawn only when asked for, so the default stream is as before.
     let mem = matches!(info.kind, Kind::Load | Kind::Store);
-    if k.misalign_dword > 0 && mem && !t.req.unaligned && pct(rng, k.misalign_dword) {
+    if k.misalign_dword > 0 && mem && !t.req.unaligned && d.pct(k.misalign_dword) {
         for a in t.req.addr.iter_mut() {
-            if rng.gen_range(0..2) == 0 {
-                *a += rng.gen_range(1..4);
+            if d.bits(1) == 0 {
+                *a += d.range32(1, 4);
             }
         }
     }
-    if k.wrap > 0 && pct(rng, k.wrap) {
-        let down = rng.gen_range(1..=64u32) * 4 + rng.gen_range(0..4);
+    if k.wrap > 0 && d.pct(k.wrap) {
+        let down = d.range32(1, 65) * 4 + d.bits(2) as u32;
         for a in t.req.addr.iter_mut() {
             *a = a.wrapping_sub(down);
         }
         if info.addtid {
             t.req.offset1 = 0xFF;
-            t.req.offset0 = rng.gen();
+            t.req.offset0 = d.bits(8) as u8;
             t.req.m0 = 0u32.wrapping_sub(down);
         }
     }
-    t.gap = rng.gen_range(0..=k.max_gap);
+    t.gap = d.below(u64::from(k.max_gap) + 1) as u8;
     t
+}
+
+/// A second data word from a lane's first: the SplitMix64 finaliser, so
+/// that the two differ in about half their bits and neither predicts the
+/// other's low bits.
+fn mix(x: u64) -> u64 {
+    let x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    let x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
 }
 
 /// Directed transactions: SPEC §2 corners on each mode of the profile.

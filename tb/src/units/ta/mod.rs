@@ -11,6 +11,7 @@
 pub mod driver;
 pub mod eval;
 pub mod stimulus;
+mod stimulus_v1;
 pub mod txn;
 
 pub use driver::TaDriver;
@@ -41,8 +42,11 @@ impl Testbench for TaTestbench {
     fn model(profile: Profile) -> Box<dyn Unit> {
         Box::new(TaModel::new(profile))
     }
-    fn generate(profile: Profile, knobs: &TaKnobs, rng: &mut ChaCha8Rng) -> TaTxn {
-        stimulus::generate(profile, knobs, rng)
+    fn generate(version: u32, profile: Profile, knobs: &TaKnobs, rng: &mut ChaCha8Rng) -> TaTxn {
+        match version {
+            1 => stimulus_v1::generate(profile, knobs, rng),
+            _ => stimulus::generate(profile, knobs, rng),
+        }
     }
     fn directed(profile: Profile) -> Vec<TaTxn> {
         stimulus::directed(profile)

@@ -6,7 +6,7 @@ use crate::testbench::{Knob, KnobValues, PERCENT};
 use gpucosim_model::ta::isa::LANES;
 use gpucosim_model::ta::{FormatEncoding, Instr, Kind, Op, TaParams, VsharpFields};
 use gpucosim_model::Profile;
-use rand::Rng;
+use crate::draw::Draw;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
@@ -106,34 +106,45 @@ impl Default for TaKnobs {
     }
 }
 
-fn pct(rng: &mut ChaCha8Rng, p: u32) -> bool {
-    rng.gen_range(0..100) < p
+/// The 16-bit values below which a field is drawn `p` times in 100 (the
+/// same decision as [`Draw::pct`] makes).
+fn threshold16(p: u32) -> u64 {
+    (u64::from(p) << 16).div_ceil(100)
 }
 
-fn pick<T: Copy>(rng: &mut ChaCha8Rng, xs: &[T]) -> T {
-    xs[rng.gen_range(0..xs.len())]
+/// 32 random bits for each lane (two lanes to a 64-bit word).
+fn lane_words(d: &mut Draw) -> [u64; LANES] {
+    let mut w = [0u64; LANES];
+    for pair in w.chunks_exact_mut(2) {
+        let x = d.u64();
+        (pair[0], pair[1]) = (x & 0xFFFF_FFFF, x >> 32);
+    }
+    w
 }
 
-/// Draws a random transaction.
+/// Draws a random transaction of the current stimulus version (2): the
+/// distribution of version 1 ([`super::stimulus_v1`]), its fields cut from
+/// fewer random words ([`Draw`]).
 pub fn generate(profile: Profile, k: &TaKnobs, rng: &mut ChaCha8Rng) -> TaTxn {
+    let d = &mut Draw::new(rng);
     let gfx9 = TaParams::of(profile).format == FormatEncoding::DfmtNfmt;
     let mut i = Instr::default();
 
     // Class and size.
-    let r = rng.gen_range(0..100u32);
+    let r = d.below(100) as u32;
     let (kind, op, size) = if r < k.atomic_pct {
         (
             Kind::Mubuf,
-            pick(rng, &[Op::Atomic, Op::AtomicRet]),
-            pick(rng, &[4, 8]),
+            d.pick(&[Op::Atomic, Op::AtomicRet]),
+            d.pick(&[4, 8]),
         )
     } else {
-        let op = if pct(rng, k.store_pct) {
+        let op = if d.pct(k.store_pct) {
             Op::Store
         } else {
             Op::Load
         };
-        let r = rng.gen_range(0..100u32);
+        let r = d.below(100) as u32;
         let kind = if r < k.format_pct {
             Kind::MubufFormat
         } else if r < k.format_pct + k.mtbuf_pct {
@@ -141,22 +152,22 @@ pub fn generate(profile: Profile, k: &TaKnobs, rng: &mut ChaCha8Rng) -> TaTxn {
         } else {
             Kind::Mubuf
         };
-        (kind, op, pick(rng, &[1, 2, 4, 4, 8, 12, 16]))
+        (kind, op, d.pick(&[1, 2, 4, 4, 8, 12, 16]))
     };
     i.kind = kind;
     i.op = op;
     i.size = size;
-    let invalid = kind != Kind::Mubuf && pct(rng, k.invalid_format_pct);
+    let invalid = kind != Kind::Mubuf && d.pct(k.invalid_format_pct);
     let fmt = match (gfx9, invalid) {
-        (true, false) => rng.gen_range(1..15) | rng.gen_range(0..8) << 4,
-        (true, true) => pick(rng, &[0, 15]) | rng.gen_range(0..8) << 4,
-        (false, false) => rng.gen_range(1..64),
-        (false, true) => pick(rng, &[0, 64, 65, 100, 127]),
+        (true, false) => d.range32(1, 15) | (d.bits(3) as u32) << 4,
+        (true, true) => d.pick(&[0, 15]) | (d.bits(3) as u32) << 4,
+        (false, false) => d.range32(1, 64),
+        (false, true) => d.pick(&[0, 64, 65, 100, 127]),
     };
     i.fmt = if kind == Kind::Mtbuf {
         fmt
     } else {
-        rng.gen_range(0..128)
+        d.bits(7) as u32
     };
     let elem = match kind {
         Kind::Mubuf => size.min(4),
@@ -164,44 +175,41 @@ pub fn generate(profile: Profile, k: &TaKnobs, rng: &mut ChaCha8Rng) -> TaTxn {
     };
 
     // V#.
-    let wrap = pct(rng, k.wrap_pct);
+    let wrap = d.pct(k.wrap_pct);
     let base = if wrap {
-        (1u64 << 48) - rng.gen_range(1..0x400)
+        (1u64 << 48) - d.range(1, 0x400)
     } else {
-        match rng.gen_range(0..4) {
+        match d.bits(2) {
             0 => 0,
-            1 => rng.gen_range(0..64) * 0x1000,
-            2 => rng.gen_range(0..1u64 << 48) & !0xFF,
-            _ => rng.gen_range(0..1u64 << 48),
+            1 => d.bits(6) * 0x1000,
+            2 => d.bits(48) & !0xFF,
+            _ => d.bits(48),
         }
     };
-    let stride = pick(
-        rng,
-        &[0, 0, 1, 2, 4, 8, 12, 16, 16, 32, 48, 64, 100, 256, 16383],
-    );
-    let swizzle = pct(rng, k.swizzle_pct);
+    let stride = d.pick(&[0, 0, 1, 2, 4, 8, 12, 16, 16, 32, 48, 64, 100, 256, 16383]);
+    let swizzle = d.pct(k.swizzle_pct);
     let mut vs = VsharpFields {
         base,
         stride,
         swizzle: match (swizzle, gfx9) {
             (false, _) => 0,
             (true, true) => 1,
-            (true, false) => pick(rng, &[1, 1, 3, 3, 2]),
+            (true, false) => d.pick(&[1, 1, 3, 3, 2]),
         },
-        cache_swizzle: rng.gen_range(0..2),
-        elem_size: rng.gen_range(0..4),
-        index_stride: rng.gen_range(0..4),
-        add_tid: pct(rng, 15),
+        cache_swizzle: d.bits(1) as u32,
+        elem_size: d.bits(2) as u32,
+        index_stride: d.bits(2) as u32,
+        add_tid: d.pct(15),
         format: if kind == Kind::MubufFormat {
             fmt & if gfx9 { 15 } else { 63 }
         } else {
-            rng.gen_range(0..64)
+            d.bits(6) as u32
         },
-        nfmt: rng.gen_range(0..8),
-        dst_sel: rng.gen_range(0..1 << 12),
-        oob_select: rng.gen_range(0..4),
-        rtype: if pct(rng, k.mismatch_pct) {
-            rng.gen_range(1..4)
+        nfmt: d.bits(3) as u32,
+        dst_sel: d.bits(12) as u32,
+        oob_select: d.bits(2) as u32,
+        rtype: if d.pct(k.mismatch_pct) {
+            d.range32(1, 4)
         } else {
             0
         },
@@ -211,118 +219,150 @@ pub fn generate(profile: Profile, k: &TaKnobs, rng: &mut ChaCha8Rng) -> TaTxn {
         vs.nfmt = fmt >> 4;
     }
 
-    // Lanes: index and offset patterns.
-    i.idxen = pct(rng, 50);
-    i.offen = pct(rng, 70);
-    let nr_base = rng.gen_range(1..80u32);
-    let edge = pct(rng, k.edge_pct);
-    let pattern = rng.gen_range(0..4);
-    for l in 0..LANES {
-        let lu = l as u32;
-        let (vi, vo) = match pattern {
-            0 => (lu, lu * elem),
-            1 => (nr_base / 2, 4 * (nr_base / 3)),
-            2 => (rng.gen_range(0..100), rng.gen_range(0..300)),
-            _ => (lu / 4, (lu % 4) * elem),
-        };
-        let (vi, vo) = if edge {
-            let vi = pick(rng, &[nr_base.wrapping_sub(1), nr_base, nr_base + 1, vi]);
-            let vo = if stride > 0 {
-                pick(
-                    rng,
-                    &[
-                        stride.saturating_sub(size),
-                        stride - 1,
-                        stride,
-                        stride.saturating_sub(4),
-                        vo,
-                    ],
-                )
-            } else {
-                pick(
-                    rng,
-                    &[
-                        nr_base.saturating_sub(size),
-                        nr_base.saturating_sub(1),
-                        nr_base,
-                        vo,
-                    ],
-                )
-            };
-            (vi, vo)
+    // Lanes: index and offset patterns. Each lane's fields come from one
+    // 64-bit word (and a second one at range edges or wrapping): no
+    // branch in the loop depends on a random bit.
+    i.idxen = d.bits(1) == 1;
+    i.offen = d.pct(70);
+    let nr_base = d.range32(1, 80);
+    let edge = d.pct(k.edge_pct);
+    let pattern = d.bits(2);
+    let edge_vi = [nr_base.wrapping_sub(1), nr_base, nr_base + 1];
+    let edge_vo = if stride > 0 {
+        [
+            stride.saturating_sub(size),
+            stride - 1,
+            stride,
+            stride.saturating_sub(4),
+        ]
+    } else {
+        [
+            nr_base.saturating_sub(size),
+            nr_base.saturating_sub(1),
+            nr_base,
+            0,
+        ]
+    };
+    // The last choice of an edge index or offset is the pattern's own.
+    let edge_choices: u64 = if stride > 0 { 5 } else { 4 };
+    let misalign = threshold16(k.misalign_pct);
+    // A value in `0..n` from the 16-bit field of `w` at `at`.
+    let field = |w: u64, at: u32, n: u64| ((((w >> at) & 0xFFFF) * n) >> 16) as u32;
+    let (vindex, voffset) = (&mut i.vindex, &mut i.voffset);
+    // 32 bits a lane: whether its offset is misaligned, and by how much.
+    let words = &lane_words(d);
+    match pattern {
+        0 => {
+            for l in 0..LANES {
+                (vindex[l], voffset[l]) = (l as u32, l as u32 * elem);
+            }
+        }
+        1 => {
+            vindex.fill(nr_base / 2);
+            voffset.fill(4 * (nr_base / 3));
+        }
+        2 => {
+            let spread = lane_words(d);
+            for l in 0..LANES {
+                (vindex[l], voffset[l]) = (field(spread[l], 0, 100), field(spread[l], 16, 300));
+            }
+        }
+        _ => {
+            for l in 0..LANES {
+                let lu = l as u32;
+                (vindex[l], voffset[l]) = (lu / 4, (lu % 4) * elem);
+            }
+        }
+    }
+    if edge || wrap {
+        // Choices by table, the lane's own value last: no branch on a
+        // random bit.
+        // The lane's own offset is choice 4 (and 3 when stride is 0).
+        let remap: [usize; 5] = if stride > 0 {
+            [0, 1, 2, 3, 4]
         } else {
-            (vi, vo)
+            [0, 1, 2, 4, 4]
         };
-        let vo = if wrap && pct(rng, 50) {
-            vo.wrapping_sub(rng.gen_range(1..32))
-        } else {
-            vo
-        };
-        let vo = if pct(rng, k.misalign_pct) {
-            vo.wrapping_add(rng.gen_range(1..4))
-        } else {
-            vo
-        };
-        i.vindex[l] = vi;
-        i.voffset[l] = vo;
+        let picks = lane_words(d);
+        for ((vi, vo), e) in vindex.iter_mut().zip(voffset.iter_mut()).zip(picks) {
+            if edge {
+                *vi = [edge_vi[0], edge_vi[1], edge_vi[2], *vi][(e & 3) as usize];
+                let c = ((((e >> 2) & 0x3FFF) * edge_choices) >> 14) as usize;
+                *vo = [edge_vo[0], edge_vo[1], edge_vo[2], edge_vo[3], *vo][remap[c]];
+            }
+            if wrap {
+                let m = ((e >> 16) & 1) as u32;
+                *vo = vo.wrapping_sub(m * (1 + (((e >> 17) * 31) >> 15) as u32));
+            }
+        }
+    }
+    for (vo, w) in voffset.iter_mut().zip(words.iter()) {
+        let m = u32::from((w & 0xFFFF) < misalign);
+        *vo = vo.wrapping_add(m * (1 + field(*w, 16, 3)));
     }
     i.inst_offset = if edge && stride > 0 {
-        pick(
-            rng,
-            &[0, stride.min(4095), stride.saturating_sub(4).min(4095)],
-        )
+        d.pick(&[0, stride.min(4095), stride.saturating_sub(4).min(4095)])
     } else {
-        {
-            let r = rng.gen_range(0..4096);
-            pick(rng, &[0, 0, 4, 16, 64, r, 4095])
+        match d.below(7) {
+            0 | 1 => 0,
+            2 => 4,
+            3 => 16,
+            4 => 64,
+            5 => d.bits(12) as u32,
+            _ => 4095,
         }
     };
     i.soffset = if wrap {
-        u32::MAX - rng.gen_range(0..0x100)
+        u32::MAX - d.bits(8) as u32
     } else {
-        let (a, b) = (rng.gen_range(0..0x1000), rng.gen::<u32>());
-        pick(rng, &[0, 0, 4, 64, a, b])
+        match d.below(6) {
+            0 | 1 => 0,
+            2 => 4,
+            3 => 64,
+            4 => d.bits(12) as u32,
+            _ => d.u32(),
+        }
     };
-    vs.num_records = match rng.gen_range(0..8) {
+    vs.num_records = match d.bits(3) {
         0 => 0,
         1 => u32::MAX,
-        2 => rng.gen::<u32>(),
+        2 => d.u32(),
         3 => nr_base * stride.max(1),
         _ => nr_base,
     };
-    i.vsharp = if pct(rng, k.all_zero_pct) {
+    i.vsharp = if d.pct(k.all_zero_pct) {
         0
     } else {
         vs.encode(profile)
     };
 
-    i.align_mode = rng.gen_range(0..4);
-    i.wave64 = !(profile.wave32() && pct(rng, k.wave32_pct));
-    i.exec = if pct(rng, k.exec_zero_pct) {
+    i.align_mode = d.bits(2) as u32;
+    i.wave64 = !(profile.wave32() && d.pct(k.wave32_pct));
+    i.exec = if d.pct(k.exec_zero_pct) {
         0
     } else {
-        match rng.gen_range(0..5) {
+        match d.below(5) {
             0 | 1 => u64::MAX,
-            2 => rng.gen::<u64>(),
-            3 => 1 << rng.gen_range(0..64),
+            2 => d.u64(),
+            3 => 1 << d.bits(6),
             _ => 0xFFFF_FFFF,
         }
     };
     let mut t = TaTxn::from_instr(&i);
-    if pct(rng, k.odd_encoding_pct) {
-        match rng.gen_range(0..3) {
+    if d.pct(k.odd_encoding_pct) {
+        match d.below(3) {
             // kind_i 3 decodes as MTBUF (`Kind::from_bits`).
             0 if t.instr.kind == Kind::Mtbuf => t.instr.kind = Kind::from_bits(3),
             1 if t.instr.kind != Kind::Mubuf => {
-                t.instr.op = Op::from_bits(rng.gen_range(2..4u8).into())
+                t.instr.op = Op::from_bits(d.range32(2, 4))
             }
-            _ => t.instr.size = pick(rng, &[0, 3, 5, 6, 20, 31]),
+            _ => t.instr.size = d.pick(&[0, 3, 5, 6, 20, 31]),
         }
     }
-    t.gap = rng.gen_range(0..=k.gap_max);
-    if pct(rng, k.stall_pct) {
-        t.ready = rng.gen::<u64>() | 1;
-        t.ready_len = rng.gen_range(2..40);
+    t.gap = d.below(u64::from(k.gap_max) + 1) as u8;
+    if d.pct(k.stall_pct) {
+        t.ready = d.u64() | 1;
+        t.ready_len = d.range32(2, 40) as _;
     }
     t
 }
@@ -531,7 +571,9 @@ pub fn directed(profile: Profile) -> Vec<TaTxn> {
 pub(crate) fn draw(profile: Profile, seed: u64, n: usize, k: &TaKnobs) -> Vec<TaTxn> {
     use rand::SeedableRng;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    (0..n).map(|_| generate(profile, k, &mut rng)).collect()
+    (0..n)
+        .map(|_| generate(profile, k, &mut rng))
+        .collect()
 }
 
 #[cfg(test)]

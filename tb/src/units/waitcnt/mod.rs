@@ -40,7 +40,13 @@ impl Testbench for WaitcntTestbench {
     fn model(profile: Profile) -> Box<dyn Unit> {
         Box::new(WaitcntModel::new(profile))
     }
-    fn generate(profile: Profile, knobs: &WaitcntKnobs, rng: &mut ChaCha8Rng) -> WaitcntTxn {
+    fn generate(
+        _version: u32,
+        profile: Profile,
+        knobs: &WaitcntKnobs,
+        rng: &mut ChaCha8Rng,
+    ) -> WaitcntTxn {
+        // Versions 1 and 2 draw the same waitcnt stream.
         stimulus::generate(profile, knobs, rng)
     }
     fn directed(profile: Profile) -> Vec<WaitcntTxn> {

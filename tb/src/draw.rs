@@ -1,0 +1,160 @@
+//! The stimulus versions, and the cheap random fields of version 2.
+//!
+//! A seed's stimulus is a pure function of the seed, the knobs, the profile
+//! and the stimulus version: bundles and results files record the version,
+//! and a replay regenerates the stream of the version it names. Version 1
+//! drew every field with its own `gen_range` call on the seed's ChaCha8
+//! stream (a 32- or 64-bit word per field, rejection sampling for bounded
+//! ranges); version 2 cuts fields out of 64-bit words of the same stream
+//! ([`Draw`]): a bounded range takes 16 or 32 bits and one multiply, never
+//! a rejection loop. The ta and lds generators changed in version 2; the
+//! waitcnt generator, cheap already, draws the same stream in both.
+
+use crate::error::{Error, Result};
+use rand::RngCore;
+use rand_chacha::ChaCha8Rng;
+
+/// The stimulus version fresh runs draw.
+pub const STIMULUS_VERSION: u32 = 2;
+
+/// The oldest stimulus version this build still generates (to replay
+/// bundles and rerun seeds recorded under it).
+pub const OLDEST_STIMULUS_VERSION: u32 = 1;
+
+/// `version` when this build generates it; a one-line error otherwise.
+pub fn check_version(version: u32) -> Result<u32> {
+    if (OLDEST_STIMULUS_VERSION..=STIMULUS_VERSION).contains(&version) {
+        Ok(version)
+    } else {
+        Err(Error::Input(format!(
+            "stimulus version {version} is not one this gpucosim generates (versions {OLDEST_STIMULUS_VERSION} to {STIMULUS_VERSION}); replay it with the gpucosim that recorded it"
+        )))
+    }
+}
+
+/// Random fields cut from 64-bit words of a generator: each field takes
+/// the bits it needs from the current word, and a new word is drawn when
+/// too few are left. Bounded ranges are a multiply and a shift over 16
+/// bits (ranges of at most 256 values), 32 bits (at most 2^20) or 64 bits:
+/// the bias of a value is below 0.4 % of its probability, and there is no
+/// rejection loop. Bits left over when a `Draw` is dropped are discarded.
+pub struct Draw<'a> {
+    rng: &'a mut ChaCha8Rng,
+    word: u64,
+    left: u32,
+}
+
+impl<'a> Draw<'a> {
+    /// Fields from `rng`'s next words.
+    pub fn new(rng: &'a mut ChaCha8Rng) -> Self {
+        Draw {
+            rng,
+            word: 0,
+            left: 0,
+        }
+    }
+
+    /// `n` random bits, `1 <= n <= 64`.
+    #[inline]
+    pub fn bits(&mut self, n: u32) -> u64 {
+        debug_assert!((1..=64).contains(&n));
+        if self.left < n {
+            self.word = self.rng.next_u64();
+            self.left = 64;
+        }
+        let v = if n == 64 {
+            self.word
+        } else {
+            self.word & ((1u64 << n) - 1)
+        };
+        self.word = self.word.checked_shr(n).unwrap_or(0);
+        self.left -= n;
+        v
+    }
+
+    /// A value in `0..n` (`n >= 1`).
+    #[inline]
+    pub fn below(&mut self, n: u64) -> u64 {
+        debug_assert!(n >= 1);
+        let k = if n <= 1 << 8 {
+            16
+        } else if n <= 1 << 20 {
+            32
+        } else {
+            64
+        };
+        ((u128::from(self.bits(k)) * u128::from(n)) >> k) as u64
+    }
+
+    /// A value in `lo..hi` (`lo < hi`).
+    #[inline]
+    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.below(hi - lo)
+    }
+
+    /// A value in `lo..hi` (`lo < hi`), as a `u32`.
+    #[inline]
+    pub fn range32(&mut self, lo: u32, hi: u32) -> u32 {
+        self.range(lo.into(), hi.into()) as u32
+    }
+
+    /// True `p` times in 100.
+    #[inline]
+    pub fn pct(&mut self, p: u32) -> bool {
+        self.below(100) < u64::from(p)
+    }
+
+    /// One of `xs` (not empty), each alike.
+    #[inline]
+    pub fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len() as u64) as usize]
+    }
+
+    /// A random 32-bit word.
+    #[inline]
+    pub fn u32(&mut self) -> u32 {
+        self.bits(32) as u32
+    }
+
+    /// A random 64-bit word (always a fresh word of the generator).
+    #[inline]
+    pub fn u64(&mut self) -> u64 {
+        self.rng.next_u64()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn fields_are_in_range_and_spread() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let mut d = Draw::new(&mut rng);
+        let mut hist = [0u32; 7];
+        for _ in 0..70_000 {
+            hist[d.below(7) as usize] += 1;
+            assert!(d.bits(5) < 32);
+            let r = d.range(1u64 << 40, (1u64 << 40) + 3_000_000);
+            assert!(((1u64 << 40)..(1u64 << 40) + 3_000_000).contains(&r));
+            assert!((4..9).contains(&d.range32(4, 9)));
+        }
+        for h in hist {
+            assert!((9_500..10_500).contains(&h), "{hist:?}");
+        }
+        let hits = (0..100_000).filter(|_| d.pct(30)).count();
+        assert!((29_000..31_000).contains(&hits), "{hits}");
+        assert!((0..1000).all(|_| !d.pct(0)) && (0..1000).all(|_| d.pct(100)));
+    }
+
+    #[test]
+    fn versions_outside_the_generated_ones_are_refused() {
+        assert_eq!(check_version(1).unwrap(), 1);
+        assert_eq!(check_version(STIMULUS_VERSION).unwrap(), STIMULUS_VERSION);
+        for v in [0, STIMULUS_VERSION + 1] {
+            let e = check_version(v).unwrap_err().to_string();
+            assert!(e.contains(&format!("stimulus version {v}")), "{e}");
+        }
+    }
+}
