@@ -100,7 +100,15 @@ fn the_report_shows_load_repeats_memory_and_cocotb() {
         spec: s.clone(),
         rows: vec![f],
         starts: Vec::new(),
-        regress: Err("not asked".into()),
+        regress: Ok(benchmark::Scaling {
+            jobs: 192,
+            cycles: 50_000,
+            runs: vec![
+                (1, std::time::Duration::from_secs(10), 960_000.0),
+                (2, std::time::Duration::from_millis(5500), 1_745_455.0),
+            ],
+            per_job: std::time::Duration::from_millis(3),
+        }),
         load_after: benchmark::load_average(),
         mutate: None,
         rss: Ok(vec![benchmark::RssFigures {
@@ -126,6 +134,12 @@ fn the_report_shows_load_repeats_memory_and_cocotb() {
         "peak RSS 10.0 MB after 1000 cycles, 15.0 MB after 10000 (+5.0 MB; target ≤ +2 MB, flat in run length): NOT MET",
         "## cocotb",
         "| toy | gfx9 | 3000 | 12.0 k | failed | – |",
+        "## Regression scaling",
+        "| 2 | 5.50 s | 1.75 M | 1.82× | 91 % |",
+        "(192 jobs;",
+        "A job costs 3.0 ms besides its cycles",
+        "- `regress --jobs 2` ÷ `--jobs 1`: 1.82×, 91 % of linear on 192 jobs (target ≥ 90 % up to the machine's CPUs): met",
+        "- a regression job's overhead: 3.0 ms, 5.8 % of a job of 50000 cycles (target ≤ 5 %): NOT MET",
         "- toy gfx9 with the model: run.py failed: no cocotb",
         " CPU |",
     ] {

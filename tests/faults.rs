@@ -1049,7 +1049,7 @@ fn names_existing_waveforms(what: &str, text: &str, vcds: &[&Path]) -> Vec<PathB
 }
 
 /// The regression's worker processes among the children of `pid`
-/// (`gpucosim job --serve`).
+/// (`gpucosim job`).
 fn workers_of(pid: u32) -> Vec<u32> {
     let mut out = Vec::new();
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
@@ -1065,7 +1065,7 @@ fn workers_of(pid: u32) -> Vec<u32> {
             .and_then(|(_, rest)| rest.split_whitespace().nth(1))
             .and_then(|p| p.parse::<u32>().ok());
         let cmdline = std::fs::read(format!("/proc/{child}/cmdline")).unwrap_or_default();
-        if ppid == Some(pid) && cmdline.ends_with(b"job\0--serve\0") {
+        if ppid == Some(pid) && cmdline.ends_with(b"gpucosim\0job\0") {
             out.push(child);
         }
     }

@@ -206,8 +206,12 @@ pub mod targets {
     pub const VCD_MS: f64 = 50.0;
     /// A cached start of `gpucosim run`, at most (seconds).
     pub const START_S: f64 = 1.0;
-    /// `regress --jobs 2` ÷ `--jobs 1` throughput, at least.
-    pub const REGRESS_SCALING: f64 = 1.8;
+    /// `regress` throughput with as many workers as CPUs ÷ with one ÷ the
+    /// CPUs, at least.
+    pub const REGRESS_EFFICIENCY: f64 = 0.9;
+    /// What a regression job costs besides its cycles, as a share of a
+    /// default job, at most.
+    pub const JOB_OVERHEAD: f64 = 0.05;
     /// A run dumping its whole waveform as FST ÷ the same run without
     /// waveforms, at most.
     pub const FST_DUMP_COST: f64 = 1.3;
@@ -703,10 +707,134 @@ pub fn cached_start(
     Ok(best)
 }
 
-/// Throughput of `gpucosim regress` (total cycles of all jobs ÷ wall time)
-/// with `--jobs 1` and with `--jobs 2`, over the same jobs: seeds 1..4 of
-/// every unit and profile given, `cycles` each. Spawns `exe`; a regression
-/// that finds divergences (exit 1) still counts.
+/// Seeds per unit and profile of the regression-scaling plan: 32 seeds of
+/// the 6 units and profiles are 192 jobs.
+pub const SCALING_SEEDS: u64 = 32;
+
+/// Cycles of a job of the per-job overhead measurement: reset and a cycle.
+const OVERHEAD_CYCLES: u64 = 3;
+
+/// `gpucosim regress` over one plan with 1, 2, 4, … workers up to the
+/// machine's CPUs, and what a job costs beyond its cycles.
+#[derive(Debug, Clone)]
+pub struct Scaling {
+    /// Jobs in the plan.
+    pub jobs: usize,
+    /// Cycles per job.
+    pub cycles: u64,
+    /// `--jobs J`, wall time and throughput (total cycles ÷ wall time).
+    pub runs: Vec<(usize, Duration, f64)>,
+    /// Wall time of the same plan with jobs of [`OVERHEAD_CYCLES`] cycles
+    /// on one worker, per job: what a job costs besides its cycles.
+    pub per_job: Duration,
+}
+
+impl Scaling {
+    /// Throughput with `j` workers ÷ with one.
+    pub fn speedup(&self, j: usize) -> Option<f64> {
+        let one = self.runs.iter().find(|r| r.0 == 1)?.2;
+        let with = self.runs.iter().find(|r| r.0 == j)?.2;
+        Some(with / one.max(1e-9))
+    }
+
+    /// Speedup with the most workers measured ÷ their number.
+    pub fn efficiency(&self) -> Option<(usize, f64)> {
+        let j = self.runs.iter().map(|r| r.0).max()?;
+        Some((j, self.speedup(j)? / j as f64))
+    }
+
+    /// The per-job overhead as a share of a job's wall time on one worker.
+    pub fn overhead_share(&self) -> Option<f64> {
+        let one = self.runs.iter().find(|r| r.0 == 1)?;
+        let per_job = one.1.as_secs_f64() / self.jobs.max(1) as f64;
+        Some(self.per_job.as_secs_f64() / per_job.max(1e-9))
+    }
+
+    /// The section of `BENCHMARKS.md`.
+    pub fn markdown(&self) -> String {
+        let mut s = String::from(
+            "| `--jobs` | wall time | cycles/s | speedup | ÷ linear |\n|---:|---:|---:|---:|---:|\n",
+        );
+        for &(j, wall, r) in &self.runs {
+            let k = self.speedup(j).unwrap_or(0.0);
+            let _ = writeln!(
+                s,
+                "| {j} | {:.2} s | {} | {k:.2}× | {:.0} % |",
+                wall.as_secs_f64(),
+                si(r),
+                100.0 * k / j as f64
+            );
+        }
+        let _ = writeln!(
+            s,
+            "\n`gpucosim regress --seeds 1..{SCALING_SEEDS} --cycles {} --jobs J` over every unit and profile benched ({} jobs; stress variants as by default), the RTL built beforehand; throughput is the jobs' total cycles (from the `--results` file) over the command's wall time. \
+             A job costs {:.1} ms besides its cycles (the same plan with jobs of {OVERHEAD_CYCLES} cycles on one worker, per job){}.",
+            self.cycles,
+            self.jobs,
+            self.per_job.as_secs_f64() * 1e3,
+            self.overhead_share()
+                .map(|o| format!(", {:.1} % of a job of {} cycles", 100.0 * o, self.cycles))
+                .unwrap_or_default()
+        );
+        s
+    }
+}
+
+/// Runs `gpucosim regress` (spawning `exe`) over seeds 1..[`SCALING_SEEDS`]
+/// of `units` × `profiles`, `cycles` each, with `jobs` workers: its wall
+/// time and the jobs' total cycles. A regression that finds divergences
+/// (exit 1) still counts.
+fn time_regress(
+    exe: &Path,
+    units: &[String],
+    profiles: &[Profile],
+    cycles: u64,
+    jobs: usize,
+    rtl: Option<&Path>,
+    work: &Path,
+) -> Result<(Duration, u64, usize)> {
+    let results = work.join(format!("regress-{cycles}-jobs{jobs}.json"));
+    let mut cmd = Command::new(exe);
+    cmd.args(["regress", "--quiet"])
+        .arg("--seeds")
+        .arg(format!("1..{SCALING_SEEDS}"))
+        .arg("--cycles")
+        .arg(cycles.to_string())
+        .arg("--jobs")
+        .arg(jobs.to_string())
+        .arg("--results")
+        .arg(&results)
+        .arg("--bundles")
+        .arg(work.join(format!("bundles-{cycles}-jobs{jobs}")));
+    for u in units {
+        cmd.args(["--unit", u]);
+    }
+    for p in profiles {
+        cmd.args(["--profile", p.name()]);
+    }
+    if let Some(r) = rtl {
+        cmd.arg("--rtl").arg(r);
+    }
+    let t0 = Instant::now();
+    let out = cmd
+        .output()
+        .map_err(|e| Error::Env(format!("cannot run {}: {e}", exe.display())))?;
+    let wall = t0.elapsed();
+    if !matches!(out.status.code(), Some(0) | Some(1)) {
+        return Err(Error::Env(format!(
+            "`gpucosim regress --jobs {jobs}` failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    let r = crate::regress::ResultsFile::load(&results)?;
+    let total: u64 = r.jobs.iter().map(|j| j.cycles).sum();
+    Ok((wall, total, r.jobs.len()))
+}
+
+/// Throughput of `gpucosim regress` over seeds 1..[`SCALING_SEEDS`] of
+/// every unit and profile given, `cycles` each, with 1, 2, 4, … workers up
+/// to the machine's CPUs (and the CPUs themselves), and the per-job
+/// overhead.
 pub fn regress_scaling(
     exe: &Path,
     units: &[String],
@@ -714,45 +842,28 @@ pub fn regress_scaling(
     cycles: u64,
     rtl: Option<&Path>,
     work: &Path,
-) -> Result<(f64, f64)> {
-    let mut rates = [0.0; 2];
-    for (k, jobs) in [1usize, 2].into_iter().enumerate() {
-        let results = work.join(format!("regress-jobs{jobs}.json"));
-        let mut cmd = Command::new(exe);
-        cmd.args(["regress", "--seeds", "1..4", "--quiet"])
-            .arg("--cycles")
-            .arg(cycles.to_string())
-            .arg("--jobs")
-            .arg(jobs.to_string())
-            .arg("--results")
-            .arg(&results)
-            .arg("--bundles")
-            .arg(work.join(format!("bundles-jobs{jobs}")));
-        for u in units {
-            cmd.args(["--unit", u]);
-        }
-        for p in profiles {
-            cmd.args(["--profile", p.name()]);
-        }
-        if let Some(r) = rtl {
-            cmd.arg("--rtl").arg(r);
-        }
-        let t0 = Instant::now();
-        let out = cmd
-            .output()
-            .map_err(|e| Error::Env(format!("cannot run {}: {e}", exe.display())))?;
-        let wall = t0.elapsed();
-        if !matches!(out.status.code(), Some(0) | Some(1)) {
-            return Err(Error::Env(format!(
-                "`gpucosim regress --jobs {jobs}` failed: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            )));
-        }
-        let r = crate::regress::ResultsFile::load(&results)?;
-        let total: u64 = r.jobs.iter().map(|j| j.cycles).sum();
-        rates[k] = rate(total, wall);
+) -> Result<Scaling> {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut counts: Vec<usize> = std::iter::successors(Some(1usize), |j| Some(j * 2))
+        .take_while(|&j| j <= cpus)
+        .collect();
+    if counts.last() != Some(&cpus) {
+        counts.push(cpus);
     }
-    Ok((rates[0], rates[1]))
+    let mut runs = Vec::new();
+    let mut jobs = 0;
+    for j in counts {
+        let (wall, total, n) = time_regress(exe, units, profiles, cycles, j, rtl, work)?;
+        jobs = n;
+        runs.push((j, wall, rate(total, wall)));
+    }
+    let (wall, _, n) = time_regress(exe, units, profiles, OVERHEAD_CYCLES, 1, rtl, work)?;
+    Ok(Scaling {
+        jobs,
+        cycles,
+        runs,
+        per_job: wall / n.max(1) as u32,
+    })
 }
 
 /// The machine the figures come from.
@@ -872,9 +983,8 @@ pub struct BenchReport {
     pub rows: Vec<UnitFigures>,
     /// Cached start of `gpucosim run` per unit and profile.
     pub starts: Vec<(String, Profile, Duration)>,
-    /// `regress` throughput with `--jobs 1` and `--jobs 2`, when measured;
-    /// otherwise why not.
-    pub regress: std::result::Result<(f64, f64), String>,
+    /// `regress` scaling, when measured; otherwise why not.
+    pub regress: std::result::Result<Scaling, String>,
     /// Load average (1 min) when the suite ended.
     pub load_after: String,
     /// A timed mutation campaign, when asked for.
@@ -1375,18 +1485,32 @@ impl BenchReport {
             );
         }
         match &self.regress {
-            Ok((j1, j2)) => {
-                let k = j2 / j1.max(1e-9);
-                let _ = writeln!(
-                    s,
-                    "- `regress --jobs 2` ÷ `--jobs 1`: {k:.2}× ({} vs {} cycles/s; target ≥ {REGRESS_SCALING}×): {}",
-                    si(*j2),
-                    si(*j1),
-                    met(k >= REGRESS_SCALING)
-                );
+            Ok(sc) => {
+                if let Some((j, e)) = sc.efficiency() {
+                    let _ = writeln!(
+                        s,
+                        "- `regress --jobs {j}` ÷ `--jobs 1`: {:.2}×, {:.0} % of linear on {} jobs (target ≥ {:.0} % up to the machine's CPUs): {}",
+                        sc.speedup(j).unwrap_or(0.0),
+                        100.0 * e,
+                        sc.jobs,
+                        100.0 * REGRESS_EFFICIENCY,
+                        met(e >= REGRESS_EFFICIENCY)
+                    );
+                }
+                if let Some(o) = sc.overhead_share() {
+                    let _ = writeln!(
+                        s,
+                        "- a regression job's overhead: {:.1} ms, {:.1} % of a job of {} cycles (target ≤ {:.0} %): {}",
+                        sc.per_job.as_secs_f64() * 1e3,
+                        100.0 * o,
+                        sc.cycles,
+                        100.0 * JOB_OVERHEAD,
+                        met(o <= JOB_OVERHEAD)
+                    );
+                }
             }
             Err(why) => {
-                let _ = writeln!(s, "- `regress --jobs 2` ÷ `--jobs 1`: not measured: {why}");
+                let _ = writeln!(s, "- `regress` scaling: not measured: {why}");
             }
         }
         if !self.release {
@@ -1461,6 +1585,11 @@ impl BenchReport {
                  test loop, the build excluded; one run each, one profile), against the lock-step rates of \
                  `gpucosim run` on the same unit and profile from the table above.\n\n",
             );
+        }
+        if let Ok(sc) = &self.regress {
+            s.push_str("## Regression scaling\n\n");
+            s.push_str(&sc.markdown());
+            s.push('\n');
         }
         if let Some(m) = &self.mutate {
             s.push_str("## Mutation campaign: one build for every mutant\n\n");

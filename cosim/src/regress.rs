@@ -1737,108 +1737,6 @@ pub fn rtl_for_unit(rtl: &Option<PathBuf>, unit: &str) -> (Option<PathBuf>, Opti
 /// Bytes of a job process's standard error kept for its report.
 const STDERR_TAIL: usize = 16 * 1024;
 
-/// Runs a job in a child process (`exe job`), so that nothing the RTL does
-/// (an endless loop, a crash) takes the regression with it. The child ends
-/// its run at the next cycle when `stop` is set (it is sent SIGTERM), is
-/// killed if it outlives its time limit by a grace period, and its result
-/// is read from its standard output; a child that dies without one is a
-/// job error (or a timeout) with the end of its standard error.
-pub fn run_job_in_child(exe: &Path, spec: &JobSpec, stop: &AtomicBool) -> JobResult {
-    use std::io::{Read, Write};
-    let job = &spec.job;
-    let mut child = match spawn_job_process(exe, &["job"]) {
-        Ok(c) => c,
-        Err(e) => return JobResult::error(job, format!("cannot start {}: {e}", exe.display())),
-    };
-    tracing::debug!("{}: job process {} started", job.name(), child.id());
-    let input = serde_json::to_vec(spec).expect("job specs serialise");
-    let mut stdin = child.stdin.take().expect("piped stdin");
-    // A child that ends before it reads its spec (stopped, killed, failing
-    // at start) closes the pipe: the write fails with EPIPE, which is that
-    // job's error.
-    let feeder = std::thread::spawn(move || -> std::io::Result<()> {
-        block_sigpipe();
-        stdin.write_all(&input)
-    });
-    let mut out = child.stdout.take().expect("piped stdout");
-    // The reader says when the child's standard output closes (it has
-    // ended, as a rule), so that the loop below notices the end at once
-    // rather than at its next check.
-    let (closed_tx, closed) = std::sync::mpsc::channel::<()>();
-    let reader = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = out.read_to_end(&mut s);
-        let _ = closed_tx.send(());
-        s
-    });
-    let mut err = child.stderr.take().expect("piped stderr");
-    let err_reader = std::thread::spawn(move || {
-        let mut tail: Vec<u8> = Vec::new();
-        let mut buf = [0u8; 8192];
-        while let Ok(n) = err.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            tail.extend_from_slice(&buf[..n]);
-            if tail.len() > 2 * STDERR_TAIL {
-                tail.drain(..tail.len() - STDERR_TAIL);
-            }
-        }
-        tail
-    });
-    let started = std::time::Instant::now();
-    let grace = Duration::from_secs(10);
-    let kill_after = spec.cfg.timeout.map(|t| Duration::from_secs_f64(t) + grace);
-    let mut termed: Option<std::time::Instant> = None;
-    let mut killed_for_time = false;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(st)) => break Some(st),
-            Ok(None) => {}
-            Err(_) => break None,
-        }
-        let pid = child.id() as libc::pid_t;
-        if stop.load(Ordering::SeqCst) && termed.is_none() {
-            // SAFETY: signals our own child.
-            unsafe { libc::kill(pid, libc::SIGTERM) };
-            termed = Some(std::time::Instant::now());
-        }
-        let overdue = kill_after.is_some_and(|k| started.elapsed() >= k);
-        if overdue || termed.is_some_and(|t| t.elapsed() >= grace) {
-            killed_for_time |= overdue;
-            let _ = child.kill();
-        }
-        // Wakes when the output closes, else checks again in 20 ms (the
-        // stop flag, the time limit); once closed, the child's exit is
-        // polled every millisecond.
-        match closed.recv_timeout(Duration::from_millis(20)) {
-            Ok(()) | Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                std::thread::sleep(Duration::from_millis(1))
-            }
-        }
-    };
-    tracing::debug!(
-        "{}: job process ended: {}",
-        job.name(),
-        status.map_or("not waited for".into(), |s| s.to_string())
-    );
-    let fed = feeder.join().unwrap_or(Ok(()));
-    let stdout = reader.join().unwrap_or_default();
-    let stderr = err_reader.join().unwrap_or_default();
-    let tail =
-        String::from_utf8_lossy(&stderr[stderr.len().saturating_sub(STDERR_TAIL)..]).into_owned();
-    if let Some(r) = std::str::from_utf8(&stdout)
-        .ok()
-        .and_then(|s| s.lines().rev().find(|l| l.starts_with('{')))
-        .and_then(|l| serde_json::from_str::<JobResult>(l).ok())
-    {
-        return r;
-    }
-    let fed = fed.err().map(|e| e.to_string());
-    lost_job(spec, status, killed_for_time, termed.is_some(), fed, &tail)
-}
-
 /// The result of a job whose process ended without answering: killed for
 /// its time limit, stopped, or dead of its own (with how it ended and why
 /// its spec could not be written to it, when it could not); `tail` is the
@@ -1928,7 +1826,7 @@ fn spawn_job_process(exe: &Path, args: &[&str]) -> std::io::Result<std::process:
     cmd.spawn()
 }
 
-/// A worker process of a regression (`gpucosim job --serve`): it runs the
+/// A worker process of a regression (`gpucosim job`): it runs the
 /// jobs it is given one after another, so that a regression of short jobs
 /// pays for starting a process, loading the RTL library and its C++
 /// runtime once per worker rather than once per job. A job is still
@@ -1956,7 +1854,7 @@ struct WorkerProc {
 impl WorkerProc {
     fn start(exe: &Path) -> std::io::Result<WorkerProc> {
         use std::io::{BufRead, Read};
-        let mut child = spawn_job_process(exe, &["job", "--serve"])?;
+        let mut child = spawn_job_process(exe, &["job"])?;
         let stdin = child.stdin.take().expect("piped stdin");
         let out = child.stdout.take().expect("piped stdout");
         let mut err = child.stderr.take().expect("piped stderr");
@@ -2033,8 +1931,8 @@ impl Worker {
     }
 
     /// Runs `spec`'s job in the worker process (started, or started again,
-    /// as needed): as [`run_job_in_child`] does, but without a process of
-    /// its own. The job's run ends at its next cycle when `stop` is set
+    /// as needed), so that nothing the RTL does (an endless loop, a crash)
+    /// takes the regression with it. The job's run ends at its next cycle when `stop` is set
     /// (the worker is sent SIGTERM, answers and ends); a job past its time
     /// limit by a grace period is killed with its worker.
     pub fn run(&mut self, spec: &JobSpec, stop: &AtomicBool) -> JobResult {
@@ -2154,6 +2052,24 @@ impl WorkerProc {
     }
 }
 
+thread_local! {
+    /// The worker of this thread (see [`run_job_in_worker`]).
+    static WORKER: std::cell::RefCell<Option<Worker>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `spec`'s job in this thread's worker process, started from `exe`
+/// when the thread has none (or had one of another executable, or one
+/// that ended); the worker ends when the thread does.
+pub fn run_job_in_worker(exe: &Path, spec: &JobSpec, stop: &AtomicBool) -> JobResult {
+    WORKER.with(|w| {
+        let mut w = w.borrow_mut();
+        if w.as_ref().is_none_or(|w| w.exe != exe) {
+            *w = Some(Worker::new(exe));
+        }
+        w.as_mut().expect("a worker").run(spec, stop)
+    })
+}
+
 impl Drop for Worker {
     /// Closes the worker's input, which ends it, and reaps it.
     fn drop(&mut self) {
@@ -2176,10 +2092,11 @@ mod tests {
     /// default action.
     const INNER: &str = "GPUCOSIM_TEST_SIGPIPE_INNER";
 
-    /// A job process that ends without reading its job spec is that job's
-    /// error, even when the process runs with SIGPIPE's default action (as
-    /// `gpucosim eval` does): the spec's write fails with EPIPE instead of
-    /// killing the regression. Runs in a copy of this test binary, so the
+    /// A worker process that ends without reading its job spec is that
+    /// job's error (after a second, fresh worker fails alike), even when
+    /// the process runs with SIGPIPE's default action (as `gpucosim eval`
+    /// does): the spec's write fails with EPIPE instead of killing the
+    /// regression. Runs in a copy of this test binary, so the
     /// disposition changes no other test.
     #[test]
     fn a_job_process_that_never_reads_its_spec_is_that_jobs_error() {
@@ -2233,7 +2150,7 @@ mod tests {
             lib: dir.path().join("none.so"),
             hash: String::new(),
         };
-        let r = run_job_in_child(&exe, &spec, &AtomicBool::new(false));
+        let r = Worker::new(&exe).run(&spec, &AtomicBool::new(false));
         assert_eq!(r.status, Status::Error, "{r:?}");
         assert!(
             r.message.contains("exited with code 3 without a result")

@@ -126,9 +126,12 @@ pub(crate) struct SeedsArgs {
     #[arg(long, default_value = "1..16")]
     pub seeds: regress::Seeds,
     /// Cycles per seed.
-    #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long, default_value_t = 50_000)]
+    #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long, default_value_t = REGRESS_JOB_CYCLES)]
     pub cycles: u64,
 }
+
+/// Cycles of a regression job by default.
+pub(crate) const REGRESS_JOB_CYCLES: u64 = 50_000;
 
 /// Stimulus knobs of several units (`regress`, `mutate`).
 #[derive(clap::Args, Clone)]

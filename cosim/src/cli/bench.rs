@@ -1,7 +1,7 @@
 //! `gpucosim bench`: co-simulation speed against a bare Verilator loop, and
 //! `bench --rss`: the peak memory of runs.
 
-use super::args::{whole, RtlArg, SeedArg, Selection};
+use super::args::{whole, RtlArg, SeedArg, Selection, REGRESS_JOB_CYCLES};
 use gpucosim::error::{Error, Result};
 use gpucosim::{regress, with_testbench};
 use gpucosim_model::Profile;
@@ -154,12 +154,12 @@ fn bench(
             ));
         }
     }
-    tracing::info!("bench: regress --jobs 1 vs --jobs 2…");
+    tracing::info!("bench: regress scaling over 1, 2, 4, … workers…");
     let regress = benchmark::regress_scaling(
         &exe,
         &units,
         &profiles,
-        (cycles / 4).max(10_000),
+        REGRESS_JOB_CYCLES,
         rtl,
         work.path(),
     )

@@ -1,45 +1,17 @@
-//! `gpucosim job` (hidden): jobs of a regression in this process. One job
-//! by default, its spec as JSON on stdin and its result as one JSON line on
-//! stdout; with `--serve`, one job after another (a regression's worker
-//! process, `regress::Worker`).
+//! `gpucosim job` (hidden): a regression's worker process
+//! (`regress::Worker`), running the jobs it is given one after another.
 
 use gpucosim::error::{Error, Result};
 use gpucosim::{regress, with_testbench};
-use std::io::{BufRead, Read, Write};
+use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
-/// `gpucosim job` options.
-#[derive(clap::Args)]
-pub(crate) struct JobArgs {
-    /// Read job specs one per line until stdin ends, answering each with a
-    /// line `result: JSON` on stdout as it ends, after a line `gpucosim
-    /// job: NAME` on stderr as it starts.
-    #[arg(long)]
-    serve: bool,
-}
-
-/// `gpucosim job`: jobs of a regression in this process.
-pub(crate) fn run(a: JobArgs) -> Result<ExitCode> {
+/// `gpucosim job`: job specs as JSON, one per line on stdin, until stdin
+/// ends or a stop signal came (the job it stopped is answered first). Each
+/// job is announced on stderr (`gpucosim job: NAME`) as it starts and
+/// answered on stdout (`result: JSON`) as it ends.
+pub(crate) fn run() -> Result<ExitCode> {
     gpucosim::catch_stop_signals_quietly();
-    if a.serve {
-        return serve();
-    }
-    let spec: regress::JobSpec = serde_json::from_str(&read_stdin()?)
-        .map_err(|e| Error::Input(format!("job spec is not valid: {e}")))?;
-    let r = one(&spec)?;
-    println!("{}", serde_json::to_string(&r).expect("results serialise"));
-    Ok(ExitCode::SUCCESS)
-}
-
-fn one(spec: &regress::JobSpec) -> Result<regress::JobResult> {
-    with_testbench!(spec.job.unit.as_str(), B => Ok(regress::run_job_on::<B>(
-        &spec.job, &spec.cfg, &spec.root, &spec.lib, &spec.hash,
-    )))
-}
-
-/// Jobs one after another until stdin ends or a stop signal came (the job
-/// it stopped is answered first).
-fn serve() -> Result<ExitCode> {
     let stdin = std::io::stdin().lock();
     let mut stdout = std::io::stdout().lock();
     for line in stdin.lines() {
@@ -50,7 +22,9 @@ fn serve() -> Result<ExitCode> {
         let spec: regress::JobSpec = serde_json::from_str(&line)
             .map_err(|e| Error::Input(format!("job spec is not valid: {e}")))?;
         eprintln!("{}{}", regress::WORKER_JOB_START, spec.job.name());
-        let r = one(&spec)?;
+        let r = with_testbench!(spec.job.unit.as_str(), B => Ok(regress::run_job_on::<B>(
+            &spec.job, &spec.cfg, &spec.root, &spec.lib, &spec.hash,
+        )))?;
         let answer = format!(
             "{}{}\n",
             regress::WORKER_RESULT,
@@ -69,12 +43,4 @@ fn serve() -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn read_stdin() -> Result<String> {
-    let mut s = String::new();
-    std::io::stdin()
-        .read_to_string(&mut s)
-        .map_err(|e| Error::Input(format!("cannot read stdin: {e}")))?;
-    Ok(s)
 }

@@ -226,11 +226,11 @@ pub(crate) enum Cmd {
     Merge(merge::MergeArgs),
     /// The RTL build cache: list its entries (the default) or prune it.
     Cache(cache::CacheArgs),
-    /// Run jobs of a regression (used by `regress` and `mutate`): one job
-    /// spec as JSON on stdin, its result as one JSON line on stdout; with
-    /// `--serve`, job specs one per line, each result a line as it ends.
+    /// A worker process of a regression (used by `regress` and `mutate`):
+    /// job specs as JSON, one per line on stdin, each result a line on
+    /// stdout as it ends.
     #[command(hide = true)]
-    Job(job::JobArgs),
+    Job,
     /// Re-run a failure bundle's exact stimulus.
     #[command(mut_arg("rtl", |a| a.help(
         "Another RTL tree (holding `<unit>/*.sv`) with the same top-level ports, \
@@ -279,7 +279,7 @@ pub(crate) fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
         Cmd::Mutate(a) => mutate::run(a, log.quiet),
         Cmd::Merge(a) => merge::run(a),
         Cmd::Cache(a) => cache::run(a),
-        Cmd::Job(a) => job::run(a),
+        Cmd::Job => job::run(),
         Cmd::Replay(a) => replay::replay(a),
         Cmd::Shrink(a) => replay::shrink(a),
         Cmd::Waves(a) => waves::run(a),

@@ -240,18 +240,10 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     // Each thread runs its jobs in a worker process of its own, started
     // again after a job that ends it (a crash, a kill); the workers end
     // with their threads.
-    thread_local! {
-        static WORKER: std::cell::RefCell<Option<regress::Worker>> =
-            const { std::cell::RefCell::new(None) };
-    }
     let runner = |job: &regress::Job| -> regress::JobResult {
         let mut spec = specs[&(job.unit.clone(), job.profile)].clone();
         spec.job = job.clone();
-        WORKER.with(|w| {
-            w.borrow_mut()
-                .get_or_insert_with(|| regress::Worker::new(&exe))
-                .run(&spec, &STOP)
-        })
+        regress::run_job_in_worker(&exe, &spec, &STOP)
     };
     let results = regress::run_jobs(&list, threads, &STOP, &runner, &mut |r| {
         done += 1;

@@ -410,8 +410,9 @@ pub fn job_list(unit: &str, profile: Profile, spec: &CampaignSpec) -> Result<Job
     )
 }
 
-/// Runs the jobs of one mutant (0: none) in child processes, stopping at
-/// the first that does not pass.
+/// Runs the jobs of one mutant (0: none) in this thread's worker process
+/// (`regress::run_job_in_worker`), stopping at the first that does not
+/// pass.
 fn run_mutant(
     exe: &Path,
     base: &JobSpec,
@@ -428,7 +429,7 @@ fn run_mutant(
         let mut spec = base.clone();
         spec.job = job.clone();
         spec.cfg.mutant = (mutant != 0).then_some(mutant);
-        let r = regress::run_job_in_child(exe, &spec, stop);
+        let r = regress::run_job_in_worker(exe, &spec, stop);
         let name = job.name();
         let fate = match r.status {
             Status::Passed => {
