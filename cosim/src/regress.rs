@@ -1973,7 +1973,8 @@ impl Worker {
                     break;
                 }
                 Err(e) => {
-                    unfed = Some((e.to_string(), p.tail_of(""), p.reap()));
+                    let tail = p.tail_of("");
+                    unfed = Some((e.to_string(), tail, p.close_and_reap()));
                 }
             }
         }
@@ -2028,7 +2029,7 @@ impl Worker {
         // The worker ended (or was killed) without answering.
         let p = self.proc.take().expect("worker");
         let tail = p.tail_of(&spec.job.name());
-        let status = p.reap();
+        let status = p.close_and_reap();
         lost_job(spec, status, killed_for_time, termed.is_some(), None, &tail)
     }
 }
@@ -2068,6 +2069,12 @@ pub fn run_job_in_worker(exe: &Path, spec: &JobSpec, stop: &AtomicBool) -> JobRe
         }
         w.as_mut().expect("a worker").run(spec, stop)
     })
+}
+
+/// Ends this thread's worker process, if it has one (a thread that will
+/// run no more jobs for a while).
+pub fn end_worker() {
+    WORKER.with(|w| drop(w.borrow_mut().take()));
 }
 
 impl Drop for Worker {

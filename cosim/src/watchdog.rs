@@ -256,6 +256,11 @@ fn watch(sh: &Shared, limits: Limits, rtl: AbortHandle, target: libc::pthread_t,
     let mut aborted_at: Option<Instant> = None;
     let mut finished = sh.finished.lock().expect("watchdog lock");
     loop {
+        // A run that ended before this thread first took the lock has
+        // notified nobody: look before waiting.
+        if *finished {
+            return;
+        }
         let (f, _) = sh.wake.wait_timeout(finished, tick).expect("watchdog lock");
         finished = f;
         if *finished {

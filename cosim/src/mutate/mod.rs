@@ -653,6 +653,8 @@ fn baseline(
     spec: &CampaignSpec,
 ) -> Result<Vec<JobResult>> {
     let (fate, results) = run_mutant(exe, base, list, 0, stop);
+    // The mutants run on other threads, with workers of their own.
+    regress::end_worker();
     match fate {
         Fate::Survived { .. } => Ok(results),
         Fate::NotRun => Err(Error::Env(format!(
