@@ -151,7 +151,7 @@ fn strided(profile: Profile, op: u8, stride: u32) -> LdsTxn {
 }
 
 /// Draws a random transaction of the current stimulus version (2): the
-/// distribution of version 1 ([`super::stimulus_v1`]), its fields cut from
+/// distribution of version 1 (`stimulus_v1.rs`), its fields cut from
 /// fewer random words ([`Draw`]), and each lane's second data word mixed
 /// from its first rather than drawn.
 pub fn generate(profile: Profile, k: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn {

@@ -123,7 +123,7 @@ fn lane_words(d: &mut Draw) -> [u64; LANES] {
 }
 
 /// Draws a random transaction of the current stimulus version (2): the
-/// distribution of version 1 ([`super::stimulus_v1`]), its fields cut from
+/// distribution of version 1 (`stimulus_v1.rs`), its fields cut from
 /// fewer random words ([`Draw`]).
 pub fn generate(profile: Profile, k: &TaKnobs, rng: &mut ChaCha8Rng) -> TaTxn {
     let d = &mut Draw::new(rng);
