@@ -712,7 +712,7 @@ pub fn cached_start(
 pub const SCALING_SEEDS: u64 = 32;
 
 /// Cycles of a job of the per-job overhead measurement: reset and a cycle.
-const OVERHEAD_CYCLES: u64 = 3;
+pub const OVERHEAD_CYCLES: u64 = 3;
 
 /// `gpucosim regress` over one plan with 1, 2, 4, … workers up to the
 /// machine's CPUs, and what a job costs beyond its cycles.
