@@ -17,7 +17,7 @@
 //! in each format ([`DumpFigures`]). The recorded inputs come from running the driver
 //! closed-loop against the model exactly as the engine does (reset cycles
 //! included), so all four see the same per-cycle input words. Loops 1–3 fold
-//! every cycle's outputs into one checksum (`rtlbuild::checksum_fold`);
+//! every cycle's outputs into one checksum (`rtlbuild::OutputChecksum`);
 //! the bare loop's and the shim's must be equal (the shim moves the same
 //! bits), and the model's equals them when model and RTL agree.
 //!
@@ -29,7 +29,7 @@
 use crate::engine::{self, RunSpec, Stimulus, RESET_CYCLES};
 use crate::error::{Error, Result};
 use crate::rtl::Rtl;
-use crate::rtlbuild::{self, checksum_fold, CHECKSUM_SEED};
+use crate::rtlbuild::{self, OutputChecksum};
 use crate::testbench::Testbench;
 use crate::verilator::Verilator;
 use gpucosim_model::Profile;
@@ -412,12 +412,13 @@ fn timed_loop(
     mut step: impl FnMut(&[u32], &mut [u32]),
 ) -> (Duration, u64) {
     let mut out = vec![0u32; ow];
-    let mut h = CHECKSUM_SEED;
+    let mut sum = OutputChecksum::new(ow);
     let t0 = Instant::now();
     for inp in rec.chunks_exact(iw) {
         step(inp, &mut out);
-        h = checksum_fold(h, &out);
+        sum.fold(&out);
     }
+    let h = sum.value();
     (t0.elapsed(), std::hint::black_box(h))
 }
 

@@ -244,31 +244,13 @@ pub fn shim_source(table: &PortTable) -> String {
     )
 }
 
-/// The checksum the benchmark loops fold every cycle's packed outputs into,
-/// so the bare loop, the shim and the model can be compared and no output
-/// read is optimised away.
-pub const CHECKSUM_SEED: u64 = 0xcbf2_9ce4_8422_2325;
-
-/// Folds one cycle's packed output words into a running checksum: the
-/// cycle's words are summed with distinct odd weights (`Σ wᵢ·(2i+1)`, so a
-/// change to any one word always changes the sum, and the multiplies are
-/// independent of each other), then the sum is folded FNV-style into `h`
-/// (so cycles are order-sensitive). A word-by-word FNV chain would cost a
-/// dependent multiply per word: more than the model itself on wide units.
-#[inline]
-pub fn checksum_fold(h: u64, words: &[u32]) -> u64 {
-    let mut s = 0u64;
-    for (i, &w) in words.iter().enumerate() {
-        s = s.wrapping_add((w as u64).wrapping_mul(2 * i as u64 + 1));
-    }
-    (h ^ s).wrapping_mul(0x0100_0000_01b3)
-}
+pub use gpucosim_tb::run::{OutputChecksum, CHECKSUM_SEED};
 
 /// The bare Verilated C++ benchmark loop for a port table: a `main` that
 /// loads a file of packed input words (`in_words` per cycle), then, timing
 /// only the loop with `steady_clock`, per cycle copies the words into the
 /// ports, evaluates with the clock low, reads every output port into a
-/// buffer folded into [`checksum_fold`]'s checksum, and applies the rising
+/// buffer folded into [`OutputChecksum`]'s checksum, and applies the rising
 /// edge, exactly as the shim's `gc_step` does. It runs the loop `REPEATS`
 /// times on fresh instances and prints `cycles=N best_seconds=S checksum=H`.
 pub fn bare_source(table: &PortTable) -> String {

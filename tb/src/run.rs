@@ -378,6 +378,48 @@ impl<'a, B: Testbench> ModelRun<'a, B> {
     }
 }
 
+/// Where the benchmark loops' checksum starts.
+pub const CHECKSUM_SEED: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// The checksum the benchmark loops fold every cycle's packed outputs into,
+/// so the bare loop, the shim and the model can be compared and no output
+/// read is optimised away. A cycle's words are summed with distinct odd
+/// weights (`Σ wᵢ·(2i+1)`, so a change to any one word always changes the
+/// sum, and the multiplies are independent of each other), then the sum is
+/// folded FNV-style into the checksum (so cycles are order-sensitive). The
+/// weights are a table of u32s, so that each product is one 32 × 32 → 64
+/// bit multiply the compiler vectorises (half the time of computing them
+/// as u64s); the function is compiled here, in a fully optimised crate,
+/// whoever calls it.
+#[derive(Debug, Clone)]
+pub struct OutputChecksum {
+    weights: Vec<u32>,
+    h: u64,
+}
+
+impl OutputChecksum {
+    /// A checksum of cycles of `words` output words each.
+    pub fn new(words: usize) -> Self {
+        OutputChecksum {
+            weights: (0..words as u32).map(|i| 2 * i + 1).collect(),
+            h: CHECKSUM_SEED,
+        }
+    }
+
+    /// Folds one cycle's output words in.
+    pub fn fold(&mut self, words: &[u32]) {
+        let s = words.iter().zip(&self.weights).fold(0u64, |s, (&w, &k)| {
+            s.wrapping_add(u64::from(w) * u64::from(k))
+        });
+        self.h = (self.h ^ s).wrapping_mul(0x0100_0000_01b3);
+    }
+
+    /// The checksum so far.
+    pub fn value(&self) -> u64 {
+        self.h
+    }
+}
+
 /// Directed transactions, then seeded random ones, as in a fresh engine run.
 /// Runs the driver closed-loop against the model for `cycles` cycles, as
 /// the engine does (reset first), and returns every cycle's packed input
