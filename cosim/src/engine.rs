@@ -804,11 +804,15 @@ pub fn run<B: Testbench>(
         text_partial: String::new(),
     };
 
+    // Driver and model on `stim`, drawing the spec's stimulus version.
+    let model_run = |stim| {
+        ModelRun::<B>::new(spec.profile, spec.seed, &knobs, stim)
+            .with_stimulus_version(spec.stimulus)
+    };
     let start = Instant::now();
     let (prod, last) = if spec.pipeline {
         let again = stimulus.again();
-        let prod = ModelRun::<B>::new(spec.profile, spec.seed, &knobs, stimulus.again())
-            .with_stimulus_version(spec.stimulus)?;
+        let prod = model_run(stimulus.again())?;
         let (res, last, prod, produced) = pipelined(spec.cycles, prod, &mut chk);
         res?;
         if chk.first_divergence.is_none() && chk.end.is_none() && last + 1 == produced {
@@ -817,8 +821,7 @@ pub fn run<B: Testbench>(
             // Driver and model ran past the last cycle checked: run
             // them again alone up to it.
             drop(prod);
-            let mut prod = ModelRun::<B>::new(spec.profile, spec.seed, &knobs, again)
-                .with_stimulus_version(spec.stimulus)?;
+            let mut prod = model_run(again)?;
             let (mut inp, mut mout) = (vec![0u32; iw], vec![0u32; ow]);
             for c in 0..=last {
                 prod.cycle(c, &mut inp, &mut mout);
@@ -826,8 +829,7 @@ pub fn run<B: Testbench>(
             (prod, last)
         }
     } else {
-        let mut prod = ModelRun::<B>::new(spec.profile, spec.seed, &knobs, stimulus.again())
-            .with_stimulus_version(spec.stimulus)?;
+        let mut prod = model_run(stimulus.again())?;
         let (mut inp, mut mout) = (vec![0u32; iw], vec![0u32; ow]);
         let mut cycle = 0u64;
         loop {
@@ -847,9 +849,7 @@ pub fn run<B: Testbench>(
     let context = at
         .map(|at| {
             let focus = chk.mismatches.iter().find_map(Mismatch::focus);
-            ModelRun::<B>::new(spec.profile, spec.seed, &knobs, stimulus)
-                .with_stimulus_version(spec.stimulus)
-                .map(|mut r| r.context_at(at, at, focus))
+            model_run(stimulus).map(|mut r| r.context_at(at, at, focus))
         })
         .transpose()?;
     let elapsed = start.elapsed();

@@ -1909,6 +1909,23 @@ impl WorkerProc {
         since[cut..].to_string()
     }
 
+    /// Closes its input and waits a second for it to end, then kills it;
+    /// reaps it.
+    fn close_and_reap(mut self) -> Option<std::process::ExitStatus> {
+        self.stdin = None;
+        let t0 = std::time::Instant::now();
+        while t0.elapsed() < Duration::from_secs(1) {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        if !matches!(self.child.try_wait(), Ok(Some(_))) {
+            let _ = self.child.kill();
+        }
+        self.reap()
+    }
+
     /// Waits for the process to end (it was killed or closed its output),
     /// then for its readers.
     fn reap(mut self) -> Option<std::process::ExitStatus> {
@@ -1932,9 +1949,10 @@ impl Worker {
 
     /// Runs `spec`'s job in the worker process (started, or started again,
     /// as needed), so that nothing the RTL does (an endless loop, a crash)
-    /// takes the regression with it. The job's run ends at its next cycle when `stop` is set
-    /// (the worker is sent SIGTERM, answers and ends); a job past its time
-    /// limit by a grace period is killed with its worker.
+    /// takes the regression with it. The job's run ends at its next cycle
+    /// when `stop` is set (the worker is sent SIGTERM, answers and ends); a
+    /// job past its time limit by a grace period is killed with its worker.
+    /// The spec is written while the worker is idle, reading its input.
     pub fn run(&mut self, spec: &JobSpec, stop: &AtomicBool) -> JobResult {
         use std::io::Write;
         block_sigpipe();
@@ -1946,7 +1964,7 @@ impl Worker {
         // fresh one.
         let mut unfed = None;
         for _ in 0..2 {
-            let p = match self.proc.take() {
+            let mut p = match self.proc.take() {
                 Some(p) => p,
                 None => match WorkerProc::start(&self.exe) {
                     Ok(p) => p,
@@ -1958,7 +1976,6 @@ impl Worker {
                     }
                 },
             };
-            let mut p = p;
             let stdin = p
                 .stdin
                 .as_mut()
@@ -2031,25 +2048,6 @@ impl Worker {
         let tail = p.tail_of(&spec.job.name());
         let status = p.close_and_reap();
         lost_job(spec, status, killed_for_time, termed.is_some(), None, &tail)
-    }
-}
-
-impl WorkerProc {
-    /// Closes its input and waits a second for it to end, then kills it;
-    /// reaps it.
-    fn close_and_reap(mut self) -> Option<std::process::ExitStatus> {
-        self.stdin = None;
-        let t0 = std::time::Instant::now();
-        while t0.elapsed() < Duration::from_secs(1) {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        if !matches!(self.child.try_wait(), Ok(Some(_))) {
-            let _ = self.child.kill();
-        }
-        self.reap()
     }
 }
 

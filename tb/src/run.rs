@@ -406,8 +406,9 @@ impl OutputChecksum {
         }
     }
 
-    /// Folds one cycle's output words in.
+    /// Folds one cycle's output words in (as many as it was made for).
     pub fn fold(&mut self, words: &[u32]) {
+        debug_assert_eq!(words.len(), self.weights.len());
         let s = words.iter().zip(&self.weights).fold(0u64, |s, (&w, &k)| {
             s.wrapping_add(u64::from(w) * u64::from(k))
         });
