@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod cover;
+pub mod cpu;
 pub mod decode;
 pub mod ports;
 pub mod profile;

@@ -157,7 +157,37 @@ pub fn buffer_offset(vs: &Vsharp, index: u32, offset: u32) -> (u32, bool) {
 
 /// Computes every lane's results for `instr` into `out`, and records the
 /// coverage events it exercised in `ev`.
+///
+/// On x86-64 CPUs with AVX2 (x86-64-v3) this runs a copy of the datapath
+/// compiled for those instructions ([`crate::cpu`]): its 64-bit lane
+/// arithmetic and comparisons vectorise there and not with the baseline's
+/// SSE2. Both copies give the same results
+/// (`tests::both_datapath_copies_give_the_same_results`).
 pub fn compute(profile: Profile, instr: &Instr, out: &mut LaneResults, ev: &mut Events) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::cpu::has_x86_64_v3() {
+        // SAFETY: the CPU has every feature `compute_x86_64_v3` is
+        // compiled for (checked just above).
+        unsafe { compute_x86_64_v3(profile, instr, out, ev) };
+        return;
+    }
+    compute_baseline(profile, instr, out, ev);
+}
+
+/// [`compute`] compiled for x86-64-v3's integer features.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+fn compute_x86_64_v3(profile: Profile, instr: &Instr, out: &mut LaneResults, ev: &mut Events) {
+    compute_body(profile, instr, out, ev);
+}
+
+/// [`compute`] compiled for the target's baseline features.
+fn compute_baseline(profile: Profile, instr: &Instr, out: &mut LaneResults, ev: &mut Events) {
+    compute_body(profile, instr, out, ev);
+}
+
+#[inline(always)]
+fn compute_body(profile: Profile, instr: &Instr, out: &mut LaneResults, ev: &mut Events) {
     let vs = Vsharp::decode(profile, instr.vsharp);
     let acc = Access::of(profile, instr, &vs);
     let wave64 = instr.wave64 || !profile.wave32();
@@ -499,6 +529,7 @@ fn pack_bytes(b: &[u8; LANES]) -> u64 {
 /// First pass: every lane's index and offset, the buffer offsets and
 /// addresses of its four slots (SPEC §1.3), the wraps, and the alignment of
 /// slot 0. Loops over the lanes without data-dependent branches.
+#[inline(always)]
 fn addresses<const SWIZZLE: bool>(s: &Setup, instr: &Instr, out: &mut LaneResults, v: &mut Lanes) {
     v.linear = !SWIZZLE;
     let lanes = v.index.iter_mut().zip(v.offset.iter_mut()).enumerate();
@@ -629,6 +660,7 @@ fn interleave(slots: &[u64]) -> [u64; 4] {
 /// the `lane_inrange_o` and `lane_access_o` bits and the range coverage.
 /// The checks are written as `x >= threshold` on u32s (the sums they stand
 /// for never wrap).
+#[inline(always)]
 fn ranges<const RULE: u8>(s: &Setup, out: &mut LaneResults, v: &mut Lanes) {
     let nr = s.num_records;
     let active = s.active;
@@ -954,4 +986,102 @@ pub fn coalesce(pieces: &[Piece], line_bytes: u32) -> Vec<LineReq> {
         r.last = true;
     }
     reqs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ta::isa::VsharpFields;
+
+    /// SplitMix64: a small, self-contained stream of test values.
+    struct Mix(u64);
+
+    impl Mix {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// A random instruction: half with a V# of random bits, half with
+    /// small fields (lanes sharing lines, every addressing mode); lane
+    /// values small, near 2^32 or anything.
+    fn instr(profile: Profile, m: &mut Mix) -> Instr {
+        let vsharp = if m.below(2) == 0 {
+            u128::from(m.next()) | u128::from(m.next()) << 64
+        } else {
+            VsharpFields {
+                base: [0, m.below(1 << 20), ADDR_MASK - m.below(1 << 12)][m.below(3) as usize],
+                stride: m.below(80) as u32,
+                num_records: m.below(600) as u32,
+                swizzle: m.below(4) as u32,
+                elem_size: m.below(4) as u32,
+                index_stride: m.below(4) as u32,
+                add_tid: m.below(2) == 0,
+                format: m.below(64) as u32,
+                oob_select: m.below(4) as u32,
+                rtype: (m.below(8) == 0) as u32,
+                ..Default::default()
+            }
+            .encode(profile)
+        };
+        let lanes = m.below(3);
+        let lane = |m: &mut Mix| match lanes {
+            0 => m.below(100) as u32,
+            1 => u32::MAX - m.below(300) as u32,
+            _ => m.next() as u32,
+        };
+        let mut i = Instr {
+            vsharp,
+            kind: Kind::from_bits(m.below(4) as u32),
+            op: Op::from_bits(m.below(4) as u32),
+            size: [1, 2, 3, 4, 8, 12, 16, 32][m.below(8) as usize],
+            fmt: m.below(128) as u32,
+            offen: m.below(2) == 0,
+            idxen: m.below(2) == 0,
+            inst_offset: m.below(4096) as u32,
+            soffset: [0, m.below(64) as u32, m.next() as u32][m.below(3) as usize],
+            align_mode: m.below(4) as u32,
+            wave64: m.below(2) == 0,
+            exec: [u64::MAX, m.next(), 0][m.below(3) as usize],
+            ..Instr::default()
+        };
+        for l in 0..LANES {
+            i.vindex[l] = lane(m);
+            i.voffset[l] = lane(m);
+        }
+        i
+    }
+
+    /// Property: the datapath's copy for x86-64-v3 and its baseline copy
+    /// give the same lane results and coverage events (where this CPU can
+    /// run both; `compute` always runs one of them).
+    #[test]
+    fn both_datapath_copies_give_the_same_results() {
+        let mut m = Mix(1);
+        for profile in Profile::all() {
+            for _ in 0..3000 {
+                let i = instr(profile, &mut m);
+                let (mut base, mut base_ev) = (LaneResults::default(), Events::default());
+                compute_baseline(profile, &i, &mut base, &mut base_ev);
+                let (mut any, mut any_ev) = (LaneResults::default(), Events::default());
+                compute(profile, &i, &mut any, &mut any_ev);
+                assert_eq!((&any, any_ev), (&base, base_ev), "{i:?}");
+                #[cfg(target_arch = "x86_64")]
+                if crate::cpu::has_x86_64_v3() {
+                    let (mut v3, mut v3_ev) = (LaneResults::default(), Events::default());
+                    // SAFETY: the CPU has the copy's features (checked above).
+                    unsafe { compute_x86_64_v3(profile, &i, &mut v3, &mut v3_ev) };
+                    assert_eq!((&v3, v3_ev), (&base, base_ev), "{i:?}");
+                }
+            }
+        }
+    }
 }
