@@ -6,6 +6,7 @@
 use gpucosim::engine::{RunSpec, Stimulus};
 use gpucosim::error::Error;
 use gpucosim::report;
+use gpucosim::testbench::Testbench;
 use gpucosim_model::Profile;
 use gpucosim_tests::{toy_ports, toy_rtl, vcd_value, ToyTestbench, Vcd};
 use std::path::Path;
@@ -213,11 +214,22 @@ fn the_pipeline_changes_nothing_but_speed() {
         &dir.path().join("fatal"),
         &format!("  assign hook = 0;\n  always_ff @(posedge clk_i) if ({COND}) $fatal(1, \"toy stops\");"),
     );
-    // A pass, divergences early, late (the post-cycles reach past the end)
-    // and in the middle of a chunk, collecting several, an RTL that stops
-    // the simulation, and replays.
+    // Diverges (adds 1 to sum_o) when lane 0's low 12 bits are 0x5a5: for
+    // seed 5, in a later chunk than the first.
+    let later = toy_with(
+        &dir.path().join("later"),
+        "  assign hook = 32'(en_i && d_i[0][11:0] == 12'h5a5);",
+    );
+    let table = ToyTestbench::table();
+    let chunk = gpucosim::engine::chunk_cycles(table.in_words() + table.out_words()) as u64;
+    // A pass, divergences early, late (the post-cycles reach past the end),
+    // in the middle of a chunk and in a later chunk, collecting several, an
+    // RTL that stops the simulation, and replays.
     let cases: &[(&Path, u64, u64, usize)] = &[
         (&good, 5, 3000, 1),
+        (&good, 5, 5 * chunk + 7, 1),
+        (&later, 5, 6 * chunk, 1),
+        (&later, 5, 6 * chunk, 4),
         (&good, 6, 1, 1),
         (&bad, 5, 3000, 1),
         (&bad, 11, 3000, 3),
@@ -235,6 +247,13 @@ fn the_pipeline_changes_nothing_but_speed() {
             s.pipeline = pipeline;
             let (out, _) = gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Fresh, false).unwrap();
             let fresh = summary(&out);
+            if rtl == later.as_path() {
+                let at = out.mismatches.first().map(|m| m.cycle);
+                assert!(
+                    at.is_some_and(|c| c > chunk),
+                    "seed 5 diverges at {at:?}, not after the first chunk of {chunk} cycles"
+                );
+            }
             let txns = gpucosim::engine::fresh_txns::<ToyTestbench>(
                 gpucosim::draw::STIMULUS_VERSION,
                 Profile::Gfx9,

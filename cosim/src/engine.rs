@@ -525,10 +525,21 @@ impl<'a> RunRecord<'a> {
     }
 }
 
-/// Cycles per chunk handed from the producing thread to the checking one.
-const CHUNK: usize = 256;
 /// Chunks between the two threads: how far driver and model may run ahead.
 const CHUNKS: usize = 4;
+/// Bytes of a chunk's inputs and expected outputs the chunk size aims at.
+const CHUNK_BYTES: usize = 256 << 10;
+
+/// Cycles per chunk handed from the producing thread to the checking one,
+/// for `words` input and output words a cycle: as many as fill
+/// [`CHUNK_BYTES`] (a power of two, 256 to 4,096). A hand-over costs the
+/// checking thread a wake-up of the producer; units with narrow ports
+/// (waitcnt's 28 words) take 2,048 cycles a chunk, wide ones 256.
+pub fn chunk_cycles(words: usize) -> usize {
+    let fit = CHUNK_BYTES / (4 * words.max(1));
+    let pow2 = if fit == 0 { 1 } else { 1 << fit.ilog2() };
+    pow2.clamp(256, 4096)
+}
 
 /// Lines of RTL text kept for the report.
 const TEXT_TAIL: usize = 20;
@@ -719,7 +730,7 @@ struct Chunk {
 /// The per-run machinery shared by fresh runs and replays.
 ///
 /// With [`RunSpec::pipeline`], driver and model run on a second thread,
-/// up to `CHUNKS × CHUNK` cycles ahead of the RTL, handing over their
+/// up to `CHUNKS` chunks of cycles ahead of the RTL, handing over their
 /// inputs and expected outputs in chunks; this thread steps the RTL and
 /// checks every cycle exactly as a single-threaded run does. When the run
 /// ends before the producer's last cycle (a divergence, the end of a
@@ -1080,15 +1091,16 @@ fn pipelined<'a, B: Testbench>(
 ) -> (Result<()>, u64, ModelRun<'a, B>, u64) {
     let table = B::table();
     let (iw, ow) = (table.in_words(), table.out_words());
+    let chunk_len = chunk_cycles(iw + ow);
     std::thread::scope(|s| {
         let (full_tx, full_rx) = mpsc::sync_channel::<Chunk>(CHUNKS);
         let (free_tx, free_rx) = mpsc::sync_channel::<Chunk>(CHUNKS + 1);
         for _ in 0..=CHUNKS {
             let chunk = Chunk {
                 len: 0,
-                inp: vec![0; CHUNK * iw],
-                mout: vec![0; CHUNK * ow],
-                status: vec![Drive::Busy; CHUNK],
+                inp: vec![0; chunk_len * iw],
+                mout: vec![0; chunk_len * ow],
+                status: vec![Drive::Busy; chunk_len],
             };
             free_tx
                 .send(chunk)
@@ -1102,7 +1114,7 @@ fn pipelined<'a, B: Testbench>(
                 // The checker hangs up when it has seen enough.
                 let Ok(mut ch) = free_rx.recv() else { break };
                 ch.len = 0;
-                while ch.len < CHUNK && cycle < cycles {
+                while ch.len < chunk_len && cycle < cycles {
                     let k = ch.len;
                     ch.status[k] = prod.cycle(cycle, &mut inp, &mut mout);
                     ch.inp[k * iw..(k + 1) * iw].copy_from_slice(&inp);
@@ -1226,6 +1238,18 @@ fn hex_words(w: &[u32], width: u32) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn chunks_fill_their_bytes_within_bounds() {
+        use super::chunk_cycles;
+        // waitcnt (11 + 17 words), ta (147 + 413), lds (333 + 282).
+        assert_eq!(chunk_cycles(28), 2048);
+        assert_eq!(chunk_cycles(560), 256);
+        assert_eq!(chunk_cycles(615), 256);
+        assert_eq!(chunk_cycles(0), 4096);
+        assert_eq!(chunk_cycles(1), 4096);
+        assert_eq!(chunk_cycles(1 << 20), 256);
+    }
+
     #[test]
     fn a_second_cpu_is_idle_only_when_the_load_leaves_one() {
         assert!(!super::idle_cpu(1, Some(0.0)));
