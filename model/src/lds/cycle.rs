@@ -269,13 +269,25 @@ fn addressing_corners(r: &Request, active: u64, profile: Profile) -> Vec<Bin> {
         Kind::Load | Kind::Store | Kind::Atomic => {
             let w = u64::from(info.width);
             let align = u64::from(info.align());
+            debug_assert!(align.is_power_of_two());
             let adj = if info.two {
                 w * if info.st64 { 64 } else { 1 }
             } else {
                 0
             };
+            // DWORD mode aligns a load's or store's address down to `align`
+            // (a power of two): these low bits are cleared, and when set
+            // the element was aligned down.
+            let low = if info.kind != Kind::Atomic && !r.unaligned {
+                align - 1
+            } else {
+                0
+            };
             let (mut down, mut wrap) = (false, false);
-            for l in (0..LANES).filter(|&l| active >> l & 1 != 0) {
+            let mut lanes = active;
+            while lanes != 0 {
+                let l = lanes.trailing_zeros() as usize;
+                lanes &= lanes - 1;
                 for e in 0..if info.two { 2 } else { 1 } {
                     let a = if info.addtid {
                         u64::from(off16) + 4 * l as u64 + u64::from(r.m0 & !3)
@@ -285,15 +297,11 @@ fn addressing_corners(r: &Request, active: u64, profile: Profile) -> Vec<Bin> {
                     } else {
                         u64::from(r.addr[l]) + u64::from(off16)
                     };
-                    down |= info.kind != Kind::Atomic && !r.unaligned && a % align != 0;
+                    down |= a & low != 0;
                     // Past 2^32 by the sum, or by the bytes of an element
                     // that starts below it (an unaligned one, or one not
                     // aligned down).
-                    let kept = if info.kind != Kind::Atomic && !r.unaligned {
-                        (a & 0xFFFF_FFFF) / align * align
-                    } else {
-                        a & 0xFFFF_FFFF
-                    };
+                    let kept = a & 0xFFFF_FFFF & !low;
                     wrap |= a >> 32 != 0 || kept + w > 1 << 32;
                 }
             }
