@@ -513,3 +513,62 @@ fn ports_that_differ_from_the_table_fail_the_build_naming_each_one() {
         }
     }
 }
+
+/// The waveform's window holds, cycle by cycle, the inputs the driver made
+/// and the model's and the RTL's outputs as a run of the three stepped
+/// side by side gives them, in diverging cycles and the others alike (the
+/// engine keeps only the RTL's differing outputs and makes the rest again
+/// after the run).
+#[test]
+fn the_window_holds_every_cycle_of_driver_model_and_rtl() {
+    use gpucosim::engine::ModelRun;
+    let dir = tempfile::tempdir().unwrap();
+    // The RTL's sum is off by one whenever lane 0's low two bits are 1.
+    let bad = toy_with(
+        &dir.path().join("bad"),
+        "  assign hook = 32'(en_i && d_i[0][1:0] == 2'h1);",
+    );
+    for pipeline in [false, true] {
+        let waves = dir.path().join(format!("w{pipeline}"));
+        let mut s = spec(&bad, Some(&waves), Profile::Gfx9, 3000);
+        (s.max_mismatches, s.window, s.post, s.pipeline) = (6, 16, 5, pipeline);
+        let (out, _) = gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Fresh, false).unwrap();
+        let (from, until) = out.window.unwrap();
+        assert!(out.cycles > 16, "{} cycles", out.cycles);
+        assert_eq!((until + 1, until + 1 - from), (out.cycles, 16));
+        let vcd = Vcd::read(out.vcd.as_ref().unwrap());
+        let knobs = <ToyTestbench as Testbench>::Knobs::default();
+        let mut run = ModelRun::<ToyTestbench>::new(Profile::Gfx9, 5, &knobs, Stimulus::Fresh);
+        let (mut rtl, _) = gpucosim::load_rtl::<ToyTestbench>(&bad, Profile::Gfx9, false).unwrap();
+        let table = ToyTestbench::table();
+        let (mut inp, mut mout) = (vec![0; table.in_words()], vec![0; table.out_words()]);
+        let mut rout = vec![0; table.out_words()];
+        let mut differing = 0;
+        for c in 0..=until {
+            run.cycle(c, &mut inp, &mut mout);
+            rtl.step(&inp, &mut rout);
+            if c < from {
+                continue;
+            }
+            differing += usize::from(mout != rout);
+            let at = |var: &str| vcd.value_at(var, 10 * c).and_then(vcd_value);
+            for (var, want) in [
+                ("tb.in.rst_ni", toy_ports::rst_ni.get(&inp)),
+                ("tb.in.en_i", toy_ports::en_i.get(&inp)),
+                ("tb.model.sum_o", toy_ports::sum_o.get(&mout)),
+                ("tb.rtl.sum_o", toy_ports::sum_o.get(&rout)),
+                ("tb.mismatch.any", u64::from(mout != rout)),
+            ] {
+                assert_eq!(
+                    at(var),
+                    Some(want),
+                    "pipeline {pipeline}: {var} in cycle {c}"
+                );
+            }
+        }
+        assert!(
+            (2..=6).contains(&differing),
+            "pipeline {pipeline}: {differing} diverging cycles in the window"
+        );
+    }
+}

@@ -1541,7 +1541,7 @@ impl BenchReport {
         s.push_str(
             "\n(1) a bare Verilated C++ loop over the recorded inputs; (2) the same RTL driven from Rust \
              through the shim over the same inputs; (3) the model alone over the same inputs; (4) full \
-             lock-step: driver, model, RTL, compare and the 1,024-cycle capture ring, on one thread \
+             lock-step: driver, model, RTL, compare and the record of differing cycles, on one thread \
              (each job of `gpucosim regress`); (5) the same with driver and model on a second thread \
              ahead of the RTL (`gpucosim run` on two CPUs or more). \
              The checksums of (1) and (2) were equal in every row (`gpucosim bench` fails otherwise). \

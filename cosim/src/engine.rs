@@ -1,10 +1,13 @@
 //! The lock-step engine.
 //!
 //! Each cycle the driver sets the inputs, the model and the RTL step on the
-//! same inputs, the capture ring records all three, and the two output
-//! buffers are compared as packed words. The first divergence (or the first
-//! `max_mismatches`) ends the run a few cycles later, so the waveform shows
-//! what followed; the report names the cycle, the signal, both values
+//! same inputs, and the two output buffers are compared as packed words.
+//! The first divergence (or the first `max_mismatches`) ends the run a few
+//! cycles later, so the waveform shows what followed. The waveform's
+//! window is not copied cycle by cycle: the engine keeps the RTL's outputs
+//! of the cycles where they differ, and a failing run makes the window's
+//! inputs and model outputs again by running driver and model alone (as it
+//! does for the report's context). The report names the cycle, the signal, both values
 //! (decoded per element for array ports), the transaction in flight and the
 //! command that reproduces it.
 //!
@@ -545,8 +548,9 @@ pub fn chunk_cycles(words: usize) -> usize {
 const TEXT_TAIL: usize = 20;
 
 /// The side of lock-step that checks each cycle: the RTL steps on the
-/// produced inputs, the capture ring (and a full dump) records, the outputs
-/// are compared as packed words, and the end of the run is decided.
+/// produced inputs, the outputs are compared as packed words, the RTL's
+/// differing outputs are kept (and a full dump records every cycle), and
+/// the end of the run is decided.
 struct Checker<'s> {
     spec: &'s RunSpec,
     table: &'static PortTable,
@@ -554,7 +558,11 @@ struct Checker<'s> {
     rtl: &'s mut Rtl,
     guard: &'s Guard,
     rout: Vec<u32>,
-    capture: Capture,
+    /// The RTL's outputs in the cycles where they differed from the
+    /// model's, oldest first, back to at least the window before the last
+    /// cycle checked. In the others they equal the model's, which driver
+    /// and model alone make again for the waveform ([`rerun_window`]).
+    differing: VecDeque<(u64, Box<[u32]>)>,
     stream: Option<Dump>,
     stream_error: Option<String>,
     rtl_trace: Option<(&'s Path, u64, u64)>,
@@ -575,6 +583,21 @@ struct Checker<'s> {
 impl Checker<'_> {
     /// Checks cycle `cycle`; returns whether the run goes on to the next.
     #[inline]
+    /// Keeps the RTL's outputs of `cycle`, which differ from the model's,
+    /// and forgets those the window no longer reaches.
+    fn keep_differing(&mut self, cycle: u64) {
+        let window = self.spec.window.max(1) as u64;
+        while self
+            .differing
+            .front()
+            .is_some_and(|(c, _)| c + window <= cycle)
+        {
+            self.differing.pop_front();
+        }
+        self.differing
+            .push_back((cycle, self.rout.clone().into_boxed_slice()));
+    }
+
     fn check(&mut self, cycle: u64, inp: &[u32], mout: &[u32], status: Drive) -> Result<bool> {
         if let Some(r) = self.guard.stop() {
             self.end = Some(self.stopped(r, cycle));
@@ -593,8 +616,9 @@ impl Checker<'_> {
             compare = self.rtl_status(st, cycle);
         }
         let same = *mout == *self.rout;
-        self.capture
-            .record_compared(cycle, inp, mout, &self.rout, same);
+        if !same {
+            self.keep_differing(cycle);
+        }
         if let Some(w) = &mut self.stream {
             let r = w.frame(&Frame {
                 cycle,
@@ -798,7 +822,7 @@ pub fn run<B: Testbench>(
         rtl,
         guard: &guard,
         rout: vec![0u32; ow],
-        capture: Capture::new(table, spec.window),
+        differing: VecDeque::new(),
         stream,
         stream_error,
         rtl_trace,
@@ -854,13 +878,30 @@ pub fn run<B: Testbench>(
     };
     // The context of the report: in the diverging cycle (or the last one
     // run), for the diverging lane or wave, as the waveform shows it. The
-    // loop ran past it, so driver and model run again alone up to it.
+    // loop ran past it, so driver and model run again alone up to it, and
+    // on to the last cycle checked when the window's cycles are wanted (a
+    // waveform, or the report's text trace of a divergence).
     let at = chk.first_divergence.or(chk.end.as_ref().map(|_| last));
+    let wanted = !chk.mismatches.is_empty()
+        || matches!(
+            chk.end,
+            Some(End::Rtl { .. } | End::Hang { .. } | End::Timeout { .. })
+        );
+    let frames_wanted = chk.ran > 0
+        && (!chk.mismatches.is_empty() || (wanted && spec.waves.is_some() && chk.stream.is_none()));
+    let mut capture = Capture::new(table, 1);
     // (The version was checked when the run's first ModelRun was made.)
     let context = at
         .map(|at| {
             let focus = chk.mismatches.iter().find_map(Mismatch::focus);
-            model_run(stimulus).map(|mut r| r.context_at(at, at, focus))
+            let mut run = model_run(stimulus)?;
+            Ok(if frames_wanted {
+                let (ctx, cap) = rerun_window(&mut run, at, focus, &chk);
+                capture = cap;
+                ctx
+            } else {
+                run.context_at(at, at, focus, |_, _, _| {})
+            })
         })
         .transpose()?;
     let elapsed = start.elapsed();
@@ -878,11 +919,6 @@ pub fn run<B: Testbench>(
     let mut vcd = None;
     let mut window = None;
     let mut vcd_error = chk.stream_error.take();
-    let wanted = !chk.mismatches.is_empty()
-        || matches!(
-            end,
-            End::Rtl { .. } | End::Hang { .. } | End::Timeout { .. }
-        );
     if let Some(w) = chk.stream.take() {
         let p = w.path().to_path_buf();
         match w.finish() {
@@ -893,21 +929,20 @@ pub fn run<B: Testbench>(
         let path = wave_path(dir);
         let format = spec.waves_format;
         let layout = crate::decoded::layout::<B>(spec.profile);
-        match gpucosim_waves::write_capture_with(&path, &layout, &chk.capture, &meta, format) {
+        match gpucosim_waves::write_capture_with(&path, &layout, &capture, &meta, format) {
             Ok(()) => vcd = Some(path),
             Err(e) => vcd_error = Some(format!("{}: {e}", path.display())),
         }
     }
-    if vcd.is_some() {
-        let mut frames = chk.capture.frames();
-        let first = frames.next().map(|f| f.cycle);
-        let last = frames.last().map(|f| f.cycle).or(first);
-        window = first.zip(last);
+    if vcd.is_some() && chk.ran > 0 {
+        // The window's cycles: the last `window` cycles checked.
+        let last = chk.ran - 1;
+        window = Some((window_start(spec, chk.ran), last));
         if spec.dump_all {
-            window = last.map(|l| (0, l));
+            window = Some((0, last));
         }
     }
-    let trace = text_trace(table, &chk.capture, &chk.mismatches);
+    let trace = text_trace(table, &capture, &chk.mismatches);
     let mut sessions = Vec::new();
     if let (Some(v), Some(w)) = (&vcd, window) {
         match write_sessions::<B>(spec, v, w, &chk.mismatches, &end) {
@@ -946,6 +981,45 @@ pub fn run<B: Testbench>(
         elapsed,
     })
 }
+
+/// The first cycle of the window of a run that checked `ran` cycles.
+fn window_start(spec: &RunSpec, ran: u64) -> u64 {
+    ran.saturating_sub(spec.window.max(1) as u64)
+}
+
+/// Runs driver and model alone again (`run`, fresh) up to the last cycle
+/// `chk` checked, and returns the context in cycle `at` (see
+/// [`ModelRun::context_at`]) and the window's cycles as the lock-step run
+/// saw them: the inputs and the model's outputs made again (driver and
+/// model never look at the RTL, so they are the same), the RTL's outputs
+/// the model's where they were equal and the kept ones where not.
+fn rerun_window<B: Testbench>(
+    run: &mut ModelRun<'_, B>,
+    at: u64,
+    focus: Option<(Index, usize)>,
+    chk: &Checker<'_>,
+) -> (ContextOf<B>, Capture) {
+    let mut capture = Capture::new(chk.table, chk.spec.window);
+    let from = window_start(chk.spec, chk.ran);
+    let mut differing = chk.differing.iter().peekable();
+    // A run stopped before it stepped cycle `at` checked cycles up to
+    // `at - 1` only.
+    let until = at.max(chk.ran - 1);
+    let ctx = run.context_at(at, until, focus, |c, inp, mout| {
+        if c < from || c >= chk.ran {
+            return;
+        }
+        while differing.next_if(|(d, _)| *d < c).is_some() {}
+        match differing.next_if(|(d, _)| *d == c) {
+            Some((_, rtl)) => capture.record_compared(c, inp, mout, rtl, false),
+            None => capture.record_compared(c, inp, mout, mout, true),
+        }
+    });
+    (ctx, capture)
+}
+
+/// The report's context: the transaction in flight and the model's state.
+type ContextOf<B> = (Option<(usize, <B as Testbench>::Txn)>, String);
 
 /// Cycles of the report's text waveform up to the divergence, and after.
 const TRACE_BEFORE: u64 = 7;

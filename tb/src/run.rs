@@ -354,15 +354,16 @@ impl<'a, B: Testbench> ModelRun<'a, B> {
         (t, self.model.in_flight())
     }
 
-    /// Runs cycles `0..=until` (the model stepping all but the last) and
-    /// returns the context in cycle `at` (at most `until`) as the
-    /// waveform shows it: the inputs of the cycle applied, the model's
-    /// state before its edge.
+    /// Runs cycles `0..=until` as [`ModelRun::cycle`] does, calling
+    /// `each(cycle, inputs, outputs)` after every cycle, and returns the
+    /// context in cycle `at` (at most `until`) as the waveform shows it:
+    /// the inputs of the cycle applied, the model's state before its edge.
     pub fn context_at(
         &mut self,
         at: u64,
         until: u64,
         focus: Option<(Index, usize)>,
+        mut each: impl FnMut(u64, &[u32], &[u32]),
     ) -> (Option<(usize, B::Txn)>, String) {
         let table = B::table();
         let (mut inp, mut mout) = (vec![0u32; table.in_words()], vec![0u32; table.out_words()]);
@@ -373,6 +374,7 @@ impl<'a, B: Testbench> ModelRun<'a, B> {
                 context = Some(self.context(focus));
             }
             self.model.step(&inp, &mut mout);
+            each(c, &inp, &mout);
         }
         context.unwrap_or_else(|| self.context(focus))
     }
