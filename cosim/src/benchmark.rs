@@ -198,8 +198,11 @@ impl Rounds {
 
 /// The targets of the suite.
 pub mod targets {
-    /// Lock-step ÷ bare Verilator loop, at least.
+    /// Lock-step on one thread ÷ bare Verilator loop, at least.
     pub const LOCKSTEP_RATIO: f64 = 0.9;
+    /// Pipelined lock-step ÷ bare Verilator loop, at least: with driver and
+    /// model on a second CPU, checking should cost the RTL's thread nothing.
+    pub const PIPELINED_RATIO: f64 = 1.0;
     /// Model alone ÷ RTL alone, at least.
     pub const MODEL_SPEEDUP: f64 = 10.0;
     /// Writing the VCD of a 1,024-cycle window, at most (milliseconds).
@@ -1407,13 +1410,13 @@ impl BenchReport {
         for r in &self.rows {
             let _ = writeln!(
                 s,
-                "- {} {}: lock-step ÷ bare {:.2} on one thread, {:.2} pipelined (target ≥ {LOCKSTEP_RATIO}): {} on one thread, {} pipelined; model ÷ RTL alone {:.1}× (target ≥ {MODEL_SPEEDUP}×): {}; VCD window {:.1} ms (target < {VCD_MS} ms): {}{}",
+                "- {} {}: lock-step ÷ bare {:.2} on one thread (target ≥ {LOCKSTEP_RATIO}): {}, {:.2} pipelined (target ≥ {PIPELINED_RATIO:.1}): {}; model ÷ RTL alone {:.1}× (target ≥ {MODEL_SPEEDUP}×): {}; VCD window {:.1} ms (target < {VCD_MS} ms): {}{}",
                 r.unit,
                 r.profile,
                 r.ratio(),
-                r.pipelined_ratio(),
                 met(r.ratio() >= LOCKSTEP_RATIO),
-                met(r.pipelined_ratio() >= LOCKSTEP_RATIO),
+                r.pipelined_ratio(),
+                met(r.pipelined_ratio() >= PIPELINED_RATIO),
                 r.model_speedup(),
                 met(r.model_speedup() >= MODEL_SPEEDUP),
                 r.vcd_ms,
