@@ -535,7 +535,7 @@ const CHUNK_BYTES: usize = 256 << 10;
 
 /// Cycles per chunk handed from the producing thread to the checking one,
 /// for `words` input and output words a cycle: as many as fill
-/// [`CHUNK_BYTES`] (a power of two, 256 to 4,096). A hand-over costs the
+/// 256 KiB (a power of two, 256 to 4,096). A hand-over costs the
 /// checking thread a wake-up of the producer; units with narrow ports
 /// (waitcnt's 28 words) take 2,048 cycles a chunk, wide ones 256.
 pub fn chunk_cycles(words: usize) -> usize {
