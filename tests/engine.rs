@@ -572,3 +572,18 @@ fn the_window_holds_every_cycle_of_driver_model_and_rtl() {
         );
     }
 }
+
+/// A window longer than the run holds the whole run, and costs memory only
+/// for the cycles run.
+#[test]
+fn a_window_longer_than_the_run_holds_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = toy_rtl(&dir.path().join("bad"), Some(("i < 4", "i < 3")));
+    let waves = dir.path().join("w");
+    let mut s = spec(&bad, Some(&waves), Profile::Gfx9, 3000);
+    s.window = 1 << 40;
+    let (out, _) = gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Fresh, false).unwrap();
+    assert_eq!(out.window, Some((0, out.cycles - 1)));
+    let vcd = Vcd::read(out.vcd.as_ref().unwrap());
+    assert_eq!(vcd.change_at("tb.mismatch.any", 30), Some("1"));
+}

@@ -999,8 +999,9 @@ fn rerun_window<B: Testbench>(
     focus: Option<(Index, usize)>,
     chk: &Checker<'_>,
 ) -> (ContextOf<B>, Capture) {
-    let mut capture = Capture::new(chk.table, chk.spec.window);
     let from = window_start(chk.spec, chk.ran);
+    // As many frames as the window holds: no more than the cycles checked.
+    let mut capture = Capture::new(chk.table, (chk.ran - from) as usize);
     let mut differing = chk.differing.iter().peekable();
     // A run stopped before it stepped cycle `at` checked cycles up to
     // `at - 1` only.
