@@ -1139,3 +1139,64 @@ fn a_worker_that_dies_fails_its_job_alone() {
     );
     assert_ne!(o.status.code(), Some(0), "{out}\n{err}");
 }
+
+/// A waveform window that does not fit in memory (an address-space limit,
+/// RLIMIT_AS, below what the window's frames need) loses the waveform
+/// alone: the run ends with its own report and exit code, the JSON is
+/// written, and one line names the window and the bytes it needs.
+#[test]
+#[ignore = "heavy (a 3-second ta run under a memory limit): the full suite runs it, `cargo test --release --workspace -- --include-ignored`"]
+fn a_window_that_does_not_fit_in_memory_keeps_the_report() {
+    prebuild(&gpucosim_tests::repo_root().join("rtl"), "ta", "gfx9");
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = gpucosim();
+    c.current_dir(dir.path()).args([
+        "run",
+        "--unit",
+        "ta",
+        "--profile",
+        "gfx9",
+        "--cycles",
+        "100000000",
+        "--timeout",
+        "3",
+        "--window",
+        "100000000",
+        "--waves",
+        "w",
+        "--no-pipeline",
+        "--json",
+        "r.json",
+    ]);
+    let bytes: u64 = 1536 << 20;
+    // SAFETY: setrlimit is async-signal-safe.
+    unsafe {
+        c.pre_exec(move || {
+            let lim = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let o = c.output().unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(4), "{out}\n{err}");
+    assert!(out.contains("TIMEOUT ta.gfx9.1 before cycle "), "{out}");
+    assert!(
+        out.contains("waveform NOT written: w/ta.gfx9.1.vcd: a waveform window of "),
+        "{out}"
+    );
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("error: the waveform was not written: "))
+        .unwrap_or_else(|| panic!("no error line:\n{err}"));
+    assert!(line.ends_with(" bytes of memory"), "{line}");
+    assert!(!dir.path().join("w/ta.gfx9.1.vcd").exists());
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("r.json")).unwrap()).unwrap();
+    assert!(json.to_string().contains("a waveform window of "), "{json}");
+}

@@ -890,6 +890,8 @@ pub fn run<B: Testbench>(
     let frames_wanted = chk.ran > 0
         && (!chk.mismatches.is_empty() || (wanted && spec.waves.is_some() && chk.stream.is_none()));
     let mut capture = Capture::new(table, 1);
+    // Why the window's frames could not be made, if so.
+    let mut window_error = None;
     // (The version was checked when the run's first ModelRun was made.)
     let context = at
         .map(|at| {
@@ -897,7 +899,10 @@ pub fn run<B: Testbench>(
             let mut run = model_run(stimulus)?;
             Ok(if frames_wanted {
                 let (ctx, cap) = rerun_window(&mut run, at, focus, &chk);
-                capture = cap;
+                match cap {
+                    Ok(cap) => capture = cap,
+                    Err(e) => window_error = Some(e.to_string()),
+                }
                 ctx
             } else {
                 run.context_at(at, at, focus, |_, _, _| {})
@@ -919,6 +924,12 @@ pub fn run<B: Testbench>(
     let mut vcd = None;
     let mut window = None;
     let mut vcd_error = chk.stream_error.take();
+    let streamed = chk.stream.is_some();
+    if let (Some(e), Some(dir), true, false, None) =
+        (&window_error, &spec.waves, wanted, streamed, &vcd_error)
+    {
+        vcd_error = Some(format!("{}: {e}", wave_path(dir).display()));
+    }
     if let Some(w) = chk.stream.take() {
         let p = w.path().to_path_buf();
         match w.finish() {
@@ -942,7 +953,11 @@ pub fn run<B: Testbench>(
             window = Some((0, last));
         }
     }
-    let trace = text_trace(table, &capture, &chk.mismatches);
+    // Without the window's frames the report says why instead.
+    let trace = match &window_error {
+        Some(e) if !chk.mismatches.is_empty() => Some(format!("not shown: {e}")),
+        _ => text_trace(table, &capture, &chk.mismatches),
+    };
     let mut sessions = Vec::new();
     if let (Some(v), Some(w)) = (&vcd, window) {
         match write_sessions::<B>(spec, v, w, &chk.mismatches, &end) {
@@ -998,10 +1013,11 @@ fn rerun_window<B: Testbench>(
     at: u64,
     focus: Option<(Index, usize)>,
     chk: &Checker<'_>,
-) -> (ContextOf<B>, Capture) {
+) -> (ContextOf<B>, std::io::Result<Capture>) {
     let from = window_start(chk.spec, chk.ran);
     // As many frames as the window holds: no more than the cycles checked.
-    let mut capture = Capture::new(chk.table, (chk.ran - from) as usize);
+    // When they do not fit in memory, the context is still taken.
+    let mut capture = Capture::try_new(chk.table, (chk.ran - from) as usize);
     let mut differing = chk.differing.iter().peekable();
     // A run stopped before it stepped cycle `at` checked cycles up to
     // `at - 1` only.
@@ -1010,6 +1026,7 @@ fn rerun_window<B: Testbench>(
         if c < from || c >= chk.ran {
             return;
         }
+        let Ok(capture) = &mut capture else { return };
         while differing.next_if(|(d, _)| *d < c).is_some() {}
         match differing.next_if(|(d, _)| *d == c) {
             Some((_, rtl)) => capture.record_compared(c, inp, mout, rtl, false),

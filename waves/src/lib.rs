@@ -117,19 +117,42 @@ pub struct Frame<'a> {
 impl Capture {
     /// A ring of `window` cycles (at least 1) for `table`'s ports.
     pub fn new(table: &PortTable, window: usize) -> Capture {
+        Capture::try_new(table, window).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`Capture::new`], or an error (`OutOfMemory`) naming the window and
+    /// the bytes it needs when they cannot be allocated.
+    pub fn try_new(table: &PortTable, window: usize) -> io::Result<Capture> {
         let window = window.max(1);
         let (i, o) = (table.in_words(), table.out_words());
         let stride = i + 2 * o;
-        Capture {
+        let too_big = || {
+            let bytes = (stride as u128 * 4 + 9) * window as u128;
+            io::Error::new(
+                io::ErrorKind::OutOfMemory,
+                format!("a waveform window of {window} cycles needs {bytes} bytes of memory"),
+            )
+        };
+        let words = stride.checked_mul(window).ok_or_else(too_big)?;
+        let mut buf = Vec::new();
+        buf.try_reserve_exact(words).map_err(|_| too_big())?;
+        buf.resize(words, 0);
+        let mut cycles = Vec::new();
+        cycles.try_reserve_exact(window).map_err(|_| too_big())?;
+        cycles.resize(window, 0);
+        let mut same = Vec::new();
+        same.try_reserve_exact(window).map_err(|_| too_big())?;
+        same.resize(window, false);
+        Ok(Capture {
             in_words: i,
             out_words: o,
             stride,
             window,
-            buf: vec![0; stride * window],
-            cycles: vec![0; window],
-            same: vec![false; window],
+            buf,
+            cycles,
+            same,
             recorded: 0,
-        }
+        })
     }
 
     /// Window size in cycles.
@@ -1240,6 +1263,28 @@ mod tests {
         let mut z = Vec::new();
         wide_vector(&mut z, b"#", &[0, 0, 0, 0]);
         assert_eq!(z, b"b0 #\n");
+    }
+
+    /// A window that cannot be allocated is an error naming its cycles and
+    /// bytes, not an abort; one that can is an empty ring of that size.
+    #[test]
+    fn a_window_too_large_for_memory_is_an_error() {
+        gpucosim_model::ports! {
+            mod toy("toy", "toy_top") { input rst_ni: 1, input d_i: 8 x 2, output q_o: 8 }
+        }
+        for window in [1usize << 56, usize::MAX] {
+            let Err(e) = Capture::try_new(&toy::TABLE, window) else {
+                panic!("a window of {window} cycles was allocated");
+            };
+            assert_eq!(e.kind(), io::ErrorKind::OutOfMemory);
+            let text = e.to_string();
+            assert!(
+                text.starts_with(&format!("a waveform window of {window} cycles needs ")),
+                "{text}"
+            );
+        }
+        let c = Capture::try_new(&toy::TABLE, 16).unwrap();
+        assert_eq!((c.window(), c.len()), (16, 0));
     }
 
     /// Array elements are named `port[e]` and declared with their range; a
