@@ -581,8 +581,6 @@ struct Checker<'s> {
 }
 
 impl Checker<'_> {
-    /// Checks cycle `cycle`; returns whether the run goes on to the next.
-    #[inline]
     /// Keeps the RTL's outputs of `cycle`, which differ from the model's,
     /// and forgets those the window no longer reaches.
     fn keep_differing(&mut self, cycle: u64) {
@@ -598,6 +596,8 @@ impl Checker<'_> {
             .push_back((cycle, self.rout.clone().into_boxed_slice()));
     }
 
+    /// Checks cycle `cycle`; returns whether the run goes on to the next.
+    #[inline]
     fn check(&mut self, cycle: u64, inp: &[u32], mout: &[u32], status: Drive) -> Result<bool> {
         if let Some(r) = self.guard.stop() {
             self.end = Some(self.stopped(r, cycle));
