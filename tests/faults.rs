@@ -26,6 +26,11 @@ fn text(o: &Output) -> (String, String) {
 /// `cmd` with writes limited to files of `bytes` (RLIMIT_FSIZE): a write
 /// past it fails with EFBIG, as one on a full disk fails with ENOSPC.
 fn limit_files(cmd: &mut Command, bytes: u64) {
+    limit(cmd, libc::RLIMIT_FSIZE, bytes);
+}
+
+/// `cmd` with the resource limit `resource` (soft and hard) at `bytes`.
+fn limit(cmd: &mut Command, resource: libc::__rlimit_resource_t, bytes: u64) {
     // SAFETY: setrlimit is async-signal-safe.
     unsafe {
         cmd.pre_exec(move || {
@@ -33,7 +38,7 @@ fn limit_files(cmd: &mut Command, bytes: u64) {
                 rlim_cur: bytes,
                 rlim_max: bytes,
             };
-            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+            if libc::setrlimit(resource, &lim) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())
@@ -1168,20 +1173,7 @@ fn a_window_that_does_not_fit_in_memory_keeps_the_report() {
         "--json",
         "r.json",
     ]);
-    let bytes: u64 = 1536 << 20;
-    // SAFETY: setrlimit is async-signal-safe.
-    unsafe {
-        c.pre_exec(move || {
-            let lim = libc::rlimit {
-                rlim_cur: bytes,
-                rlim_max: bytes,
-            };
-            if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    limit(&mut c, libc::RLIMIT_AS, 1536 << 20);
     let o = c.output().unwrap();
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(4), "{out}\n{err}");
