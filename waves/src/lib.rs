@@ -133,24 +133,22 @@ impl Capture {
                 format!("a waveform window of {window} cycles needs {bytes} bytes of memory"),
             )
         };
+        // `n` copies of `v`, or None when they cannot be allocated.
+        fn filled<T: Clone>(n: usize, v: T) -> Option<Vec<T>> {
+            let mut x = Vec::new();
+            x.try_reserve_exact(n).ok()?;
+            x.resize(n, v);
+            Some(x)
+        }
         let words = stride.checked_mul(window).ok_or_else(too_big)?;
-        let mut buf = Vec::new();
-        buf.try_reserve_exact(words).map_err(|_| too_big())?;
-        buf.resize(words, 0);
-        let mut cycles = Vec::new();
-        cycles.try_reserve_exact(window).map_err(|_| too_big())?;
-        cycles.resize(window, 0);
-        let mut same = Vec::new();
-        same.try_reserve_exact(window).map_err(|_| too_big())?;
-        same.resize(window, false);
         Ok(Capture {
             in_words: i,
             out_words: o,
             stride,
             window,
-            buf,
-            cycles,
-            same,
+            buf: filled(words, 0).ok_or_else(too_big)?,
+            cycles: filled(window, 0).ok_or_else(too_big)?,
+            same: filled(window, false).ok_or_else(too_big)?,
             recorded: 0,
         })
     }
