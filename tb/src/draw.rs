@@ -9,13 +9,18 @@
 //! ([`Draw`]): a bounded range takes 16 or 32 bits and one multiply, never
 //! a rejection loop. The ta and lds generators changed in version 2; the
 //! waitcnt generator, cheap already, draws the same stream in both.
+//! Version 3 draws the per-lane words of a ta instruction, and the first
+//! data word of each lds lane, from one word of the stream as a key
+//! ([`Draw::keyed`]: SplitMix64 over the lane number) instead of a word for
+//! every lane or two; the other fields, and waitcnt, are drawn as in
+//! version 2.
 
 use crate::error::{Error, Result};
 use rand::RngCore;
 use rand_chacha::ChaCha8Rng;
 
 /// The stimulus version fresh runs draw.
-pub const STIMULUS_VERSION: u32 = 2;
+pub const STIMULUS_VERSION: u32 = 3;
 
 /// The oldest stimulus version this build still generates (to replay
 /// bundles and rerun seeds recorded under it).
@@ -121,6 +126,31 @@ impl<'a> Draw<'a> {
     pub fn u64(&mut self) -> u64 {
         self.rng.next_u64()
     }
+
+    /// `N` random 64-bit words from one word of the generator, the key:
+    /// word `j` is SplitMix64's output `j + 1` from the key
+    /// ([`splitmix64`] of `key + (j + 1)·γ`). The words of different keys
+    /// are as independent as SplitMix64's streams; a key costs one draw of
+    /// the generator instead of `N`.
+    #[inline]
+    pub fn keyed<const N: usize>(&mut self) -> [u64; N] {
+        let key = self.rng.next_u64();
+        std::array::from_fn(|j| {
+            splitmix64(key.wrapping_add(GOLDEN_GAMMA.wrapping_mul(j as u64 + 1)))
+        })
+    }
+}
+
+/// SplitMix64's increment (2^64 / φ, odd).
+const GOLDEN_GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// SplitMix64's output function (Steele, Lea and Flood, 2014): a bijection
+/// of 64-bit words whose output bits each depend on every input bit.
+#[inline]
+pub fn splitmix64(x: u64) -> u64 {
+    let x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    let x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
 }
 
 #[cfg(test)]

@@ -564,6 +564,14 @@ mod stream_tests {
                     0xaba3_cbb9_4c3b_62c0,
                 ],
             ),
+            (
+                3,
+                [
+                    0xee97_7de1_39cc_f754,
+                    0xbdcc_31f1_a156_5b37,
+                    0xaba3_cbb9_4c3b_62c0,
+                ],
+            ),
         ];
         assert_eq!(want.len() as u32, crate::STIMULUS_VERSION);
         for (v, w) in want {

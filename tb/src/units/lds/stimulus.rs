@@ -8,7 +8,7 @@ use gpucosim_model::lds::isa::{self, Kind, OpInfo};
 use gpucosim_model::lds::tlm::{geometry, Request, LANES};
 use gpucosim_model::lds::LdsParams;
 use gpucosim_model::Profile;
-use crate::draw::Draw;
+use crate::draw::{splitmix64, Draw};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
@@ -150,11 +150,22 @@ fn strided(profile: Profile, op: u8, stride: u32) -> LdsTxn {
     t
 }
 
-/// Draws a random transaction of the current stimulus version (2): the
+/// Draws a random transaction of the current stimulus version (3).
+pub fn generate(profile: Profile, k: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn {
+    generate_version(crate::STIMULUS_VERSION, profile, k, rng)
+}
+
+/// Draws a random transaction of stimulus version 2 or 3: the
 /// distribution of version 1 (`stimulus_v1.rs`), its fields cut from
 /// fewer random words ([`Draw`]), and each lane's second data word mixed
-/// from its first rather than drawn.
-pub fn generate(profile: Profile, k: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn {
+/// from its first rather than drawn. Version 3 draws the lanes' first
+/// data words from one key ([`Draw::keyed`]) instead of a word each.
+pub fn generate_version(
+    version: u32,
+    profile: Profile,
+    k: &LdsKnobs,
+    rng: &mut ChaCha8Rng,
+) -> LdsTxn {
     let d = &mut Draw::new(rng);
     let gfx11 = profile.wave32();
     let mut t = base_txn(profile);
@@ -211,6 +222,7 @@ pub fn generate(profile: Profile, k: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn 
     let start = d.below(window.into()) as u32;
     let misalign = info.kind == Kind::Atomic && d.pct(k.misalign);
     let small = d.below(3) == 0;
+    let keyed: Option<[u64; LANES]> = (version >= 3 && !small).then(|| d.keyed());
     let mut addr = [0u32; LANES];
     let mut data0 = [0u64; LANES];
     let mut data1 = [0u64; LANES];
@@ -230,8 +242,14 @@ pub fn generate(profile: Profile, k: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn 
             data0[l] = d.bits(3);
             data1[l] = d.bits(3);
         } else {
-            data0[l] = d.u64();
-            data1[l] = mix(data0[l]);
+            data0[l] = match &keyed {
+                Some(words) => words[l],
+                None => d.u64(),
+            };
+            // The second word from the first, by the SplitMix64
+            // finaliser: the two differ in about half their bits and
+            // neither predicts the other's low bits.
+            data1[l] = splitmix64(data0[l]);
         }
     }
     if info.kind == Kind::Permute || info.kind == Kind::Bpermute {
@@ -282,15 +300,6 @@ pub fn generate(profile: Profile, k: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn 
     }
     t.gap = d.below(u64::from(k.max_gap) + 1) as u8;
     t
-}
-
-/// A second data word from a lane's first: the SplitMix64 finaliser, so
-/// that the two differ in about half their bits and neither predicts the
-/// other's low bits.
-fn mix(x: u64) -> u64 {
-    let x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    let x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
 }
 
 /// Directed transactions: SPEC §2 corners on each mode of the profile.

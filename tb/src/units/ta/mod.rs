@@ -45,7 +45,7 @@ impl Testbench for TaTestbench {
     fn generate(version: u32, profile: Profile, knobs: &TaKnobs, rng: &mut ChaCha8Rng) -> TaTxn {
         match version {
             1 => stimulus_v1::generate(profile, knobs, rng),
-            _ => stimulus::generate(profile, knobs, rng),
+            v => stimulus::generate_version(v, profile, knobs, rng),
         }
     }
     fn directed(profile: Profile) -> Vec<TaTxn> {

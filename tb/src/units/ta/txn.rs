@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// One buffer instruction (the model's [`Instr`]) plus how the testbench
 /// presents it. Serialised flat: the instruction's fields, then `gap`,
 /// `ready` and `ready_len`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaTxn {
     /// The instruction on the request ports.
     #[serde(flatten)]
