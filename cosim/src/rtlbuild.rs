@@ -251,10 +251,13 @@ pub use gpucosim_tb::run::{OutputChecksum, CHECKSUM_SEED};
 /// only the loop with `steady_clock`, per cycle copies the words into the
 /// ports, evaluates with the clock low, reads every output port into a
 /// buffer folded into [`OutputChecksum`]'s checksum, and applies the rising
-/// edge, exactly as the shim's `gc_step` does. It runs the loop `REPEATS`
-/// times on fresh instances and prints `cycles=N best_seconds=S checksum=H`.
+/// edge, exactly as the shim's `gc_step` does. The cycles are timed in
+/// blocks of 256 whose inputs it reads first, untimed, so that they come
+/// from cache as in lock-step (`benchmark::BLOCK_CYCLES`). It runs the loop
+/// `REPEATS` times on fresh instances and prints `cycles=N best_seconds=S
+/// checksum=H`.
 pub fn bare_source(table: &PortTable) -> String {
-    let (inp, out) = port_copy_code(table, "      ");
+    let (inp, out) = port_copy_code(table, "        ");
     fill(
         BARE_TEMPLATE,
         &[
