@@ -148,7 +148,7 @@ pub fn generate(profile: Profile, k: &TaKnobs, rng: &mut ChaCha8Rng) -> TaTxn {
 /// Draws a random transaction of stimulus version 2 or 3: the
 /// distribution of version 1 (`stimulus_v1.rs`), its fields cut from
 /// fewer random words ([`Draw`]); version 3 draws the per-lane words from
-/// one key ([`lane_words`]).
+/// one key ([`Draw::keyed`]).
 pub fn generate_version(
     version: u32,
     profile: Profile,
