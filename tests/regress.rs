@@ -576,8 +576,8 @@ fn corrupt_or_missing_bundles_are_clear_errors() {
     let e = ResultsFile::load(&dir.path().join("old.json")).unwrap_err();
     assert!(e.to_string().contains("results format 1"), "{e}");
     // Stimulus versions: a bundle without one was recorded under version
-    // 1; one this build does not generate is refused, naming it, unless it
-    // lists its transactions.
+    // 1, others replay the version they name; one this build does not
+    // generate is refused, naming it, unless it lists its transactions.
     let repro = |extra: &str| {
         format!(
             "{{\"format\": 2, \"unit\": \"ta\", \"profile\": \"gfx9\", \"seed\": 3, \"cycles\": 100, \"knobs\": [], \"rtl_dir\": \"/r\", \"rtl_hash\": \"h\", \"first_mismatch\": null, \"transaction_count\": 200{extra}}}"
@@ -601,6 +601,10 @@ fn corrupt_or_missing_bundles_are_clear_errors() {
     let v2 = Repro::load(&b).unwrap();
     assert_eq!(json(&v2), txns(2));
     assert_ne!(txns(1), txns(2));
+    std::fs::write(b.join("repro.json"), repro(", \"stimulus\": 3")).unwrap();
+    let v3 = Repro::load(&b).unwrap();
+    assert_eq!(json(&v3), txns(3));
+    assert_ne!(txns(2), txns(3));
     std::fs::write(b.join("repro.json"), repro(", \"stimulus\": 99")).unwrap();
     let e = Repro::load(&b).unwrap_err().to_string();
     assert!(
