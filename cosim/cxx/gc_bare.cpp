@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
       const size_t n = cycles - b < kBlock ? cycles - b : kBlock;
       uint32_t touch = 0;
       for (size_t k = 0; k < n * kInWords; k++) touch += in[k];
-      sink += touch;
+      sink = sink + touch;
       auto t0 = std::chrono::steady_clock::now();
       for (size_t c = 0; c < n; c++, in += kInWords) {
 @IN_COPY@        t->clk_i = 0;
