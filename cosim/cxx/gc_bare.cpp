@@ -18,8 +18,8 @@ static const size_t kOutWords = @OUT_WORDS@;
 // loop measures the RTL with its inputs in cache, as in lock-step, where
 // the driver has just written them, rather than the streaming of a
 // recording of many megabytes from memory. gpucosim's figures (2) and (3)
-// do the same (benchmark.rs, BLOCK_CYCLES).
-static const size_t kBlock = 256;
+// do the same (benchmark.rs, BLOCK_CYCLES, which fills this in).
+static const size_t kBlock = @BLOCK@;
 
 // Keeps the untimed reads of each block's inputs.
 static volatile uint32_t sink;

@@ -1560,10 +1560,11 @@ impl BenchReport {
         );
         s.push_str("## Figures\n\n");
         s.push_str(&self.table());
-        s.push_str(
+        let _ = write!(
+            s,
             "\n(1) a bare Verilated C++ loop over the recorded inputs; (2) the same RTL driven from Rust \
              through the shim over the same inputs; (3) the model alone over the same inputs; (1)–(3) \
-             timed in blocks of 256 cycles whose inputs are read first, untimed, so that they come \
+             timed in blocks of {BLOCK_CYCLES} cycles whose inputs are read first, untimed, so that they come \
              from cache as in lock-step; (4) full \
              lock-step: driver, model, RTL, compare and the record of differing cycles, on one thread \
              (each job of `gpucosim regress`); (5) the same with driver and model on a second thread \

@@ -252,8 +252,8 @@ pub use gpucosim_tb::run::{OutputChecksum, CHECKSUM_SEED};
 /// ports, evaluates with the clock low, reads every output port into a
 /// buffer folded into [`OutputChecksum`]'s checksum, and applies the rising
 /// edge, exactly as the shim's `gc_step` does. The cycles are timed in
-/// blocks of 256 whose inputs it reads first, untimed, so that they come
-/// from cache as in lock-step (`benchmark::BLOCK_CYCLES`). It runs the loop
+/// blocks of [`crate::benchmark::BLOCK_CYCLES`] whose inputs it reads
+/// first, untimed, so that they come from cache as in lock-step. It runs the loop
 /// `REPEATS` times on fresh instances and prints `cycles=N best_seconds=S
 /// checksum=H`.
 pub fn bare_source(table: &PortTable) -> String {
@@ -267,6 +267,7 @@ pub fn bare_source(table: &PortTable) -> String {
             ("IN_WORDS", &table.in_words().to_string()),
             ("OUT_WORDS", &table.out_words().to_string()),
             ("SEED", &format!("{CHECKSUM_SEED:016x}")),
+            ("BLOCK", &crate::benchmark::BLOCK_CYCLES.to_string()),
         ],
     )
 }

@@ -166,6 +166,7 @@ pub fn generate_version(
     k: &LdsKnobs,
     rng: &mut ChaCha8Rng,
 ) -> LdsTxn {
+    debug_assert!(version >= 2, "version 1 is stimulus_v1.rs");
     let d = &mut Draw::new(rng);
     let gfx11 = profile.wave32();
     let mut t = base_txn(profile);

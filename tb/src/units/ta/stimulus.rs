@@ -134,7 +134,8 @@ fn is(b: bool) -> u32 {
     0u32.wrapping_sub(u32::from(b))
 }
 
-/// `xs[c]` for `c < 4`, by masks (no branch, no load through an index).
+/// `xs[c]`, or 0 for `c >= 4`, by masks (no branch, no load through an
+/// index).
 #[inline(always)]
 fn pick4(c: u32, xs: [u32; 4]) -> u32 {
     xs[0] & is(c == 0) | xs[1] & is(c == 1) | xs[2] & is(c == 2) | xs[3] & is(c == 3)
@@ -155,6 +156,7 @@ pub fn generate_version(
     k: &TaKnobs,
     rng: &mut ChaCha8Rng,
 ) -> TaTxn {
+    debug_assert!(version >= 2, "version 1 is stimulus_v1.rs");
     let d = &mut Draw::new(rng);
     let gfx9 = TaParams::of(profile).format == FormatEncoding::DfmtNfmt;
     // Built in place: the instruction is 600 bytes.
@@ -306,21 +308,18 @@ pub fn generate_version(
         }
     }
     if edge || wrap {
-        // Choices by table, the lane's own value last: no branch on a
-        // random bit.
-        // The lane's own offset is choice 4 (and 3 when stride is 0).
+        // Choices by masks, the lane's own value last: no branch on a
+        // random bit, no load through an index, so that the loop
+        // vectorises. The lane's own offset is choice 4 (and 3 when stride
+        // is 0).
         let own = if stride > 0 { 4 } else { 3 };
         let picks = lane_words(d, version);
         for ((vi, vo), e) in vindex.iter_mut().zip(voffset.iter_mut()).zip(picks) {
             if edge {
-                // Masks rather than a table or branches, so that the loop
-                // vectorises.
                 let c = e & 3;
                 *vi = pick4(c, [edge_vi[0], edge_vi[1], edge_vi[2], *vi]);
                 let c = (((e >> 2) & 0x3FFF) * edge_choices) >> 14;
-                *vo = pick4(c.min(own), [edge_vo[0], edge_vo[1], edge_vo[2], edge_vo[3]])
-                    & !is(c >= own)
-                    | *vo & is(c >= own);
+                *vo = pick4(c, edge_vo) & !is(c >= own) | *vo & is(c >= own);
             }
             if wrap {
                 let m = (e >> 16) & 1;
