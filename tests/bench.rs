@@ -104,8 +104,20 @@ fn the_report_shows_load_repeats_memory_and_cocotb() {
             jobs: 192,
             cycles: 50_000,
             runs: vec![
-                (1, std::time::Duration::from_secs(10), 960_000.0),
-                (2, std::time::Duration::from_millis(5500), 1_745_455.0),
+                benchmark::ScalingRun {
+                    workers: 1,
+                    wall: std::time::Duration::from_secs(10),
+                    rate: 960_000.0,
+                    loops: 9.5,
+                    cpu: 1.0,
+                },
+                benchmark::ScalingRun {
+                    workers: 2,
+                    wall: std::time::Duration::from_millis(5500),
+                    rate: 1_745_455.0,
+                    loops: 10.0,
+                    cpu: 0.97,
+                },
             ],
             per_job: std::time::Duration::from_millis(3),
         }),
@@ -135,10 +147,13 @@ fn the_report_shows_load_repeats_memory_and_cocotb() {
         "## cocotb",
         "| toy | gfx9 | 3000 | 12.0 k | failed | – |",
         "## Regression scaling",
-        "| 2 | 5.50 s | 1.75 M | 1.82× | 91 % |",
+        "| 1 | 10.00 s | 960.0 k | 1.00× | 100 % | 1.00 | 95 % | 1.00 |",
+        "| 2 | 5.50 s | 1.75 M | 1.82× | 91 % | 0.95 | 91 % | 0.97 |",
         "(192 jobs;",
         "A job costs 3.0 ms besides its cycles",
-        "- `regress --jobs 2` ÷ `--jobs 1`: 1.82×, 91 % of linear on 192 jobs (target ≥ 90 % up to the machine's CPUs): met",
+        "- `regress --jobs 2` ÷ `--jobs 1`: 1.82×, 91 % of linear on 192 jobs (target ≥ 90 % up to the machine's CPUs): met; \
+         with 2 workers the jobs' cycle loops ran at 0.95 of their speed with one and an integer loop at 0.97 of one thread's, \
+         and the workers spent 91 % of the wall time in cycle loops (95 % with one)",
         "- a regression job's overhead: 3.0 ms, 5.8 % of a job of 50000 cycles (target ≤ 5 %): NOT MET",
         "- toy gfx9 with the model: run.py failed: no cocotb",
         " on one thread (target ≥ 0.9): ",
@@ -147,6 +162,34 @@ fn the_report_shows_load_repeats_memory_and_cocotb() {
     ] {
         assert!(md.contains(want), "no `{want}` in:\n{md}");
     }
+}
+
+#[test]
+fn scaling_splits_into_cycle_loop_speed_and_busy_workers() {
+    let run = |workers, ms, loops| benchmark::ScalingRun {
+        workers,
+        wall: std::time::Duration::from_millis(ms),
+        rate: 9.6e9 / ms as f64,
+        loops,
+        cpu: 1.0,
+    };
+    let sc = benchmark::Scaling {
+        jobs: 192,
+        cycles: 50_000,
+        runs: vec![run(1, 10_000, 9.5), run(4, 3_000, 11.0)],
+        per_job: std::time::Duration::from_millis(1),
+    };
+    let (j, e) = sc.efficiency().unwrap();
+    assert_eq!(j, 4);
+    let split = sc.loop_speed(4).unwrap() * sc.busy(4).unwrap() / sc.busy(1).unwrap();
+    assert!((e - split).abs() < 1e-9, "{e} vs {split}");
+    assert!((sc.loop_speed(4).unwrap() - 9.5 / 11.0).abs() < 1e-9);
+    assert!((sc.busy(4).unwrap() - 11.0 / 12.0).abs() < 1e-9);
+    // A CPU's speed with one thread busy is its own; with two it is a
+    // share of it (lower on a machine whose other CPU is busy).
+    assert_eq!(benchmark::cpu_speed(1), 1.0);
+    let two = benchmark::cpu_speed(2);
+    assert!((0.2..=1.5).contains(&two), "{two}");
 }
 
 #[test]

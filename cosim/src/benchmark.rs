@@ -737,6 +737,24 @@ pub const SCALING_SEEDS: u64 = 32;
 /// Cycles of a job of the per-job overhead measurement: reset and a cycle.
 pub const OVERHEAD_CYCLES: u64 = 3;
 
+/// One `--jobs J` run of the regression-scaling plan.
+#[derive(Debug, Clone, Copy)]
+pub struct ScalingRun {
+    /// Workers (`--jobs J`).
+    pub workers: usize,
+    /// Wall time of the command.
+    pub wall: Duration,
+    /// Throughput: the jobs' total cycles ÷ the wall time.
+    pub rate: f64,
+    /// The jobs' cycle loops' total time in seconds (each job's `seconds`
+    /// in the results file).
+    pub loops: f64,
+    /// An integer loop's rate on each of `workers` threads at once ÷ its
+    /// rate on one thread alone ([`cpu_speed`]): what the machine's clock
+    /// and shared cores give each CPU when that many are busy.
+    pub cpu: f64,
+}
+
 /// `gpucosim regress` over one plan with 1, 2, 4, … workers up to the
 /// machine's CPUs, and what a job costs beyond its cycles.
 #[derive(Debug, Clone)]
@@ -745,52 +763,77 @@ pub struct Scaling {
     pub jobs: usize,
     /// Cycles per job.
     pub cycles: u64,
-    /// `--jobs J`, wall time and throughput (total cycles ÷ wall time).
-    pub runs: Vec<(usize, Duration, f64)>,
+    /// One run per worker count, in increasing order.
+    pub runs: Vec<ScalingRun>,
     /// Wall time of the same plan with jobs of [`OVERHEAD_CYCLES`] cycles
     /// on one worker, per job: what a job costs besides its cycles.
     pub per_job: Duration,
 }
 
 impl Scaling {
+    fn run(&self, j: usize) -> Option<&ScalingRun> {
+        self.runs.iter().find(|r| r.workers == j)
+    }
+
     /// Throughput with `j` workers ÷ with one.
     pub fn speedup(&self, j: usize) -> Option<f64> {
-        let one = self.runs.iter().find(|r| r.0 == 1)?.2;
-        let with = self.runs.iter().find(|r| r.0 == j)?.2;
-        Some(with / one.max(1e-9))
+        Some(self.run(j)?.rate / self.run(1)?.rate.max(1e-9))
     }
 
     /// Speedup with the most workers measured ÷ their number.
     pub fn efficiency(&self) -> Option<(usize, f64)> {
-        let j = self.runs.iter().map(|r| r.0).max()?;
+        let j = self.runs.iter().map(|r| r.workers).max()?;
         Some((j, self.speedup(j)? / j as f64))
+    }
+
+    /// How fast the jobs' cycle loops ran with `j` workers ÷ with one: the
+    /// same jobs' total loop time with one worker ÷ with `j`.
+    pub fn loop_speed(&self, j: usize) -> Option<f64> {
+        Some(self.run(1)?.loops / self.run(j)?.loops.max(1e-9))
+    }
+
+    /// The share of `j` workers' wall time spent in the jobs' cycle loops;
+    /// the rest is the regression's own (process starts, RTL loading, the
+    /// jobs' set-up and results, the last jobs' tail).
+    pub fn busy(&self, j: usize) -> Option<f64> {
+        let r = self.run(j)?;
+        Some(r.loops / (r.workers as f64 * r.wall.as_secs_f64()).max(1e-9))
     }
 
     /// The per-job overhead as a share of a job's wall time on one worker.
     pub fn overhead_share(&self) -> Option<f64> {
-        let one = self.runs.iter().find(|r| r.0 == 1)?;
-        let per_job = one.1.as_secs_f64() / self.jobs.max(1) as f64;
+        let one = self.run(1)?;
+        let per_job = one.wall.as_secs_f64() / self.jobs.max(1) as f64;
         Some(self.per_job.as_secs_f64() / per_job.max(1e-9))
     }
 
     /// The section of `BENCHMARKS.md`.
     pub fn markdown(&self) -> String {
         let mut s = String::from(
-            "| `--jobs` | wall time | cycles/s | speedup | ÷ linear |\n|---:|---:|---:|---:|---:|\n",
+            "| `--jobs` | wall time | cycles/s | speedup | ÷ linear | cycle loops' speed | workers in cycle loops | a CPU's speed |\n\
+             |---:|---:|---:|---:|---:|---:|---:|---:|\n",
         );
-        for &(j, wall, r) in &self.runs {
+        for r in &self.runs {
+            let j = r.workers;
             let k = self.speedup(j).unwrap_or(0.0);
             let _ = writeln!(
                 s,
-                "| {j} | {:.2} s | {} | {k:.2}× | {:.0} % |",
-                wall.as_secs_f64(),
-                si(r),
-                100.0 * k / j as f64
+                "| {j} | {:.2} s | {} | {k:.2}× | {:.0} % | {:.2} | {:.0} % | {:.2} |",
+                r.wall.as_secs_f64(),
+                si(r.rate),
+                100.0 * k / j as f64,
+                self.loop_speed(j).unwrap_or(0.0),
+                100.0 * self.busy(j).unwrap_or(0.0),
+                r.cpu
             );
         }
         let _ = writeln!(
             s,
             "\n`gpucosim regress --seeds 1..{SCALING_SEEDS} --cycles {} --jobs J` over every unit and profile benched ({} jobs; stress variants as by default), the RTL built beforehand; throughput is the jobs' total cycles (from the `--results` file) over the command's wall time. \
+             Cycle loops' speed: the jobs' total cycle-loop time (each job's `seconds` in the results file) with one worker ÷ with J, how fast each job ran while J ran at once. \
+             Workers in cycle loops: that total ÷ (J × wall time), the share the rest of the regression (process starts, RTL loading, each job's set-up and result, the last jobs' tail) leaves; \
+             speedup ÷ J = cycle loops' speed × workers in cycle loops at J ÷ at 1. \
+             A CPU's speed: J threads of an integer loop (no memory traffic) at once, each one's rate ÷ one thread's alone, measured after each run: what the machine's clocks and shared cores give a CPU when J are busy. \
              A job costs {:.1} ms besides its cycles (the same plan with jobs of {OVERHEAD_CYCLES} cycles on one worker, per job){}.",
             self.cycles,
             self.jobs,
@@ -805,8 +848,8 @@ impl Scaling {
 
 /// Runs `gpucosim regress` (spawning `exe`) over seeds 1..[`SCALING_SEEDS`]
 /// of `units` × `profiles`, `cycles` each, with `jobs` workers: its wall
-/// time and the jobs' total cycles. A regression that finds divergences
-/// (exit 1) still counts.
+/// time, the jobs' total cycles, their cycle loops' total seconds and their
+/// number. A regression that finds divergences (exit 1) still counts.
 fn time_regress(
     exe: &Path,
     units: &[String],
@@ -815,7 +858,7 @@ fn time_regress(
     jobs: usize,
     rtl: Option<&Path>,
     work: &Path,
-) -> Result<(Duration, u64, usize)> {
+) -> Result<(Duration, u64, f64, usize)> {
     let results = work.join(format!("regress-{cycles}-jobs{jobs}.json"));
     let mut cmd = Command::new(exe);
     cmd.args(["regress", "--quiet"])
@@ -851,13 +894,75 @@ fn time_regress(
     }
     let r = crate::regress::ResultsFile::load(&results)?;
     let total: u64 = r.jobs.iter().map(|j| j.cycles).sum();
-    Ok((wall, total, r.jobs.len()))
+    let loops: f64 = r.jobs.iter().map(|j| j.seconds).sum();
+    Ok((wall, total, loops, r.jobs.len()))
+}
+
+/// Iterations of [`spin`] that take about `d` on this thread alone.
+fn spin_iterations(d: Duration) -> u64 {
+    let mut n = 1u64 << 16;
+    loop {
+        let t0 = Instant::now();
+        std::hint::black_box(spin(std::hint::black_box(n)));
+        let t = t0.elapsed();
+        if t >= Duration::from_millis(20) || n >= 1 << 40 {
+            return ((n as f64) * d.as_secs_f64() / t.as_secs_f64().max(1e-9)).max(1.0) as u64;
+        }
+        n *= 4;
+    }
+}
+
+/// A chain of dependent multiplies and shifts in registers: it runs at the
+/// CPU's clock, touching no memory.
+fn spin(n: u64) -> u64 {
+    let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+    for _ in 0..n {
+        x = x.wrapping_mul(0xd129_0b3e_5a1e_b4c5) ^ (x >> 29);
+    }
+    x
+}
+
+/// The mean rate of `n` iterations of [`spin`] on each of `threads`
+/// threads started together, in iterations per second (best of 3 rounds).
+fn spin_rate(threads: usize, n: u64) -> f64 {
+    let mut best = 0.0f64;
+    for _ in 0..3 {
+        let start = std::sync::Barrier::new(threads.max(1));
+        let rates: Vec<f64> = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..threads.max(1))
+                .map(|_| {
+                    let start = &start;
+                    s.spawn(move || {
+                        start.wait();
+                        let t0 = Instant::now();
+                        std::hint::black_box(spin(std::hint::black_box(n)));
+                        n as f64 / t0.elapsed().as_secs_f64().max(1e-9)
+                    })
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap_or(0.0)).collect()
+        });
+        best = best.max(rates.iter().sum::<f64>() / rates.len().max(1) as f64);
+    }
+    best
+}
+
+/// An integer loop's rate on each of `threads` threads at once ÷ on one
+/// thread: 1.0 when every CPU keeps its one-thread speed with `threads`
+/// busy, less when clocks drop or CPUs share cores.
+pub fn cpu_speed(threads: usize) -> f64 {
+    let n = spin_iterations(Duration::from_millis(100));
+    let one = spin_rate(1, n);
+    if threads <= 1 {
+        return 1.0;
+    }
+    spin_rate(threads, n) / one.max(1e-9)
 }
 
 /// Throughput of `gpucosim regress` over seeds 1..[`SCALING_SEEDS`] of
 /// every unit and profile given, `cycles` each, with 1, 2, 4, … workers up
-/// to the machine's CPUs (and the CPUs themselves), and the per-job
-/// overhead.
+/// to the machine's CPUs (and the CPUs themselves), with a CPU's speed at
+/// each worker count, and the per-job overhead.
 pub fn regress_scaling(
     exe: &Path,
     units: &[String],
@@ -876,11 +981,17 @@ pub fn regress_scaling(
     let mut runs = Vec::new();
     let mut jobs = 0;
     for j in counts {
-        let (wall, total, n) = time_regress(exe, units, profiles, cycles, j, rtl, work)?;
+        let (wall, total, loops, n) = time_regress(exe, units, profiles, cycles, j, rtl, work)?;
         jobs = n;
-        runs.push((j, wall, rate(total, wall)));
+        runs.push(ScalingRun {
+            workers: j,
+            wall,
+            rate: rate(total, wall),
+            loops,
+            cpu: cpu_speed(j),
+        });
     }
-    let (wall, _, n) = time_regress(exe, units, profiles, OVERHEAD_CYCLES, 1, rtl, work)?;
+    let (wall, _, _, n) = time_regress(exe, units, profiles, OVERHEAD_CYCLES, 1, rtl, work)?;
     Ok(Scaling {
         jobs,
         cycles,
@@ -1512,12 +1623,23 @@ impl BenchReport {
                 if let Some((j, e)) = sc.efficiency() {
                     let _ = writeln!(
                         s,
-                        "- `regress --jobs {j}` ÷ `--jobs 1`: {:.2}×, {:.0} % of linear on {} jobs (target ≥ {:.0} % up to the machine's CPUs): {}",
+                        "- `regress --jobs {j}` ÷ `--jobs 1`: {:.2}×, {:.0} % of linear on {} jobs (target ≥ {:.0} % up to the machine's CPUs): {}{}",
                         sc.speedup(j).unwrap_or(0.0),
                         100.0 * e,
                         sc.jobs,
                         100.0 * REGRESS_EFFICIENCY,
-                        met(e >= REGRESS_EFFICIENCY)
+                        met(e >= REGRESS_EFFICIENCY),
+                        if j > 1 {
+                            format!(
+                                "; with {j} workers the jobs' cycle loops ran at {:.2} of their speed with one and an integer loop at {:.2} of one thread's, and the workers spent {:.0} % of the wall time in cycle loops ({:.0} % with one)",
+                                sc.loop_speed(j).unwrap_or(0.0),
+                                sc.run(j).map_or(0.0, |r| r.cpu),
+                                100.0 * sc.busy(j).unwrap_or(0.0),
+                                100.0 * sc.busy(1).unwrap_or(0.0)
+                            )
+                        } else {
+                            String::new()
+                        }
                     );
                 }
                 if let Some(o) = sc.overhead_share() {
