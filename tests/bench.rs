@@ -159,6 +159,7 @@ fn the_report_shows_load_repeats_memory_and_cocotb() {
         " on one thread (target ≥ 0.9): ",
         " pipelined (target ≥ 1.0): ",
         " CPU |",
+        "toy gfx9 (1)–(4) on CPU ",
     ] {
         assert!(md.contains(want), "no `{want}` in:\n{md}");
     }

@@ -295,6 +295,114 @@ pub struct UnitFigures {
     pub dump: DumpFigures,
     /// The rounds of figures (1)–(5).
     pub rounds: [Rounds; 5],
+    /// The CPUs figures (1)–(4) and (5) ran on ([`Pinning`]).
+    pub pinning: Pinning,
+}
+
+/// Where the figures of a row ran: (1)–(4) on one CPU and (5) on that CPU
+/// and another, so that the bare loop's process and the lock-step run get
+/// the same CPU on a machine whose CPUs differ in speed or load (a virtual
+/// machine's); or why they were not pinned.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub enum Pinning {
+    /// (1)–(4) on the first CPU, (5) on both.
+    Cpus(usize, usize),
+    /// Not pinned, and why.
+    Not(String),
+}
+
+/// A thread's CPU affinity, restored when dropped.
+struct Affinity {
+    saved: libc::cpu_set_t,
+}
+
+impl Affinity {
+    /// The CPUs the calling thread may run on.
+    fn allowed() -> std::io::Result<(libc::cpu_set_t, Vec<usize>)> {
+        // SAFETY: a zeroed cpu_set_t is an empty set; sched_getaffinity
+        // writes at most its size.
+        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        let r =
+            unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+        if r != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let cpus = (0..libc::CPU_SETSIZE as usize)
+            // SAFETY: `c` is below CPU_SETSIZE.
+            .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+            .collect();
+        Ok((set, cpus))
+    }
+
+    /// Keeps the calling thread (and the threads and processes it starts
+    /// from now on) on `cpus` until the guard drops.
+    fn pin(cpus: &[usize]) -> std::io::Result<Affinity> {
+        let (saved, _) = Affinity::allowed()?;
+        set_affinity(cpus)?;
+        Ok(Affinity { saved })
+    }
+}
+
+fn set_affinity(cpus: &[usize]) -> std::io::Result<()> {
+    // SAFETY: as in `Affinity::allowed`; every `c` is below CPU_SETSIZE.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &c in cpus {
+        unsafe { libc::CPU_SET(c, &mut set) };
+    }
+    let r = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    if r != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+impl Drop for Affinity {
+    fn drop(&mut self) {
+        // SAFETY: restores the set read in `pin`.
+        unsafe {
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &self.saved);
+        }
+    }
+}
+
+impl Pinning {
+    /// The CPU this thread runs on now and another it may run on.
+    fn choose() -> Pinning {
+        let cpus = match Affinity::allowed() {
+            Ok((_, cpus)) => cpus,
+            Err(e) => return Pinning::Not(format!("cannot read the CPU affinity: {e}")),
+        };
+        // SAFETY: no arguments; returns the current CPU or -1.
+        let now = unsafe { libc::sched_getcpu() };
+        let home = usize::try_from(now)
+            .ok()
+            .filter(|c| cpus.contains(c))
+            .or_else(|| cpus.first().copied());
+        match (home, cpus.iter().find(|&&c| Some(c) != home)) {
+            (Some(a), Some(&b)) => Pinning::Cpus(a, b),
+            _ => Pinning::Not(format!("{} CPU(s) allowed", cpus.len())),
+        }
+    }
+
+    /// Keeps the calling thread on the CPUs of figure `k` (0-based) until
+    /// the guard drops; `None` when not pinned.
+    fn figure(&self, k: usize) -> Result<Option<Affinity>> {
+        let Pinning::Cpus(a, b) = *self else {
+            return Ok(None);
+        };
+        let cpus: &[usize] = if k == 4 { &[a, b] } else { &[a] };
+        Affinity::pin(cpus)
+            .map(Some)
+            .map_err(|e| Error::Env(format!("cannot pin the benchmark to CPUs {cpus:?}: {e}")))
+    }
+
+    /// The words of the report.
+    pub fn describe(&self) -> String {
+        match self {
+            Pinning::Cpus(a, b) => format!("(1)–(4) on CPU {a}, (5) on CPUs {a} and {b}"),
+            Pinning::Not(why) => format!("not pinned to CPUs: {why}"),
+        }
+    }
 }
 
 /// What a whole-run waveform (`--dump-all`) costs: the same lock-step run
@@ -554,16 +662,21 @@ pub fn bench_unit<B: Testbench>(spec: &BenchSpec, profile: Profile) -> Result<Un
             }
         }
     };
+    let pinning = Pinning::choose();
+    let mut pinned_round = |k: usize| -> Result<Duration> {
+        let _pin = pinning.figure(k)?;
+        one_round(k)
+    };
     let mut rounds: [Rounds; 5] = std::array::from_fn(|_| Rounds::new(spec.repeats));
     for _ in 0..spec.repeats {
         for (k, r) in rounds.iter_mut().enumerate() {
-            r.measure(|| one_round(k))?;
+            r.measure(|| pinned_round(k))?;
         }
     }
     for (k, r) in rounds.iter_mut().enumerate() {
         r.first_spread = r.spread();
         while r.spread() > SPREAD && r.extra < EXTRA_ROUNDS {
-            r.measure(|| one_round(k))?;
+            r.measure(|| pinned_round(k))?;
             r.extra += 1;
         }
     }
@@ -589,6 +702,7 @@ pub fn bench_unit<B: Testbench>(spec: &BenchSpec, profile: Profile) -> Result<Un
         lockstep: rate(lock_cycles, lock_r.best()),
         pipelined: rate(lock_cycles, pipe_r.best()),
         rounds: [bare_r, shim_r, model_r, lock_r, pipe_r],
+        pinning,
         lockstep_cycles: lock_cycles,
         agreed,
         checksums: (bare_sum, shim_sum, model_sum),
@@ -833,7 +947,7 @@ impl Scaling {
              Cycle loops' speed: the jobs' total cycle-loop time (each job's `seconds` in the results file) with one worker ÷ with J, how fast each job ran while J ran at once. \
              Workers in cycle loops: that total ÷ (J × wall time), the share the rest of the regression (process starts, RTL loading, each job's set-up and result, the last jobs' tail) leaves; \
              speedup ÷ J = cycle loops' speed × workers in cycle loops at J ÷ at 1. \
-             A CPU's speed: J threads of an integer loop (no memory traffic) at once, each one's rate ÷ one thread's alone, measured after each run: what the machine's clocks and shared cores give a CPU when J are busy. \
+             A CPU's speed: J threads of an integer loop (four independent multiply chains, no memory traffic) at once, each one's rate ÷ one thread's alone, measured after each run: what the machine's clocks and shared cores give a CPU when J are busy. \
              A job costs {:.1} ms besides its cycles (the same plan with jobs of {OVERHEAD_CYCLES} cycles on one worker, per job){}.",
             self.cycles,
             self.jobs,
@@ -912,14 +1026,22 @@ fn spin_iterations(d: Duration) -> u64 {
     }
 }
 
-/// A chain of dependent multiplies and shifts in registers: it runs at the
-/// CPU's clock, touching no memory.
+/// Four independent chains of multiplies and shifts in registers: they keep
+/// the core's multiplier busy, so the rate drops with the CPU's clock and
+/// when another thread shares the core, and touch no memory.
 fn spin(n: u64) -> u64 {
-    let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut x = [
+        0x9e37_79b9_7f4a_7c15_u64,
+        0xbf58_476d_1ce4_e5b9,
+        0x94d0_49bb_1331_11eb,
+        0xd6e8_feb8_6659_fd93,
+    ];
     for _ in 0..n {
-        x = x.wrapping_mul(0xd129_0b3e_5a1e_b4c5) ^ (x >> 29);
+        for v in &mut x {
+            *v = v.wrapping_mul(0xd129_0b3e_5a1e_b4c5) ^ (*v >> 29);
+        }
     }
-    x
+    x[0] ^ x[1] ^ x[2] ^ x[3]
 }
 
 /// The mean rate of `n` iterations of [`spin`] on each of `threads`
@@ -1011,7 +1133,7 @@ pub struct Machine {
     pub memory: String,
     /// Operating system and kernel.
     pub os: String,
-    /// `rustc --version`.
+    /// The compiler this binary was built with (`rustc --version`).
     pub rust: String,
     /// The Verilator used and its version.
     pub verilator: String,
@@ -1094,7 +1216,7 @@ impl Machine {
             cores,
             memory,
             os: format!("{pretty}, Linux {kernel}"),
-            rust: first_line("rustc", &["--version"]),
+            rust: env!("GPUCOSIM_RUSTC").to_string(),
             verilator,
             cxx: first_line(&cxx, &["--version"]),
             load_before: load_average(),
@@ -1694,8 +1816,17 @@ impl BenchReport {
              The checksums of (1) and (2) were equal in every row (`gpucosim bench` fails otherwise). \
              \"Other load\" is the highest CPU time other processes took during figures (1)–(5), in CPUs \
              (machine busy time from `/proc/stat` minus this process's and its children's); \
-             on an idle machine it is close to 0.\n\n",
+             on an idle machine it is close to 0. \
+             Each row's figures (1)–(4) ran on one CPU, the bare loop's process included, and (5) on that CPU \
+             and one more (`sched_setaffinity`), so that all of them get the same CPU on a machine whose CPUs \
+             differ in speed or load: ",
         );
+        let pins: Vec<String> = self
+            .rows
+            .iter()
+            .map(|r| format!("{} {} {}", r.unit, r.profile, r.pinning.describe()))
+            .collect();
+        let _ = writeln!(s, "{}.\n", pins.join("; "));
         s.push_str("## Load and agreement of the rounds\n\n");
         s.push_str(&self.rounds_table());
         let _ = writeln!(
@@ -1750,7 +1881,7 @@ impl BenchReport {
         let _ = writeln!(s, "- CPU: {} ({} logical CPUs)", m.cpu, m.cores);
         let _ = writeln!(s, "- memory: {}", m.memory);
         let _ = writeln!(s, "- OS: {}", m.os);
-        let _ = writeln!(s, "- Rust: {}", m.rust);
+        let _ = writeln!(s, "- Rust (that built this binary): {}", m.rust);
         let _ = writeln!(s, "- Verilator: {}", m.verilator);
         let _ = writeln!(s, "- C++ compiler: {}", m.cxx);
         let _ = writeln!(
@@ -1989,4 +2120,44 @@ pub fn bench_cocotb(
             }
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pinned_figure_keeps_its_thread_and_children_on_its_cpus() {
+        let (_, before) = Affinity::allowed().unwrap();
+        let p = Pinning::choose();
+        if before.len() < 2 {
+            assert!(matches!(p, Pinning::Not(_)), "{p:?}");
+            return;
+        }
+        let Pinning::Cpus(a, b) = p else {
+            panic!("{p:?} with CPUs {before:?}");
+        };
+        assert_ne!(a, b);
+        {
+            let _one = p.figure(0).unwrap().expect("pinned");
+            assert_eq!(Affinity::allowed().unwrap().1, vec![a]);
+            let child = Command::new("sh")
+                .args(["-c", "grep Cpus_allowed_list /proc/self/status"])
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&child.stdout);
+            assert_eq!(text.split_whitespace().nth(1), Some(a.to_string().as_str()));
+        }
+        assert_eq!(Affinity::allowed().unwrap().1, before);
+        {
+            let _two = p.figure(4).unwrap().expect("pinned");
+            let mut want = vec![a, b];
+            want.sort_unstable();
+            assert_eq!(Affinity::allowed().unwrap().1, want);
+        }
+        assert_eq!(Affinity::allowed().unwrap().1, before);
+        assert!(p
+            .describe()
+            .contains(&format!("on CPU {a}, (5) on CPUs {a} and {b}")));
+    }
 }
