@@ -152,7 +152,7 @@ fn the_report_shows_load_repeats_memory_and_cocotb() {
         "(192 jobs;",
         "A job costs 3.0 ms besides its cycles",
         "- `regress --jobs 2` ÷ `--jobs 1`: 1.82×, 91 % of linear on 192 jobs (target ≥ 90 % up to the machine's CPUs): met; \
-         with 2 workers the jobs' cycle loops ran at 0.95 of their speed with one and an integer loop at 0.97 of one thread's, \
+         with 2 workers the jobs' cycle loops ran at 0.95 of their speed with one and an integer loop on each CPU at 0.97 of its speed alone, \
          and the workers spent 91 % of the wall time in cycle loops (95 % with one)",
         "- a regression job's overhead: 3.0 ms, 5.8 % of a job of 50000 cycles (target ≤ 5 %): NOT MET",
         "- toy gfx9 with the model: run.py failed: no cocotb",

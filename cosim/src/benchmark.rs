@@ -863,9 +863,9 @@ pub struct ScalingRun {
     /// The jobs' cycle loops' total time in seconds (each job's `seconds`
     /// in the results file).
     pub loops: f64,
-    /// An integer loop's rate on each of `workers` threads at once ÷ its
-    /// rate on one thread alone ([`cpu_speed`]): what the machine's clock
-    /// and shared cores give each CPU when that many are busy.
+    /// An integer loop's rate on each of `workers` CPUs at once ÷ its rate
+    /// on the same CPU alone ([`cpu_speed`]): what the machine's clocks and
+    /// shared cores give each CPU when that many are busy.
     pub cpu: f64,
 }
 
@@ -947,7 +947,7 @@ impl Scaling {
              Cycle loops' speed: the jobs' total cycle-loop time (each job's `seconds` in the results file) with one worker ÷ with J, how fast each job ran while J ran at once. \
              Workers in cycle loops: that total ÷ (J × wall time), the share the rest of the regression (process starts, RTL loading, each job's set-up and result, the last jobs' tail) leaves; \
              speedup ÷ J = cycle loops' speed × workers in cycle loops at J ÷ at 1. \
-             A CPU's speed: J threads of an integer loop (four independent multiply chains, no memory traffic) at once, each one's rate ÷ one thread's alone, measured after each run: what the machine's clocks and shared cores give a CPU when J are busy. \
+             A CPU's speed: J threads of an integer loop (four independent multiply chains, no memory traffic) at once, each pinned to one of J CPUs, each one's rate ÷ its rate on the same CPU alone, averaged, measured after each run: what the machine's clocks and shared cores give a CPU when J are busy. \
              A job costs {:.1} ms besides its cycles (the same plan with jobs of {OVERHEAD_CYCLES} cycles on one worker, per job){}.",
             self.cycles,
             self.jobs,
@@ -1044,17 +1044,24 @@ fn spin(n: u64) -> u64 {
     x[0] ^ x[1] ^ x[2] ^ x[3]
 }
 
-/// The mean rate of `n` iterations of [`spin`] on each of `threads`
-/// threads started together, in iterations per second (best of 3 rounds).
-fn spin_rate(threads: usize, n: u64) -> f64 {
-    let mut best = 0.0f64;
+/// The rate of `n` iterations of [`spin`] on each of `cpus.len()` threads
+/// started together, thread `i` pinned to `cpus[i]` where given, in
+/// iterations per second; each thread's best of 3 rounds.
+fn spin_rates(cpus: &[Option<usize>], n: u64) -> Vec<f64> {
+    let mut best = vec![0.0f64; cpus.len()];
     for _ in 0..3 {
-        let start = std::sync::Barrier::new(threads.max(1));
+        let start = std::sync::Barrier::new(cpus.len().max(1));
         let rates: Vec<f64> = std::thread::scope(|s| {
-            let hs: Vec<_> = (0..threads.max(1))
-                .map(|_| {
+            let hs: Vec<_> = cpus
+                .iter()
+                .map(|&cpu| {
                     let start = &start;
                     s.spawn(move || {
+                        if let Some(c) = cpu {
+                            // The CPU is one this process may use; were it
+                            // refused, the thread runs where the kernel puts it.
+                            let _ = set_affinity(&[c]);
+                        }
                         start.wait();
                         let t0 = Instant::now();
                         std::hint::black_box(spin(std::hint::black_box(n)));
@@ -1064,21 +1071,36 @@ fn spin_rate(threads: usize, n: u64) -> f64 {
                 .collect();
             hs.into_iter().map(|h| h.join().unwrap_or(0.0)).collect()
         });
-        best = best.max(rates.iter().sum::<f64>() / rates.len().max(1) as f64);
+        for (b, r) in best.iter_mut().zip(rates) {
+            *b = b.max(r);
+        }
     }
     best
 }
 
-/// An integer loop's rate on each of `threads` threads at once ÷ on one
-/// thread: 1.0 when every CPU keeps its one-thread speed with `threads`
-/// busy, less when clocks drop or CPUs share cores.
+/// A CPU's speed with `threads` busy: an integer loop on `threads` threads
+/// at once, each pinned to one of the first `threads` CPUs this process may
+/// use, each one's rate ÷ its rate on the same CPU alone, averaged. 1.0 when
+/// every CPU keeps its speed with `threads` busy; less when clocks drop or
+/// CPUs share cores. Comparing each CPU with itself keeps a machine whose
+/// CPUs differ in speed (a virtual machine's) from reading as a change.
 pub fn cpu_speed(threads: usize) -> f64 {
-    let n = spin_iterations(Duration::from_millis(100));
-    let one = spin_rate(1, n);
     if threads <= 1 {
         return 1.0;
     }
-    spin_rate(threads, n) / one.max(1e-9)
+    let n = spin_iterations(Duration::from_millis(50));
+    let cpus: Vec<Option<usize>> = match Affinity::allowed() {
+        Ok((_, c)) if c.len() >= threads => c[..threads].iter().map(|&c| Some(c)).collect(),
+        _ => vec![None; threads],
+    };
+    let alone: Vec<f64> = cpus.iter().map(|&c| spin_rates(&[c], n)[0]).collect();
+    let together = spin_rates(&cpus, n);
+    together
+        .iter()
+        .zip(&alone)
+        .map(|(t, a)| t / a.max(1e-9))
+        .sum::<f64>()
+        / threads as f64
 }
 
 /// Throughput of `gpucosim regress` over seeds 1..[`SCALING_SEEDS`] of
@@ -1753,7 +1775,7 @@ impl BenchReport {
                         met(e >= REGRESS_EFFICIENCY),
                         if j > 1 {
                             format!(
-                                "; with {j} workers the jobs' cycle loops ran at {:.2} of their speed with one and an integer loop at {:.2} of one thread's, and the workers spent {:.0} % of the wall time in cycle loops ({:.0} % with one)",
+                                "; with {j} workers the jobs' cycle loops ran at {:.2} of their speed with one and an integer loop on each CPU at {:.2} of its speed alone, and the workers spent {:.0} % of the wall time in cycle loops ({:.0} % with one)",
                                 sc.loop_speed(j).unwrap_or(0.0),
                                 sc.run(j).map_or(0.0, |r| r.cpu),
                                 100.0 * sc.busy(j).unwrap_or(0.0),
