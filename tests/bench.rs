@@ -186,11 +186,12 @@ fn scaling_splits_into_cycle_loop_speed_and_busy_workers() {
     assert!((e - split).abs() < 1e-9, "{e} vs {split}");
     assert!((sc.loop_speed(4).unwrap() - 9.5 / 11.0).abs() < 1e-9);
     assert!((sc.busy(4).unwrap() - 11.0 / 12.0).abs() < 1e-9);
-    // A CPU's speed with one thread busy is its own; with two it is a
-    // share of it (lower on a machine whose other CPU is busy).
+    // A CPU's speed with one thread busy is its own; with two, each CPU's
+    // rate against its own alone: a finite ratio near 1 on an idle
+    // machine, wide bounds for a busy test machine.
     assert_eq!(benchmark::cpu_speed(1), 1.0);
     let two = benchmark::cpu_speed(2);
-    assert!((0.2..=1.5).contains(&two), "{two}");
+    assert!((0.05..=4.0).contains(&two), "{two}");
 }
 
 #[test]
