@@ -852,7 +852,7 @@ pub const SCALING_SEEDS: u64 = 32;
 pub const OVERHEAD_CYCLES: u64 = 3;
 
 /// One `--jobs J` run of the regression-scaling plan.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct ScalingRun {
     /// Workers (`--jobs J`).
     pub workers: usize,
@@ -865,8 +865,9 @@ pub struct ScalingRun {
     pub loops: f64,
     /// An integer loop's rate on each of `workers` CPUs at once ÷ its rate
     /// on the same CPU alone ([`cpu_speed`]): what the machine's clocks and
-    /// shared cores give each CPU when that many are busy.
-    pub cpu: f64,
+    /// shared cores give each CPU when that many are busy; or why it was
+    /// not measured.
+    pub cpu: std::result::Result<f64, String>,
 }
 
 /// `gpucosim regress` over one plan with 1, 2, 4, … workers up to the
@@ -932,13 +933,15 @@ impl Scaling {
             let k = self.speedup(j).unwrap_or(0.0);
             let _ = writeln!(
                 s,
-                "| {j} | {:.2} s | {} | {k:.2}× | {:.0} % | {:.2} | {:.0} % | {:.2} |",
+                "| {j} | {:.2} s | {} | {k:.2}× | {:.0} % | {:.2} | {:.0} % | {} |",
                 r.wall.as_secs_f64(),
                 si(r.rate),
                 100.0 * k / j as f64,
                 self.loop_speed(j).unwrap_or(0.0),
                 100.0 * self.busy(j).unwrap_or(0.0),
                 r.cpu
+                    .as_ref()
+                    .map_or_else(|why| format!("not measured: {why}"), |c| format!("{c:.2}"))
             );
         }
         let _ = writeln!(
@@ -1045,37 +1048,37 @@ fn spin(n: u64) -> u64 {
 }
 
 /// The rate of `n` iterations of [`spin`] on each of `cpus.len()` threads
-/// started together, thread `i` pinned to `cpus[i]` where given, in
-/// iterations per second; each thread's best of 3 rounds.
-fn spin_rates(cpus: &[Option<usize>], n: u64) -> Vec<f64> {
+/// started together, thread `i` pinned to `cpus[i]`, in iterations per
+/// second; each thread's best of 3 rounds. Fails if a thread cannot be
+/// pinned.
+fn spin_rates(cpus: &[usize], n: u64) -> std::result::Result<Vec<f64>, String> {
     let mut best = vec![0.0f64; cpus.len()];
     for _ in 0..3 {
         let start = std::sync::Barrier::new(cpus.len().max(1));
-        let rates: Vec<f64> = std::thread::scope(|s| {
+        let rates: Vec<std::result::Result<f64, String>> = std::thread::scope(|s| {
             let hs: Vec<_> = cpus
                 .iter()
-                .map(|&cpu| {
+                .map(|&c| {
                     let start = &start;
                     s.spawn(move || {
-                        if let Some(c) = cpu {
-                            // The CPU is one this process may use; were it
-                            // refused, the thread runs where the kernel puts it.
-                            let _ = set_affinity(&[c]);
-                        }
+                        let pinned = set_affinity(&[c]);
                         start.wait();
+                        pinned.map_err(|e| format!("cannot pin a thread to CPU {c}: {e}"))?;
                         let t0 = Instant::now();
                         std::hint::black_box(spin(std::hint::black_box(n)));
-                        n as f64 / t0.elapsed().as_secs_f64().max(1e-9)
+                        Ok(n as f64 / t0.elapsed().as_secs_f64().max(1e-9))
                     })
                 })
                 .collect();
-            hs.into_iter().map(|h| h.join().unwrap_or(0.0)).collect()
+            hs.into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err("a thread panicked".into())))
+                .collect()
         });
         for (b, r) in best.iter_mut().zip(rates) {
-            *b = b.max(r);
+            *b = b.max(r?);
         }
     }
-    best
+    Ok(best)
 }
 
 /// A CPU's speed with `threads` busy: an integer loop on `threads` threads
@@ -1084,23 +1087,29 @@ fn spin_rates(cpus: &[Option<usize>], n: u64) -> Vec<f64> {
 /// every CPU keeps its speed with `threads` busy; less when clocks drop or
 /// CPUs share cores. Comparing each CPU with itself keeps a machine whose
 /// CPUs differ in speed (a virtual machine's) from reading as a change.
-pub fn cpu_speed(threads: usize) -> f64 {
+/// Fails, saying why, where `threads` CPUs cannot be had one per thread.
+pub fn cpu_speed(threads: usize) -> std::result::Result<f64, String> {
     if threads <= 1 {
-        return 1.0;
+        return Ok(1.0);
     }
+    let (_, allowed) =
+        Affinity::allowed().map_err(|e| format!("cannot read the CPU affinity: {e}"))?;
+    if allowed.len() < threads {
+        return Err(format!("{} CPU(s) allowed", allowed.len()));
+    }
+    let cpus = &allowed[..threads];
     let n = spin_iterations(Duration::from_millis(50));
-    let cpus: Vec<Option<usize>> = match Affinity::allowed() {
-        Ok((_, c)) if c.len() >= threads => c[..threads].iter().map(|&c| Some(c)).collect(),
-        _ => vec![None; threads],
-    };
-    let alone: Vec<f64> = cpus.iter().map(|&c| spin_rates(&[c], n)[0]).collect();
-    let together = spin_rates(&cpus, n);
-    together
+    let mut alone = Vec::with_capacity(threads);
+    for &c in cpus {
+        alone.push(spin_rates(&[c], n)?[0]);
+    }
+    let together = spin_rates(cpus, n)?;
+    Ok(together
         .iter()
         .zip(&alone)
         .map(|(t, a)| t / a.max(1e-9))
         .sum::<f64>()
-        / threads as f64
+        / threads as f64)
 }
 
 /// Throughput of `gpucosim regress` over seeds 1..[`SCALING_SEEDS`] of
@@ -1775,9 +1784,13 @@ impl BenchReport {
                         met(e >= REGRESS_EFFICIENCY),
                         if j > 1 {
                             format!(
-                                "; with {j} workers the jobs' cycle loops ran at {:.2} of their speed with one and an integer loop on each CPU at {:.2} of its speed alone, and the workers spent {:.0} % of the wall time in cycle loops ({:.0} % with one)",
+                                "; with {j} workers the jobs' cycle loops ran at {:.2} of their speed with one{}, and the workers spent {:.0} % of the wall time in cycle loops ({:.0} % with one)",
                                 sc.loop_speed(j).unwrap_or(0.0),
-                                sc.run(j).map_or(0.0, |r| r.cpu),
+                                match sc.run(j).map(|r| &r.cpu) {
+                                    Some(Ok(c)) => format!(" and an integer loop on each CPU at {c:.2} of its speed alone"),
+                                    Some(Err(why)) => format!(" (a CPU's speed not measured: {why})"),
+                                    None => String::new(),
+                                },
                                 100.0 * sc.busy(j).unwrap_or(0.0),
                                 100.0 * sc.busy(1).unwrap_or(0.0)
                             )
@@ -2181,5 +2194,24 @@ mod tests {
         assert!(p
             .describe()
             .contains(&format!("on CPU {a}, (5) on CPUs {a} and {b}")));
+    }
+
+    #[test]
+    fn a_cpu_that_cannot_be_had_is_an_error_that_names_it() {
+        let (_, before) = Affinity::allowed().unwrap();
+        // CPUs this machine does not have (below CPU_SETSIZE): the kernel
+        // refuses a set with none it may use.
+        let gone = Pinning::Cpus(1000, 1001);
+        let e = gone.figure(0).map(|_| ()).unwrap_err().to_string();
+        assert!(e.contains("cannot pin the benchmark to CPUs [1000]"), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+        assert_eq!(Affinity::allowed().unwrap().1, before);
+        let e = spin_rates(&[1000], 1).unwrap_err();
+        assert!(e.contains("cannot pin a thread to CPU 1000"), "{e}");
+        // Not pinned: nothing to set, nothing to fail.
+        assert!(Pinning::Not("1 CPU(s) allowed".into())
+            .figure(0)
+            .unwrap()
+            .is_none());
     }
 }
