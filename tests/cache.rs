@@ -131,6 +131,56 @@ fn logging_verilator(dir: &Path, real: &Path, log: &Path) -> PathBuf {
     w
 }
 
+/// `$CXX` compiles and links the RTL in place of the compiler Verilator's
+/// makefile names (which the makefile's own assignment would otherwise
+/// keep, `$CXX` only changing the build key): a wrapper named by it logs
+/// each call and hands it to `c++`, and the build goes through it; a `$CXX`
+/// that does not exist fails the build, naming it.
+#[test]
+#[ignore = "heavy (RTL builds of its own): the full suite runs it, `cargo test --release --workspace -- --include-ignored`"]
+fn the_compiler_cxx_names_builds_the_rtl() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let v = verilator();
+    let log = dir.path().join("cxx.log");
+    let cxx = dir.path().join("logging-c++");
+    std::fs::write(
+        &cxx,
+        format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\nexec c++ \"$@\"\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&cxx, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let o = gpucosim(&cache, &v)
+        .env("CXX", &cxx)
+        .args(["build", "--unit", "waitcnt", "--profile", "gfx9"])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let calls = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        calls.lines().any(|l| l.contains("gc_shim.cpp")),
+        "the shim was not compiled by $CXX:\n{calls}"
+    );
+    assert!(
+        calls.lines().any(|l| l.contains("-shared")),
+        "the library was not linked by $CXX:\n{calls}"
+    );
+    let missing = dir.path().join("no-such-c++");
+    let o = gpucosim(&cache, &v)
+        .env("CXX", &missing)
+        .args(["build", "--unit", "waitcnt", "--profile", "gfx11"])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(!o.status.success(), "{out}\n{err}");
+    assert!(err.contains("no-such-c++"), "{err}");
+}
+
 /// Two regressions started together on one fresh cache build the RTL they
 /// both need once: one builds, the other says it waits for that process
 /// and then starts from the cache. Both pass. (Before the per-entry lock,

