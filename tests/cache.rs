@@ -113,22 +113,26 @@ fn a_build_keeps_only_what_a_cached_start_needs() {
     assert!(e.rtl_dir.as_deref().unwrap().ends_with("rtl/lds"), "{e:?}");
 }
 
-/// A Verilator that logs each run into `log`, a second late: two builds
-/// started together overlap for sure.
-fn logging_verilator(dir: &Path, real: &Path, log: &Path) -> PathBuf {
+/// An executable `path` that logs each run's arguments into `log`, waits
+/// `pause` seconds and runs `real` with them.
+fn logging_wrapper(path: &Path, real: &str, log: &Path, pause: u32) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
-    let w = dir.join("verilator");
     std::fs::write(
-        &w,
+        path,
         format!(
-            "#!/bin/sh\necho \"$*\" >> '{}'\nsleep 1\nexec '{}' \"$@\"\n",
-            log.display(),
-            real.display()
+            "#!/bin/sh\necho \"$*\" >> '{}'\nsleep {pause}\nexec '{real}' \"$@\"\n",
+            log.display()
         ),
     )
     .unwrap();
-    std::fs::set_permissions(&w, std::fs::Permissions::from_mode(0o755)).unwrap();
-    w
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path.to_path_buf()
+}
+
+/// A Verilator that logs each run into `log`, a second late: two builds
+/// started together overlap for sure.
+fn logging_verilator(dir: &Path, real: &Path, log: &Path) -> PathBuf {
+    logging_wrapper(&dir.join("verilator"), &real.display().to_string(), log, 1)
 }
 
 /// `$CXX` compiles and links the RTL in place of the compiler Verilator's
@@ -139,21 +143,11 @@ fn logging_verilator(dir: &Path, real: &Path, log: &Path) -> PathBuf {
 #[test]
 #[ignore = "heavy (RTL builds of its own): the full suite runs it, `cargo test --release --workspace -- --include-ignored`"]
 fn the_compiler_cxx_names_builds_the_rtl() {
-    use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("cache");
     let v = verilator();
     let log = dir.path().join("cxx.log");
-    let cxx = dir.path().join("logging-c++");
-    std::fs::write(
-        &cxx,
-        format!(
-            "#!/bin/sh\necho \"$*\" >> '{}'\nexec c++ \"$@\"\n",
-            log.display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&cxx, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let cxx = logging_wrapper(&dir.path().join("logging-c++"), "c++", &log, 0);
     let o = gpucosim(&cache, &v)
         .env("CXX", &cxx)
         .args(["build", "--unit", "waitcnt", "--profile", "gfx9"])
