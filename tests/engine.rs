@@ -190,7 +190,7 @@ fn replaying_the_consumed_transactions_reproduces_the_run() {
 /// Everything a run reports, in a comparable form.
 fn summary(out: &gpucosim::engine::Outcome<gpucosim_tests::ToyTxn>) -> String {
     format!(
-        "cycles {} txns {} mismatches {:?} in flight {:?} state {:?} end {:?} coverage {:?} vcd {:?}",
+        "cycles {} txns {} mismatches {:?} in flight {:?} state {:?} end {:?} replay finished {} coverage {:?} vcd {:?} rtl text {:?}",
         out.cycles,
         out.txn_count,
         out.mismatches
@@ -200,19 +200,35 @@ fn summary(out: &gpucosim::engine::Outcome<gpucosim_tests::ToyTxn>) -> String {
         out.in_flight,
         out.state,
         out.end,
+        out.replay_finished,
         out.coverage.hits,
         out.vcd.as_ref().map(|p| std::fs::read(p).unwrap()),
+        out.rtl_text,
     )
 }
 
+/// The three ways the engine can run a spec: one call into the shim per
+/// cycle on one thread (the reference), runs of matching cycles in one
+/// call on one thread, and pipelined.
+const MODES: [(&str, bool, bool); 3] = [
+    ("one call a cycle", true, false),
+    ("one thread", false, false),
+    ("pipelined", false, true),
+];
+
 #[test]
-fn the_pipeline_changes_nothing_but_speed() {
+fn the_pipeline_and_batched_steps_change_nothing_but_speed() {
     let dir = tempfile::tempdir().unwrap();
     let good = toy_rtl(&dir.path().join("good"), None);
     let bad = toy_rtl(&dir.path().join("bad"), Some(("i < 4", "i < 3")));
     let fatal = toy_with(
         &dir.path().join("fatal"),
         &format!("  assign hook = 0;\n  always_ff @(posedge clk_i) if ({COND}) $fatal(1, \"toy stops\");"),
+    );
+    // Prints a line (and goes on) whenever lane 0's low byte is 0x5a.
+    let chatty = toy_with(
+        &dir.path().join("chatty"),
+        &format!("  assign hook = 0;\n  always_ff @(posedge clk_i) if ({COND}) $display(\"toy: lane 0 is %h\", d_i[0]);"),
     );
     // Diverges (adds 1 to sum_o) when lane 0's low 12 bits are 0x5a5: for
     // seed 5, in a later chunk than the first.
@@ -236,15 +252,17 @@ fn the_pipeline_changes_nothing_but_speed() {
         (&bad, 11, 600, 50),
         (&bad, 7, 4, 1),
         (&fatal, 5, 3000, 1),
+        (&chatty, 5, 3000, 1),
     ];
     for &(rtl, seed, cycles, max) in cases {
         let mut runs = Vec::new();
-        for pipeline in [false, true] {
+        for (_, step_each_cycle, pipeline) in MODES {
             let waves = dir.path().join("w");
             let mut s = spec(rtl, Some(&waves), Profile::Gfx9, cycles);
             s.seed = seed;
             s.max_mismatches = max;
             s.pipeline = pipeline;
+            s.step_each_cycle = step_each_cycle;
             let (out, _) = gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Fresh, false).unwrap();
             let fresh = summary(&out);
             if rtl == later.as_path() {
@@ -262,16 +280,31 @@ fn the_pipeline_changes_nothing_but_speed() {
                 out.txn_count,
             )
             .unwrap();
+            // A replay of the first half of them ends when they are done,
+            // before the cycle budget.
+            let half = txns[..txns.len() / 2].to_vec();
             let (re, _) =
                 gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Replay(txns), false).unwrap();
-            runs.push((fresh, summary(&re)));
+            let (part, _) =
+                gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Replay(half), false).unwrap();
+            runs.push((fresh, summary(&re), summary(&part)));
         }
-        assert_eq!(
-            runs[0], runs[1],
-            "seed {seed}, {cycles} cycles, {max} mismatch(es): pipelined and single-threaded runs differ"
-        );
+        for (k, (mode, _, _)) in MODES.iter().enumerate().skip(1) {
+            assert_eq!(
+                runs[0], runs[k],
+                "seed {seed}, {cycles} cycles, {max} mismatch(es): {mode} differs from one call a cycle"
+            );
+        }
         if rtl == fatal.as_path() {
             assert!(runs[0].0.contains("end Rtl {"), "{}", runs[0].0);
+        }
+        if (rtl, cycles) == (good.as_path(), 3000) {
+            // The half replay ended with its transactions, mid-run.
+            assert!(runs[0].2.contains("replay finished true"), "{}", runs[0].2);
+        }
+        if rtl == chatty.as_path() {
+            assert!(runs[0].0.contains("toy: lane 0 is"), "{}", runs[0].0);
+            assert!(runs[0].0.contains("end Completed"), "{}", runs[0].0);
         }
     }
 }
@@ -308,6 +341,68 @@ fn toy_with(dir: &Path, logic: &str) -> std::path::PathBuf {
 }
 
 const COND: &str = "en_i && d_i[0][7:0] == 8'h5a";
+
+/// `Rtl::run` steps a run of cycles in one call into the shim, comparing
+/// each cycle's outputs with the expected ones: it agrees with stepping
+/// them one call a cycle, and stops after the first cycle whose outputs
+/// differ or that prints, with that cycle's outputs.
+#[test]
+fn one_call_steps_cycles_until_one_differs_or_prints() {
+    use gpucosim::STATUS_TEXT;
+    let dir = tempfile::tempdir().unwrap();
+    let rtl = toy_with(
+        dir.path(),
+        &format!("  assign hook = 0;\n  always_ff @(posedge clk_i) if ({COND}) $display(\"toy\");"),
+    );
+    let root = gpucosim::rtl_root(Some(&rtl));
+    let load = || {
+        gpucosim::load_rtl::<ToyTestbench>(&root, Profile::Gfx9, false)
+            .unwrap()
+            .0
+    };
+    let table = ToyTestbench::table();
+    let (iw, ow) = (table.in_words(), table.out_words());
+    let cycles = 3000;
+    let rec = gpucosim::engine::record_inputs::<ToyTestbench>(Profile::Gfx9, 5, cycles).unwrap();
+    // One call a cycle: every cycle's outputs, and the first cycle that
+    // prints.
+    let mut each = load();
+    let mut outs = vec![0u32; cycles as usize * ow];
+    let mut prints = None;
+    for (c, (i, o)) in rec
+        .chunks_exact(iw)
+        .zip(outs.chunks_exact_mut(ow))
+        .enumerate()
+    {
+        if each.step(i, o) & STATUS_TEXT != 0 {
+            prints.get_or_insert(c);
+        }
+    }
+    let prints = prints.expect("seed 5 makes the toy print");
+    assert!(prints > 40, "the toy prints in cycle {prints}");
+    let at = |c: usize| &outs[c * ow..(c + 1) * ow];
+    // The cycles before the first that prints, in one call: all match.
+    let mut batched = load();
+    let mut o = vec![0u32; ow];
+    assert_eq!(
+        batched.run(&rec[..prints * iw], &outs[..prints * ow], &mut o),
+        (prints, 0)
+    );
+    assert_eq!(o, at(prints - 1));
+    // The rest: it stops after the cycle that prints.
+    assert_eq!(
+        batched.run(&rec[prints * iw..], &outs[prints * ow..], &mut o),
+        (1, STATUS_TEXT)
+    );
+    assert_eq!(o, at(prints));
+    // An expected word that the RTL does not give, in cycle 37: the call
+    // stops there, with the RTL's outputs of that cycle.
+    let mut wrong = outs.clone();
+    wrong[37 * ow + ow - 1] ^= 1;
+    let mut fresh = load();
+    assert_eq!(fresh.run(&rec, &wrong, &mut o), (38, 0));
+    assert_eq!(o, at(37));
+}
 
 #[test]
 fn an_rtl_that_ends_the_simulation_ends_the_run_with_its_cycle_and_message() {

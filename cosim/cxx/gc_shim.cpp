@@ -73,6 +73,8 @@ struct Sim {
   // evaluated (weak mutation), as the instrumented RTL reports through
   // gpucosim_activated().
   int activated = 0;
+  // The cycle of a gc_run call being stepped (read after an abort).
+  volatile int64_t run_k = 0;
 };
 
 std::mutex g_mutex;
@@ -265,6 +267,53 @@ int gc_step(void* h, const uint32_t* in, uint32_t* out) {
   s->in_step = 0;
   s->time += 10;
   return (s->end << 8) | (s->text.empty() ? 0 : kTextPending);
+}
+
+// Up to `n` cycles in one call: cycle k applies the words at
+// in + k * @IN_WORDS@ and compares its outputs with those at
+// expected + k * @OUT_WORDS@. Stops after the first cycle whose outputs
+// differ or whose step result (as gc_step's) is not 0; that cycle's
+// outputs are left in `out`. Returns the cycles stepped, that last one
+// included, with the last step's result in *result (0 when all n matched).
+int64_t gc_run(void* h, const uint32_t* in, const uint32_t* expected, uint32_t* out, int64_t n,
+               int* result) {
+  Sim* s = static_cast<Sim*>(h);
+  *result = 0;
+  if (n <= 0) return 0;
+  if (s->end >= kFatal || !s->top) {
+    *result = (s->end ? s->end : kFatal) << 8;
+    return 1;
+  }
+  s->thread = pthread_self();
+  s->run_k = 0;
+  if (sigsetjmp(s->jump, 0) != 0) {
+    // Back from gc_abort_jump: cycle run_k never returned.
+    s->in_step = 0;
+    s->end = kAborted;
+    *result = kAborted << 8;
+    return s->run_k + 1;
+  }
+  s->in_step = 1;
+  t_mutant = s->mutant;
+  t_sim = s;
+  const size_t out_bytes = @OUT_WORDS@u * sizeof(uint32_t);
+  for (;;) {
+    const int64_t k = s->run_k;
+    try {
+      step_inner(s, in + k * @IN_WORDS@, out);
+    } catch (const FatalUnwind&) {
+    }
+    s->time += 10;
+    const int st = (s->end << 8) | (s->text.empty() ? 0 : kTextPending);
+    if (st != 0 || std::memcmp(out, expected + k * @OUT_WORDS@, out_bytes) != 0) {
+      *result = st;
+      break;
+    }
+    if (k + 1 == n) break;
+    s->run_k = k + 1;
+  }
+  s->in_step = 0;
+  return s->run_k + 1;
 }
 
 // Selects mutant `k` of an instrumented build; call before the first step

@@ -73,6 +73,11 @@ pub struct RunSpec {
     pub pipeline: bool,
     /// Time limit and stall limit.
     pub limits: Limits,
+    /// Step the RTL with one call into the shim per cycle, and on one
+    /// thread produce one cycle at a time, instead of stepping every run of
+    /// matching cycles in one call: the same outcome, more slowly (the
+    /// engine's tests compare the two).
+    pub step_each_cycle: bool,
     /// The command that reproduces this run, when it is not a `gpucosim
     /// run` of the seed (a bundle's replay, a kernel's `kernel run`).
     pub reproduce: Option<ReproCommand>,
@@ -121,6 +126,7 @@ impl RunSpec {
             knobs: Vec::new(),
             pipeline: false,
             limits: Limits::default(),
+            step_each_cycle: false,
             reproduce: None,
             stimulus: crate::draw::STIMULUS_VERSION,
         }
@@ -544,6 +550,13 @@ pub fn chunk_cycles(words: usize) -> usize {
     pow2.clamp(256, 4096)
 }
 
+/// Cycles a run on one thread produces (driver and model) before it
+/// checks them ([`Checker::check_many`]): one call into the shim then
+/// steps and compares all that match, where a call per cycle cost 6–12 %
+/// of the run (docs/benchmarks.md). From 32 to 256 cycles measured the
+/// same; 64 keeps the ta unit's (560 words a cycle) in the L2 cache.
+const ONE_THREAD_BATCH: usize = 64;
+
 /// Lines of RTL text kept for the report.
 const TEXT_TAIL: usize = 20;
 
@@ -609,6 +622,76 @@ impl Checker<'_> {
             }
         }
         let st = self.rtl.step(inp, &mut self.rout);
+        self.after_step(cycle, st, inp, mout, status)
+    }
+
+    /// How many of the cycles from `first` (whose driver statuses are
+    /// `status`) [`Checker::check_many`] may step in one call into the
+    /// shim: none while something is done in every cycle (a full dump, the
+    /// RTL's own trace) or with [`RunSpec::step_each_cycle`], none from a
+    /// replay's first done cycle on (its end is counted cycle by cycle),
+    /// and none past the cycle where the run ends.
+    fn batchable(&self, first: u64, status: &[Drive]) -> usize {
+        if self.stream.is_some()
+            || self.rtl_trace.is_some()
+            || self.spec.step_each_cycle
+            || self.end.is_some()
+        {
+            return 0;
+        }
+        let busy = if self.replaying {
+            status
+                .iter()
+                .position(|s| *s != Drive::Busy)
+                .unwrap_or(status.len())
+        } else {
+            status.len()
+        };
+        let left = self.spec.cycles.min(self.stop_at.saturating_add(1));
+        (busy as u64).min(left.saturating_sub(first)) as usize
+    }
+
+    /// Checks the cycles of `inp` and `mout` (`status.len()` of them) from
+    /// cycle `first` on, as [`Checker::check`] does one by one; returns how
+    /// many it checked and whether the run goes on after the last of
+    /// them. The cycles whose outputs match and whose step reports
+    /// nothing step in one call into the shim, which compares them; the
+    /// first one that differs or reports (text, an end) is then handled as
+    /// `check` handles it.
+    fn check_many(
+        &mut self,
+        first: u64,
+        inp: &[u32],
+        mout: &[u32],
+        status: &[Drive],
+    ) -> Result<(usize, bool)> {
+        let (iw, ow) = (self.table.in_words(), self.table.out_words());
+        let n = self.batchable(first, status);
+        if n < 2 || self.guard.stop().is_some() {
+            let go = self.check(first, &inp[..iw], &mout[..ow], status[0])?;
+            return Ok((1, go));
+        }
+        let (done, st) = self
+            .rtl
+            .run(&inp[..n * iw], &mout[..n * ow], &mut self.rout);
+        let k = done - 1;
+        let cycle = first + k as u64;
+        let (i, m) = (&inp[k * iw..(k + 1) * iw], &mout[k * ow..(k + 1) * ow]);
+        let go = self.after_step(cycle, st, i, m, status[k])?;
+        Ok((done, go))
+    }
+
+    /// The rest of [`Checker::check`] once cycle `cycle` stepped with
+    /// status `st` (its outputs in `self.rout`).
+    #[inline]
+    fn after_step(
+        &mut self,
+        cycle: u64,
+        st: u32,
+        inp: &[u32],
+        mout: &[u32],
+        status: Drive,
+    ) -> Result<bool> {
         self.ran = cycle + 1;
         self.guard.progress().store(cycle + 1, Ordering::Relaxed);
         let mut compare = true;
@@ -753,15 +836,18 @@ struct Chunk {
 
 /// The per-run machinery shared by fresh runs and replays.
 ///
-/// With [`RunSpec::pipeline`], driver and model run on a second thread,
-/// up to `CHUNKS` chunks of cycles ahead of the RTL, handing over their
-/// inputs and expected outputs in chunks; this thread steps the RTL and
-/// checks every cycle exactly as a single-threaded run does. When the run
-/// ends before the producer's last cycle (a divergence, the end of a
-/// replay), driver and model are run again alone, without the RTL, up to the
-/// last cycle checked, so the transaction in flight, the model state, the
-/// transactions consumed and the coverage are those of the cycles checked:
-/// the outcome is the same, bit for bit, as without the pipeline.
+/// Driver and model run ahead of the RTL: on this thread by
+/// [`ONE_THREAD_BATCH`] cycles at a time, or with [`RunSpec::pipeline`] on
+/// a second thread, up to `CHUNKS` chunks of cycles ahead, handing over
+/// their inputs and expected outputs in chunks. This thread steps the RTL
+/// over them and checks every cycle the same way in both modes (the
+/// cycles that match, in one call into the shim: [`Checker::check_many`]).
+/// When the run ends before the producer's last cycle (a divergence, an
+/// end of the RTL, the end of a replay), driver and model are run again
+/// alone, without the RTL, up to the last cycle checked, so the
+/// transaction in flight, the model state, the transactions consumed and
+/// the coverage are those of the cycles checked: the outcome is the same,
+/// bit for bit, in both modes.
 ///
 /// A waveform that cannot be written does not fail the run: the outcome says why
 /// in [`Outcome::vcd_error`], so the divergence is still reported.
@@ -845,36 +931,27 @@ pub fn run<B: Testbench>(
             .with_stimulus_version(spec.stimulus)
     };
     let start = Instant::now();
-    let (prod, last) = if spec.pipeline {
-        let again = stimulus.again();
-        let prod = model_run(stimulus.again())?;
+    let again = stimulus.again();
+    let prod = model_run(stimulus.again())?;
+    let (prod, last, produced) = if spec.pipeline {
         let (res, last, prod, produced) = pipelined(spec.cycles, prod, &mut chk);
         res?;
-        if chk.first_divergence.is_none() && chk.end.is_none() && last + 1 == produced {
-            (prod, last)
-        } else {
-            // Driver and model ran past the last cycle checked: run
-            // them again alone up to it.
-            drop(prod);
-            let mut prod = model_run(again)?;
-            let (mut inp, mut mout) = (vec![0u32; iw], vec![0u32; ow]);
-            for c in 0..=last {
-                prod.cycle(c, &mut inp, &mut mout);
-            }
-            (prod, last)
-        }
+        (prod, last, produced)
     } else {
-        let mut prod = model_run(stimulus.again())?;
+        one_thread(spec.cycles, prod, &mut chk)?
+    };
+    let prod = if last + 1 == produced {
+        prod
+    } else {
+        // Driver and model ran past the last cycle checked: run them
+        // again alone up to it.
+        drop(prod);
+        let mut prod = model_run(again)?;
         let (mut inp, mut mout) = (vec![0u32; iw], vec![0u32; ow]);
-        let mut cycle = 0u64;
-        loop {
-            let status = prod.cycle(cycle, &mut inp, &mut mout);
-            if !chk.check(cycle, &inp, &mout, status)? {
-                break;
-            }
-            cycle += 1;
+        for c in 0..=last {
+            prod.cycle(c, &mut inp, &mut mout);
         }
-        (prod, cycle)
+        prod
     };
     // The context of the report: in the diverging cycle (or the last one
     // run), for the diverging lane or wave, as the waveform shows it. The
@@ -1175,6 +1252,60 @@ fn write_sessions<B: Testbench>(
 /// How long the producing thread sleeps between looks for a free chunk.
 const FREE_POLL: Duration = Duration::from_micros(20);
 
+/// Runs `prod` and checks its cycles on this thread, [`ONE_THREAD_BATCH`]
+/// cycles produced at a time, until the checker ends the run or `cycles`
+/// are done. Returns the producer, the last cycle checked and the cycles
+/// produced.
+fn one_thread<'a, B: Testbench>(
+    cycles: u64,
+    mut prod: ModelRun<'a, B>,
+    chk: &mut Checker<'_>,
+) -> Result<(ModelRun<'a, B>, u64, u64)> {
+    let table = B::table();
+    let (iw, ow) = (table.in_words(), table.out_words());
+    let batch = if chk.spec.step_each_cycle {
+        1
+    } else {
+        ONE_THREAD_BATCH
+    };
+    let mut inp = vec![0u32; batch * iw];
+    let mut mout = vec![0u32; batch * ow];
+    let mut status = vec![Drive::Busy; batch];
+    let mut cycle = 0u64;
+    loop {
+        let n = (batch as u64).min(cycles - cycle) as usize;
+        if n == 0 {
+            // (The checker ends the run at its last cycle.)
+            return Ok((prod, cycle.saturating_sub(1), cycle));
+        }
+        for k in 0..n {
+            // The model steps on its previous cycle's outputs: the last
+            // slot's for the first cycle of a batch.
+            let from = if k == 0 { batch - 1 } else { k - 1 };
+            mout.copy_within(from * ow..(from + 1) * ow, k * ow);
+            status[k] = prod.cycle(
+                cycle + k as u64,
+                &mut inp[k * iw..(k + 1) * iw],
+                &mut mout[k * ow..(k + 1) * ow],
+            );
+        }
+        let mut k = 0;
+        while k < n {
+            let (done, go) = chk.check_many(
+                cycle + k as u64,
+                &inp[k * iw..n * iw],
+                &mout[k * ow..n * ow],
+                &status[k..n],
+            )?;
+            k += done;
+            if !go {
+                return Ok((prod, cycle + k as u64 - 1, cycle + n as u64));
+            }
+        }
+        cycle += n as u64;
+    }
+}
+
 /// The next chunk the checking thread has given back, `None` once it has
 /// hung up. The producing thread, which is the faster one, waits for it by
 /// looking every [`FREE_POLL`] rather than blocking on the channel: a
@@ -1249,18 +1380,21 @@ fn pipelined<'a, B: Testbench>(
         let mut go = true;
         while go {
             let Ok(ch) = full_rx.recv() else { break };
-            for k in 0..ch.len {
-                let inp = &ch.inp[k * iw..(k + 1) * iw];
-                let mout = &ch.mout[k * ow..(k + 1) * ow];
-                last = cycle;
-                go = match chk.check(cycle, inp, mout, ch.status[k]) {
-                    Ok(g) => g,
+            let mut k = 0;
+            while k < ch.len {
+                let inp = &ch.inp[k * iw..ch.len * iw];
+                let mout = &ch.mout[k * ow..ch.len * ow];
+                let (done, g) = match chk.check_many(cycle, inp, mout, &ch.status[k..ch.len]) {
+                    Ok(r) => r,
                     Err(e) => {
                         res = Err(e);
-                        false
+                        (1, false)
                     }
                 };
-                cycle += 1;
+                go = g;
+                k += done;
+                cycle += done as u64;
+                last = cycle - 1;
                 if !go {
                     break;
                 }

@@ -40,7 +40,7 @@ pub use gpucosim_tb::{draw, error, testbench, units, with_testbench};
 pub use outputs::{probe_dir, probe_file, write_atomic};
 pub use report::report;
 pub use repro::ReproCommand;
-pub use rtl::{Rtl, RtlEnd};
+pub use rtl::{Rtl, RtlEnd, STATUS_TEXT};
 pub use rtlbuild::{
     build as build_rtl, build_bare, builtin_rtl_root, cache_root, lint as lint_rtl, rtl_root,
     sources_hash, BuildRequest, Built, RtlSources,

@@ -13,6 +13,8 @@ use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::Path;
 
 type StepFn = unsafe extern "C" fn(*mut c_void, *const u32, *mut u32) -> c_int;
+type RunFn =
+    unsafe extern "C" fn(*mut c_void, *const u32, *const u32, *mut u32, i64, *mut c_int) -> i64;
 type CreateFn = unsafe extern "C" fn() -> *mut c_void;
 type HandleFn = unsafe extern "C" fn(*mut c_void);
 type HandleIntFn = unsafe extern "C" fn(*mut c_void) -> c_int;
@@ -57,6 +59,7 @@ impl RtlEnd {
 #[derive(Clone, Copy)]
 struct Api {
     step: StepFn,
+    run: RunFn,
     destroy: HandleFn,
     in_step: HandleIntFn,
     abort_jump: HandleFn,
@@ -124,6 +127,7 @@ impl Rtl {
             let create: CreateFn = sym!("gc_create");
             let api = Api {
                 step: sym!("gc_step"),
+                run: sym!("gc_run"),
                 destroy: sym!("gc_destroy"),
                 in_step: sym!("gc_in_step"),
                 abort_jump: sym!("gc_abort_jump"),
@@ -204,6 +208,41 @@ impl Rtl {
             self.poisoned = true;
         }
         s
+    }
+
+    /// Steps cycles in one call: cycle `k` applies the `k`th block of
+    /// `inputs` and compares its outputs with the `k`th block of
+    /// `expected`, until one differs or its step status is not 0 (its
+    /// outputs are then in `outputs`), or every block is done. Returns the
+    /// cycles stepped, that last one included, and the last step's status
+    /// (0 when every cycle matched).
+    #[inline]
+    pub fn run(&mut self, inputs: &[u32], expected: &[u32], outputs: &mut [u32]) -> (usize, u32) {
+        let n = inputs.len() / self.in_words.max(1);
+        assert!(
+            inputs.len() == n * self.in_words
+                && expected.len() >= n * self.out_words
+                && outputs.len() >= self.out_words
+        );
+        let mut st: c_int = 0;
+        // SAFETY: `inputs` and `expected` hold `n` cycles' words and
+        // `outputs` one cycle's (checked above; the layout hash ties the
+        // shim to the table).
+        let done = unsafe {
+            (self.api.run)(
+                self.handle,
+                inputs.as_ptr(),
+                expected.as_ptr(),
+                outputs.as_mut_ptr(),
+                n as i64,
+                &mut st,
+            )
+        };
+        let st = st as u32;
+        if RtlEnd::from_status(st) == Some(RtlEnd::Aborted) {
+            self.poisoned = true;
+        }
+        (done as usize, st)
     }
 
     /// How a step status says the simulation ended, with the shim's
