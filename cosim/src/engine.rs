@@ -940,19 +940,10 @@ pub fn run<B: Testbench>(
     } else {
         one_thread(spec.cycles, prod, &mut chk)?
     };
-    let prod = if last + 1 == produced {
-        prod
-    } else {
-        // Driver and model ran past the last cycle checked: run them
-        // again alone up to it.
-        drop(prod);
-        let mut prod = model_run(again)?;
-        let (mut inp, mut mout) = (vec![0u32; iw], vec![0u32; ow]);
-        for c in 0..=last {
-            prod.cycle(c, &mut inp, &mut mout);
-        }
-        prod
-    };
+    // When driver and model ran past the last cycle checked, their state
+    // there is rebuilt by running them again alone up to it: the run that
+    // takes the report's context below, or one of its own.
+    let mut prod = (last + 1 == produced).then_some(prod);
     // The context of the report: in the diverging cycle (or the last one
     // run), for the diverging lane or wave, as the waveform shows it. The
     // loop ran past it, so driver and model run again alone up to it, and
@@ -974,18 +965,34 @@ pub fn run<B: Testbench>(
         .map(|at| {
             let focus = chk.mismatches.iter().find_map(Mismatch::focus);
             let mut run = model_run(stimulus)?;
-            Ok(if frames_wanted {
-                let (ctx, cap) = rerun_window(&mut run, at, focus, &chk);
+            // On to the last cycle checked when it stands in for the
+            // producer.
+            let to_last = prod.is_none().then_some(last);
+            let ctx = if frames_wanted {
+                let (ctx, cap) = rerun_window(&mut run, at, to_last, focus, &chk);
                 match cap {
                     Ok(cap) => capture = cap,
                     Err(e) => window_error = Some(e.to_string()),
                 }
                 ctx
             } else {
-                run.context_at(at, at, focus, |_, _, _| {})
-            })
+                run.context_at(at, to_last.unwrap_or(at), focus, |_, _, _| {})
+            };
+            prod.get_or_insert(run);
+            Ok(ctx)
         })
         .transpose()?;
+    let prod = match prod {
+        Some(p) => p,
+        None => {
+            let mut p = model_run(again)?;
+            let (mut inp, mut mout) = (vec![0u32; iw], vec![0u32; ow]);
+            for c in 0..=last {
+                p.cycle(c, &mut inp, &mut mout);
+            }
+            p
+        }
+    };
     let elapsed = start.elapsed();
     guard.finish();
 
@@ -1080,7 +1087,7 @@ fn window_start(spec: &RunSpec, ran: u64) -> u64 {
 }
 
 /// Runs driver and model alone again (`run`, fresh) up to the last cycle
-/// `chk` checked, and returns the context in cycle `at` (see
+/// `chk` checked (or on to cycle `to`), and returns the context in cycle `at` (see
 /// [`ModelRun::context_at`]) and the window's cycles as the lock-step run
 /// saw them: the inputs and the model's outputs made again (driver and
 /// model never look at the RTL, so they are the same), the RTL's outputs
@@ -1088,6 +1095,7 @@ fn window_start(spec: &RunSpec, ran: u64) -> u64 {
 fn rerun_window<B: Testbench>(
     run: &mut ModelRun<'_, B>,
     at: u64,
+    to: Option<u64>,
     focus: Option<(Index, usize)>,
     chk: &Checker<'_>,
 ) -> (ContextOf<B>, std::io::Result<Capture>) {
@@ -1098,7 +1106,7 @@ fn rerun_window<B: Testbench>(
     let mut differing = chk.differing.iter().peekable();
     // A run stopped before it stepped cycle `at` checked cycles up to
     // `at - 1` only.
-    let until = at.max(chk.ran - 1);
+    let until = to.unwrap_or(at.max(chk.ran - 1));
     let ctx = run.context_at(at, until, focus, |c, inp, mout| {
         if c < from || c >= chk.ran {
             return;
