@@ -512,25 +512,29 @@ fn an_rtl_that_never_returns_is_aborted_and_reported_with_its_cycle() {
     ] {
         let dir = tempfile::tempdir().unwrap();
         let rtl = toy_with(dir.path(), &logic);
-        let waves = dir.path().join("waves");
-        let mut s = spec(&rtl, Some(&waves), Profile::Gfx9, 5000);
-        s.limits.stall = Some(std::time::Duration::from_secs(2));
-        let t0 = std::time::Instant::now();
-        let (out, _) = gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Fresh, false)
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let text = report(&s, &out, &toy_ports::TABLE);
-        let want = if name == "while" { at } else { 0 };
-        match out.end {
-            End::Hang { cycle, timeout, .. } => {
-                assert_eq!(cycle, want, "{name}: {text}");
-                assert!(!timeout);
+        for pipeline in [false, true] {
+            let name = format!("{name}, pipeline {pipeline}");
+            let waves = dir.path().join(format!("waves{pipeline}"));
+            let mut s = spec(&rtl, Some(&waves), Profile::Gfx9, 5000);
+            s.pipeline = pipeline;
+            s.limits.stall = Some(std::time::Duration::from_secs(2));
+            let t0 = std::time::Instant::now();
+            let (out, _) = gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Fresh, false)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let text = report(&s, &out, &toy_ports::TABLE);
+            let want = if name.starts_with("while") { at } else { 0 };
+            match out.end {
+                End::Hang { cycle, timeout, .. } => {
+                    assert_eq!(cycle, want, "{name}: {text}");
+                    assert!(!timeout);
+                }
+                ref other => panic!("{name}: the run ended with {other:?}\n{text}"),
             }
-            ref other => panic!("{name}: the run ended with {other:?}\n{text}"),
+            assert_eq!(out.exit_code(), 4, "{name}");
+            assert!(text.starts_with("HANG in toy.gfx9.5 at cycle"), "{name}: {text}");
+            assert!(t0.elapsed().as_secs() < 30, "{name}: took {:?}", t0.elapsed());
+            assert!(out.vcd.is_some(), "{name}: no waveform\n{text}");
         }
-        assert_eq!(out.exit_code(), 4, "{name}");
-        assert!(text.starts_with("HANG in toy.gfx9.5 at cycle"), "{name}: {text}");
-        assert!(t0.elapsed().as_secs() < 30, "{name}: took {:?}", t0.elapsed());
-        assert!(out.vcd.is_some(), "{name}: no waveform\n{text}");
     }
 }
 
