@@ -837,11 +837,11 @@ struct Chunk {
 /// The per-run machinery shared by fresh runs and replays.
 ///
 /// Driver and model run ahead of the RTL: on this thread by
-/// [`ONE_THREAD_BATCH`] cycles at a time, or with [`RunSpec::pipeline`] on
+/// `ONE_THREAD_BATCH` cycles at a time, or with [`RunSpec::pipeline`] on
 /// a second thread, up to `CHUNKS` chunks of cycles ahead, handing over
 /// their inputs and expected outputs in chunks. This thread steps the RTL
 /// over them and checks every cycle the same way in both modes (the
-/// cycles that match, in one call into the shim: [`Checker::check_many`]).
+/// cycles that match, in one call into the shim: `Checker::check_many`).
 /// When the run ends before the producer's last cycle (a divergence, an
 /// end of the RTL, the end of a replay), driver and model are run again
 /// alone, without the RTL, up to the last cycle checked, so the
