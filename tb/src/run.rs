@@ -46,8 +46,9 @@ impl<T: Clone> Stimulus<T> {
     }
 }
 
-/// Transactions kept for the report of the one in flight; older ones are
-/// regenerated from the seed when asked for.
+/// Transactions kept for the report of the one in flight (by the run that
+/// takes it, [`ModelRun::context_at`]); older ones are regenerated from the
+/// seed when asked for.
 const RECENT: usize = 64;
 
 /// The transactions of a run, counted as they are consumed.
@@ -61,6 +62,9 @@ struct Source<'a, B: Testbench> {
     replay: Option<Vec<B::Txn>>,
     limit: Option<usize>,
     count: usize,
+    /// Whether `recent` is kept: only for a report's context, so that the
+    /// runs that check cycles clone no transaction.
+    keep_recent: bool,
     recent: VecDeque<(usize, B::Txn)>,
 }
 
@@ -89,7 +93,8 @@ impl<'a, B: Testbench> Source<'a, B> {
             replay,
             limit,
             count: 0,
-            recent: VecDeque::with_capacity(RECENT),
+            keep_recent: false,
+            recent: VecDeque::new(),
         }
     }
 
@@ -122,10 +127,12 @@ impl<B: Testbench> TxnSource<B::Txn> for Source<'_, B> {
                 None => B::generate(self.version, self.profile, &self.knobs, &mut self.rng),
             },
         };
-        if self.recent.len() == RECENT {
-            self.recent.pop_front();
+        if self.keep_recent {
+            if self.recent.len() == RECENT {
+                self.recent.pop_front();
+            }
+            self.recent.push_back((self.count, t.clone()));
         }
-        self.recent.push_back((self.count, t.clone()));
         self.count += 1;
         Some(t)
     }
@@ -345,7 +352,8 @@ impl<'a, B: Testbench> ModelRun<'a, B> {
 
     /// What the report says is in flight: the driver's transaction that
     /// concerns `focus` (the diverging lane or wave; its oldest when none)
-    /// and the model's state.
+    /// and the model's state. The transaction comes from the last 64 kept
+    /// by [`ModelRun::context_at`], else it is made again from the seed.
     pub fn context(&self, focus: Option<(Index, usize)>) -> (Option<(usize, B::Txn)>, String) {
         let t = self
             .driver
@@ -368,6 +376,7 @@ impl<'a, B: Testbench> ModelRun<'a, B> {
         let table = B::table();
         let (mut inp, mut mout) = (vec![0u32; table.in_words()], vec![0u32; table.out_words()]);
         let mut context = None;
+        self.src.keep_recent = true;
         for c in 0..=until {
             self.drive(c, &mut inp, &mout);
             if c == at {
