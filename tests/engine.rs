@@ -345,10 +345,12 @@ const COND: &str = "en_i && d_i[0][7:0] == 8'h5a";
 /// `Rtl::run` steps a run of cycles in one call into the shim, comparing
 /// each cycle's outputs with the expected ones: it agrees with stepping
 /// them one call a cycle, and stops after the first cycle whose outputs
-/// differ or that prints, with that cycle's outputs.
+/// differ or that prints, with that cycle's outputs, or after the cycle
+/// in which a stop was asked for; it publishes every cycle done.
 #[test]
 fn one_call_steps_cycles_until_one_differs_or_prints() {
     use gpucosim::STATUS_TEXT;
+    use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
     let dir = tempfile::tempdir().unwrap();
     let rtl = toy_with(
         dir.path(),
@@ -381,27 +383,44 @@ fn one_call_steps_cycles_until_one_differs_or_prints() {
     let prints = prints.expect("seed 5 makes the toy print");
     assert!(prints > 40, "the toy prints in cycle {prints}");
     let at = |c: usize| &outs[c * ow..(c + 1) * ow];
+    let (progress, go_on) = (AtomicU64::new(0), AtomicU8::new(0));
     // The cycles before the first that prints, in one call: all match.
     let mut batched = load();
     let mut o = vec![0u32; ow];
-    assert_eq!(
-        batched.run(&rec[..prints * iw], &outs[..prints * ow], &mut o),
-        (prints, 0)
-    );
+    let mut run = |r: &mut gpucosim::Rtl, from: usize, to: usize, exp: &[u32], o: &mut [u32]| {
+        let (i, e) = (&rec[from * iw..to * iw], &exp[from * ow..to * ow]);
+        r.run(i, e, o, from as u64, &progress, &go_on)
+    };
+    assert_eq!(run(&mut batched, 0, prints, &outs, &mut o), (prints, 0));
     assert_eq!(o, at(prints - 1));
+    assert_eq!(progress.load(Ordering::Relaxed), prints as u64);
     // The rest: it stops after the cycle that prints.
+    let all = cycles as usize;
     assert_eq!(
-        batched.run(&rec[prints * iw..], &outs[prints * ow..], &mut o),
+        run(&mut batched, prints, all, &outs, &mut o),
         (1, STATUS_TEXT)
     );
     assert_eq!(o, at(prints));
+    assert_eq!(progress.load(Ordering::Relaxed), prints as u64 + 1);
     // An expected word that the RTL does not give, in cycle 37: the call
     // stops there, with the RTL's outputs of that cycle.
     let mut wrong = outs.clone();
     wrong[37 * ow + ow - 1] ^= 1;
     let mut fresh = load();
-    assert_eq!(fresh.run(&rec, &wrong, &mut o), (38, 0));
+    assert_eq!(run(&mut fresh, 0, all, &wrong, &mut o), (38, 0));
     assert_eq!(o, at(37));
+    // A stop asked for: the call returns after the cycle it is in, which
+    // matched, and the next call steps one cycle.
+    let stop = AtomicU8::new(1);
+    let mut stopped = load();
+    let (i, e) = (&rec[..10 * iw], &outs[..10 * ow]);
+    assert_eq!(stopped.run(i, e, &mut o, 0, &progress, &stop), (1, 0));
+    assert_eq!(o, at(0));
+    assert_eq!(progress.load(Ordering::Relaxed), 1);
+    let (i, e) = (&rec[iw..10 * iw], &outs[ow..10 * ow]);
+    assert_eq!(stopped.run(i, e, &mut o, 1, &progress, &stop), (1, 0));
+    assert_eq!(o, at(1));
+    assert_eq!(progress.load(Ordering::Relaxed), 2);
 }
 
 #[test]
@@ -559,6 +578,42 @@ fn the_time_limit_ends_a_run_with_its_report() {
         "{text}"
     );
     assert_eq!(out.window.map(|w| w.1), Some(out.cycles - 1));
+}
+
+/// A time limit reached in the middle of a batch of slow cycles (about
+/// 10 ms each, so that a pipelined chunk of them takes seconds) ends the
+/// run after the cycle in progress, as a timeout: the shim reads the stop
+/// flag and publishes progress between the cycles of a batch, so the
+/// watchdog never takes a batch that is still moving for a hung step.
+#[test]
+fn a_time_limit_ends_a_run_of_slow_cycles_between_two_of_them() {
+    use gpucosim::engine::End;
+    let dir = tempfile::tempdir().unwrap();
+    // Millions of multiply-adds of an input in every evaluation; `hook` is
+    // 0 unless lanes 1 and 2 carry two given words at once.
+    let rtl = toy_with(
+        dir.path(),
+        "  logic [31:0] acc;\n  always_comb begin\n    acc = 0;\n    for (int i = 0; i < 4000000; i++) acc = acc * 32'd1664525 + d_i[0];\n  end\n  assign hook = 32'(acc == 32'hffff_ffff && d_i[1] == 32'h0123_4567 && d_i[2] == 32'h89ab_cdef);",
+    );
+    for pipeline in [false, true] {
+        let waves = dir.path().join(format!("waves{pipeline}"));
+        let mut s = spec(&rtl, Some(&waves), Profile::Gfx9, u64::MAX);
+        s.pipeline = pipeline;
+        s.limits.timeout = Some(std::time::Duration::from_millis(300));
+        let t0 = std::time::Instant::now();
+        let (out, _) = gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Fresh, false).unwrap();
+        assert!(
+            matches!(out.end, End::Timeout { cycle, .. } if cycle == out.cycles && cycle > 0),
+            "pipeline {pipeline}: {:?} after {:?}",
+            out.end,
+            t0.elapsed()
+        );
+        assert!(
+            t0.elapsed().as_secs() < 10,
+            "pipeline {pipeline}: took {:?}",
+            t0.elapsed()
+        );
+    }
 }
 
 #[test]

@@ -269,14 +269,17 @@ int gc_step(void* h, const uint32_t* in, uint32_t* out) {
   return (s->end << 8) | (s->text.empty() ? 0 : kTextPending);
 }
 
-// Up to `n` cycles in one call: cycle k applies the words at
-// in + k * @IN_WORDS@ and compares its outputs with those at
-// expected + k * @OUT_WORDS@. Stops after the first cycle whose outputs
-// differ or whose step result (as gc_step's) is not 0; that cycle's
-// outputs are left in `out`. Returns the cycles stepped, that last one
-// included, with the last step's result in *result (0 when all n matched).
+// Up to `n` cycles in one call, the first of them cycle `first` of the
+// run: cycle k applies the words at in + k * @IN_WORDS@ and compares its
+// outputs with those at expected + k * @OUT_WORDS@. After each cycle it
+// stores the cycles done (first + k + 1) in *progress for the watchdog,
+// as the engine does after a gc_step, and it reads *stop: when that is not
+// 0 it returns before the next cycle. It stops after the first cycle whose
+// outputs differ or whose step result (as gc_step's) is not 0. The last
+// cycle stepped has its outputs in `out`. Returns the cycles stepped, that
+// last one included, with its step result in *result.
 int64_t gc_run(void* h, const uint32_t* in, const uint32_t* expected, uint32_t* out, int64_t n,
-               int* result) {
+               uint64_t first, uint64_t* progress, const uint8_t* stop, int* result) {
   Sim* s = static_cast<Sim*>(h);
   *result = 0;
   if (n <= 0) return 0;
@@ -304,12 +307,13 @@ int64_t gc_run(void* h, const uint32_t* in, const uint32_t* expected, uint32_t* 
     } catch (const FatalUnwind&) {
     }
     s->time += 10;
+    __atomic_store_n(progress, first + static_cast<uint64_t>(k) + 1, __ATOMIC_RELAXED);
     const int st = (s->end << 8) | (s->text.empty() ? 0 : kTextPending);
     if (st != 0 || std::memcmp(out, expected + k * @OUT_WORDS@, out_bytes) != 0) {
       *result = st;
       break;
     }
-    if (k + 1 == n) break;
+    if (k + 1 == n || __atomic_load_n(stop, __ATOMIC_RELAXED) != 0) break;
     s->run_k = k + 1;
   }
   s->in_step = 0;

@@ -655,9 +655,11 @@ impl Checker<'_> {
     /// cycle `first` on, as [`Checker::check`] does one by one; returns how
     /// many it checked and whether the run goes on after the last of
     /// them. The cycles whose outputs match and whose step reports
-    /// nothing step in one call into the shim, which compares them; the
-    /// first one that differs or reports (text, an end) is then handled as
-    /// `check` handles it.
+    /// nothing step in one call into the shim, which compares them,
+    /// publishes each cycle done for the watchdog and reads the stop flag
+    /// between cycles as `check` does; the first one that differs or
+    /// reports (text, an end), or the last before a stop request, is then
+    /// handled as `check` handles it.
     fn check_many(
         &mut self,
         first: u64,
@@ -671,9 +673,14 @@ impl Checker<'_> {
             let go = self.check(first, &inp[..iw], &mout[..ow], status[0])?;
             return Ok((1, go));
         }
-        let (done, st) = self
-            .rtl
-            .run(&inp[..n * iw], &mout[..n * ow], &mut self.rout);
+        let (done, st) = self.rtl.run(
+            &inp[..n * iw],
+            &mout[..n * ow],
+            &mut self.rout,
+            first,
+            self.guard.progress(),
+            self.guard.stop_flag(),
+        );
         let k = done - 1;
         let cycle = first + k as u64;
         let (i, m) = (&inp[k * iw..(k + 1) * iw], &mout[k * ow..(k + 1) * ow]);

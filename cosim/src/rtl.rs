@@ -11,10 +11,20 @@ use crate::rtlbuild::{layout_hash, ABI_VERSION};
 use gpucosim_model::ports::PortTable;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, AtomicU8};
 
 type StepFn = unsafe extern "C" fn(*mut c_void, *const u32, *mut u32) -> c_int;
-type RunFn =
-    unsafe extern "C" fn(*mut c_void, *const u32, *const u32, *mut u32, i64, *mut c_int) -> i64;
+type RunFn = unsafe extern "C" fn(
+    *mut c_void,
+    *const u32,
+    *const u32,
+    *mut u32,
+    i64,
+    u64,
+    *mut u64,
+    *const u8,
+    *mut c_int,
+) -> i64;
 type CreateFn = unsafe extern "C" fn() -> *mut c_void;
 type HandleFn = unsafe extern "C" fn(*mut c_void);
 type HandleIntFn = unsafe extern "C" fn(*mut c_void) -> c_int;
@@ -210,14 +220,25 @@ impl Rtl {
         s
     }
 
-    /// Steps cycles in one call: cycle `k` applies the `k`th block of
-    /// `inputs` and compares its outputs with the `k`th block of
-    /// `expected`, until one differs or its step status is not 0 (its
-    /// outputs are then in `outputs`), or every block is done. Returns the
-    /// cycles stepped, that last one included, and the last step's status
-    /// (0 when every cycle matched).
+    /// Steps cycles in one call, the first of them cycle `first` of the
+    /// run: cycle `first + k` applies the `k`th block of `inputs` and
+    /// compares its outputs with the `k`th block of `expected`, until one
+    /// differs or its step status is not 0, or every block is done. After
+    /// each cycle it stores the cycles done in `progress` (as the engine
+    /// does after a [`Rtl::step`], for the watchdog), and it goes on to the
+    /// next only while `stop` is 0. The last cycle stepped has its outputs
+    /// in `outputs`. Returns the cycles stepped, that last one included,
+    /// and its step status.
     #[inline]
-    pub fn run(&mut self, inputs: &[u32], expected: &[u32], outputs: &mut [u32]) -> (usize, u32) {
+    pub fn run(
+        &mut self,
+        inputs: &[u32],
+        expected: &[u32],
+        outputs: &mut [u32],
+        first: u64,
+        progress: &AtomicU64,
+        stop: &AtomicU8,
+    ) -> (usize, u32) {
         let n = inputs.len() / self.in_words.max(1);
         assert!(
             inputs.len() == n * self.in_words
@@ -227,7 +248,8 @@ impl Rtl {
         let mut st: c_int = 0;
         // SAFETY: `inputs` and `expected` hold `n` cycles' words and
         // `outputs` one cycle's (checked above; the layout hash ties the
-        // shim to the table).
+        // shim to the table); the shim accesses `progress` and `stop` only
+        // atomically (relaxed), as their Rust owners do.
         let done = unsafe {
             (self.api.run)(
                 self.handle,
@@ -235,6 +257,9 @@ impl Rtl {
                 expected.as_ptr(),
                 outputs.as_mut_ptr(),
                 n as i64,
+                first,
+                progress.as_ptr(),
+                stop.as_ptr(),
                 &mut st,
             )
         };

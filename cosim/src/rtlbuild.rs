@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Version of the shim ABI; bumped when `gc_*` signatures change.
-pub const ABI_VERSION: u32 = 5;
+pub const ABI_VERSION: u32 = 6;
 
 /// The shim's fixed C++ (port copies filled in by [`shim_source`]).
 const SHIM_TEMPLATE: &str = include_str!("../cxx/gc_shim.cpp");

@@ -220,6 +220,13 @@ impl Guard {
         &self.shared.progress
     }
 
+    /// The flag behind [`Guard::stop`] (0: go on), for a loop outside
+    /// Rust that reads it between cycles (the shim's `gc_run`).
+    #[inline]
+    pub fn stop_flag(&self) -> &AtomicU8 {
+        &self.shared.stop
+    }
+
     /// Why the run must stop, if it must (one relaxed load).
     #[inline]
     pub fn stop(&self) -> Option<StopReason> {
