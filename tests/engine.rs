@@ -387,7 +387,7 @@ fn one_call_steps_cycles_until_one_differs_or_prints() {
     // The cycles before the first that prints, in one call: all match.
     let mut batched = load();
     let mut o = vec![0u32; ow];
-    let mut run = |r: &mut gpucosim::Rtl, from: usize, to: usize, exp: &[u32], o: &mut [u32]| {
+    let run = |r: &mut gpucosim::Rtl, from: usize, to: usize, exp: &[u32], o: &mut [u32]| {
         let (i, e) = (&rec[from * iw..to * iw], &exp[from * ow..to * ow]);
         r.run(i, e, o, from as u64, &progress, &go_on)
     };
