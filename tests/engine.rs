@@ -581,10 +581,13 @@ fn the_time_limit_ends_a_run_with_its_report() {
 }
 
 /// A time limit reached in the middle of a batch of slow cycles (about
-/// 10 ms each, so that a pipelined chunk of them takes seconds) ends the
-/// run after the cycle in progress, as a timeout: the shim reads the stop
-/// flag and publishes progress between the cycles of a batch, so the
-/// watchdog never takes a batch that is still moving for a hung step.
+/// 4 ms each, so that a pipelined chunk of 256 takes about a second, what
+/// the watchdog gives a stop request before it aborts a step) ends the run
+/// after the cycle in progress, as a timeout: the shim reads the stop flag
+/// and publishes progress between the cycles of a batch, so the watchdog
+/// never takes a batch that is still moving for a hung step. (The one
+/// thread's batches of 64 take a quarter of that: that run checks the
+/// outcome only.)
 #[test]
 fn a_time_limit_ends_a_run_of_slow_cycles_between_two_of_them() {
     use gpucosim::engine::End;

@@ -1287,12 +1287,9 @@ fn one_thread<'a, B: Testbench>(
     let mut mout = vec![0u32; batch * ow];
     let mut status = vec![Drive::Busy; batch];
     let mut cycle = 0u64;
-    loop {
+    // The checker ends the run at the budget's last cycle at the latest.
+    while cycle < cycles {
         let n = (batch as u64).min(cycles - cycle) as usize;
-        if n == 0 {
-            // (The checker ends the run at its last cycle.)
-            return Ok((prod, cycle.saturating_sub(1), cycle));
-        }
         for k in 0..n {
             // The model steps on its previous cycle's outputs: the last
             // slot's for the first cycle of a batch.
@@ -1319,6 +1316,7 @@ fn one_thread<'a, B: Testbench>(
         }
         cycle += n as u64;
     }
+    Ok((prod, cycle.saturating_sub(1), cycle))
 }
 
 /// The next chunk the checking thread has given back, `None` once it has
