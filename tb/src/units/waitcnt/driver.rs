@@ -126,6 +126,11 @@ pub struct WaitcntDriver {
     in_mem: usize,
     /// Bit q: `mem[q]` is not empty.
     busy_q: u128,
+    /// Per queue, the earliest cycle at which an entry of it can return:
+    /// the head's due cycle in an ordered domain, the least due cycle of
+    /// its entries in SMEM; `u64::MAX` when empty. `returns` scans these
+    /// (1 KB, in cache) instead of each queue's entries.
+    head_due: [u64; WAVES * DOMAINS],
     /// No return can be due before this cycle (see `returns`).
     next_scan: u64,
     /// Domain per class code.
@@ -165,6 +170,7 @@ impl WaitcntDriver {
                 .collect(),
             in_mem: 0,
             busy_q: 0,
+            head_due: [u64::MAX; WAVES * DOMAINS],
             next_scan: 0,
             dom: std::array::from_fn(|c| {
                 Class::from_code(c as u32).map_or(0, |class| domain(profile, class) as u8)
@@ -390,7 +396,21 @@ impl WaitcntDriver {
         });
         self.in_mem += 1;
         self.busy_q |= 1 << qi;
+        // An ordered domain's head stays; SMEM's earliest may move.
+        if qi % DOMAINS == DOM_SMEM || self.mem[qi].len() == 1 {
+            self.head_due[qi] = self.head_due[qi].min(due);
+        }
         self.next_scan = self.next_scan.min(due);
+    }
+
+    /// Recomputes `head_due[q]` after an entry of queue `q` left.
+    fn update_head(&mut self, q: usize) {
+        let dq = &self.mem[q];
+        self.head_due[q] = if q % DOMAINS == DOM_SMEM {
+            dq.iter().map(|e| e.due).min().unwrap_or(u64::MAX)
+        } else {
+            dq.front().map_or(u64::MAX, |e| e.due)
+        };
     }
 
     /// Returns up to the free channels' worth of due instructions, oldest due
@@ -406,36 +426,19 @@ impl WaitcntDriver {
             return;
         }
         let slots = RET_CHANNELS - k;
-        // (due, queue, position), sorted by due; stable on ties.
-        let mut picks = [(0u64, 0usize, 0usize); RET_CHANNELS];
+        // (due, queue), sorted by due; stable on ties.
+        let mut picks = [(0u64, 0usize); RET_CHANNELS];
         let mut n = 0;
         let mut future = u64::MAX;
         let mut busy = self.busy_q;
         while busy != 0 {
             let q = busy.trailing_zeros() as usize;
             busy &= busy - 1;
-            let dq = &self.mem[q];
-            let cand = if q % DOMAINS == DOM_SMEM {
-                let mut best: Option<(u64, usize)> = None;
-                for (i, e) in dq.iter().enumerate() {
-                    if e.due > self.now {
-                        future = future.min(e.due);
-                    } else if best.is_none_or(|b| e.due < b.0) {
-                        best = Some((e.due, i));
-                    }
-                }
-                best
-            } else {
-                match dq.front() {
-                    Some(e) if e.due <= self.now => Some((e.due, 0)),
-                    Some(e) => {
-                        future = future.min(e.due);
-                        None
-                    }
-                    None => None,
-                }
-            };
-            let Some((due, pos)) = cand else { continue };
+            let due = self.head_due[q];
+            if due > self.now {
+                future = future.min(due);
+                continue;
+            }
             if n == slots && due >= picks[n - 1].0 {
                 continue;
             }
@@ -444,13 +447,21 @@ impl WaitcntDriver {
                 picks[at] = picks[at - 1];
                 at -= 1;
             }
-            picks[at] = (due, q, pos);
+            picks[at] = (due, q);
             n = (n + 1).min(slots);
         }
-        for (c, &(_, q, pos)) in picks[..n].iter().enumerate() {
+        for (c, &(due, q)) in picks[..n].iter().enumerate() {
+            // The entry that returns: an ordered domain's head; in SMEM the
+            // first of the entries due earliest.
+            let pos = if q % DOMAINS == DOM_SMEM {
+                self.mem[q].iter().position(|e| e.due == due).unwrap_or(0)
+            } else {
+                0
+            };
             let Some(e) = self.mem[q].remove(pos) else {
                 continue;
             };
+            self.update_head(q);
             if self.mem[q].is_empty() {
                 self.busy_q &= !(1 << q);
             }
