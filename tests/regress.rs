@@ -120,6 +120,56 @@ fn a_huge_plan_is_sharded_without_listing_it() {
     assert!(JobList::new(&too_many, None).is_err());
 }
 
+/// `JobList::groups` splits a list (whole or a shard) into the runs of
+/// jobs that share unit, profile and kernel, covering it in order: checked
+/// against the jobs themselves for plans with kernels, odd seed counts and
+/// shards that leave some groups empty.
+#[test]
+fn a_job_list_splits_into_runs_of_one_unit_profile_and_kernel() {
+    let kernel = |name: &str, unit: &str| regress::KernelRef {
+        file: "/k.s".into(),
+        name: name.into(),
+        profile: Profile::Gfx11,
+        launch: None,
+        unit: unit.into(),
+    };
+    for seeds in ["1..1", "1..2", "3..9", "1..32"] {
+        let plan = Plan {
+            units: vec!["ta".into(), "lds".into(), "waitcnt".into()],
+            profiles: Profile::all().collect(),
+            kernels: vec![kernel("a", "waitcnt"), kernel("a", "lds")],
+            ..toy_plan(seeds)
+        };
+        for shard in [
+            None,
+            Some((1, 1)),
+            Some((1, 4)),
+            Some((3, 4)),
+            Some((7, 7)),
+            Some((5, 40)),
+        ] {
+            let shard = shard.map(|(k, n)| Shard { k, n });
+            let list = JobList::new(&plan, shard).unwrap();
+            let jobs: Vec<Job> = list.iter().collect();
+            let key = |j: &Job| {
+                (
+                    j.unit.clone(),
+                    j.profile,
+                    j.kernel.as_ref().map(|k| k.unit.clone()),
+                )
+            };
+            let mut expected: Vec<std::ops::Range<u64>> = Vec::new();
+            for (i, j) in jobs.iter().enumerate() {
+                match expected.last_mut() {
+                    Some(r) if key(&jobs[r.start as usize]) == key(j) => r.end = i as u64 + 1,
+                    _ => expected.push(i as u64..i as u64 + 1),
+                }
+            }
+            assert_eq!(list.groups(), expected, "seeds {seeds}, shard {shard:?}");
+        }
+    }
+}
+
 #[test]
 fn bad_shard_and_seed_specs_are_rejected_clearly() {
     for bad in ["0/3", "4/3", "1/0", "a/b", "3", "1/2/3", ""] {

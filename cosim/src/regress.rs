@@ -29,7 +29,7 @@ use gpucosim_waves::WaveFormat;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Mutex};
 use std::time::Duration;
 
@@ -482,6 +482,122 @@ impl JobList {
     /// The jobs in order.
     pub fn iter(&self) -> impl Iterator<Item = Job> + '_ {
         (0..self.len).map(|k| self.get(k))
+    }
+
+    /// The list's jobs split into runs of one unit, profile and kernel
+    /// (the plan's groups of one job a seed), as ranges of list indices in
+    /// order; empty runs left out.
+    pub fn groups(&self) -> Vec<std::ops::Range<u64>> {
+        let seeds = self.plan.seeds.count() as u64;
+        if seeds == 0 || self.len == 0 {
+            return std::iter::once(0..self.len).collect();
+        }
+        // The first list index whose plan index is at least `i`.
+        let at = |i: u64| -> u64 {
+            match self.shard {
+                None => i,
+                Some(s) => {
+                    let off = (s.k - 1) as u64;
+                    i.saturating_sub(off).div_ceil(s.n as u64)
+                }
+            }
+            .min(self.len)
+        };
+        (0..self.total / seeds)
+            .map(|g| at(g * seeds)..at((g + 1) * seeds))
+            .filter(|r| !r.is_empty())
+            .collect()
+    }
+}
+
+/// The order in which the workers of [`run_jobs`] take the jobs of a list:
+/// longest first, as estimated from the jobs done so far.
+///
+/// A regression's jobs differ in length by unit (an `lds` job of the
+/// default plan takes about twice a `ta` or `waitcnt` job), and in
+/// canonical order the workers' last jobs finish at different times: with
+/// 16 workers on the 192 jobs of `regress --seeds 1..32` that tail cost
+/// 3 % of the wall time (list scheduling replayed on the measured job
+/// times). Taking the jobs of the group (unit, profile, kernel) whose done
+/// jobs took longest on average first leaves the short jobs for the end.
+/// Each group's first job is taken first, in canonical order, to measure
+/// it; a group none of whose jobs has finished yet counts as the longest.
+/// Jobs within a group keep their order. One worker takes the jobs in
+/// canonical order (the order changes nothing there).
+struct Dispatch {
+    groups: Vec<Group>,
+    canonical: bool,
+}
+
+struct Group {
+    next: u64,
+    end: u64,
+    started: u64,
+    done: u64,
+    seconds: f64,
+}
+
+impl Dispatch {
+    fn new(list: &JobList, threads: usize) -> Dispatch {
+        let groups = if threads <= 1 {
+            std::iter::once(0..list.len()).collect()
+        } else {
+            list.groups()
+        };
+        Dispatch {
+            groups: groups
+                .into_iter()
+                .map(|r| Group {
+                    next: r.start,
+                    end: r.end,
+                    started: 0,
+                    done: 0,
+                    seconds: 0.0,
+                })
+                .collect(),
+            canonical: threads <= 1,
+        }
+    }
+
+    /// The next job to run, as (group, list index); `None` when all have
+    /// been handed out.
+    fn take(&mut self) -> Option<(usize, u64)> {
+        let open = |g: &Group| g.next < g.end;
+        let g = if self.canonical {
+            self.groups.iter().position(open)?
+        } else if let Some(g) = self.groups.iter().position(|g| open(g) && g.started == 0) {
+            g
+        } else {
+            // Longest mean first; unmeasured groups first of all; ties to
+            // the earlier group.
+            let mean = |g: &Group| {
+                if g.done == 0 {
+                    f64::INFINITY
+                } else {
+                    g.seconds / g.done as f64
+                }
+            };
+            let mut best: Option<(usize, f64)> = None;
+            for (i, g) in self.groups.iter().enumerate().filter(|(_, g)| open(g)) {
+                let m = mean(g);
+                if best.is_none_or(|(_, b)| m > b) {
+                    best = Some((i, m));
+                }
+            }
+            best?.0
+        };
+        let grp = &mut self.groups[g];
+        let k = grp.next;
+        grp.next += 1;
+        grp.started += 1;
+        Some((g, k))
+    }
+
+    /// Records that a job of group `g` took `seconds`.
+    fn done(&mut self, g: usize, seconds: f64) {
+        let grp = &mut self.groups[g];
+        grp.done += 1;
+        grp.seconds += seconds;
     }
 }
 
@@ -1633,7 +1749,8 @@ pub fn job_message<T>(o: &Outcome<T>) -> String {
 }
 
 /// Runs the jobs of `list` on `threads` workers with `runner`, calling
-/// `progress` on this thread after each job.
+/// `progress` on this thread after each job. Several workers take the
+/// longest jobs first (`Dispatch`); one takes them in canonical order.
 ///
 /// Stopping: once `stop` is set, no job starts (a worker checks it before
 /// taking each job); jobs already running finish as `runner` lets them; the
@@ -1646,22 +1763,25 @@ pub fn run_jobs(
     runner: &(dyn Fn(&Job) -> JobResult + Sync),
     progress: &mut dyn FnMut(&JobResult),
 ) -> Vec<JobResult> {
-    let next = AtomicU64::new(0);
+    let dispatch = std::sync::Mutex::new(Dispatch::new(list, threads));
     let (tx, rx) = mpsc::channel::<JobResult>();
     let mut results = Vec::new();
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
             let tx = tx.clone();
-            let next = &next;
+            let dispatch = &dispatch;
             s.spawn(move || loop {
                 if stop.load(Ordering::SeqCst) {
                     break;
                 }
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                if i >= list.len() {
+                let lock = || dispatch.lock().unwrap_or_else(|e| e.into_inner());
+                let Some((g, i)) = lock().take() else {
                     break;
-                }
-                if tx.send(runner(&list.get(i))).is_err() {
+                };
+                let start = std::time::Instant::now();
+                let r = runner(&list.get(i));
+                lock().done(g, start.elapsed().as_secs_f64());
+                if tx.send(r).is_err() {
                     break;
                 }
             });
@@ -2096,6 +2216,53 @@ mod tests {
     /// Set in the copy of this test binary that runs with SIGPIPE at its
     /// default action.
     const INNER: &str = "GPUCOSIM_TEST_SIGPIPE_INNER";
+
+    /// The workers' order: each group's first job in canonical order, then
+    /// the group whose done jobs took longest on average (a group with
+    /// jobs running and none done first of all), each job once; one worker
+    /// in canonical order.
+    #[test]
+    fn workers_take_the_longest_jobs_first() {
+        let plan = Plan {
+            units: vec!["ta".into(), "lds".into(), "waitcnt".into()],
+            profiles: vec![Profile::Gfx9, Profile::Gfx11],
+            seeds: Seeds { first: 1, last: 4 },
+            cycles: 10,
+            knobs: Vec::new(),
+            kernels: Vec::new(),
+            stress: false,
+            code_coverage: false,
+            stimulus: crate::draw::STIMULUS_VERSION,
+        };
+        let list = JobList::new(&plan, None).unwrap();
+        let one: Vec<u64> = {
+            let mut d = Dispatch::new(&list, 1);
+            std::iter::from_fn(|| d.take().map(|t| t.1)).collect()
+        };
+        assert_eq!(one, (0..24).collect::<Vec<_>>());
+        let mut d = Dispatch::new(&list, 4);
+        let mut take = || d.take().unwrap();
+        // Groups of four seeds: ta gfx9 0..4, ta gfx11 4..8, lds gfx9
+        // 8..12, lds gfx11 12..16, waitcnt 16..20, 20..24.
+        let first: Vec<(usize, u64)> = (0..6).map(|_| take()).collect();
+        assert_eq!(first, (0..6).map(|g| (g, 4 * g as u64)).collect::<Vec<_>>());
+        // None done: every group counts as the longest, the first wins.
+        assert_eq!(take(), (0, 1));
+        // lds gfx11's job took longest; ta gfx9 has one done now too.
+        for (g, s) in [(0, 1.0), (1, 1.0), (2, 2.0), (3, 3.0), (4, 0.5), (5, 0.5)] {
+            d.done(g, s);
+        }
+        let mut take = || d.take().unwrap();
+        assert_eq!([take(), take(), take()], [(3, 13), (3, 14), (3, 15)]);
+        assert_eq!([take(), take(), take()], [(2, 9), (2, 10), (2, 11)]);
+        // ta gfx9 (a second job done, faster) against ta gfx11.
+        d.done(0, 0.2);
+        let mut take = || d.take().unwrap();
+        assert_eq!([take(), take(), take()], [(1, 5), (1, 6), (1, 7)]);
+        assert_eq!([take(), take()], [(0, 2), (0, 3)]);
+        let rest: Vec<u64> = std::iter::from_fn(|| d.take().map(|t| t.1)).collect();
+        assert_eq!(rest, vec![17, 18, 19, 21, 22, 23]);
+    }
 
     /// A worker process that ends without reading its job spec is that
     /// job's error (after a second, fresh worker fails alike), even when
