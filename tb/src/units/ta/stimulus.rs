@@ -150,12 +150,40 @@ pub fn generate(profile: Profile, k: &TaKnobs, rng: &mut ChaCha8Rng) -> TaTxn {
 /// distribution of version 1 (`stimulus_v1.rs`), its fields cut from
 /// fewer random words ([`Draw`]); version 3 draws the per-lane words from
 /// one key ([`Draw::keyed`]).
+///
+/// On x86-64 CPUs with AVX2 this runs a copy compiled for x86-64-v3
+/// (`gpucosim_model::cpu`), where its loops over the 64 lanes vectorise
+/// twice as wide; both copies draw the same transactions
+/// (`tests::both_generator_copies_draw_the_same_transactions`).
 pub fn generate_version(
     version: u32,
     profile: Profile,
     k: &TaKnobs,
     rng: &mut ChaCha8Rng,
 ) -> TaTxn {
+    #[cfg(target_arch = "x86_64")]
+    if gpucosim_model::cpu::has_x86_64_v3() {
+        // SAFETY: the CPU has every feature `generate_x86_64_v3` is
+        // compiled for (checked just above).
+        return unsafe { generate_x86_64_v3(version, profile, k, rng) };
+    }
+    generate_baseline(version, profile, k, rng)
+}
+
+/// [`generate_version`] compiled for x86-64-v3's integer features.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+fn generate_x86_64_v3(version: u32, profile: Profile, k: &TaKnobs, rng: &mut ChaCha8Rng) -> TaTxn {
+    generate_body(version, profile, k, rng)
+}
+
+/// [`generate_version`] compiled for the target's baseline features.
+fn generate_baseline(version: u32, profile: Profile, k: &TaKnobs, rng: &mut ChaCha8Rng) -> TaTxn {
+    generate_body(version, profile, k, rng)
+}
+
+#[inline(always)]
+fn generate_body(version: u32, profile: Profile, k: &TaKnobs, rng: &mut ChaCha8Rng) -> TaTxn {
     debug_assert!(version >= 2, "version 1 is stimulus_v1.rs");
     let d = &mut Draw::new(rng);
     let gfx9 = TaParams::of(profile).format == FormatEncoding::DfmtNfmt;
@@ -629,6 +657,49 @@ mod tests {
             .run_until_done(2_000_000, |_, _, _| {})
             .expect("the driver finishes");
         (run, cycles)
+    }
+
+    /// The x86-64-v3 copy of the generator and the baseline one draw the
+    /// same transactions and leave the generator in the same state: 3,000
+    /// per profile and version, with the default knobs and with every
+    /// percentage at 50 (so that every branch is taken). Fails if a copy
+    /// differs (the other copy's draws stand in for it where the CPU lacks
+    /// AVX2, so there it compares the baseline with itself).
+    #[test]
+    fn both_generator_copies_draw_the_same_transactions() {
+        use rand::{RngCore, SeedableRng};
+        let half = TaKnobs {
+            format_pct: 50,
+            mtbuf_pct: 50,
+            atomic_pct: 50,
+            store_pct: 50,
+            swizzle_pct: 50,
+            edge_pct: 50,
+            wrap_pct: 50,
+            misalign_pct: 50,
+            invalid_format_pct: 50,
+            mismatch_pct: 50,
+            all_zero_pct: 50,
+            exec_zero_pct: 50,
+            wave32_pct: 50,
+            stall_pct: 50,
+            gap_max: 3,
+            odd_encoding_pct: 50,
+        };
+        for k in [TaKnobs::default(), half] {
+            for profile in Profile::all() {
+                for version in 2..=crate::STIMULUS_VERSION {
+                    let mut a = ChaCha8Rng::seed_from_u64(11);
+                    let mut b = ChaCha8Rng::seed_from_u64(11);
+                    for n in 0..3_000 {
+                        let x = generate_version(version, profile, &k, &mut a);
+                        let y = generate_baseline(version, profile, &k, &mut b);
+                        assert_eq!(x, y, "{profile} v{version} transaction {n}");
+                    }
+                    assert_eq!(a.next_u64(), b.next_u64());
+                }
+            }
+        }
     }
 
     #[test]
