@@ -35,7 +35,7 @@ use crate::rtlbuild::{self, OutputChecksum};
 use crate::testbench::Testbench;
 use crate::verilator::Verilator;
 use gpucosim_model::Profile;
-use gpucosim_tb::record_inputs;
+use gpucosim_tb::{record_inputs, time_closed_loop};
 use gpucosim_waves::{Capture, Meta, WaveFormat};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -280,6 +280,9 @@ pub struct UnitFigures {
     pub lockstep: f64,
     /// (5) Full lock-step, pipelined on two threads, cycles/s.
     pub pipelined: f64,
+    /// (6) Driver, stimulus generator and model closed-loop without RTL,
+    /// cycles/s ([`gpucosim_tb::time_closed_loop`]).
+    pub producer: f64,
     /// Cycles the lock-step run simulated (fewer than `cycles` if it
     /// diverged).
     pub lockstep_cycles: u64,
@@ -293,19 +296,19 @@ pub struct UnitFigures {
     pub vcd_bytes: u64,
     /// Whole-run waveforms.
     pub dump: DumpFigures,
-    /// The rounds of figures (1)–(5).
-    pub rounds: [Rounds; 5],
-    /// The CPUs figures (1)–(4) and (5) ran on ([`Pinning`]).
+    /// The rounds of figures (1)–(6).
+    pub rounds: [Rounds; 6],
+    /// The CPUs figures (1)–(4), (6) and (5) ran on ([`Pinning`]).
     pub pinning: Pinning,
 }
 
-/// Where the figures of a row ran: (1)–(4) on one CPU and (5) on that CPU
-/// and another, so that the bare loop's process and the lock-step run get
+/// Where the figures of a row ran: (1)–(4) and (6) on one CPU and (5) on
+/// that CPU and another, so that the bare loop's process and the lock-step run get
 /// the same CPU on a machine whose CPUs differ in speed or load (a virtual
 /// machine's); or why they were not pinned.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub enum Pinning {
-    /// (1)–(4) on the first CPU, (5) on both.
+    /// (1)–(4) and (6) on the first CPU, (5) on both.
     Cpus(usize, usize),
     /// Not pinned, and why.
     Not(String),
@@ -399,7 +402,9 @@ impl Pinning {
     /// The words of the report.
     pub fn describe(&self) -> String {
         match self {
-            Pinning::Cpus(a, b) => format!("(1)–(4) on CPU {a}, (5) on CPUs {a} and {b}"),
+            Pinning::Cpus(a, b) => {
+                format!("(1)–(4) and (6) on CPU {a}, (5) on CPUs {a} and {b}")
+            }
             Pinning::Not(why) => format!("not pinned to CPUs: {why}"),
         }
     }
@@ -443,7 +448,7 @@ impl DumpFigures {
 }
 
 impl UnitFigures {
-    /// The highest load of other processes during figures (1)–(5), in CPUs.
+    /// The highest load of other processes during figures (1)–(6), in CPUs.
     pub fn max_load(&self) -> Option<f64> {
         self.rounds
             .iter()
@@ -461,6 +466,14 @@ impl UnitFigures {
     /// Model alone ÷ RTL alone.
     pub fn model_speedup(&self) -> f64 {
         self.model / self.shim.max(1e-9)
+    }
+    /// The most lock-step on one thread can reach ÷ the bare loop with
+    /// this driver, stimulus and model: a cycle costs at least the RTL
+    /// through the shim (2) plus driver, generation and model (6), so
+    /// (1) ÷ ((2) + (6)) in time.
+    pub fn one_thread_ceiling(&self) -> f64 {
+        let t = |rate: f64| 1.0 / rate.max(1e-9);
+        t(self.bare) / (t(self.shim) + t(self.producer))
     }
 }
 
@@ -612,12 +625,13 @@ pub fn bench_unit<B: Testbench>(spec: &BenchSpec, profile: Profile) -> Result<Un
     let mut run_spec = RunSpec::new(table.unit, profile, spec.seed, spec.cycles);
     run_spec.rtl_arg = Some(spec.rtl_root.clone());
     run_spec.window = VCD_WINDOW;
-    // The five figures are measured in rounds, one of each per round, so
-    // that a slow spell of a shared machine hits all five alike rather than
+    // The six figures are measured in rounds, one of each per round, so
+    // that a slow spell of a shared machine hits all six alike rather than
     // one; each figure keeps its best round. A figure whose best rounds
     // disagree by more than SPREAD gets extra rounds of its own.
     let mut bare_sum = 0;
     let (mut shim_sum, mut model_sum) = (0, 0);
+    let mut producer_fold = 0;
     let mut lock_cycles = 0;
     let mut agreed = true;
     let mut one_round = |k: usize| -> Result<Duration> {
@@ -648,6 +662,12 @@ pub fn bench_unit<B: Testbench>(spec: &BenchSpec, profile: Profile) -> Result<Un
                 model_sum = sum;
                 Ok(t)
             }
+            5 => {
+                // (6) driver, generation and model closed-loop, no RTL
+                let (t, fold) = time_closed_loop::<B>(profile, spec.seed, spec.cycles);
+                producer_fold = fold;
+                Ok(t)
+            }
             _ => {
                 // (4) full lock-step on one thread, (5) pipelined
                 let mut rtl = Rtl::load(&lib, table)?;
@@ -667,7 +687,7 @@ pub fn bench_unit<B: Testbench>(spec: &BenchSpec, profile: Profile) -> Result<Un
         let _pin = pinning.figure(k)?;
         one_round(k)
     };
-    let mut rounds: [Rounds; 5] = std::array::from_fn(|_| Rounds::new(spec.repeats));
+    let mut rounds: [Rounds; 6] = std::array::from_fn(|_| Rounds::new(spec.repeats));
     for _ in 0..spec.repeats {
         for (k, r) in rounds.iter_mut().enumerate() {
             r.measure(|| pinned_round(k))?;
@@ -686,7 +706,8 @@ pub fn bench_unit<B: Testbench>(spec: &BenchSpec, profile: Profile) -> Result<Un
             table.unit, profile
         )));
     }
-    let [bare_r, shim_r, model_r, lock_r, pipe_r] = rounds;
+    std::hint::black_box(producer_fold);
+    let [bare_r, shim_r, model_r, lock_r, pipe_r, prod_r] = rounds;
     // VCD of a 1,024-cycle window, captured from model and RTL over the
     // recorded inputs.
     let (vcd_t, vcd_bytes) = vcd_window::<B>(profile, &lib, &rec, spec)?;
@@ -701,7 +722,8 @@ pub fn bench_unit<B: Testbench>(spec: &BenchSpec, profile: Profile) -> Result<Un
         model: rate(spec.cycles, model_r.best()),
         lockstep: rate(lock_cycles, lock_r.best()),
         pipelined: rate(lock_cycles, pipe_r.best()),
-        rounds: [bare_r, shim_r, model_r, lock_r, pipe_r],
+        producer: rate(spec.cycles, prod_r.best()),
+        rounds: [bare_r, shim_r, model_r, lock_r, pipe_r, prod_r],
         pinning,
         lockstep_cycles: lock_cycles,
         agreed,
@@ -1495,13 +1517,14 @@ fn cpus(load: Option<f64>) -> String {
     load.map_or("–".into(), |l| format!("{l:.2} CPU"))
 }
 
-/// The names of figures (1)–(5).
-pub const FIGURES: [&str; 5] = [
+/// The names of figures (1)–(6).
+pub const FIGURES: [&str; 6] = [
     "(1) bare",
     "(2) shim",
     "(3) model",
     "(4) lock-step",
     "(5) pipelined",
+    "(6) driver + model",
 ];
 
 fn si(rate: f64) -> String {
@@ -1554,6 +1577,31 @@ impl BenchReport {
         s
     }
 
+    /// Where a cycle of lock-step on one thread goes, in nanoseconds: the
+    /// RTL through the shim (2), driver, generation and model (6), the
+    /// rest (the engine's), and the ceiling of 4 ÷ 1 they leave.
+    pub fn cycle_cost_table(&self) -> String {
+        let mut s = String::from(
+            "| unit | profile | (1) bare | (2) RTL via shim | (6) driver, stimulus and model | (2) + (6) | (4) lock-step, 1 thread | (4) − (2) − (6): the engine | 4 ÷ 1 | at most: (1) ÷ ((2) + (6)) |\n\
+             |---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        );
+        let ns = |rate: f64| 1e9 / rate.max(1e-9);
+        for r in &self.rows {
+            let (b, sh, p, l) = (ns(r.bare), ns(r.shim), ns(r.producer), ns(r.lockstep));
+            let _ = writeln!(
+                s,
+                "| {} | {} | {b:.0} | {sh:.0} | {p:.0} | {:.0} | {l:.0} | {:.0} | {:.2} | {:.2} |",
+                r.unit,
+                r.profile,
+                sh + p,
+                l - sh - p,
+                r.ratio(),
+                r.one_thread_ceiling()
+            );
+        }
+        s
+    }
+
     /// The table of whole-run waveforms.
     pub fn dump_table(&self) -> String {
         let mut s = String::new();
@@ -1590,8 +1638,9 @@ impl BenchReport {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "| unit | profile | {} |\n|---|---|---:|---:|---:|---:|---:|",
-            FIGURES.join(" | ")
+            "| unit | profile | {} |\n|---|---|{}",
+            FIGURES.join(" | "),
+            "---:|".repeat(FIGURES.len())
         );
         for r in &self.rows {
             let cells: Vec<String> = r
@@ -1736,11 +1785,19 @@ impl BenchReport {
         for r in &self.rows {
             let _ = writeln!(
                 s,
-                "- {} {}: lock-step ÷ bare {:.2} on one thread (target ≥ {LOCKSTEP_RATIO}): {}, {:.2} pipelined (target ≥ {PIPELINED_RATIO:.1}): {}; model ÷ RTL alone {:.1}× (target ≥ {MODEL_SPEEDUP}×): {}; VCD window {:.1} ms (target < {VCD_MS} ms): {}{}",
+                "- {} {}: lock-step ÷ bare {:.2} on one thread (target ≥ {LOCKSTEP_RATIO}): {}{}, {:.2} pipelined (target ≥ {PIPELINED_RATIO:.1}): {}; model ÷ RTL alone {:.1}× (target ≥ {MODEL_SPEEDUP}×): {}; VCD window {:.1} ms (target < {VCD_MS} ms): {}{}",
                 r.unit,
                 r.profile,
                 r.ratio(),
                 met(r.ratio() >= LOCKSTEP_RATIO),
+                if r.ratio() < LOCKSTEP_RATIO {
+                    format!(
+                        " (driver, stimulus and model alone leave at most {:.2})",
+                        r.one_thread_ceiling()
+                    )
+                } else {
+                    String::new()
+                },
                 r.pipelined_ratio(),
                 met(r.pipelined_ratio() >= PIPELINED_RATIO),
                 r.model_speedup(),
@@ -1892,10 +1949,10 @@ impl BenchReport {
              (each job of `gpucosim regress`); (5) the same with driver and model on a second thread \
              ahead of the RTL (`gpucosim run` on two CPUs or more). \
              The checksums of (1) and (2) were equal in every row (`gpucosim bench` fails otherwise). \
-             \"Other load\" is the highest CPU time other processes took during figures (1)–(5), in CPUs \
+             \"Other load\" is the highest CPU time other processes took during figures (1)–(6), in CPUs \
              (machine busy time from `/proc/stat` minus this process's and its children's); \
              on an idle machine it is close to 0. \
-             Each row's figures (1)–(4) ran on one CPU, the bare loop's process included, and (5) on that CPU \
+             Each row's figures (1)–(4) and (6) (below) ran on one CPU, the bare loop's process included, and (5) on that CPU \
              and one more (`sched_setaffinity`), so that all of them get the same CPU on a machine whose CPUs \
              differ in speed or load: ",
         );
@@ -1905,6 +1962,17 @@ impl BenchReport {
             .map(|r| format!("{} {} {}", r.unit, r.profile, r.pinning.describe()))
             .collect();
         let _ = writeln!(s, "{}.\n", pins.join("; "));
+        s.push_str("## Where a cycle on one thread goes\n\n");
+        s.push_str(&self.cycle_cost_table());
+        s.push_str(
+            "\nNanoseconds a cycle, from the figures above and (6): driver, stimulus generator and model \
+             closed-loop over the same number of fresh cycles of the same seed without RTL (what lock-step \
+             runs besides the RTL before its own share), in the same rounds as (1)–(5) and on the CPU of \
+             (1)–(4). On one thread a cycle costs at least (2) + (6), so lock-step ÷ bare cannot exceed \
+             (1) ÷ ((2) + (6)) with this driver, stimulus and model; what (4) adds beyond (2) + (6) is the \
+             engine's: each cycle's inputs and the model's outputs in a batch, the call into the shim, \
+             the compare in C++.\n\n",
+        );
         s.push_str("## Load and agreement of the rounds\n\n");
         s.push_str(&self.rounds_table());
         let _ = writeln!(

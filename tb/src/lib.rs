@@ -15,4 +15,6 @@ pub mod testbench;
 pub mod units;
 
 pub use draw::STIMULUS_VERSION;
-pub use run::{fresh_txns, parse_knobs, record_inputs, ModelRun, Stimulus, RESET_CYCLES};
+pub use run::{
+    fresh_txns, parse_knobs, record_inputs, time_closed_loop, ModelRun, Stimulus, RESET_CYCLES,
+};

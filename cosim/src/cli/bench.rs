@@ -222,8 +222,9 @@ fn bench(
         cocotb,
     };
     print!(
-        "{}\n{}\nRepeated figures:\n{}\n{}\n{}\n",
+        "{}\n{}\n{}\nRepeated figures:\n{}\n{}\n{}\n",
         report.table(),
+        report.cycle_cost_table(),
         report.rounds_table(),
         report.repeated(),
         report.dump_table(),
