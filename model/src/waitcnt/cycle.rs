@@ -114,14 +114,37 @@ pub struct WaitcntModel {
     /// order with exports and LDS parameter loads).
     exp_order: [[u8; EXP_ORDER_CAP]; WAVES],
     exp_order_len: [u8; WAVES],
-    /// `cnt` packed as the four counter output ports show it (element w at
-    /// bit `w * width`), updated whenever a wave's counters change, so that a
-    /// cycle's outputs are a copy rather than 64 element writes.
-    packed: [u128; NUM_COUNTERS],
+    /// `cnt` packed as the words of the four counter output ports (element
+    /// w at bit `w * width`), updated whenever a wave's counters change, so
+    /// that a cycle's outputs are a copy rather than 64 element writes. A
+    /// spare word after each port's last lets a field be rewritten through
+    /// a 64-bit window at any element.
+    packed: [[u32; CNT_WORDS + 1]; NUM_COUNTERS],
 }
 
 /// The counter output ports, in `Counter` order.
 const CNT_PORTS: [Port; NUM_COUNTERS] = [P::vm_cnt_o, P::lgkm_cnt_o, P::exp_cnt_o, P::vs_cnt_o];
+/// Words of the widest counter port.
+const CNT_WORDS: usize = {
+    let mut most = 0;
+    let mut c = 0;
+    while c < NUM_COUNTERS {
+        let w = CNT_PORTS[c].words();
+        if w > most {
+            most = w;
+        }
+        c += 1;
+    }
+    most
+};
+// A counter fits the 64-bit window `repack` rewrites it through.
+const _: () = {
+    let mut c = 0;
+    while c < NUM_COUNTERS {
+        assert!(CNT_PORTS[c].elem_width <= 32);
+        c += 1;
+    }
+};
 /// Element width of `err_o`.
 const ERR_W: usize = P::err_o.elem_width as usize;
 const _: () = assert!(
@@ -177,7 +200,7 @@ impl WaitcntModel {
             order_len: [0; WAVES],
             exp_order: [[0; EXP_ORDER_CAP]; WAVES],
             exp_order_len: [0; WAVES],
-            packed: [0; NUM_COUNTERS],
+            packed: [[0; CNT_WORDS + 1]; NUM_COUNTERS],
         }
     }
 
@@ -209,7 +232,7 @@ impl WaitcntModel {
         self.thr = [self.max; WAVES];
         self.order_len = [0; WAVES];
         self.exp_order_len = [0; WAVES];
-        self.packed = [0; NUM_COUNTERS];
+        self.packed = [[0; CNT_WORDS + 1]; NUM_COUNTERS];
     }
 
     /// Refreshes wave `w`'s fields of `packed` from `cnt`.
@@ -218,8 +241,12 @@ impl WaitcntModel {
         for (c, port) in CNT_PORTS.iter().enumerate() {
             let ew = port.elem_width as usize;
             let sh = w * ew;
-            let m = ((1u128 << ew) - 1) << sh;
-            self.packed[c] = (self.packed[c] & !m) | ((self.cnt[w][c] as u128) << sh);
+            let (i, off) = (sh / 32, sh % 32);
+            let p = &mut self.packed[c];
+            let x = p[i] as u64 | (p[i + 1] as u64) << 32;
+            let m = ((1u64 << ew) - 1) << off;
+            let x = (x & !m) | (self.cnt[w][c] as u64) << off;
+            (p[i], p[i + 1]) = (x as u32, (x >> 32) as u32);
         }
     }
 
@@ -478,7 +505,8 @@ impl Unit for WaitcntModel {
 
         // Outputs: the registered counters (kept packed), then the rest.
         for (c, port) in CNT_PORTS.iter().enumerate() {
-            put_wide(port, outputs, self.packed[c]);
+            port.slice_mut(outputs)
+                .copy_from_slice(&self.packed[c][..port.words()]);
         }
         let mut errs = 0u64;
         let mut e = err_waves;

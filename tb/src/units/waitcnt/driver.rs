@@ -114,6 +114,11 @@ pub struct WaitcntDriver {
     slots: [Slot; WAVES],
     /// Bit w: `slots[w]` is not `Slot::Empty`.
     occupied: u16,
+    /// Bit w: `slots[w]` is a `Slot::Issue` (offered only while the wave
+    /// does not wait, and never as a wait).
+    issues: u16,
+    /// Bit w: `slots[w]` is a `Slot::Wait` (never offered as an issue).
+    waits: u16,
     /// Bit w: `slots[w]` is a `Slot::BadWait` whose `s_waitcnt 0` has been
     /// offered: its wait is offered whether or not the wave waits.
     after_wait: u16,
@@ -159,6 +164,8 @@ impl WaitcntDriver {
             profile,
             slots: [Slot::Empty; WAVES],
             occupied: 0,
+            issues: 0,
+            waits: 0,
             after_wait: 0,
             lookahead: None,
             exhausted: false,
@@ -212,8 +219,6 @@ impl WaitcntDriver {
         self.log.as_ref().map_or(&[], |l| &l.events)
     }
 
-    /// Sets wave `w`'s slot, keeping `occupied` in step.
-    #[inline]
     /// Offers wave `w`'s wait `(imm, vscnt, idx)` this cycle and frees its
     /// slot; `opens`: the unit takes it, so it stays open until released.
     fn offer_wait(&mut self, inputs: &mut [u32], w: usize, wait: (u16, bool, usize), opens: bool) {
@@ -232,18 +237,21 @@ impl WaitcntDriver {
         self.rr_wait = (w + 1) % WAVES;
     }
 
+    /// Sets wave `w`'s slot, keeping the masks of slot kinds in step.
+    #[inline]
     fn set_slot(&mut self, w: usize, slot: Slot) {
         self.slots[w] = slot;
-        if slot == Slot::Empty {
-            self.occupied &= !(1 << w);
-        } else {
-            self.occupied |= 1 << w;
-        }
-        if let Slot::BadWait { waited: true, .. } = slot {
-            self.after_wait |= 1 << w;
-        } else {
-            self.after_wait &= !(1 << w);
-        }
+        let bit = 1u16 << w;
+        let set = |mask: &mut u16, on: bool| {
+            *mask = *mask & !bit | if on { bit } else { 0 };
+        };
+        set(&mut self.occupied, slot != Slot::Empty);
+        set(&mut self.issues, matches!(slot, Slot::Issue { .. }));
+        set(&mut self.waits, matches!(slot, Slot::Wait { .. }));
+        set(
+            &mut self.after_wait,
+            matches!(slot, Slot::BadWait { waited: true, .. }),
+        );
     }
 
     /// Places a transaction; gives it back if its wave's slot (or the
@@ -430,25 +438,35 @@ impl WaitcntDriver {
         let mut picks = [(0u64, 0usize); RET_CHANNELS];
         let mut n = 0;
         let mut future = u64::MAX;
+        // The busy queues with an entry due, and the earliest due cycle of
+        // the others, without a branch on either (which is taken is random);
+        // then the due ones, by due cycle.
+        let mut ready = [0u64; 2];
         let mut busy = self.busy_q;
         while busy != 0 {
             let q = busy.trailing_zeros() as usize;
             busy &= busy - 1;
             let due = self.head_due[q];
-            if due > self.now {
-                future = future.min(due);
-                continue;
+            let is_due = due <= self.now;
+            ready[q / 64] |= (is_due as u64) << (q % 64);
+            future = future.min(if is_due { u64::MAX } else { due });
+        }
+        for (half, mut bits) in ready.into_iter().enumerate() {
+            while bits != 0 {
+                let q = 64 * half + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let due = self.head_due[q];
+                if n == slots && due >= picks[n - 1].0 {
+                    continue;
+                }
+                let mut at = n.min(slots - 1);
+                while at > 0 && picks[at - 1].0 > due {
+                    picks[at] = picks[at - 1];
+                    at -= 1;
+                }
+                picks[at] = (due, q);
+                n = (n + 1).min(slots);
             }
-            if n == slots && due >= picks[n - 1].0 {
-                continue;
-            }
-            let mut at = n.min(slots - 1);
-            while at > 0 && picks[at - 1].0 > due {
-                picks[at] = picks[at - 1];
-                at -= 1;
-            }
-            picks[at] = (due, q);
-            n = (n + 1).min(slots);
         }
         for (c, &(due, q)) in picks[..n].iter().enumerate() {
             // The entry that returns: an ordered domain's head; in SMEM the
@@ -552,9 +570,12 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
         if self.idle_left > 0 {
             self.idle_left -= 1;
         } else {
-            // Only occupied slots can offer, in round-robin order from
-            // `rr_issue`.
-            let mut cand = self.occupied.rotate_right(self.rr_issue as u32);
+            // Slots that can offer an issue, in round-robin order from
+            // `rr_issue`: an issue of a wave that does not wait, an injected
+            // one (never a wait, nor an issue of a waiting wave).
+            let injected = self.occupied & !(self.issues | self.waits);
+            let can = self.issues & !(waiting as u16) | injected;
+            let mut cand = can.rotate_right(self.rr_issue as u32);
             while cand != 0 {
                 let i = cand.trailing_zeros() as usize;
                 cand &= cand - 1;
@@ -614,7 +635,9 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
             // Occupied slots of waves that neither wait nor offer an issue
             // (or whose injected wait is offered whether or not the wave
             // waits), in round-robin order from `rr_wait`.
-            let mut eligible = (self.occupied & !(waiting as u16)) | self.after_wait;
+            // (An issue slot never offers a wait.)
+            let mut eligible =
+                (self.occupied & !self.issues & !(waiting as u16)) | self.after_wait;
             if issue_wave < WAVES {
                 eligible &= !(1 << issue_wave);
             }
