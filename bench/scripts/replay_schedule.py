@@ -66,8 +66,22 @@ def longest_first(jobs, workers):
     return end
 
 
+def fail(msg):
+    print(f"replay_schedule: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
 def main():
-    res = json.load(open(sys.argv[1]))
+    if len(sys.argv) < 2:
+        fail("usage: replay_schedule.py RESULTS.json [J ...]")
+    try:
+        with open(sys.argv[1]) as f:
+            res = json.load(f)
+        res["plan"]["units"], res["plan"]["profiles"], res["jobs"]
+    except OSError as e:
+        fail(f"cannot read {sys.argv[1]}: {e.strerror}")
+    except (ValueError, KeyError, TypeError) as e:
+        fail(f"{sys.argv[1]} is not a gpucosim regress results file ({e})")
     plan = res["plan"]
     units, profiles = plan["units"], plan["profiles"]
     jobs = []
@@ -83,7 +97,12 @@ def main():
         })
     jobs.sort(key=lambda j: j["order"])
     total = sum(j["t"] for j in jobs)
-    counts = [int(a) for a in sys.argv[2:]] or [2, 4, 8, 16, 32]
+    counts = []
+    for a in sys.argv[2:]:
+        if not a.isdigit() or int(a) < 1:
+            fail(f"{a}: not a number of workers (a whole number, at least 1)")
+        counts.append(int(a))
+    counts = counts or [2, 4, 8, 16, 32]
     print(f"{len(jobs)} jobs, {total:.2f} s in all")
     print("workers  canonical  longest first")
     for n in counts:

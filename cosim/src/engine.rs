@@ -938,7 +938,6 @@ pub fn run<B: Testbench>(
             .with_stimulus_version(spec.stimulus)
     };
     let start = Instant::now();
-    let again = stimulus.again();
     let prod = model_run(stimulus.again())?;
     let (prod, last, produced) = if spec.pipeline {
         let (res, last, prod, produced) = pipelined(spec.cycles, prod, &mut chk);
@@ -971,7 +970,7 @@ pub fn run<B: Testbench>(
     let context = at
         .map(|at| {
             let focus = chk.mismatches.iter().find_map(Mismatch::focus);
-            let mut run = model_run(stimulus)?;
+            let mut run = model_run(stimulus.again())?;
             // On to the last cycle checked when it stands in for the
             // producer.
             let to_last = prod.is_none().then_some(last);
@@ -992,7 +991,7 @@ pub fn run<B: Testbench>(
     let prod = match prod {
         Some(p) => p,
         None => {
-            let mut p = model_run(again)?;
+            let mut p = model_run(stimulus)?;
             let (mut inp, mut mout) = (vec![0u32; iw], vec![0u32; ow]);
             for c in 0..=last {
                 p.cycle(c, &mut inp, &mut mout);

@@ -526,19 +526,21 @@ impl JobList {
 /// canonical order (the order changes nothing there).
 struct Dispatch {
     groups: Vec<Group>,
-    canonical: bool,
 }
 
+/// A run of list indices `first..end` of one unit, profile and kernel:
+/// the next to hand out, and the time its finished jobs took.
 struct Group {
+    first: u64,
     next: u64,
     end: u64,
-    started: u64,
     done: u64,
     seconds: f64,
 }
 
 impl Dispatch {
     fn new(list: &JobList, threads: usize) -> Dispatch {
+        // One worker: the whole list as one group, taken in order.
         let groups = if threads <= 1 {
             std::iter::once(0..list.len()).collect()
         } else {
@@ -548,14 +550,13 @@ impl Dispatch {
             groups: groups
                 .into_iter()
                 .map(|r| Group {
+                    first: r.start,
                     next: r.start,
                     end: r.end,
-                    started: 0,
                     done: 0,
                     seconds: 0.0,
                 })
                 .collect(),
-            canonical: threads <= 1,
         }
     }
 
@@ -563,9 +564,11 @@ impl Dispatch {
     /// been handed out.
     fn take(&mut self) -> Option<(usize, u64)> {
         let open = |g: &Group| g.next < g.end;
-        let g = if self.canonical {
-            self.groups.iter().position(open)?
-        } else if let Some(g) = self.groups.iter().position(|g| open(g) && g.started == 0) {
+        let g = if let Some(g) = self
+            .groups
+            .iter()
+            .position(|g| open(g) && g.next == g.first)
+        {
             g
         } else {
             // Longest mean first; unmeasured groups first of all; ties to
@@ -589,7 +592,6 @@ impl Dispatch {
         let grp = &mut self.groups[g];
         let k = grp.next;
         grp.next += 1;
-        grp.started += 1;
         Some((g, k))
     }
 

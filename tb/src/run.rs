@@ -455,50 +455,58 @@ fn weighted_sum_x86_64_v3(words: &[u32], weights: &[u32]) -> u64 {
     weighted_sum(words, weights)
 }
 
-/// Directed transactions, then seeded random ones, as in a fresh engine run.
-/// Runs the driver closed-loop against the model for `cycles` cycles, as
-/// the engine does (reset first), and returns every cycle's packed input
-/// words, `in_words` per cycle.
-pub fn record_inputs<B: Testbench>(profile: Profile, seed: u64, cycles: u64) -> Result<Vec<u32>> {
+/// Runs the driver closed-loop against the model for `cycles` cycles of a
+/// fresh run of `seed` with the default knobs (directed transactions, then
+/// seeded random ones), as the engine does (reset first), calling
+/// `each(inputs)` after every cycle; returns the last cycle's outputs.
+#[inline]
+fn closed_loop<B: Testbench>(
+    profile: Profile,
+    seed: u64,
+    cycles: u64,
+    mut each: impl FnMut(&[u32]),
+) -> Vec<u32> {
     let table = B::table();
     let knobs = B::Knobs::default();
     let mut run = ModelRun::<B>::new(profile, seed, &knobs, Stimulus::Fresh);
-    let (iw, ow) = (table.in_words(), table.out_words());
+    let mut inp = vec![0u32; table.in_words()];
+    let mut out = vec![0u32; table.out_words()];
+    for cycle in 0..cycles {
+        // Fresh stimulus never runs out, so the status is always Busy.
+        run.cycle(cycle, &mut inp, &mut out);
+        each(&inp);
+    }
+    out
+}
+
+/// Every cycle's packed input words (`in_words` per cycle) of the
+/// driver run closed-loop against the model for `cycles` cycles, as the
+/// engine runs them (reset first; directed transactions, then seeded
+/// random ones).
+pub fn record_inputs<B: Testbench>(profile: Profile, seed: u64, cycles: u64) -> Result<Vec<u32>> {
+    let iw = B::table().in_words();
     let total = usize::try_from(cycles)
         .ok()
         .and_then(|c| c.checked_mul(iw))
         .ok_or_else(|| Error::Input(format!("{cycles} cycles do not fit in memory")))?;
     let mut rec = Vec::with_capacity(total);
-    let mut inp = vec![0u32; iw];
-    let mut out = vec![0u32; ow];
-    for cycle in 0..cycles {
-        // Fresh stimulus never runs out, so the status is always Busy.
-        run.cycle(cycle, &mut inp, &mut out);
-        rec.extend_from_slice(&inp);
-    }
+    closed_loop::<B>(profile, seed, cycles, |inp| rec.extend_from_slice(inp));
     Ok(rec)
 }
 
 /// The time the driver, the stimulus generator and the model take
 /// closed-loop, without RTL, for `cycles` cycles of a fresh run of `seed`
-/// (reset first, as [`record_inputs`] and the engine run them): what each
+/// (as [`record_inputs`] runs them, without keeping the inputs): what each
 /// cycle of lock-step costs on top of the RTL, before the engine's own
-/// share. Also returns a fold of the last outputs, so that nothing is
+/// share (the run's set-up, microseconds, included). Also returns a fold of the last outputs, so that nothing is
 /// optimised away.
 pub fn time_closed_loop<B: Testbench>(
     profile: Profile,
     seed: u64,
     cycles: u64,
 ) -> (std::time::Duration, u32) {
-    let table = B::table();
-    let knobs = B::Knobs::default();
-    let mut run = ModelRun::<B>::new(profile, seed, &knobs, Stimulus::Fresh);
-    let mut inp = vec![0u32; table.in_words()];
-    let mut out = vec![0u32; table.out_words()];
     let t0 = std::time::Instant::now();
-    for cycle in 0..cycles {
-        run.cycle(cycle, &mut inp, &mut out);
-    }
+    let out = closed_loop::<B>(profile, seed, cycles, |_| {});
     let took = t0.elapsed();
     let fold = out.iter().fold(0u32, |a, &w| a.rotate_left(5) ^ w);
     (took, std::hint::black_box(fold))
