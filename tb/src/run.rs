@@ -292,14 +292,17 @@ impl<'a, B: Testbench> ModelRun<'a, B> {
     /// the model has not stepped yet.
     #[inline]
     fn drive(&mut self, cycle: u64, inp: &mut [u32], mout: &[u32]) -> Drive {
-        inp.fill(0);
         if cycle < RESET_CYCLES {
+            inp.fill(0);
             self.driver.drive_in_reset(cycle, inp);
-            Drive::Busy
-        } else {
-            self.rst.set(inp, 1);
-            self.driver.drive(mout, inp, &mut self.src)
+            return Drive::Busy;
         }
+        if let Some(status) = self.driver.drive_held(mout, inp) {
+            return status;
+        }
+        inp.fill(0);
+        self.rst.set(inp, 1);
+        self.driver.drive(mout, inp, &mut self.src)
     }
 
     /// Runs a fresh run from cycle 0 until the driver reports its stimulus

@@ -49,6 +49,17 @@ pub trait Driver<T>: Send {
     /// zeros in the first cycle after reset). Transactions are pulled from
     /// `src` when the driver is ready for one.
     fn drive(&mut self, prev_out: &[u32], inputs: &mut [u32], src: &mut dyn TxnSource<T>) -> Drive;
+    /// Asked before [`Driver::drive`] in every cycle out of reset: when
+    /// this cycle repeats inputs the driver already packed (an offer held
+    /// until the unit takes it), writes every word of `inputs` (whatever
+    /// they held, `rst_ni` high included) and returns the cycle's status,
+    /// and `drive` is not called; otherwise leaves `inputs` alone and
+    /// returns `None`. It spares the zeroing of the inputs that `drive`
+    /// starts from. `prev_out` is as for `drive`. By default `None`.
+    fn drive_held(&mut self, prev_out: &[u32], inputs: &mut [u32]) -> Option<Drive> {
+        let _ = (prev_out, inputs);
+        None
+    }
     /// Sets `inputs` (already zeroed, with `rst_ni` low) for reset cycle
     /// `cycle` (`0..RESET_CYCLES`), for a unit whose cycle contract says
     /// what its outputs are in reset whatever the inputs. By default the

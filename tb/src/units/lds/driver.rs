@@ -58,15 +58,11 @@ impl Driver<LdsTxn> for LdsDriver {
         let ready_prev = P::req_ready_o.bit(prev);
         let mut just_taken = false;
         if self.offering.is_some() {
-            if ready_prev {
-                self.offering = None;
-                self.in_flight = Some(self.taken - 1);
-                just_taken = true;
-            } else {
-                // Hold the offer (valid and payload, packed once) until it is taken.
-                inp.copy_from_slice(&self.packed);
-                return Drive::Busy;
-            }
+            // Not held (`drive_held`): the unit took the offer.
+            debug_assert!(ready_prev);
+            self.offering = None;
+            self.in_flight = Some(self.taken - 1);
+            just_taken = true;
         }
         if self.pending.is_none() {
             self.pending = src.next_txn();
@@ -99,6 +95,15 @@ impl Driver<LdsTxn> for LdsDriver {
         }
     }
 
+    fn drive_held(&mut self, prev: &[u32], inp: &mut [u32]) -> Option<Drive> {
+        // Hold the offer (valid and payload, packed once, `rst_ni` high)
+        // until the unit takes it.
+        (self.offering.is_some() && !P::req_ready_o.bit(prev)).then(|| {
+            inp.copy_from_slice(&self.packed);
+            Drive::Busy
+        })
+    }
+
     fn in_flight(&self) -> Option<usize> {
         self.in_flight
     }
@@ -107,5 +112,61 @@ impl Driver<LdsTxn> for LdsDriver {
 impl Default for LdsDriver {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::{ModelRun, Stimulus};
+    use crate::units::lds::stimulus::{generate, LdsKnobs};
+    use crate::units::lds::LdsTestbench;
+    use gpucosim_model::Profile;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn an_offer_is_held_whole_until_taken_and_each_is_taken_once_in_order() {
+        for profile in Profile::all() {
+            let k = LdsKnobs::default();
+            let mut rng = ChaCha8Rng::seed_from_u64(7);
+            let txns: Vec<LdsTxn> = (0..300).map(|_| generate(profile, &k, &mut rng)).collect();
+            // What each offer drives: the payload, `req_valid_i` and `rst_ni`.
+            let offers: Vec<Vec<u32>> = txns
+                .iter()
+                .map(|t| {
+                    let mut inp = vec![0u32; P::TABLE.in_words()];
+                    P::rst_ni.set(&mut inp, 1);
+                    LdsDriver::apply(t, &mut inp);
+                    inp
+                })
+                .collect();
+            let mut run = ModelRun::<LdsTestbench>::new(profile, 7, &k, Stimulus::Replay(txns));
+            let (mut taken, mut held) = (0, 0);
+            let (iw, ow) = (P::TABLE.in_words(), P::TABLE.out_words());
+            let (mut pin, mut pout) = (vec![0u32; iw], vec![0u32; ow]);
+            let (mut inp, mut out) = (vec![0u32; iw], vec![0u32; ow]);
+            for cycle in 0..2_000_000 {
+                // Whatever the buffer held: every word must be driven.
+                inp.fill(0xDEAD_BEEF);
+                out.copy_from_slice(&pout);
+                let status = run.cycle(cycle, &mut inp, &mut out);
+                if P::req_valid_i.bit(&pin) && !P::req_ready_o.bit(&pout) {
+                    // Not taken in the cycle before: offered again, whole.
+                    assert_eq!(inp, pin, "held offer {taken}");
+                    held += 1;
+                }
+                if P::req_valid_i.bit(&inp) && P::req_ready_o.bit(&out) {
+                    assert_eq!(inp, offers[taken], "offer {taken}");
+                    taken += 1;
+                }
+                (pin, pout) = (inp.clone(), out.clone());
+                if status == Drive::Done {
+                    break;
+                }
+            }
+            assert_eq!(taken, offers.len(), "{profile}");
+            assert!(held > offers.len(), "{profile}: {held} held cycles");
+        }
     }
 }
