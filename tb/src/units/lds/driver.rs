@@ -58,8 +58,11 @@ impl Driver<LdsTxn> for LdsDriver {
         let ready_prev = P::req_ready_o.bit(prev);
         let mut just_taken = false;
         if self.offering.is_some() {
-            // Not held (`drive_held`): the unit took the offer.
-            debug_assert!(ready_prev);
+            if !ready_prev {
+                // Held: what `drive_held`, asked first, does.
+                inp.copy_from_slice(&self.packed);
+                return Drive::Busy;
+            }
             self.offering = None;
             self.in_flight = Some(self.taken - 1);
             just_taken = true;
