@@ -55,14 +55,13 @@ impl Driver<LdsTxn> for LdsDriver {
     fn drive(&mut self, prev: &[u32], inp: &mut [u32], src: &mut dyn TxnSource<LdsTxn>) -> Drive {
         // `prev` shows the cycle before this one: if we offered then and the
         // unit was ready, it took the instruction at that cycle's edge.
+        // An offer not taken is held (`ModelRun` asks `drive_held` first).
+        if let Some(held) = self.drive_held(prev, inp) {
+            return held;
+        }
         let ready_prev = P::req_ready_o.bit(prev);
         let mut just_taken = false;
         if self.offering.is_some() {
-            if !ready_prev {
-                // Held: what `drive_held`, asked first, does.
-                inp.copy_from_slice(&self.packed);
-                return Drive::Busy;
-            }
             self.offering = None;
             self.in_flight = Some(self.taken - 1);
             just_taken = true;
