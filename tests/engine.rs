@@ -342,6 +342,40 @@ fn toy_with(dir: &Path, logic: &str) -> std::path::PathBuf {
 
 const COND: &str = "en_i && d_i[0][7:0] == 8'h5a";
 
+/// The shim calls Verilator's root evaluation directly (skipping the
+/// bookkeeping of `eval()`) only where that bookkeeping has nothing to do:
+/// not for a design with classes (whose released objects `eval()`
+/// deletes), nor in a tracing build (where `eval()` flags activity for the
+/// trace; `eval_step_is_plain`'s unit tests cover the other statements
+/// that keep it on `eval()`). Lock-step agrees on both paths, the class
+/// design making an object every cycle.
+#[test]
+fn the_shim_skips_evals_bookkeeping_only_where_it_has_nothing_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = toy_rtl(&dir.path().join("plain"), None);
+    let classes = toy_with(
+        &dir.path().join("classes"),
+        "  class Box;\n    logic [31:0] v;\n  endclass\n  Box box;\n  \
+         always @(posedge clk_i) begin\n    box = new;\n    box.v = 0;\n  end\n  \
+         assign hook = 0;",
+    );
+    let direct = |rtl: &Path, trace: bool| {
+        let root = gpucosim::rtl_root(Some(rtl));
+        gpucosim::load_rtl::<ToyTestbench>(&root, Profile::Gfx9, trace)
+            .unwrap()
+            .0
+            .direct_eval()
+    };
+    assert!(direct(&plain, false));
+    assert!(!direct(&plain, true));
+    assert!(!direct(&classes, false));
+    for rtl in [&plain, &classes] {
+        let s = spec(rtl, None, Profile::Gfx9, 20_000);
+        let (out, _) = gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Fresh, false).unwrap();
+        assert!(out.passed(), "{}", report(&s, &out, &toy_ports::TABLE));
+    }
+}
+
 /// `Rtl::run` steps a run of cycles in one call into the shim, comparing
 /// each cycle's outputs with the expected ones: it agrees with stepping
 /// them one call a cycle, and stops after the first cycle whose outputs

@@ -38,7 +38,14 @@
 #include <string>
 #include <vector>
 
+#include "gc_eval.h"
 #include "gc_hooks.h"
+
+#if GC_DIRECT_EVAL
+// Verilator's evaluation of the design's root, which V@TOP@::eval() calls
+// (see evaluate below).
+void V@TOP@___024root___eval(V@TOP@___024root* vlSelf);
+#endif
 
 namespace {
 
@@ -59,6 +66,8 @@ struct Sim {
   VerilatedVcdC* tfp = nullptr;
 #endif
   uint64_t time = 0;
+  // The model was evaluated once through V@TOP@::eval(), which initialises it.
+  bool evaluated = false;
   int end = kRunning;
   std::string message;
   std::string text;
@@ -110,17 +119,37 @@ void end_with(Sim* s, int kind, const std::string& message) {
   }
 }
 
+// One evaluation. V@TOP@::eval() runs the root evaluation between
+// per-call bookkeeping: the first call initialises the model, and every
+// call deletes the class objects released meanwhile and hands on the
+// messages a multithreaded model's threads queued, taking and releasing
+// a mutex or two. gpucosim builds the model single-threaded, and where
+// the build found that eval() does nothing else and the design has no
+// classes (GC_DIRECT_EVAL, from rtlbuild.rs), that bookkeeping has
+// nothing to do: every evaluation after the first calls the root
+// evaluation directly.
+inline void evaluate(Sim* s) {
+#if GC_DIRECT_EVAL
+  if (s->evaluated) {
+    V@TOP@___024root___eval(s->top->rootp);
+    return;
+  }
+#endif
+  s->top->eval();
+  s->evaluated = true;
+}
+
 void step_inner(Sim* s, const uint32_t* in, uint32_t* out) {
   V@TOP@* t = s->top;
 @IN_COPY@  t->clk_i = 0;
   s->ctx.time(s->time);
-  t->eval();
+  evaluate(s);
 #ifdef GC_TRACE
   if (s->tfp) s->tfp->dump(s->time);
 #endif
 @OUT_COPY@  t->clk_i = 1;
   s->ctx.time(s->time + 5);
-  t->eval();
+  evaluate(s);
 #ifdef GC_TRACE
   if (s->tfp) s->tfp->dump(s->time + 5);
 #endif
@@ -197,6 +226,9 @@ uint32_t gc_abi_version() { return @ABI@u; }
 uint64_t gc_layout_hash() { return 0x@HASH@ull; }
 uint32_t gc_in_words() { return @IN_WORDS@u; }
 uint32_t gc_out_words() { return @OUT_WORDS@u; }
+// 1 when every evaluation after the first calls the root evaluation
+// directly (see evaluate), 0 when each goes through eval().
+uint32_t gc_direct_eval() { return GC_DIRECT_EVAL ? 1u : 0u; }
 
 void* gc_create() {
   Sim* s = new Sim;

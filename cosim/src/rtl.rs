@@ -81,6 +81,7 @@ struct Api {
     set_mutant: SetIntFn,
     activated: HandleIntFn,
     coverage_write: TraceOpenFn,
+    direct_eval: U32Fn,
 }
 
 /// One instance of a Verilated unit.
@@ -149,6 +150,7 @@ impl Rtl {
                 set_mutant: sym!("gc_set_mutant"),
                 activated: sym!("gc_activated"),
                 coverage_write: sym!("gc_coverage_write"),
+                direct_eval: sym!("gc_direct_eval"),
             };
             let handle = create();
             if handle.is_null() {
@@ -171,6 +173,15 @@ impl Rtl {
     pub fn set_mutant(&mut self, k: u32) {
         // SAFETY: the handle is live; the shim only stores the value.
         unsafe { (self.api.set_mutant)(self.handle, k as c_int) }
+    }
+
+    /// Whether the library evaluates the model by calling Verilator's root
+    /// evaluation directly after the first `eval()`, skipping the per-call
+    /// bookkeeping that a single-threaded model without classes leaves
+    /// with nothing to do (`rtlbuild` decides from the generated C++).
+    pub fn direct_eval(&self) -> bool {
+        // SAFETY: the function returns a constant of the library.
+        unsafe { (self.api.direct_eval)() != 0 }
     }
 
     /// Whether the instance can still be used: no step of it was aborted.

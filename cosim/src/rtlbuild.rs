@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Version of the shim ABI; bumped when `gc_*` signatures change.
-pub const ABI_VERSION: u32 = 6;
+pub const ABI_VERSION: u32 = 7;
 
 /// The shim's fixed C++ (port copies filled in by [`shim_source`]).
 const SHIM_TEMPLATE: &str = include_str!("../cxx/gc_shim.cpp");
@@ -418,6 +418,9 @@ const MAKE_FLAGS: &[&str] = &[
 const OPT_GLOBAL_SHIM: &str = "OPT_GLOBAL=-O2 -include gc_hooks.h -DVL_PRINTF=gc_vl_printf \
                                -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL";
 const OPT_GLOBAL_BARE: &str = "OPT_GLOBAL=-O2";
+/// The version of [`eval_step_is_plain`]'s rules, part of the build key:
+/// a change of them must not reuse libraries built under the old ones.
+const DIRECT_EVAL_RULES: &str = "direct-eval-1";
 const LIB_NAME: &str = "libgcsim.so";
 const BARE_NAME: &str = "gcbare";
 
@@ -500,6 +503,7 @@ fn build_artifact(
     };
     let key = key_of([
         "gpucosim-build-2",
+        DIRECT_EVAL_RULES,
         req.table.unit,
         req.table.top,
         &gfx,
@@ -651,6 +655,19 @@ fn build_artifact(
     run_tool(cmd, req, "verilator")?;
     let verilator_seconds = t_verilator.elapsed().as_secs_f64();
     check_ports(req, &obj.join(format!("V{}.h", req.table.top)))?;
+    if art == Artifact::Shim {
+        let direct = direct_eval(&obj, req.table.top)?;
+        tracing::debug!(
+            "{what}: the shim evaluates {}",
+            if direct {
+                "the root directly after the first eval()"
+            } else {
+                "through eval()"
+            }
+        );
+        let header = tmp.path().join("gc_eval.h");
+        std::fs::write(&header, eval_header(direct)).map_err(|e| Error::io(&header, e))?;
+    }
     std::fs::copy(&hooks, obj.join("gc_hooks.h")).map_err(|e| Error::io(&obj, e))?;
     let runtime = cache.join("runtime").join(&runtime_key[..16]);
     let reused = reuse_runtime(&runtime, &obj);
@@ -1118,6 +1135,95 @@ fn port_differences(table: &PortTable, verilated: &[VerilatedPort]) -> Vec<Strin
     diffs
 }
 
+/// Whether the shim may evaluate the model generated in `obj` by calling
+/// its root evaluation, `V<top>___024root___eval`, directly once
+/// `V<top>::eval()` has run once (`evaluate` in `cxx/gc_shim.cpp`): when
+/// `eval_step` in the generated `V<top>.cpp` does nothing but that call
+/// besides its first-call initialisation, debug-only code and bookkeeping
+/// that has nothing to do in a single-threaded model without classes
+/// (see [`eval_step_is_plain`]), and no generated header derives from
+/// `VlClass` (only class objects are ever queued for `deleteAll`).
+fn direct_eval(obj: &Path, top: &str) -> Result<bool> {
+    let model = obj.join(format!("V{top}.cpp"));
+    let cpp = std::fs::read_to_string(&model).map_err(|e| Error::io(&model, e))?;
+    let header = obj.join(format!("V{top}.h"));
+    let h = std::fs::read_to_string(&header).map_err(|e| Error::io(&header, e))?;
+    if !eval_step_is_plain(&cpp, &h, top) {
+        return Ok(false);
+    }
+    for entry in std::fs::read_dir(obj).map_err(|e| Error::io(obj, e))? {
+        let path = entry.map_err(|e| Error::io(obj, e))?.path();
+        if path.extension().is_some_and(|x| x == "h") {
+            let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+            if text.contains("VlClass") {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// Whether `V<top>::eval_step()` in the generated model `cpp` (with its
+/// header `h`) is, statement for statement, only: debug messages and
+/// `VL_DEBUG` blocks, the `__Vm_didInit` block of the first call, one call
+/// of the root evaluation (declared as the shim declares it, on the
+/// public `rootp`), and bookkeeping that a single-threaded model without
+/// classes leaves with nothing to do: `__Vm_deleter.deleteAll()` (class
+/// objects released), `Verilated::mtaskId(0)` (a thread-local every thread
+/// starts at 0), `Verilated::endOfThreadMTask` and `Verilated::endOfEval`
+/// (messages that only a multithreaded model's threads queue). Anything
+/// else (tracing's activity flag, named events, timing, a profiler, a
+/// statement of another Verilator version) keeps the shim on `eval()`.
+pub fn eval_step_is_plain(cpp: &str, h: &str, top: &str) -> bool {
+    let root = format!("V{top}___024root");
+    if !cpp.contains(&format!("void {root}___eval({root}* vlSelf);"))
+        || !h.contains(&format!("{root}* const rootp;"))
+    {
+        return false;
+    }
+    let head = format!("void V{top}::eval_step() {{");
+    let Some(at) = cpp.find(&head) else {
+        return false;
+    };
+    let root_eval = format!("{root}___eval(&(vlSymsp->TOP));");
+    let mut lines = cpp[at + head.len()..].lines().map(str::trim);
+    let mut evals = 0;
+    while let Some(line) = lines.next() {
+        match line {
+            "}" => return evals == 1,
+            "" => {}
+            "#ifdef VL_DEBUG" => {
+                if !lines.any(|l| l.starts_with("#endif")) {
+                    return false;
+                }
+            }
+            "if (VL_UNLIKELY(!vlSymsp->__Vm_didInit)) {" => {
+                if !lines.any(|l| l == "}") {
+                    return false;
+                }
+            }
+            "vlSymsp->__Vm_deleter.deleteAll();"
+            | "Verilated::mtaskId(0);"
+            | "Verilated::endOfThreadMTask(vlSymsp->__Vm_evalMsgQp);"
+            | "Verilated::endOfEval(vlSymsp->__Vm_evalMsgQp);" => {}
+            l if l == root_eval => evals += 1,
+            l if l.starts_with("//") || l.starts_with("VL_DEBUG_IF(") => {}
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// `gc_eval.h`, which the shim includes: [`direct_eval`]'s verdict.
+fn eval_header(direct: bool) -> String {
+    format!(
+        "// Generated by gpucosim (rtlbuild.rs, direct_eval): whether the shim\n\
+         // calls the model's root evaluation directly after the first eval().\n\
+         #define GC_DIRECT_EVAL {}\n",
+        direct as u8
+    )
+}
+
 fn check_ports(req: &BuildRequest<'_>, header: &Path) -> Result<()> {
     let text = std::fs::read_to_string(header).map_err(|e| Error::io(header, e))?;
     let diffs = port_differences(req.table, &verilated_ports(&text));
@@ -1369,5 +1475,130 @@ mod tests {
             assert!(src.contains("Vdemo_top"));
             assert!(src.contains("t->q_o"));
         }
+    }
+
+    /// `Vdemo_top.cpp`'s declarations and `eval_step` as Verilator 5.048
+    /// generates them for a single-threaded model without tracing.
+    const EVAL_STEP_5_048: &str = "\
+void Vdemo_top___024root___eval(Vdemo_top___024root* vlSelf);
+
+void Vdemo_top::eval_step() {
+    VL_DEBUG_IF(VL_DBG_MSGF(\"+++++TOP Evaluate Vdemo_top::eval_step\\n\"); );
+#ifdef VL_DEBUG
+    // Debug assertions
+    Vdemo_top___024root___eval_debug_assertions(&(vlSymsp->TOP));
+#endif  // VL_DEBUG
+    vlSymsp->__Vm_deleter.deleteAll();
+    if (VL_UNLIKELY(!vlSymsp->__Vm_didInit)) {
+        VL_DEBUG_IF(VL_DBG_MSGF(\"+ Initial\\n\"););
+        Vdemo_top___024root___eval_static(&(vlSymsp->TOP));
+        Vdemo_top___024root___eval_initial(&(vlSymsp->TOP));
+        Vdemo_top___024root___eval_settle(&(vlSymsp->TOP));
+        vlSymsp->__Vm_didInit = true;
+    }
+    VL_DEBUG_IF(VL_DBG_MSGF(\"+ Eval\\n\"););
+    Vdemo_top___024root___eval(&(vlSymsp->TOP));
+    // Evaluate cleanup
+    Verilated::endOfEval(vlSymsp->__Vm_evalMsgQp);
+}
+
+//============================================================
+// Events and timing
+bool Vdemo_top::eventsPending() { return false; }
+";
+
+    /// The same as Verilator 5.006 generates it (one thread: MTask 0).
+    const EVAL_STEP_5_006: &str = "\
+void Vdemo_top___024root___eval(Vdemo_top___024root* vlSelf);
+
+void Vdemo_top::eval_step() {
+    VL_DEBUG_IF(VL_DBG_MSGF(\"+++++TOP Evaluate Vdemo_top::eval_step\\n\"); );
+#ifdef VL_DEBUG
+    // Debug assertions
+    Vdemo_top___024root___eval_debug_assertions(&(vlSymsp->TOP));
+#endif  // VL_DEBUG
+    vlSymsp->__Vm_deleter.deleteAll();
+    if (VL_UNLIKELY(!vlSymsp->__Vm_didInit)) {
+        vlSymsp->__Vm_didInit = true;
+        VL_DEBUG_IF(VL_DBG_MSGF(\"+ Initial\\n\"););
+        Vdemo_top___024root___eval_static(&(vlSymsp->TOP));
+        Vdemo_top___024root___eval_initial(&(vlSymsp->TOP));
+        Vdemo_top___024root___eval_settle(&(vlSymsp->TOP));
+    }
+    // MTask 0 start
+    VL_DEBUG_IF(VL_DBG_MSGF(\"MTask0 starting\\n\"););
+    Verilated::mtaskId(0);
+    VL_DEBUG_IF(VL_DBG_MSGF(\"+ Eval\\n\"););
+    Vdemo_top___024root___eval(&(vlSymsp->TOP));
+    // Evaluate cleanup
+    Verilated::endOfThreadMTask(vlSymsp->__Vm_evalMsgQp);
+    Verilated::endOfEval(vlSymsp->__Vm_evalMsgQp);
+}
+";
+
+    const ROOTP: &str = "class Vdemo_top___024root;\n    Vdemo_top___024root* const rootp;\n";
+
+    #[test]
+    fn the_root_is_evaluated_directly_only_where_eval_step_does_nothing_else() {
+        let plain = |cpp: &str, h: &str| eval_step_is_plain(cpp, h, "demo_top");
+        assert!(plain(EVAL_STEP_5_048, ROOTP));
+        assert!(plain(EVAL_STEP_5_006, ROOTP));
+        let root_eval = "    Vdemo_top___024root___eval(&(vlSymsp->TOP));\n";
+        // A statement the shim would skip and that matters, anywhere in
+        // the body: tracing's activity flag, named events, a profiler, a
+        // timing step.
+        for extra in [
+            "    vlSymsp->__Vm_activity = true;\n",
+            "    vlSymsp->clearTriggeredEvents();\n",
+            "    vlSymsp->__Vm_executionProfilerp->configure();\n",
+            "    Verilated::mtaskId(1);\n",
+        ] {
+            for cpp in [EVAL_STEP_5_048, EVAL_STEP_5_006] {
+                let before = cpp.replacen(root_eval, &format!("{extra}{root_eval}"), 1);
+                let after = cpp.replacen(root_eval, &format!("{root_eval}{extra}"), 1);
+                assert_ne!(before, cpp);
+                assert!(!plain(&before, ROOTP), "{extra} before the root evaluation");
+                assert!(!plain(&after, ROOTP), "{extra} after it");
+            }
+        }
+        // No root evaluation, or two.
+        assert!(!plain(&EVAL_STEP_5_048.replacen(root_eval, "", 1), ROOTP));
+        let twice = EVAL_STEP_5_048.replacen(root_eval, &root_eval.repeat(2), 1);
+        assert!(!plain(&twice, ROOTP));
+        // The root evaluation declared otherwise than the shim declares it,
+        // no public root pointer, another top, no eval_step, or a body that
+        // does not end.
+        let other_decl = EVAL_STEP_5_048.replacen("vlSelf);", "vlSelf, int x);", 1);
+        assert!(!plain(&other_decl, ROOTP));
+        assert!(!plain(EVAL_STEP_5_048, "class Vdemo_top___024root;\n"));
+        assert!(!eval_step_is_plain(EVAL_STEP_5_048, ROOTP, "other_top"));
+        let no_step = EVAL_STEP_5_048.replace("::eval_step()", "::eval_other()");
+        assert!(!plain(&no_step, ROOTP));
+        let cut = &EVAL_STEP_5_048[..EVAL_STEP_5_048.find("    // Evaluate cleanup").unwrap()];
+        assert!(!plain(cut, ROOTP));
+        let unterminated_init = EVAL_STEP_5_048.split("    }\n").next().unwrap();
+        assert!(!plain(unterminated_init, ROOTP));
+    }
+
+    #[test]
+    fn a_design_with_classes_is_evaluated_through_eval() {
+        let obj = tempfile::tempdir().unwrap();
+        std::fs::write(obj.path().join("Vdemo_top.cpp"), EVAL_STEP_5_048).unwrap();
+        std::fs::write(obj.path().join("Vdemo_top.h"), ROOTP).unwrap();
+        std::fs::write(obj.path().join("Vdemo_top___024root.h"), "struct R {};\n").unwrap();
+        assert!(direct_eval(obj.path(), "demo_top").unwrap());
+        std::fs::write(
+            obj.path().join("Vdemo_top_pkg__03a__03aC.h"),
+            "class Vdemo_top_pkg__03a__03aC : public VlClass {};\n",
+        )
+        .unwrap();
+        assert!(!direct_eval(obj.path(), "demo_top").unwrap());
+        assert!(eval_header(false).contains("#define GC_DIRECT_EVAL 0\n"));
+        assert!(eval_header(true).contains("#define GC_DIRECT_EVAL 1\n"));
+        // An unreadable model is an error naming the file.
+        let err = direct_eval(obj.path(), "other_top")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("Vother_top.cpp"), "{err}");
     }
 }
