@@ -1477,9 +1477,11 @@ mod tests {
         }
     }
 
-    /// `Vdemo_top.cpp`'s declarations and `eval_step` as Verilator 5.048
-    /// generates them for a single-threaded model without tracing.
-    const EVAL_STEP_5_048: &str = "\
+    /// The start of `Vdemo_top.cpp`'s `eval_step` as Verilator 5.006 and
+    /// 5.048 generate it, with the root evaluation's declaration.
+    macro_rules! eval_step_head {
+        () => {
+            "\
 void Vdemo_top___024root___eval(Vdemo_top___024root* vlSelf);
 
 void Vdemo_top::eval_step() {
@@ -1489,6 +1491,15 @@ void Vdemo_top::eval_step() {
     Vdemo_top___024root___eval_debug_assertions(&(vlSymsp->TOP));
 #endif  // VL_DEBUG
     vlSymsp->__Vm_deleter.deleteAll();
+"
+        };
+    }
+
+    /// `eval_step` as Verilator 5.048 generates it for a single-threaded
+    /// model without tracing.
+    const EVAL_STEP_5_048: &str = concat!(
+        eval_step_head!(),
+        "\
     if (VL_UNLIKELY(!vlSymsp->__Vm_didInit)) {
         VL_DEBUG_IF(VL_DBG_MSGF(\"+ Initial\\n\"););
         Vdemo_top___024root___eval_static(&(vlSymsp->TOP));
@@ -1505,19 +1516,13 @@ void Vdemo_top::eval_step() {
 //============================================================
 // Events and timing
 bool Vdemo_top::eventsPending() { return false; }
-";
+"
+    );
 
     /// The same as Verilator 5.006 generates it (one thread: MTask 0).
-    const EVAL_STEP_5_006: &str = "\
-void Vdemo_top___024root___eval(Vdemo_top___024root* vlSelf);
-
-void Vdemo_top::eval_step() {
-    VL_DEBUG_IF(VL_DBG_MSGF(\"+++++TOP Evaluate Vdemo_top::eval_step\\n\"); );
-#ifdef VL_DEBUG
-    // Debug assertions
-    Vdemo_top___024root___eval_debug_assertions(&(vlSymsp->TOP));
-#endif  // VL_DEBUG
-    vlSymsp->__Vm_deleter.deleteAll();
+    const EVAL_STEP_5_006: &str = concat!(
+        eval_step_head!(),
+        "\
     if (VL_UNLIKELY(!vlSymsp->__Vm_didInit)) {
         vlSymsp->__Vm_didInit = true;
         VL_DEBUG_IF(VL_DBG_MSGF(\"+ Initial\\n\"););
@@ -1534,7 +1539,8 @@ void Vdemo_top::eval_step() {
     Verilated::endOfThreadMTask(vlSymsp->__Vm_evalMsgQp);
     Verilated::endOfEval(vlSymsp->__Vm_evalMsgQp);
 }
-";
+"
+    );
 
     const ROOTP: &str = "class Vdemo_top___024root;\n    Vdemo_top___024root* const rootp;\n";
 
