@@ -420,7 +420,7 @@ const OPT_GLOBAL_SHIM: &str = "OPT_GLOBAL=-O2 -include gc_hooks.h -DVL_PRINTF=gc
 const OPT_GLOBAL_BARE: &str = "OPT_GLOBAL=-O2";
 /// The version of [`eval_step_is_plain`]'s rules, part of the build key:
 /// a change of them must not reuse libraries built under the old ones.
-const DIRECT_EVAL_RULES: &str = "direct-eval-1";
+const DIRECT_EVAL_RULES: &str = "direct-eval-2";
 const LIB_NAME: &str = "libgcsim.so";
 const BARE_NAME: &str = "gcbare";
 
@@ -503,7 +503,10 @@ fn build_artifact(
     };
     let key = key_of([
         "gpucosim-build-2",
-        DIRECT_EVAL_RULES,
+        match art {
+            Artifact::Shim => DIRECT_EVAL_RULES,
+            Artifact::Bare => "",
+        },
         req.table.unit,
         req.table.top,
         &gfx,
@@ -1141,14 +1144,22 @@ fn port_differences(table: &PortTable, verilated: &[VerilatedPort]) -> Vec<Strin
 /// `eval_step` in the generated `V<top>.cpp` does nothing but that call
 /// besides its first-call initialisation, debug-only code and bookkeeping
 /// that has nothing to do in a single-threaded model without classes
-/// (see [`eval_step_is_plain`]), and no generated header derives from
-/// `VlClass` (only class objects are ever queued for `deleteAll`).
+/// (see [`eval_step_is_plain`]), the model is single-threaded (its
+/// `V<top>__Syms.h` has no thread pool: a multithreaded model's threads
+/// queue their messages for `eval()` to hand on), and no generated header
+/// derives from `VlClass` (only class objects are ever queued for
+/// `deleteAll`).
 fn direct_eval(obj: &Path, top: &str) -> Result<bool> {
     let model = obj.join(format!("V{top}.cpp"));
     let cpp = std::fs::read_to_string(&model).map_err(|e| Error::io(&model, e))?;
     let header = obj.join(format!("V{top}.h"));
     let h = std::fs::read_to_string(&header).map_err(|e| Error::io(&header, e))?;
     if !eval_step_is_plain(&cpp, &h, top) {
+        return Ok(false);
+    }
+    let syms = obj.join(format!("V{top}__Syms.h"));
+    let text = std::fs::read_to_string(&syms).map_err(|e| Error::io(&syms, e))?;
+    if text.contains("__Vm_threadPoolp") {
         return Ok(false);
     }
     for entry in std::fs::read_dir(obj).map_err(|e| Error::io(obj, e))? {
@@ -1172,8 +1183,9 @@ fn direct_eval(obj: &Path, top: &str) -> Result<bool> {
 /// objects released), `Verilated::mtaskId(0)` (a thread-local every thread
 /// starts at 0), `Verilated::endOfThreadMTask` and `Verilated::endOfEval`
 /// (messages that only a multithreaded model's threads queue). Anything
-/// else (tracing's activity flag, named events, timing, a profiler, a
-/// statement of another Verilator version) keeps the shim on `eval()`.
+/// else (tracing's activity flag, named events, a profiler, a statement
+/// of another Verilator version, a debug message followed by code on its
+/// line, an `#else` in a `VL_DEBUG` block) keeps the shim on `eval()`.
 pub fn eval_step_is_plain(cpp: &str, h: &str, top: &str) -> bool {
     let root = format!("V{top}___024root");
     if !cpp.contains(&format!("void {root}___eval({root}* vlSelf);"))
@@ -1193,8 +1205,11 @@ pub fn eval_step_is_plain(cpp: &str, h: &str, top: &str) -> bool {
             "}" => return evals == 1,
             "" => {}
             "#ifdef VL_DEBUG" => {
-                if !lines.any(|l| l.starts_with("#endif")) {
-                    return false;
+                // Skipped to its #endif; an #else or #elif would hold code
+                // of the build's own.
+                match lines.find(|l| l.starts_with('#')) {
+                    Some(l) if l.starts_with("#endif") => {}
+                    _ => return false,
                 }
             }
             "if (VL_UNLIKELY(!vlSymsp->__Vm_didInit)) {" => {
@@ -1207,11 +1222,23 @@ pub fn eval_step_is_plain(cpp: &str, h: &str, top: &str) -> bool {
             | "Verilated::endOfThreadMTask(vlSymsp->__Vm_evalMsgQp);"
             | "Verilated::endOfEval(vlSymsp->__Vm_evalMsgQp);" => {}
             l if l == root_eval => evals += 1,
-            l if l.starts_with("//") || l.starts_with("VL_DEBUG_IF(") => {}
+            l if l.starts_with("//") || is_debug_message(l) => {}
             _ => return false,
         }
     }
     false
+}
+
+/// Whether `line` is one debug message and nothing else, as Verilator
+/// writes them: `VL_DEBUG_IF(VL_DBG_MSGF("…"););` or with `); );` at the
+/// end, the text holding no quote.
+fn is_debug_message(line: &str) -> bool {
+    line.strip_prefix("VL_DEBUG_IF(VL_DBG_MSGF(\"")
+        .and_then(|rest| {
+            rest.strip_suffix("\"););")
+                .or_else(|| rest.strip_suffix("\"); );"))
+        })
+        .is_some_and(|text| !text.contains('"'))
 }
 
 /// `gc_eval.h`, which the shim includes: [`direct_eval`]'s verdict.
@@ -1567,6 +1594,19 @@ bool Vdemo_top::eventsPending() { return false; }
                 assert!(!plain(&after, ROOTP), "{extra} after it");
             }
         }
+        // Code hidden after a debug message on its line, or in the #else
+        // of a VL_DEBUG block.
+        let debug = "    VL_DEBUG_IF(VL_DBG_MSGF(\"+ Eval\\n\"););\n";
+        assert!(EVAL_STEP_5_048.contains(debug));
+        let hidden = "    VL_DEBUG_IF(VL_DBG_MSGF(\"+ Eval\\n\");); x = 1;\n";
+        assert!(!plain(&EVAL_STEP_5_048.replacen(debug, hidden, 1), ROOTP));
+        let in_else = EVAL_STEP_5_048.replacen(
+            "#endif  // VL_DEBUG\n",
+            "#else\n    vlSymsp->__Vm_activity = true;\n#endif  // VL_DEBUG\n",
+            1,
+        );
+        assert_ne!(in_else, EVAL_STEP_5_048);
+        assert!(!plain(&in_else, ROOTP));
         // No root evaluation, or two.
         assert!(!plain(&EVAL_STEP_5_048.replacen(root_eval, "", 1), ROOTP));
         let twice = EVAL_STEP_5_048.replacen(root_eval, &root_eval.repeat(2), 1);
@@ -1587,11 +1627,22 @@ bool Vdemo_top::eventsPending() { return false; }
     }
 
     #[test]
-    fn a_design_with_classes_is_evaluated_through_eval() {
+    fn a_multithreaded_model_or_one_with_classes_is_evaluated_through_eval() {
         let obj = tempfile::tempdir().unwrap();
         std::fs::write(obj.path().join("Vdemo_top.cpp"), EVAL_STEP_5_048).unwrap();
         std::fs::write(obj.path().join("Vdemo_top.h"), ROOTP).unwrap();
         std::fs::write(obj.path().join("Vdemo_top___024root.h"), "struct R {};\n").unwrap();
+        let syms = obj.path().join("Vdemo_top__Syms.h");
+        std::fs::write(&syms, "    bool __Vm_didInit = false;\n").unwrap();
+        assert!(direct_eval(obj.path(), "demo_top").unwrap());
+        // A multithreaded model (its symbol table holds the thread pool).
+        std::fs::write(
+            &syms,
+            "    bool __Vm_didInit = false;\n    VlThreadPool* __Vm_threadPoolp;\n",
+        )
+        .unwrap();
+        assert!(!direct_eval(obj.path(), "demo_top").unwrap());
+        std::fs::write(&syms, "    bool __Vm_didInit = false;\n").unwrap();
         assert!(direct_eval(obj.path(), "demo_top").unwrap());
         std::fs::write(
             obj.path().join("Vdemo_top_pkg__03a__03aC.h"),
