@@ -1955,8 +1955,10 @@ impl BenchReport {
         s.push_str(&self.table());
         let _ = write!(
             s,
-            "\n(1) a bare Verilated C++ loop over the recorded inputs; (2) the same RTL driven from Rust \
-             through the shim over the same inputs; (3) the model alone over the same inputs; (1)–(3) \
+            "\n(1) a bare Verilated C++ loop over the recorded inputs, evaluating with `eval()` as a \
+             hand-written harness does; (2) the same RTL driven from Rust through the shim over the \
+             same inputs, which evaluates the model's root directly where `eval()` adds only \
+             bookkeeping with nothing to do (docs/architecture.md, \"Evaluating the RTL\"); (3) the model alone over the same inputs; (1)–(3) \
              timed in blocks of {BLOCK_CYCLES} cycles whose inputs are read first, untimed, so that they come \
              from cache as in lock-step; (4) full \
              lock-step: driver, model, RTL, compare and the record of differing cycles, on one thread \

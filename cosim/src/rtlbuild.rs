@@ -420,7 +420,7 @@ const OPT_GLOBAL_SHIM: &str = "OPT_GLOBAL=-O2 -include gc_hooks.h -DVL_PRINTF=gc
 const OPT_GLOBAL_BARE: &str = "OPT_GLOBAL=-O2";
 /// The version of [`eval_step_is_plain`]'s rules, part of the build key:
 /// a change of them must not reuse libraries built under the old ones.
-const DIRECT_EVAL_RULES: &str = "direct-eval-2";
+const DIRECT_EVAL_RULES: &str = "direct-eval-3";
 const LIB_NAME: &str = "libgcsim.so";
 const BARE_NAME: &str = "gcbare";
 
@@ -1174,8 +1174,10 @@ fn direct_eval(obj: &Path, top: &str) -> Result<bool> {
     Ok(true)
 }
 
-/// Whether `V<top>::eval_step()` in the generated model `cpp` (with its
-/// header `h`) is, statement for statement, only: debug messages and
+/// Whether `V<top>::eval()` in the generated header `h` only calls
+/// `eval_step()` (with tracing it also calls `eval_end_step()`), and
+/// `V<top>::eval_step()` in the generated model `cpp` is, statement for
+/// statement, only: debug messages and
 /// `VL_DEBUG` blocks, the `__Vm_didInit` block of the first call, one call
 /// of the root evaluation (declared as the shim declares it, on the
 /// public `rootp`), and bookkeeping that a single-threaded model without
@@ -1190,6 +1192,7 @@ pub fn eval_step_is_plain(cpp: &str, h: &str, top: &str) -> bool {
     let root = format!("V{top}___024root");
     if !cpp.contains(&format!("void {root}___eval({root}* vlSelf);"))
         || !h.contains(&format!("{root}* const rootp;"))
+        || !h.contains("void eval() { eval_step(); }")
     {
         return false;
     }
@@ -1569,13 +1572,15 @@ bool Vdemo_top::eventsPending() { return false; }
 "
     );
 
-    const ROOTP: &str = "class Vdemo_top___024root;\n    Vdemo_top___024root* const rootp;\n";
+    /// `Vdemo_top.h`'s lines the rules read.
+    const MODEL_H: &str = "class Vdemo_top___024root;\n    Vdemo_top___024root* const rootp;\n    \
+                         void eval() { eval_step(); }\n";
 
     #[test]
     fn the_root_is_evaluated_directly_only_where_eval_step_does_nothing_else() {
         let plain = |cpp: &str, h: &str| eval_step_is_plain(cpp, h, "demo_top");
-        assert!(plain(EVAL_STEP_5_048, ROOTP));
-        assert!(plain(EVAL_STEP_5_006, ROOTP));
+        assert!(plain(EVAL_STEP_5_048, MODEL_H));
+        assert!(plain(EVAL_STEP_5_006, MODEL_H));
         let root_eval = "    Vdemo_top___024root___eval(&(vlSymsp->TOP));\n";
         // A statement the shim would skip and that matters, anywhere in
         // the body: tracing's activity flag, named events, a profiler, a
@@ -1590,8 +1595,11 @@ bool Vdemo_top::eventsPending() { return false; }
                 let before = cpp.replacen(root_eval, &format!("{extra}{root_eval}"), 1);
                 let after = cpp.replacen(root_eval, &format!("{root_eval}{extra}"), 1);
                 assert_ne!(before, cpp);
-                assert!(!plain(&before, ROOTP), "{extra} before the root evaluation");
-                assert!(!plain(&after, ROOTP), "{extra} after it");
+                assert!(
+                    !plain(&before, MODEL_H),
+                    "{extra} before the root evaluation"
+                );
+                assert!(!plain(&after, MODEL_H), "{extra} after it");
             }
         }
         // Code hidden after a debug message on its line, or in the #else
@@ -1599,38 +1607,45 @@ bool Vdemo_top::eventsPending() { return false; }
         let debug = "    VL_DEBUG_IF(VL_DBG_MSGF(\"+ Eval\\n\"););\n";
         assert!(EVAL_STEP_5_048.contains(debug));
         let hidden = "    VL_DEBUG_IF(VL_DBG_MSGF(\"+ Eval\\n\");); x = 1;\n";
-        assert!(!plain(&EVAL_STEP_5_048.replacen(debug, hidden, 1), ROOTP));
+        assert!(!plain(&EVAL_STEP_5_048.replacen(debug, hidden, 1), MODEL_H));
         let in_else = EVAL_STEP_5_048.replacen(
             "#endif  // VL_DEBUG\n",
             "#else\n    vlSymsp->__Vm_activity = true;\n#endif  // VL_DEBUG\n",
             1,
         );
         assert_ne!(in_else, EVAL_STEP_5_048);
-        assert!(!plain(&in_else, ROOTP));
+        assert!(!plain(&in_else, MODEL_H));
         // No root evaluation, or two.
-        assert!(!plain(&EVAL_STEP_5_048.replacen(root_eval, "", 1), ROOTP));
+        assert!(!plain(&EVAL_STEP_5_048.replacen(root_eval, "", 1), MODEL_H));
         let twice = EVAL_STEP_5_048.replacen(root_eval, &root_eval.repeat(2), 1);
-        assert!(!plain(&twice, ROOTP));
+        assert!(!plain(&twice, MODEL_H));
         // The root evaluation declared otherwise than the shim declares it,
         // no public root pointer, another top, no eval_step, or a body that
         // does not end.
         let other_decl = EVAL_STEP_5_048.replacen("vlSelf);", "vlSelf, int x);", 1);
-        assert!(!plain(&other_decl, ROOTP));
-        assert!(!plain(EVAL_STEP_5_048, "class Vdemo_top___024root;\n"));
-        assert!(!eval_step_is_plain(EVAL_STEP_5_048, ROOTP, "other_top"));
+        assert!(!plain(&other_decl, MODEL_H));
+        assert!(!plain(
+            EVAL_STEP_5_048,
+            &MODEL_H.replace("Vdemo_top___024root* const rootp;", "")
+        ));
+        // eval() doing more than eval_step() (a tracing build's).
+        let end_step = MODEL_H.replace("eval_step(); }", "eval_step(); eval_end_step(); }");
+        assert_ne!(end_step, MODEL_H);
+        assert!(!plain(EVAL_STEP_5_048, &end_step));
+        assert!(!eval_step_is_plain(EVAL_STEP_5_048, MODEL_H, "other_top"));
         let no_step = EVAL_STEP_5_048.replace("::eval_step()", "::eval_other()");
-        assert!(!plain(&no_step, ROOTP));
+        assert!(!plain(&no_step, MODEL_H));
         let cut = &EVAL_STEP_5_048[..EVAL_STEP_5_048.find("    // Evaluate cleanup").unwrap()];
-        assert!(!plain(cut, ROOTP));
+        assert!(!plain(cut, MODEL_H));
         let unterminated_init = EVAL_STEP_5_048.split("    }\n").next().unwrap();
-        assert!(!plain(unterminated_init, ROOTP));
+        assert!(!plain(unterminated_init, MODEL_H));
     }
 
     #[test]
     fn a_multithreaded_model_or_one_with_classes_is_evaluated_through_eval() {
         let obj = tempfile::tempdir().unwrap();
         std::fs::write(obj.path().join("Vdemo_top.cpp"), EVAL_STEP_5_048).unwrap();
-        std::fs::write(obj.path().join("Vdemo_top.h"), ROOTP).unwrap();
+        std::fs::write(obj.path().join("Vdemo_top.h"), MODEL_H).unwrap();
         std::fs::write(obj.path().join("Vdemo_top___024root.h"), "struct R {};\n").unwrap();
         let syms = obj.path().join("Vdemo_top__Syms.h");
         std::fs::write(&syms, "    bool __Vm_didInit = false;\n").unwrap();

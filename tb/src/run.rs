@@ -501,8 +501,8 @@ pub fn record_inputs<B: Testbench>(profile: Profile, seed: u64, cycles: u64) -> 
 /// closed-loop, without RTL, for `cycles` cycles of a fresh run of `seed`
 /// (as [`record_inputs`] runs them, without keeping the inputs): what each
 /// cycle of lock-step costs on top of the RTL, before the engine's own
-/// share (the run's set-up, microseconds, included). Also returns a fold of the last outputs, so that nothing is
-/// optimised away.
+/// share (the run's set-up, microseconds, included). Also returns a fold
+/// of the last outputs, so that nothing is optimised away.
 pub fn time_closed_loop<B: Testbench>(
     profile: Profile,
     seed: u64,
