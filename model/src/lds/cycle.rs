@@ -150,9 +150,7 @@ impl LdsModel {
         if partial {
             rec.hit(Bin::OorPartial, c);
         }
-        for bin in addressing_corners(r, active, self.lds.profile()) {
-            rec.hit(bin, c);
-        }
+        addressing_corners(r, active, self.lds.profile(), |bin| rec.hit(bin, c));
         // Bins of profiles with wave32 and a CU mode only (the recorder
         // counts no bin a profile lacks).
         if !r.wave64 {
@@ -258,11 +256,11 @@ impl Unit for LdsModel {
 /// not aligned to its size (aligned down), an element whose address or
 /// bytes wrap past 0xFFFFFFFF, a permute with two sources on one active
 /// lane (the highest wins), a bpermute reading an inactive lane (0).
-fn addressing_corners(r: &Request, active: u64, profile: Profile) -> Vec<Bin> {
+/// Calls `hit` with each corner's bin.
+fn addressing_corners(r: &Request, active: u64, profile: Profile, mut hit: impl FnMut(Bin)) {
     let info = isa::OpInfo::decode(r.op);
-    let mut bins = Vec::new();
     if active == 0 {
-        return bins;
+        return;
     }
     let off16 = u32::from(r.offset1) << 8 | u32::from(r.offset0);
     match info.kind {
@@ -306,13 +304,13 @@ fn addressing_corners(r: &Request, active: u64, profile: Profile) -> Vec<Bin> {
                 }
             }
             if info.addtid && r.m0 & 3 != 0 {
-                bins.push(Bin::AddtidM0Low);
+                hit(Bin::AddtidM0Low);
             }
             if down {
-                bins.push(Bin::DwordAlignedDown);
+                hit(Bin::DwordAlignedDown);
             }
             if wrap {
-                bins.push(Bin::AddrWrap);
+                hit(Bin::AddrWrap);
             }
         }
         Kind::Permute | Kind::Bpermute => {
@@ -329,12 +327,12 @@ fn addressing_corners(r: &Request, active: u64, profile: Profile) -> Vec<Bin> {
                 let s = base + (r.addr[i].wrapping_add(off16) >> 2) % n;
                 let on = active >> s & 1 != 0;
                 if info.kind == Kind::Bpermute && !on {
-                    bins.push(Bin::BpermuteInactive);
+                    hit(Bin::BpermuteInactive);
                     break;
                 }
                 if info.kind == Kind::Permute && on {
                     if written >> s & 1 != 0 {
-                        bins.push(Bin::PermuteCollision);
+                        hit(Bin::PermuteCollision);
                         break;
                     }
                     written |= 1 << s;
@@ -343,5 +341,4 @@ fn addressing_corners(r: &Request, active: u64, profile: Profile) -> Vec<Bin> {
         }
         Kind::Invalid => {}
     }
-    bins
 }

@@ -599,13 +599,19 @@ impl Lds {
                     }
                 }
             }
-            Kind::Load | Kind::Store | Kind::Atomic => match info.width {
-                1 => self.mem_slots::<1>(r, active, nbanks, ram_dwords),
-                2 => self.mem_slots::<2>(r, active, nbanks, ram_dwords),
-                4 => self.mem_slots::<4>(r, active, nbanks, ram_dwords),
-                8 => self.mem_slots::<8>(r, active, nbanks, ram_dwords),
-                12 => self.mem_slots::<12>(r, active, nbanks, ram_dwords),
-                _ => self.mem_slots::<16>(r, active, nbanks, ram_dwords),
+            Kind::Load | Kind::Store | Kind::Atomic => match (info.width, info.two) {
+                (1, false) => self.mem_slots::<1, false>(r, active, nbanks, ram_dwords),
+                (2, false) => self.mem_slots::<2, false>(r, active, nbanks, ram_dwords),
+                (4, false) => self.mem_slots::<4, false>(r, active, nbanks, ram_dwords),
+                (8, false) => self.mem_slots::<8, false>(r, active, nbanks, ram_dwords),
+                (12, false) => self.mem_slots::<12, false>(r, active, nbanks, ram_dwords),
+                (_, false) => self.mem_slots::<16, false>(r, active, nbanks, ram_dwords),
+                (1, true) => self.mem_slots::<1, true>(r, active, nbanks, ram_dwords),
+                (2, true) => self.mem_slots::<2, true>(r, active, nbanks, ram_dwords),
+                (4, true) => self.mem_slots::<4, true>(r, active, nbanks, ram_dwords),
+                (8, true) => self.mem_slots::<8, true>(r, active, nbanks, ram_dwords),
+                (12, true) => self.mem_slots::<12, true>(r, active, nbanks, ram_dwords),
+                (_, true) => self.mem_slots::<16, true>(r, active, nbanks, ram_dwords),
             },
         }
         self.passes[0].seal();
@@ -621,18 +627,25 @@ impl Lds {
     /// The slots of the active lanes of a load, store or atomic whose
     /// elements are `W` bytes (`self.info` is the instruction). Lanes in
     /// ascending order, then elements, then dwords, so the slots reach
-    /// their pass in ascending slot order. `W` is a constant so that the
-    /// per-dword loop unrolls and the byte arithmetic fits a `u64` when
-    /// it can.
-    fn mem_slots<const W: u32>(&mut self, r: &Request, active: u64, nbanks: u32, ram_dwords: u32) {
+    /// their pass in ascending slot order. `W` and `TWO` (`info.two`, two
+    /// elements a lane) are constants so that the element and dword loops
+    /// unroll and the byte arithmetic is as wide as `W` needs.
+    fn mem_slots<const W: u32, const TWO: bool>(
+        &mut self,
+        r: &Request,
+        active: u64,
+        nbanks: u32,
+        ram_dwords: u32,
+    ) {
         let info = self.info;
+        debug_assert_eq!(info.two, TWO);
         let atomic = info.kind == Kind::Atomic;
-        let adj = if info.two {
+        let adj = if TWO {
             W * if info.st64 { 64 } else { 1 }
         } else {
             0
         };
-        let elems = if info.two { 2 } else { 1 };
+        let elems = if TWO { 2 } else { 1 };
         let off16 = u32::from(r.offset1) << 8 | u32::from(r.offset0);
         let base = u32::from(r.lds_base) * 64;
         let size = u64::from(r.lds_size);
@@ -658,7 +671,7 @@ impl Lds {
             for e in 0..elems {
                 let mut a = if info.addtid {
                     off16.wrapping_add(4 * l as u32).wrapping_add(r.m0 & !3)
-                } else if info.two {
+                } else if TWO {
                     let o = u32::from(if e == 0 { r.offset0 } else { r.offset1 });
                     r.addr[l].wrapping_add(o * adj)
                 } else {
@@ -674,11 +687,12 @@ impl Lds {
                 }
                 // b96 and b128 take bytes 0-7 from DATA0 and 8-15 from
                 // DATA1 (docs/lds.md "Data").
+                let word = if e == 0 { r.data0[l] } else { r.data1[l] } & data_mask;
                 let data = if W > 8 {
                     (u128::from(r.data0[l]) | u128::from(r.data1[l]) << 64)
                         & (u128::MAX >> (128 - 8 * W))
                 } else {
-                    u128::from(if e == 0 { r.data0[l] } else { r.data1[l] } & data_mask)
+                    u128::from(word)
                 };
                 let lo = a & 3;
                 let ndw = (lo + W).div_ceil(4);
@@ -690,9 +704,15 @@ impl Lds {
                     if j >= ndw {
                         break;
                     }
-                    // Element bytes 4j - lo .. 4j - lo + 3 (shifting the
-                    // element right, so that no byte of a b128 is lost).
-                    let wdata = if j == 0 {
+                    // Element bytes 4j - lo .. 4j - lo + 3. Up to 8 bytes
+                    // the element shifted to its place fits 64 (W <= 4) or
+                    // 128 bits (W = 8); a b96 or b128 is shifted right
+                    // instead, so that none of its bytes is lost.
+                    let wdata = if W <= 4 {
+                        ((word << (8 * lo)) >> (32 * j)) as u32
+                    } else if W <= 8 {
+                        ((data << (8 * lo)) >> (32 * j)) as u32
+                    } else if j == 0 {
                         (data << (8 * lo)) as u32
                     } else {
                         (data >> (32 * j - 8 * lo)) as u32
