@@ -900,3 +900,54 @@ fn listings_end_quietly_when_the_reader_goes_away() {
         );
     }
 }
+
+/// A regression with fewer jobs than workers runs them pipelined on the
+/// spare workers' CPUs (the results file says so, and the job ends as on
+/// one CPU); `--no-pipeline` keeps each on one; `--jobs 1` lends nothing.
+#[test]
+fn a_small_regression_runs_its_jobs_on_the_spare_workers_cpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // One waitcnt job: (pipelined, cycles, transactions).
+    let regress = |name: &str, extra: &[&str]| {
+        let results = dir.path().join(format!("{name}.json"));
+        let bundles = dir.path().join(format!("{name}-bundles"));
+        let mut args = vec![
+            "regress",
+            "--unit",
+            "waitcnt",
+            "--profile",
+            "gfx9",
+            "--seeds",
+            "1..1",
+            "--cycles",
+            "3000",
+            "--no-stress",
+            "--quiet",
+            "--results",
+            results.to_str().unwrap(),
+            "--bundles",
+            bundles.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let (code, out, err) = run(&args, &[("GPUCOSIM_BUILD", "quick")]);
+        assert_eq!(code, 0, "{out}{err}");
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&results).unwrap()).unwrap();
+        let job = &v["jobs"][0];
+        assert_eq!(job["status"], "passed", "{job}");
+        (
+            job.get("pipelined").map(|p| p.as_bool().unwrap()),
+            job["cycles"].clone(),
+            job["transactions"].clone(),
+        )
+    };
+    let lent = regress("lent", &["--jobs", "2"]);
+    let one = regress("one", &["--jobs", "2", "--no-pipeline"]);
+    let single = regress("single", &["--jobs", "1"]);
+    // The field is written only when true.
+    assert_eq!(lent.0, (cpus >= 2).then_some(true), "{cpus} CPUs");
+    assert_eq!((one.0, single.0), (None, None));
+    assert_eq!((&lent.1, &lent.2), (&one.1, &one.2));
+    assert_eq!((&single.1, &single.2), (&one.1, &one.2));
+}

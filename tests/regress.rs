@@ -195,9 +195,9 @@ fn run_all(
     let libs = regress::LibCache::default();
     let c = cfg(rtl, bundles, shrink);
     let stop = AtomicBool::new(false);
-    let runner = |j: &Job| regress::run_job::<ToyTestbench>(j, &c, &libs);
+    let runner = |j: &Job, p: bool| regress::run_job::<ToyTestbench>(j, &c, &libs, p);
     let mut r = ResultsFile::new(&plan, shard);
-    for j in regress::run_jobs(&list, 2, &stop, &runner, &mut |_| {}) {
+    for j in regress::run_jobs(&list, 2, 2, &stop, &runner, &mut |_| {}) {
         r.add(j);
     }
     r
@@ -683,13 +683,13 @@ fn stopping_starts_no_new_job_and_keeps_every_finished_one() {
     };
     // One worker: job 5 sets the flag, so exactly jobs 1..5 ran.
     let stop = AtomicBool::new(false);
-    let runner = |j: &Job| {
+    let runner = |j: &Job, _: bool| {
         if j.seed == 5 {
             stop.store(true, Ordering::SeqCst);
         }
         passed(j)
     };
-    let done = regress::run_jobs(&list, 1, &stop, &runner, &mut |_| {});
+    let done = regress::run_jobs(&list, 1, 1, &stop, &runner, &mut |_| {});
     let seeds: Vec<u64> = done.iter().map(|r| r.job.seed).collect();
     assert_eq!(seeds, (1..=5).collect::<Vec<_>>());
     // Several workers: job 1 sets the flag and every other job returns only
@@ -698,7 +698,7 @@ fn stopping_starts_no_new_job_and_keeps_every_finished_one() {
     for threads in [2, 4] {
         let stop = AtomicBool::new(false);
         let started = Mutex::new(BTreeSet::new());
-        let runner = |j: &Job| {
+        let runner = |j: &Job, _: bool| {
             started.lock().unwrap().insert(j.seed);
             if j.seed == 1 {
                 stop.store(true, Ordering::SeqCst);
@@ -711,7 +711,7 @@ fn stopping_starts_no_new_job_and_keeps_every_finished_one() {
             }
             passed(j)
         };
-        let done = regress::run_jobs(&list, threads, &stop, &runner, &mut |_| {});
+        let done = regress::run_jobs(&list, threads, threads, &stop, &runner, &mut |_| {});
         let started = started.into_inner().unwrap();
         let finished: BTreeSet<u64> = done.iter().map(|r| r.job.seed).collect();
         assert_eq!(
@@ -724,4 +724,62 @@ fn stopping_starts_no_new_job_and_keeps_every_finished_one() {
             "{threads} workers: a job started after the stop: {finished:?}"
         );
     }
+}
+
+/// Jobs that run pipelined on the CPUs of workers without a job end as
+/// they do on one CPU: the same status, cycles, transactions, first
+/// divergence and coverage, the diverging ones (a gfx11-only bug) too.
+#[test]
+fn jobs_on_lent_cpus_end_as_on_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let rtl = toy_rtl(dir.path(), Some(("40'd1", "40'd2")));
+    let plan = Plan {
+        profiles: vec![Profile::Gfx9, Profile::Gfx11],
+        ..toy_plan("1..2")
+    };
+    let list = JobList::new(&plan, None).unwrap();
+    let libs = regress::LibCache::default();
+    let run = |cpus: usize, bundles: &str| {
+        let c = cfg(&rtl, &dir.path().join(bundles), false);
+        let modes = Mutex::new(Vec::new());
+        let runner = |j: &Job, p: bool| {
+            modes.lock().unwrap().push(p);
+            regress::run_job::<ToyTestbench>(j, &c, &libs, p)
+        };
+        let stop = AtomicBool::new(false);
+        let done = regress::run_jobs(&list, 8, cpus, &stop, &runner, &mut |_| {});
+        let ends: Vec<_> = done
+            .iter()
+            .map(|r| {
+                (
+                    r.job.name(),
+                    r.status,
+                    r.cycles,
+                    r.transactions,
+                    r.first_mismatch.clone(),
+                    r.coverage.clone(),
+                )
+            })
+            .collect();
+        // The modes the jobs were given are the ones they ran in.
+        let mut given = modes.into_inner().unwrap();
+        let mut ran: Vec<bool> = done.iter().map(|r| r.pipelined).collect();
+        given.sort();
+        ran.sort();
+        assert_eq!(given, ran);
+        (ends, given)
+    };
+    let (one, modes) = run(0, "one");
+    assert_eq!(modes, [false; 4]);
+    // Four jobs, eight workers: each job on two CPUs.
+    let (two, modes) = run(8, "two");
+    assert_eq!(modes, [true; 4]);
+    assert_eq!(one, two);
+    assert_eq!(
+        one.iter()
+            .filter(|e| e.1 == regress::Status::Diverged)
+            .count(),
+        2,
+        "{one:?}"
+    );
 }

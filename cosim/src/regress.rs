@@ -524,8 +524,24 @@ impl JobList {
 /// it; a group none of whose jobs has finished yet counts as the longest.
 /// Jobs within a group keep their order. One worker takes the jobs in
 /// canonical order (the order changes nothing there).
+///
+/// It also lends the CPUs of workers that will find no job to a job that
+/// can use a second one: a job runs pipelined, its driver and model on a
+/// second thread ahead of the RTL ([`RunSpec::pipeline`]), when the CPUs
+/// in use with it, its second one included, and one for every job not yet
+/// handed out stay within the regression's CPUs (`cpus`, at most one a
+/// worker). So a plan smaller than the workers has its first `cpus -
+/// jobs` jobs pipelined; a larger one has none (its jobs keep every worker
+/// busy until the queue is empty, and a job that has started keeps its
+/// mode). The outcome of a job is the same either way, bit for bit.
 struct Dispatch {
     groups: Vec<Group>,
+    /// CPUs the regression may keep busy (0: no job pipelined).
+    cpus: usize,
+    /// Jobs handed out and not done.
+    running: usize,
+    /// Second CPUs of the running jobs that run pipelined.
+    lent: usize,
 }
 
 /// A run of list indices `first..end` of one unit, profile and kernel:
@@ -539,7 +555,7 @@ struct Group {
 }
 
 impl Dispatch {
-    fn new(list: &JobList, threads: usize) -> Dispatch {
+    fn new(list: &JobList, threads: usize, cpus: usize) -> Dispatch {
         // One worker: the whole list as one group, taken in order.
         let groups = if threads <= 1 {
             std::iter::once(0..list.len()).collect()
@@ -557,12 +573,34 @@ impl Dispatch {
                     seconds: 0.0,
                 })
                 .collect(),
+            cpus: cpus.min(threads),
+            running: 0,
+            lent: 0,
         }
     }
 
-    /// The next job to run, as (group, list index); `None` when all have
-    /// been handed out.
-    fn take(&mut self) -> Option<(usize, u64)> {
+    /// The next job to run, as (group, list index, whether it runs
+    /// pipelined); `None` when all have been handed out.
+    fn take(&mut self) -> Option<(usize, u64, bool)> {
+        let (g, k) = self.next()?;
+        let left = self
+            .groups
+            .iter()
+            .map(|g| usize::try_from(g.end - g.next).unwrap_or(usize::MAX))
+            .fold(0usize, usize::saturating_add);
+        self.running += 1;
+        // This job on two CPUs, the running ones on theirs, and each job
+        // still to start on one.
+        let pipeline = left
+            .saturating_add(self.running)
+            .saturating_add(self.lent + 1)
+            <= self.cpus;
+        self.lent += usize::from(pipeline);
+        Some((g, k, pipeline))
+    }
+
+    /// The next job to hand out, as (group, list index).
+    fn next(&mut self) -> Option<(usize, u64)> {
         let open = |g: &Group| g.next < g.end;
         let g = if let Some(g) = self
             .groups
@@ -595,8 +633,10 @@ impl Dispatch {
         Some((g, k))
     }
 
-    /// Records that a job of group `g` took `seconds`.
-    fn done(&mut self, g: usize, seconds: f64) {
+    /// Records that a job of group `g` took `seconds`, pipelined or not.
+    fn done(&mut self, g: usize, seconds: f64, pipelined: bool) {
+        self.running = self.running.saturating_sub(1);
+        self.lent = self.lent.saturating_sub(usize::from(pipelined));
         let grp = &mut self.groups[g];
         grp.done += 1;
         grp.seconds += seconds;
@@ -696,6 +736,11 @@ pub struct JobResult {
     /// edit changed a value where the RTL evaluated it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub activated: Option<bool>,
+    /// The job ran pipelined, its driver and model on a second thread, on
+    /// a CPU that a worker without a job lent it ([`run_jobs`]): `seconds`
+    /// is then that of two CPUs.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pipelined: bool,
 }
 
 impl JobResult {
@@ -717,6 +762,7 @@ impl JobResult {
             coverage: BTreeMap::new(),
             code_coverage: None,
             activated: None,
+            pipelined: false,
         }
     }
     /// A job that could not run.
@@ -1564,27 +1610,34 @@ fn code_coverage_of(rtl: &mut Rtl, unit: &str, root: &Path, lib: &Path) -> Resul
     CodeCoverage::parse_dat(&text, unit, &names)
 }
 
-/// Runs one job of testbench `B` in this process: the run, and on failure its
-/// bundle (and its shrunk bundle when asked).
-pub fn run_job<B: Testbench>(job: &Job, cfg: &RegressConfig, libs: &LibCache) -> JobResult {
+/// Runs one job of testbench `B` in this process: the run (pipelined, its
+/// driver and model on a second thread, with `pipeline`), and on failure
+/// its bundle (and its shrunk bundle when asked).
+pub fn run_job<B: Testbench>(
+    job: &Job,
+    cfg: &RegressConfig,
+    libs: &LibCache,
+    pipeline: bool,
+) -> JobResult {
     let root = rtlbuild::rtl_root(cfg.rtl_arg.as_deref());
     match libs.get::<B>(&root, job.profile) {
-        Ok((lib, hash)) => run_job_on::<B>(job, cfg, &root, &lib, &hash),
+        Ok((lib, hash)) => run_job_on::<B>(job, cfg, &root, &lib, &hash, pipeline),
         Err(e) => JobResult::error(job, e.to_string()),
     }
 }
 
 /// Runs one job of testbench `B` on the built library `lib` of the RTL in
-/// `root` (whose sources hash is `hash`).
+/// `root` (whose sources hash is `hash`), pipelined with `pipeline`.
 pub fn run_job_on<B: Testbench>(
     job: &Job,
     cfg: &RegressConfig,
     root: &Path,
     lib: &Path,
     hash: &str,
+    pipeline: bool,
 ) -> JobResult {
     let mut res = JobResult::new(job);
-    if let Err(e) = run_job_inner::<B>(job, cfg, root, lib, hash, &mut res) {
+    if let Err(e) = run_job_inner::<B>(job, cfg, root, lib, hash, pipeline, &mut res) {
         res.status = Status::Error;
         res.message = e.to_string();
     }
@@ -1597,6 +1650,7 @@ fn run_job_inner<B: Testbench>(
     root: &Path,
     lib: &Path,
     hash: &str,
+    pipeline: bool,
     res: &mut JobResult,
 ) -> Result<()> {
     let bundle_dir = cfg.bundles.join(job.name());
@@ -1632,6 +1686,8 @@ fn run_job_inner<B: Testbench>(
         B::variants(),
         need,
     )?;
+    spec.pipeline = pipeline;
+    res.pipelined = spec.pipeline;
     let mut rtl = Rtl::load(lib, B::table())?;
     if let Some(k) = cfg.mutant {
         rtl.set_mutant(k);
@@ -1753,6 +1809,9 @@ pub fn job_message<T>(o: &Outcome<T>) -> String {
 /// Runs the jobs of `list` on `threads` workers with `runner`, calling
 /// `progress` on this thread after each job. Several workers take the
 /// longest jobs first (`Dispatch`); one takes them in canonical order.
+/// `runner` is told whether the job runs pipelined, on a second CPU that
+/// a worker without a job lends it, within `cpus` CPUs in all (0: every
+/// job on one CPU; see `Dispatch`).
 ///
 /// Stopping: once `stop` is set, no job starts (a worker checks it before
 /// taking each job); jobs already running finish as `runner` lets them; the
@@ -1761,11 +1820,12 @@ pub fn job_message<T>(o: &Outcome<T>) -> String {
 pub fn run_jobs(
     list: &JobList,
     threads: usize,
+    cpus: usize,
     stop: &AtomicBool,
-    runner: &(dyn Fn(&Job) -> JobResult + Sync),
+    runner: &(dyn Fn(&Job, bool) -> JobResult + Sync),
     progress: &mut dyn FnMut(&JobResult),
 ) -> Vec<JobResult> {
-    let dispatch = std::sync::Mutex::new(Dispatch::new(list, threads));
+    let dispatch = std::sync::Mutex::new(Dispatch::new(list, threads, cpus));
     let (tx, rx) = mpsc::channel::<JobResult>();
     let mut results = Vec::new();
     std::thread::scope(|s| {
@@ -1777,12 +1837,12 @@ pub fn run_jobs(
                     break;
                 }
                 let lock = || dispatch.lock().unwrap_or_else(|e| e.into_inner());
-                let Some((g, i)) = lock().take() else {
+                let Some((g, i, pipeline)) = lock().take() else {
                     break;
                 };
                 let start = std::time::Instant::now();
-                let r = runner(&list.get(i));
-                lock().done(g, start.elapsed().as_secs_f64());
+                let r = runner(&list.get(i), pipeline);
+                lock().done(g, start.elapsed().as_secs_f64(), pipeline);
                 if tx.send(r).is_err() {
                     break;
                 }
@@ -1811,6 +1871,11 @@ pub struct JobSpec {
     pub lib: PathBuf,
     /// The RTL sources hash.
     pub hash: String,
+    /// Run the job pipelined, its driver and model on a second thread
+    /// ([`RunSpec::pipeline`]), on a CPU that the regression lends it
+    /// ([`run_jobs`]); the outcome is the same.
+    #[serde(default)]
+    pub pipeline: bool,
 }
 
 /// The executable to start job processes from: this running process's own
@@ -2238,12 +2303,12 @@ mod tests {
         };
         let list = JobList::new(&plan, None).unwrap();
         let one: Vec<u64> = {
-            let mut d = Dispatch::new(&list, 1);
+            let mut d = Dispatch::new(&list, 1, 1);
             std::iter::from_fn(|| d.take().map(|t| t.1)).collect()
         };
         assert_eq!(one, (0..24).collect::<Vec<_>>());
-        let mut d = Dispatch::new(&list, 4);
-        let mut take = || d.take().unwrap();
+        let mut d = Dispatch::new(&list, 4, 0);
+        let mut take = || d.take().map(|(g, k, _)| (g, k)).unwrap();
         // Groups of four seeds: ta gfx9 0..4, ta gfx11 4..8, lds gfx9
         // 8..12, lds gfx11 12..16, waitcnt 16..20, 20..24.
         let first: Vec<(usize, u64)> = (0..6).map(|_| take()).collect();
@@ -2252,18 +2317,125 @@ mod tests {
         assert_eq!(take(), (0, 1));
         // lds gfx11's job took longest; ta gfx9 has one done now too.
         for (g, s) in [(0, 1.0), (1, 1.0), (2, 2.0), (3, 3.0), (4, 0.5), (5, 0.5)] {
-            d.done(g, s);
+            d.done(g, s, false);
         }
-        let mut take = || d.take().unwrap();
+        let mut take = || d.take().map(|(g, k, _)| (g, k)).unwrap();
         assert_eq!([take(), take(), take()], [(3, 13), (3, 14), (3, 15)]);
         assert_eq!([take(), take(), take()], [(2, 9), (2, 10), (2, 11)]);
         // ta gfx9 (a second job done, faster) against ta gfx11.
-        d.done(0, 0.2);
-        let mut take = || d.take().unwrap();
+        d.done(0, 0.2, false);
+        let mut take = || d.take().map(|(g, k, _)| (g, k)).unwrap();
         assert_eq!([take(), take(), take()], [(1, 5), (1, 6), (1, 7)]);
         assert_eq!([take(), take()], [(0, 2), (0, 3)]);
         let rest: Vec<u64> = std::iter::from_fn(|| d.take().map(|t| t.1)).collect();
         assert_eq!(rest, vec![17, 18, 19, 21, 22, 23]);
+    }
+
+    /// The plan of `seeds` seeds of ta on gfx9 and gfx11.
+    fn ta_plan(seeds: u64) -> JobList {
+        let plan = Plan {
+            units: vec!["ta".into()],
+            profiles: vec![Profile::Gfx9, Profile::Gfx11],
+            seeds: Seeds {
+                first: 1,
+                last: seeds,
+            },
+            cycles: 10,
+            knobs: Vec::new(),
+            kernels: Vec::new(),
+            stress: false,
+            code_coverage: false,
+            stimulus: crate::draw::STIMULUS_VERSION,
+        };
+        JobList::new(&plan, None).unwrap()
+    }
+
+    /// Whether each job taken runs pipelined, none finishing meanwhile.
+    fn pipelined(list: &JobList, threads: usize, cpus: usize) -> Vec<bool> {
+        let mut d = Dispatch::new(list, threads, cpus);
+        std::iter::from_fn(|| d.take().map(|t| t.2)).collect()
+    }
+
+    /// Workers that will find no job lend their CPUs: a job runs pipelined
+    /// when it, its second CPU, the running jobs with theirs and one CPU
+    /// for each job still to start fit in the regression's CPUs (at most
+    /// one a worker); no CPU is ever counted twice.
+    #[test]
+    fn workers_without_a_job_lend_their_cpus_to_the_first_jobs() {
+        // Two jobs, four workers: both pipelined (four CPUs).
+        assert_eq!(pipelined(&ta_plan(1), 4, 4), [true, true]);
+        // Three jobs, four CPUs: the first on two, the others on one each.
+        let three = JobList::new(
+            &Plan {
+                units: vec!["ta".into(), "lds".into(), "waitcnt".into()],
+                profiles: vec![Profile::Gfx9],
+                seeds: Seeds { first: 1, last: 1 },
+                cycles: 10,
+                knobs: Vec::new(),
+                kernels: Vec::new(),
+                stress: false,
+                code_coverage: false,
+                stimulus: crate::draw::STIMULUS_VERSION,
+            },
+            None,
+        )
+        .unwrap();
+        assert_eq!(pipelined(&three, 4, 4), [true, false, false]);
+        // As many jobs as workers, or more: none.
+        assert_eq!(pipelined(&ta_plan(2), 4, 4), [false; 4]);
+        assert_eq!(pipelined(&ta_plan(8), 4, 4), [false; 16]);
+        // No CPUs to lend (--no-pipeline), one worker, or CPUs beyond the
+        // workers (which do not count).
+        assert_eq!(pipelined(&ta_plan(1), 4, 0), [false, false]);
+        assert_eq!(pipelined(&ta_plan(1), 1, 16), [false, false]);
+        assert_eq!(pipelined(&ta_plan(1), 3, 16), [true, false]);
+        // One job at a time, each done before the next is taken: the queue
+        // keeps the workers busy until its last jobs.
+        let list = ta_plan(12);
+        let mut d = Dispatch::new(&list, 4, 4);
+        let mut seen = Vec::new();
+        while let Some((g, _, p)) = d.take() {
+            seen.push(p);
+            d.done(g, 0.1, p);
+        }
+        let mut want = vec![false; 21];
+        want.extend([true; 3]);
+        assert_eq!(seen, want);
+        // Any order of takes and finishes by up to four workers: whenever
+        // a CPU is lent, the running jobs, their second CPUs and the jobs
+        // still to start fit in the CPUs; every job is taken once.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..200 {
+            let list = ta_plan(1 + rnd() % 5);
+            let cpus = (rnd() % 6) as usize;
+            let mut d = Dispatch::new(&list, 4, cpus);
+            let mut running: Vec<(usize, bool)> = Vec::new();
+            let mut taken = 0u64;
+            loop {
+                let finish = running.len() == 4 || (!running.is_empty() && rnd() % 2 == 0);
+                if finish {
+                    let (g, p) = running.swap_remove((rnd() % running.len() as u64) as usize);
+                    d.done(g, 0.1, p);
+                    continue;
+                }
+                let Some((g, _, p)) = d.take() else {
+                    break;
+                };
+                taken += 1;
+                running.push((g, p));
+                let lent = running.iter().filter(|r| r.1).count();
+                let left = (list.len() - taken) as usize;
+                assert!(lent == 0 || running.len() + lent + left <= cpus.min(4));
+                assert_eq!((d.running, d.lent), (running.len(), lent));
+            }
+            assert_eq!(taken, list.len());
+        }
     }
 
     /// A worker process that ends without reading its job spec is that
@@ -2323,6 +2495,7 @@ mod tests {
             root: dir.path().to_path_buf(),
             lib: dir.path().join("none.so"),
             hash: String::new(),
+            pipeline: false,
         };
         let r = Worker::new(&exe).run(&spec, &AtomicBool::new(false));
         assert_eq!(r.status, Status::Error, "{r:?}");

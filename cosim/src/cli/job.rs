@@ -23,7 +23,7 @@ pub(crate) fn run() -> Result<ExitCode> {
             .map_err(|e| Error::Input(format!("job spec is not valid: {e}")))?;
         eprintln!("{}{}", regress::WORKER_JOB_START, spec.job.name());
         let r = with_testbench!(spec.job.unit.as_str(), B => Ok(regress::run_job_on::<B>(
-            &spec.job, &spec.cfg, &spec.root, &spec.lib, &spec.hash,
+            &spec.job, &spec.cfg, &spec.root, &spec.lib, &spec.hash, spec.pipeline,
         )))?;
         let answer = format!(
             "{}{}\n",

@@ -18,9 +18,16 @@ pub(crate) struct RegressArgs {
     selection: Selection,
     #[command(flatten)]
     seeds: SeedsArgs,
-    /// Parallel jobs (default: all cores).
+    /// Parallel jobs (default: all cores); also the CPUs the regression
+    /// keeps busy: when the plan has fewer jobs than that, the first jobs
+    /// run pipelined on the spare CPUs (driver and model on a second
+    /// thread; the same outcome).
     #[arg(allow_negative_numbers = true, value_parser = whole::<usize>, long)]
     jobs: Option<usize>,
+    /// Run every job on one CPU, driver, model and RTL on one thread, even
+    /// when the plan leaves workers without a job.
+    #[arg(long)]
+    no_pipeline: bool,
     /// Run only shard K of N (1-based), e.g. `--shard 2/4`.
     #[arg(long)]
     shard: Option<regress::Shard>,
@@ -81,6 +88,15 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     if threads == 0 {
         return Err(Error::Input("--jobs must be at least 1".into()));
     }
+    // The CPUs the jobs may keep busy: one a worker, at most the machine's.
+    let cpus = if a.no_pipeline {
+        0
+    } else {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .min(threads)
+    };
     if a.seeds.cycles == 0 {
         return Err(Error::Input("--cycles must be at least 1".into()));
     }
@@ -193,6 +209,7 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
                     root: root.clone(),
                     lib,
                     hash,
+                    pipeline: false,
                 });
             }
             Ok::<(), Error>(())
@@ -240,12 +257,19 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     // Each thread runs its jobs in a worker process of its own, started
     // again after a job that ends it (a crash, a kill); the workers end
     // with their threads.
-    let runner = |job: &regress::Job| -> regress::JobResult {
+    let runner = |job: &regress::Job, pipeline: bool| -> regress::JobResult {
         let mut spec = specs[&(job.unit.clone(), job.profile)].clone();
         spec.job = job.clone();
+        spec.pipeline = pipeline;
+        if pipeline {
+            tracing::debug!(
+                "{}: pipelined, on the CPU of a worker without a job",
+                job.name()
+            );
+        }
         regress::run_job_in_worker(&exe, &spec, &STOP)
     };
-    let results = regress::run_jobs(&list, threads, &STOP, &runner, &mut |r| {
+    let results = regress::run_jobs(&list, threads, cpus, &STOP, &runner, &mut |r| {
         done += 1;
         if !r.passed() {
             failed += 1;

@@ -522,6 +522,7 @@ pub fn campaign<B: Testbench>(
         root: root.clone(),
         lib,
         hash,
+        pipeline: false,
     };
     baseline(exe, &plain, &list, stop, &group, false, spec)?;
     let mut baseline_seconds = t0.elapsed().as_secs_f64();
@@ -548,6 +549,7 @@ pub fn campaign<B: Testbench>(
         root: inst.root.clone(),
         lib: built.lib.clone(),
         hash: rtlbuild::sources_hash(&isources)?,
+        pipeline: false,
     };
     // The instrumented build with no mutant selected must pass too; its
     // runs set the time limit.
