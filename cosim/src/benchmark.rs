@@ -1962,7 +1962,7 @@ impl BenchReport {
              timed in blocks of {BLOCK_CYCLES} cycles whose inputs are read first, untimed, so that they come \
              from cache as in lock-step; (4) full \
              lock-step: driver, model, RTL, compare and the record of differing cycles, on one thread \
-             (each job of `gpucosim regress`); (5) the same with driver and model on a second thread \
+             (each job of a `gpucosim regress` whose jobs keep its workers busy); (5) the same with driver and model on a second thread \
              ahead of the RTL (`gpucosim run` on two CPUs or more). \
              The checksums of (1) and (2) were equal in every row (`gpucosim bench` fails otherwise). \
              \"Other load\" is the highest CPU time other processes took during figures (1)–(6), in CPUs \
