@@ -2290,18 +2290,11 @@ mod tests {
     /// in canonical order.
     #[test]
     fn workers_take_the_longest_jobs_first() {
-        let plan = Plan {
-            units: vec!["ta".into(), "lds".into(), "waitcnt".into()],
-            profiles: vec![Profile::Gfx9, Profile::Gfx11],
-            seeds: Seeds { first: 1, last: 4 },
-            cycles: 10,
-            knobs: Vec::new(),
-            kernels: Vec::new(),
-            stress: false,
-            code_coverage: false,
-            stimulus: crate::draw::STIMULUS_VERSION,
-        };
-        let list = JobList::new(&plan, None).unwrap();
+        let list = plan(
+            &["ta", "lds", "waitcnt"],
+            &[Profile::Gfx9, Profile::Gfx11],
+            4,
+        );
         let one: Vec<u64> = {
             let mut d = Dispatch::new(&list, 1, 1);
             std::iter::from_fn(|| d.take().map(|t| t.1)).collect()
@@ -2331,11 +2324,11 @@ mod tests {
         assert_eq!(rest, vec![17, 18, 19, 21, 22, 23]);
     }
 
-    /// The plan of `seeds` seeds of ta on gfx9 and gfx11.
-    fn ta_plan(seeds: u64) -> JobList {
+    /// The jobs of seeds `1..=seeds` of `units` on `profiles`.
+    fn plan(units: &[&str], profiles: &[Profile], seeds: u64) -> JobList {
         let plan = Plan {
-            units: vec!["ta".into()],
-            profiles: vec![Profile::Gfx9, Profile::Gfx11],
+            units: units.iter().map(|u| u.to_string()).collect(),
+            profiles: profiles.to_vec(),
             seeds: Seeds {
                 first: 1,
                 last: seeds,
@@ -2348,6 +2341,11 @@ mod tests {
             stimulus: crate::draw::STIMULUS_VERSION,
         };
         JobList::new(&plan, None).unwrap()
+    }
+
+    /// The plan of `seeds` seeds of ta on gfx9 and gfx11.
+    fn ta_plan(seeds: u64) -> JobList {
+        plan(&["ta"], &[Profile::Gfx9, Profile::Gfx11], seeds)
     }
 
     /// Whether each job taken runs pipelined, none finishing meanwhile.
@@ -2365,21 +2363,7 @@ mod tests {
         // Two jobs, four workers: both pipelined (four CPUs).
         assert_eq!(pipelined(&ta_plan(1), 4, 4), [true, true]);
         // Three jobs, four CPUs: the first on two, the others on one each.
-        let three = JobList::new(
-            &Plan {
-                units: vec!["ta".into(), "lds".into(), "waitcnt".into()],
-                profiles: vec![Profile::Gfx9],
-                seeds: Seeds { first: 1, last: 1 },
-                cycles: 10,
-                knobs: Vec::new(),
-                kernels: Vec::new(),
-                stress: false,
-                code_coverage: false,
-                stimulus: crate::draw::STIMULUS_VERSION,
-            },
-            None,
-        )
-        .unwrap();
+        let three = plan(&["ta", "lds", "waitcnt"], &[Profile::Gfx9], 1);
         assert_eq!(pipelined(&three, 4, 4), [true, false, false]);
         // As many jobs as workers, or more: none.
         assert_eq!(pipelined(&ta_plan(2), 4, 4), [false; 4]);
