@@ -6,7 +6,17 @@ longest on average; `Dispatch` in cosim/src/regress.rs), and prints each
 order's share of linear speed-up (the jobs' total time over J times the
 makespan). A job's time is its cycle loop (`seconds`) plus OVERHEAD.
 
-    python3 bench/scripts/replay_schedule.py RESULTS.json [J ...]
+With `--pipelined UNIT=F,...` (a job's speed on two CPUs over its speed on
+one, e.g. BENCHMARKS.md's 5 ÷ 4 per unit) it also replays the longest-first
+order with the CPUs of workers that have no job lent to running jobs: at
+a job's start, as `regress` does (the job runs pipelined when it on two
+CPUs, the running jobs with theirs and one CPU for each job not yet
+handed out fit in the J CPUs), and, as `regress` does not, also in the
+middle of a job (a worker that finds no job gives its CPU to the running
+job on one CPU that would end last, which runs F times faster from then
+on; the worker is busy until that job ends).
+
+    python3 bench/scripts/replay_schedule.py RESULTS.json [J ...] [--pipelined ta=1.3,lds=1.15,waitcnt=1.1]
 """
 import heapq
 import json
@@ -66,6 +76,89 @@ def longest_first(jobs, workers):
     return end
 
 
+class Order:
+    """The longest-first order of `Dispatch`: `take()` gives the next job."""
+
+    def __init__(self, jobs):
+        self.groups = []  # [next, jobs, started, done, seconds]
+        for j in jobs:
+            if not self.groups or self.groups[-1][1][0]["key"] != j["key"]:
+                self.groups.append([0, [], 0, 0, 0.0])
+            self.groups[-1][1].append(j)
+
+    def left(self):
+        return sum(len(g[1]) - g[0] for g in self.groups)
+
+    def take(self):
+        open_ = [g for g in self.groups if g[0] < len(g[1])]
+        if not open_:
+            return None
+        fresh = [g for g in open_ if g[2] == 0]
+        if fresh:
+            g = fresh[0]
+        else:
+            def mean(g):
+                return float("inf") if g[3] == 0 else g[4] / g[3]
+            g = open_[0]
+            for h in open_:
+                if mean(h) > mean(g):
+                    g = h
+        job = g[1][g[0]]
+        g[0] += 1
+        g[2] += 1
+        return g, job
+
+    @staticmethod
+    def done(g, job):
+        g[3] += 1
+        g[4] += job["t"]
+
+
+def lending(jobs, workers, midrun):
+    """The makespan of the longest-first order with idle workers' CPUs lent
+    at a job's start, and with `midrun` also to running jobs."""
+    order = Order(jobs)
+    # Running jobs: [end, remaining one-CPU seconds at `since`, since,
+    # speed, group, job, CPUs lent to it].
+    running, now, end, lent = [], 0.0, 0.0, 0
+
+    def free():
+        return workers - len(running) - lent
+
+    while True:
+        # Free CPUs take jobs; a job runs pipelined when it on two CPUs,
+        # the running jobs with theirs and one CPU for each job still to
+        # start fit in the CPUs.
+        while free() >= 1:
+            t = order.take()
+            if not t:
+                break
+            g, job = t
+            pipelined = order.left() + len(running) + 1 + lent + 1 <= workers
+            speed = job["f"] if pipelined else 1.0
+            lent += pipelined
+            running.append([now + job["t"] / speed, job["t"], now, speed, g, job, int(pipelined)])
+        # With no job left to start, free CPUs go to the running job on one
+        # CPU that would end last.
+        while midrun and free() >= 1:
+            solo = [r for r in running if r[6] == 0 and r[5]["f"] > 1.0]
+            if not solo:
+                break
+            r = max(solo, key=lambda r: r[0])
+            r[1] -= (now - r[2]) * r[3]
+            r[2], r[3] = now, r[5]["f"]
+            r[0] = now + r[1] / r[3]
+            r[6] = 1
+            lent += 1
+        if not running:
+            return end
+        running.sort(key=lambda r: r[0])
+        r = running.pop(0)
+        now = end = r[0]
+        Order.done(r[4], r[5])
+        lent -= r[6]
+
+
 def fail(msg):
     print(f"replay_schedule: {msg}", file=sys.stderr)
     sys.exit(2)
@@ -97,17 +190,40 @@ def main():
         })
     jobs.sort(key=lambda j: j["order"])
     total = sum(j["t"] for j in jobs)
-    counts = []
-    for a in sys.argv[2:]:
+    counts, factors, args = [], None, sys.argv[2:]
+    while args:
+        a = args.pop(0)
+        if a == "--pipelined":
+            if not args:
+                fail("--pipelined needs UNIT=F,... (a job's speed-up on two CPUs)")
+            factors = {}
+            for kv in args.pop(0).split(","):
+                unit, _, f = kv.partition("=")
+                try:
+                    factors[unit] = float(f)
+                except ValueError:
+                    fail(f"--pipelined: `{kv}` is not UNIT=F with F a number")
+                if factors[unit] < 1.0:
+                    fail(f"--pipelined: {unit}'s speed-up {f} is below 1")
+            continue
         if not a.isdigit() or int(a) < 1:
             fail(f"{a}: not a number of workers (a whole number, at least 1)")
         counts.append(int(a))
     counts = counts or [2, 4, 8, 16, 32]
+    for j in jobs:
+        j["f"] = (factors or {}).get(j["key"][0], 1.0)
     print(f"{len(jobs)} jobs, {total:.2f} s in all")
-    print("workers  canonical  longest first")
+    head = "workers  canonical  longest first"
+    if factors is not None:
+        head += "  lent at start  lent also mid-job"
+    print(head)
     for n in counts:
         c, l = canonical(jobs, n), longest_first(jobs, n)
-        print(f"{n:7}  {total / (n * c):9.3f}  {total / (n * l):13.3f}")
+        line = f"{n:7}  {total / (n * c):9.3f}  {total / (n * l):13.3f}"
+        if factors is not None:
+            a, b = lending(jobs, n, False), lending(jobs, n, True)
+            line += f"  {total / (n * a):13.3f}  {total / (n * b):17.3f}"
+        print(line)
 
 
 if __name__ == "__main__":
