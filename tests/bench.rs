@@ -309,3 +309,71 @@ fn toy_figures() {
         );
     }
 }
+
+/// `bench/scripts/replay_schedule.py` on made-up job times whose makespans
+/// are known: lending with no speed-up changes nothing; one job of 1 s on
+/// two workers at 2× ends in 0.5 s lent at its start; with jobs of 1 and
+/// 2 s on two workers nothing is lent at a start (each worker has a job),
+/// and lent mid-job the 2 s job's last second runs at 2× once the 1 s job
+/// is done (1 + 0.5 = 1.5 s instead of 2).
+#[test]
+fn the_schedule_replay_lends_cpus_as_its_rules_say() {
+    let dir = tempfile::tempdir().unwrap();
+    let replay = |name: &str, jobs: &[(&str, u64, f64)], args: &[&str]| {
+        let results = serde_json::json!({
+            "plan": {"units": ["ta", "lds"], "profiles": ["gfx9"]},
+            "jobs": jobs.iter().map(|(unit, seed, seconds)| serde_json::json!({
+                "job": {"unit": unit, "profile": "gfx9", "seed": seed},
+                "seconds": seconds,
+            })).collect::<Vec<_>>(),
+        });
+        let path = dir.path().join(format!("{name}.json"));
+        std::fs::write(&path, results.to_string()).unwrap();
+        let o = std::process::Command::new("python3")
+            .arg(gpucosim_tests::repo_root().join("bench/scripts/replay_schedule.py"))
+            .arg(&path)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        // The last line: workers and the shares of linear speed-up.
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        let last = out.lines().last().unwrap().to_string();
+        last.split_whitespace()
+            .map(|x| x.parse::<f64>().unwrap())
+            .collect::<Vec<f64>>()
+    };
+    // (workers, canonical, longest first, lent at start, lent mid-job);
+    // a job's time is its seconds plus 1.2 ms of overhead.
+    let share = |total: f64, workers: f64, makespan: f64| total / (workers * makespan);
+    let t = 1.0012;
+    let one = replay("one", &[("ta", 1, 1.0)], &["2", "--pipelined", "ta=2"]);
+    assert_eq!(one[0], 2.0);
+    assert!((one[2] - share(t, 2.0, t)).abs() < 1e-3, "{one:?}");
+    assert!((one[3] - share(t, 2.0, t / 2.0)).abs() < 1e-3, "{one:?}");
+    assert!((one[4] - one[3]).abs() < 1e-9, "{one:?}");
+    let flat = replay("flat", &[("ta", 1, 1.0)], &["2", "--pipelined", "ta=1"]);
+    assert!((flat[3] - flat[2]).abs() < 1e-9 && (flat[4] - flat[2]).abs() < 1e-9);
+    let two = replay(
+        "two",
+        &[("ta", 1, 1.0), ("lds", 1, 2.0)],
+        &["2", "--pipelined", "ta=1,lds=2"],
+    );
+    let total = 1.0012 + 2.0012;
+    assert!((two[2] - share(total, 2.0, 2.0012)).abs() < 1e-3, "{two:?}");
+    assert!((two[3] - two[2]).abs() < 1e-9, "{two:?}");
+    assert!((two[4] - share(total, 2.0, 1.5012)).abs() < 1e-3, "{two:?}");
+    // A bad speed-up is a one-line error.
+    let o = std::process::Command::new("python3")
+        .arg(gpucosim_tests::repo_root().join("bench/scripts/replay_schedule.py"))
+        .arg(dir.path().join("one.json"))
+        .args(["--pipelined", "ta=0.5"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("speed-up 0.5 is below 1") && err.lines().count() == 1,
+        "{err}"
+    );
+}
