@@ -531,9 +531,9 @@ impl JobList {
 /// in use with it, its second one included, and one for every job not yet
 /// handed out stay within the regression's CPUs (`cpus`, at most one a
 /// worker). So a plan smaller than the workers has its first `cpus -
-/// jobs` jobs pipelined; a larger one has none (its jobs keep every worker
-/// busy until the queue is empty, and a job that has started keeps its
-/// mode). The outcome of a job is the same either way, bit for bit.
+/// jobs` jobs pipelined; a larger one has none until its last jobs, taken
+/// after some workers have run out of work (a job that has started keeps
+/// its mode). The outcome of a job is the same either way, bit for bit.
 struct Dispatch {
     groups: Vec<Group>,
     /// CPUs the regression may keep busy (0: no job pipelined).
