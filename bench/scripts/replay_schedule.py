@@ -33,49 +33,6 @@ def canonical(jobs, workers):
     return max(free)
 
 
-def longest_first(jobs, workers):
-    groups = []  # [next, jobs, started, done, seconds]
-    for j in jobs:
-        if not groups or groups[-1][1][0]["key"] != j["key"]:
-            groups.append([0, [], 0, 0, 0.0])
-        groups[-1][1].append(j)
-
-    def take():
-        open_ = [g for g in groups if g[0] < len(g[1])]
-        if not open_:
-            return None
-        fresh = [g for g in open_ if g[2] == 0]
-        if fresh:
-            g = fresh[0]
-        else:
-            def mean(g):
-                return float("inf") if g[3] == 0 else g[4] / g[3]
-            g = open_[0]
-            for h in open_:
-                if mean(h) > mean(g):
-                    g = h
-        job = g[1][g[0]]
-        g[0] += 1
-        g[2] += 1
-        return g, job
-
-    # (finish time, worker, group, duration)
-    events, now, end = [], 0.0, 0.0
-    for w in range(workers):
-        t = take()
-        if t:
-            heapq.heappush(events, (t[1]["t"], w, id(t[0]), t))
-    while events:
-        now, w, _, (g, job) = heapq.heappop(events)
-        g[3] += 1
-        g[4] += job["t"]
-        end = max(end, now)
-        t = take()
-        if t:
-            heapq.heappush(events, (now + t[1]["t"], w, id(t[0]), t))
-    return end
-
-
 class Order:
     """The longest-first order of `Dispatch`: `take()` gives the next job."""
 
@@ -112,6 +69,24 @@ class Order:
     def done(g, job):
         g[3] += 1
         g[4] += job["t"]
+
+
+def longest_first(jobs, workers):
+    order = Order(jobs)
+    # (finish time, worker, group, duration)
+    events, now, end = [], 0.0, 0.0
+    for w in range(workers):
+        t = order.take()
+        if t:
+            heapq.heappush(events, (t[1]["t"], w, id(t[0]), t))
+    while events:
+        now, w, _, (g, job) = heapq.heappop(events)
+        Order.done(g, job)
+        end = max(end, now)
+        t = order.take()
+        if t:
+            heapq.heappush(events, (now + t[1]["t"], w, id(t[0]), t))
+    return end
 
 
 def lending(jobs, workers, midrun):
