@@ -376,4 +376,17 @@ fn the_schedule_replay_lends_cpus_as_its_rules_say() {
         err.contains("speed-up 0.5 is below 1") && err.lines().count() == 1,
         "{err}"
     );
+    // So is a unit the results file has no job of (a typo is not a 1×).
+    let o = std::process::Command::new("python3")
+        .arg(gpucosim_tests::repo_root().join("bench/scripts/replay_schedule.py"))
+        .arg(dir.path().join("one.json"))
+        .args(["--pipelined", "ta=1.3,lsd=1.15"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("no job of unit `lsd`") && err.lines().count() == 1,
+        "{err}"
+    );
 }

@@ -214,6 +214,37 @@ fn a_hang_is_aborted_and_a_regression_with_rtl_errors_and_hangs_goes_on() {
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(3), "{out}\n{err}");
     assert!(out.contains("reproduced exactly as recorded"), "{out}");
+
+    // A one-job regression on two workers runs its job pipelined on the
+    // spare CPU: the RTL's fatal error and its hang end that job as on one
+    // CPU, an RTL error and a timeout.
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for (profile, status) in [("gfx9", "rtl_error"), ("gfx11", "timeout")] {
+        let results = dir.path().join(format!("lent-{profile}.json"));
+        let o = gpucosim()
+            .args(["regress", "--unit", "waitcnt", "--profile", profile])
+            .args(["--seeds", "1..1", "--no-stress", "--cycles", "6000"])
+            .args(["--stall-timeout", "2", "--jobs", "2", "--quiet"])
+            .arg("--rtl")
+            .arg(&rtl)
+            .arg("--results")
+            .arg(&results)
+            .arg("--bundles")
+            .arg(dir.path().join(format!("lent-{profile}")))
+            .output()
+            .unwrap();
+        let (out, err) = text(&o);
+        assert!(o.status.code().unwrap_or(0) > 1, "{profile}: {out}\n{err}");
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&results).unwrap()).unwrap();
+        let job = &v["jobs"][0];
+        assert_eq!(job["status"], status, "{profile}: {job}");
+        assert_eq!(
+            job.get("pipelined").is_some(),
+            cpus >= 2,
+            "{profile}: {job}"
+        );
+    }
 }
 
 #[test]

@@ -185,6 +185,11 @@ def main():
             fail(f"{a}: not a number of workers (a whole number, at least 1)")
         counts.append(int(a))
     counts = counts or [2, 4, 8, 16, 32]
+    units_run = {j["key"][0] for j in jobs}
+    for unit in factors or {}:
+        if unit not in units_run:
+            fail(f"--pipelined: no job of unit `{unit}` in {sys.argv[1]} "
+                 f"(its units: {', '.join(sorted(units_run))})")
     for j in jobs:
         j["f"] = (factors or {}).get(j["key"][0], 1.0)
     print(f"{len(jobs)} jobs, {total:.2f} s in all")

@@ -583,18 +583,11 @@ impl Dispatch {
     /// pipelined); `None` when all have been handed out.
     fn take(&mut self) -> Option<(usize, u64, bool)> {
         let (g, k) = self.next()?;
-        let left = self
-            .groups
-            .iter()
-            .map(|g| usize::try_from(g.end - g.next).unwrap_or(usize::MAX))
-            .fold(0usize, usize::saturating_add);
+        let left: u64 = self.groups.iter().map(|g| g.end - g.next).sum();
         self.running += 1;
         // This job on two CPUs, the running ones on theirs, and each job
         // still to start on one.
-        let pipeline = left
-            .saturating_add(self.running)
-            .saturating_add(self.lent + 1)
-            <= self.cpus;
+        let pipeline = left + (self.running + self.lent + 1) as u64 <= self.cpus as u64;
         self.lent += usize::from(pipeline);
         Some((g, k, pipeline))
     }

@@ -391,6 +391,18 @@ const BYTE_MASKS: [u32; 16] = {
     t
 };
 
+// Every two-element op (`read2`/`write2` and their `st64` forms) has
+// elements of 4 or 8 bytes, the two widths `Lds::accept` compiles its slot
+// loop for with two elements.
+const _: () = {
+    let mut code = 0;
+    while code < 64 {
+        let i = OpInfo::decode(code);
+        assert!(!i.two || i.width == 4 || i.width == 8);
+        code += 1;
+    }
+};
+
 /// The unit: RAM, registered instruction state, results.
 ///
 /// Acceptance computes each pass's schedule (`Pass`): which slots each
@@ -606,12 +618,9 @@ impl Lds {
                 (8, false) => self.mem_slots::<8, false>(r, active, nbanks, ram_dwords),
                 (12, false) => self.mem_slots::<12, false>(r, active, nbanks, ram_dwords),
                 (_, false) => self.mem_slots::<16, false>(r, active, nbanks, ram_dwords),
-                (1, true) => self.mem_slots::<1, true>(r, active, nbanks, ram_dwords),
-                (2, true) => self.mem_slots::<2, true>(r, active, nbanks, ram_dwords),
+                // Two-element ops are b32 or b64 (checked at compile time above).
                 (4, true) => self.mem_slots::<4, true>(r, active, nbanks, ram_dwords),
-                (8, true) => self.mem_slots::<8, true>(r, active, nbanks, ram_dwords),
-                (12, true) => self.mem_slots::<12, true>(r, active, nbanks, ram_dwords),
-                (_, true) => self.mem_slots::<16, true>(r, active, nbanks, ram_dwords),
+                (_, true) => self.mem_slots::<8, true>(r, active, nbanks, ram_dwords),
             },
         }
         self.passes[0].seal();
