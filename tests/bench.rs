@@ -315,13 +315,14 @@ fn toy_figures() {
 /// two workers at 2× ends in 0.5 s lent at its start; with jobs of 1 and
 /// 2 s on two workers nothing is lent at a start (each worker has a job),
 /// and lent mid-job the 2 s job's last second runs at 2× once the 1 s job
-/// is done (1 + 0.5 = 1.5 s instead of 2).
+/// is done (1 + 0.5 = 1.5 s instead of 2); with the job times known
+/// beforehand the long jobs start at once.
 #[test]
 fn the_schedule_replay_lends_cpus_as_its_rules_say() {
     let dir = tempfile::tempdir().unwrap();
     let replay = |name: &str, jobs: &[(&str, u64, f64)], args: &[&str]| {
         let results = serde_json::json!({
-            "plan": {"units": ["ta", "lds"], "profiles": ["gfx9"]},
+            "plan": {"units": ["ta", "lds", "waitcnt"], "profiles": ["gfx9"]},
             "jobs": jobs.iter().map(|(unit, seed, seconds)| serde_json::json!({
                 "job": {"unit": unit, "profile": "gfx9", "seed": seed},
                 "seconds": seconds,
@@ -343,8 +344,9 @@ fn the_schedule_replay_lends_cpus_as_its_rules_say() {
             .map(|x| x.parse::<f64>().unwrap())
             .collect::<Vec<f64>>()
     };
-    // (workers, canonical, longest first, lent at start, lent mid-job);
-    // a job's time is its seconds plus 1.2 ms of overhead.
+    // (workers, canonical, longest first, lent at start, lent mid-job,
+    // times known); without `--pipelined` the lending columns are left
+    // out. A job's time is its seconds plus 1.2 ms of overhead.
     let share = |total: f64, workers: f64, makespan: f64| total / (workers * makespan);
     let t = 1.0012;
     let one = replay("one", &[("ta", 1, 1.0)], &["2", "--pipelined", "ta=2"]);
@@ -363,6 +365,56 @@ fn the_schedule_replay_lends_cpus_as_its_rules_say() {
     assert!((two[2] - share(total, 2.0, 2.0012)).abs() < 1e-3, "{two:?}");
     assert!((two[3] - two[2]).abs() < 1e-9, "{two:?}");
     assert!((two[4] - share(total, 2.0, 1.5012)).abs() < 1e-3, "{two:?}");
+    // Times known beforehand: two lds jobs of 3 s and two ta jobs of 1 s
+    // on three workers. Measuring first starts ta's second job before
+    // lds's (4 s in all, as in canonical order); known times start both
+    // lds jobs at once (3 s).
+    let known = replay(
+        "known",
+        &[
+            ("ta", 1, 1.0),
+            ("ta", 2, 1.0),
+            ("lds", 1, 3.0),
+            ("lds", 2, 3.0),
+        ],
+        &["3"],
+    );
+    let total = 2.0 * 1.0012 + 2.0 * 3.0012;
+    assert_eq!(known.len(), 4, "{known:?}");
+    assert!(
+        (known[1] - share(total, 3.0, 4.0024)).abs() < 1e-3,
+        "{known:?}"
+    );
+    assert!(
+        (known[2] - share(total, 3.0, 4.0024)).abs() < 1e-3,
+        "{known:?}"
+    );
+    assert!(
+        (known[3] - share(total, 3.0, 3.0012)).abs() < 1e-3,
+        "{known:?}"
+    );
+    // A job of ta and of waitcnt (1 s) and two of lds (3 s) on three
+    // workers: measuring first starts ta, lds and waitcnt, and lds's
+    // second job after 1 s (4 s); known times start lds's two and ta's
+    // at once, waitcnt's after 1 s (3 s).
+    let known = replay(
+        "known3",
+        &[
+            ("ta", 1, 1.0),
+            ("lds", 1, 3.0),
+            ("lds", 2, 3.0),
+            ("waitcnt", 1, 1.0),
+        ],
+        &["3"],
+    );
+    assert!(
+        (known[2] - share(total, 3.0, 4.0024)).abs() < 1e-3,
+        "{known:?}"
+    );
+    assert!(
+        (known[3] - share(total, 3.0, 3.0012)).abs() < 1e-3,
+        "{known:?}"
+    );
     // A bad speed-up is a one-line error.
     let o = std::process::Command::new("python3")
         .arg(gpucosim_tests::repo_root().join("bench/scripts/replay_schedule.py"))

@@ -951,3 +951,114 @@ fn a_small_regression_runs_its_jobs_on_the_spare_workers_cpus() {
     assert_eq!((&lent.1, &lent.2), (&one.1, &one.2));
     assert_eq!((&single.1, &single.2), (&one.1, &one.2));
 }
+
+/// The job times of earlier regressions order the jobs from the start:
+/// times that make waitcnt the longest group start both its jobs first
+/// on two workers, where without times each group's first job starts
+/// first; the regression then replaces them with what it measured. A
+/// broken file is reported and replaced, one that cannot be written is
+/// reported, and neither changes the results or the exit code.
+#[test]
+fn earlier_job_times_order_a_regressions_jobs_from_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let times = dir.path().join("times.json");
+    let results = dir.path().join("results.json");
+    let bundles = dir.path().join("bundles");
+    // (exit code, the first two jobs started, stderr).
+    let regress = |times: &std::path::Path| {
+        let args = [
+            "regress",
+            "--unit",
+            "lds",
+            "--unit",
+            "waitcnt",
+            "--profile",
+            "gfx11",
+            "--seeds",
+            "1..2",
+            "--cycles",
+            "2000",
+            "--no-stress",
+            "--jobs",
+            "2",
+            "--no-pipeline",
+            "-v",
+            "--job-times",
+            times.to_str().unwrap(),
+            "--results",
+            results.to_str().unwrap(),
+            "--bundles",
+            bundles.to_str().unwrap(),
+        ];
+        let (code, out, err) = run(&args, &[("GPUCOSIM_BUILD", "quick")]);
+        let mut first: Vec<String> = err
+            .lines()
+            .filter_map(|l| l.strip_suffix(": started"))
+            .filter_map(|l| l.rsplit(' ').next())
+            .take(2)
+            .map(str::to_string)
+            .collect();
+        first.sort();
+        assert!(!err.contains("panicked"), "{out}{err}");
+        (code, first, err)
+    };
+    let (code, first, err) = regress(&times);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(first, ["lds.gfx11.1", "waitcnt.gfx11.1"], "{err}");
+    let kept: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&times).unwrap()).unwrap();
+    for g in ["lds.gfx11", "waitcnt.gfx11"] {
+        assert_eq!(kept["groups"][g]["cycles"], 4000, "{kept}");
+        assert_eq!(kept["groups"][g]["jobs"], 2, "{kept}");
+    }
+    let passed = std::fs::read_to_string(&results).unwrap();
+
+    let upside_down = r#"{"format": 1, "groups": {
+        "lds.gfx11": {"seconds": 0.001, "cycles": 1000, "jobs": 1},
+        "waitcnt.gfx11": {"seconds": 1.0, "cycles": 1000, "jobs": 1}}}"#;
+    std::fs::write(&times, upside_down).unwrap();
+    let (code, first, err) = regress(&times);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(first, ["waitcnt.gfx11.1", "waitcnt.gfx11.2"], "{err}");
+    assert!(err.contains("2 of 2 job groups have times"), "{err}");
+    let kept: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&times).unwrap()).unwrap();
+    assert_eq!(kept["groups"]["waitcnt.gfx11"]["cycles"], 4000, "{kept}");
+
+    std::fs::write(&times, "{ not json").unwrap();
+    let (code, first, err) = regress(&times);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(first, ["lds.gfx11.1", "waitcnt.gfx11.1"], "{err}");
+    let warning = err
+        .lines()
+        .find(|l| l.starts_with("warning: "))
+        .unwrap_or_default();
+    assert!(
+        warning.contains("are not valid") && warning.contains(times.to_str().unwrap()),
+        "{err}"
+    );
+    serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&times).unwrap())
+        .expect("the broken file replaced");
+
+    // A file under a regular file can be neither read nor written.
+    let (code, _, err) = regress(&results.join("times.json"));
+    assert_eq!(code, 0, "{err}");
+    let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning: ")).collect();
+    assert_eq!(warnings.len(), 2, "{err}");
+    assert!(warnings[0].contains("cannot read the job times"), "{err}");
+    assert!(
+        warnings[1].contains("cannot keep this regression's job times"),
+        "{err}"
+    );
+    let again = std::fs::read_to_string(&results).unwrap();
+    let jobs = |s: &str| {
+        let v: serde_json::Value = serde_json::from_str(s).unwrap();
+        v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| (j["job"].clone(), j["status"].clone(), j["cycles"].clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(jobs(&passed), jobs(&again));
+}

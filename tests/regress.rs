@@ -197,7 +197,7 @@ fn run_all(
     let stop = AtomicBool::new(false);
     let runner = |j: &Job, p: bool| regress::run_job::<ToyTestbench>(j, &c, &libs, p);
     let mut r = ResultsFile::new(&plan, shard);
-    for j in regress::run_jobs(&list, 2, 2, &stop, &runner, &mut |_| {}) {
+    for j in regress::run_jobs(&list, 2, 2, &|_| None, &stop, &runner, &mut |_| {}) {
         r.add(j);
     }
     r
@@ -689,7 +689,7 @@ fn stopping_starts_no_new_job_and_keeps_every_finished_one() {
         }
         passed(j)
     };
-    let done = regress::run_jobs(&list, 1, 1, &stop, &runner, &mut |_| {});
+    let done = regress::run_jobs(&list, 1, 1, &|_| None, &stop, &runner, &mut |_| {});
     let seeds: Vec<u64> = done.iter().map(|r| r.job.seed).collect();
     assert_eq!(seeds, (1..=5).collect::<Vec<_>>());
     // Several workers: job 1 sets the flag and every other job returns only
@@ -711,7 +711,15 @@ fn stopping_starts_no_new_job_and_keeps_every_finished_one() {
             }
             passed(j)
         };
-        let done = regress::run_jobs(&list, threads, threads, &stop, &runner, &mut |_| {});
+        let done = regress::run_jobs(
+            &list,
+            threads,
+            threads,
+            &|_| None,
+            &stop,
+            &runner,
+            &mut |_| {},
+        );
         let started = started.into_inner().unwrap();
         let finished: BTreeSet<u64> = done.iter().map(|r| r.job.seed).collect();
         assert_eq!(
@@ -747,7 +755,7 @@ fn jobs_on_lent_cpus_end_as_on_one() {
             regress::run_job::<ToyTestbench>(j, &c, &libs, p)
         };
         let stop = AtomicBool::new(false);
-        let done = regress::run_jobs(&list, 8, cpus, &stop, &runner, &mut |_| {});
+        let done = regress::run_jobs(&list, 8, cpus, &|_| None, &stop, &runner, &mut |_| {});
         let ends: Vec<_> = done
             .iter()
             .map(|r| {

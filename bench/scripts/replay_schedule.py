@@ -5,6 +5,10 @@ workers (each group's first job, then the group whose done jobs took
 longest on average; `Dispatch` in cosim/src/regress.rs), and prints each
 order's share of linear speed-up (the jobs' total time over J times the
 makespan). A job's time is its cycle loop (`seconds`) plus OVERHEAD.
+The last column, "times known", replays the order of a regression that
+has the job times of an earlier one (`--job-times`, docs/regress.md): the
+longest group first from the start, each group's mean time in the file
+standing for its estimate.
 
 With `--pipelined UNIT=F,...` (a job's speed on two CPUs over its speed on
 one, e.g. BENCHMARKS.md's 5 ÷ 4 per unit) it also replays the longest-first
@@ -34,14 +38,19 @@ def canonical(jobs, workers):
 
 
 class Order:
-    """The longest-first order of `Dispatch`: `take()` gives the next job."""
+    """The longest-first order of `Dispatch`: `take()` gives the next job.
+    With `known`, each group's mean job time in the results file stands for
+    the estimate that earlier regressions' job times give (`job_times.rs`)."""
 
-    def __init__(self, jobs):
-        self.groups = []  # [next, jobs, started, done, seconds]
+    def __init__(self, jobs, known=False):
+        self.groups = []  # [next, jobs, started, done, seconds, estimate]
         for j in jobs:
             if not self.groups or self.groups[-1][1][0]["key"] != j["key"]:
-                self.groups.append([0, [], 0, 0, 0.0])
+                self.groups.append([0, [], 0, 0, 0.0, None])
             self.groups[-1][1].append(j)
+        if known:
+            for g in self.groups:
+                g[5] = sum(j["t"] for j in g[1]) / len(g[1])
 
     def left(self):
         return sum(len(g[1]) - g[0] for g in self.groups)
@@ -50,12 +59,18 @@ class Order:
         open_ = [g for g in self.groups if g[0] < len(g[1])]
         if not open_:
             return None
-        fresh = [g for g in open_ if g[2] == 0]
+        fresh = [g for g in open_ if g[2] == 0 and g[5] is None]
         if fresh:
             g = fresh[0]
         else:
+            measured = sum(g[4] for g in self.groups if g[5] is not None)
+            estimated = sum(g[5] * g[3] for g in self.groups if g[5] is not None)
+            scale = measured / estimated if measured > 0 and estimated > 0 else 1.0
+
             def mean(g):
-                return float("inf") if g[3] == 0 else g[4] / g[3]
+                if g[3] > 0:
+                    return g[4] / g[3]
+                return float("inf") if g[5] is None else g[5] * scale
             g = open_[0]
             for h in open_:
                 if mean(h) > mean(g):
@@ -71,8 +86,8 @@ class Order:
         g[4] += job["t"]
 
 
-def longest_first(jobs, workers):
-    order = Order(jobs)
+def longest_first(jobs, workers, known=False):
+    order = Order(jobs, known)
     # (finish time, worker, group, duration)
     events, now, end = [], 0.0, 0.0
     for w in range(workers):
@@ -196,6 +211,7 @@ def main():
     head = "workers  canonical  longest first"
     if factors is not None:
         head += "  lent at start  lent also mid-job"
+    head += "  times known"
     print(head)
     for n in counts:
         c, l = canonical(jobs, n), longest_first(jobs, n)
@@ -203,6 +219,8 @@ def main():
         if factors is not None:
             a, b = lending(jobs, n, False), lending(jobs, n, True)
             line += f"  {total / (n * a):13.3f}  {total / (n * b):17.3f}"
+        k = longest_first(jobs, n, known=True)
+        line += f"  {total / (n * k):11.3f}"
         print(line)
 
 

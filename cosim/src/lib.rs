@@ -21,6 +21,7 @@ pub mod benchmark;
 pub mod cache;
 pub mod codecov;
 pub mod engine;
+pub mod job_times;
 pub mod kernel;
 pub mod mutate;
 pub mod regress;

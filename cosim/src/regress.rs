@@ -518,12 +518,16 @@ impl JobList {
 /// canonical order the workers' last jobs finish at different times: with
 /// 16 workers on the 192 jobs of `regress --seeds 1..32` that tail cost
 /// 3 % of the wall time (list scheduling replayed on the measured job
-/// times). Taking the jobs of the group (unit, profile, kernel) whose done
-/// jobs took longest on average first leaves the short jobs for the end.
-/// Each group's first job is taken first, in canonical order, to measure
-/// it; a group none of whose jobs has finished yet counts as the longest.
-/// Jobs within a group keep their order. One worker takes the jobs in
-/// canonical order (the order changes nothing there).
+/// times). Taking the jobs of the group (unit, profile, kernel) whose jobs
+/// take longest first leaves the short jobs for the end. A group's length
+/// is the mean of its jobs done so far; before one is done, the estimate
+/// of earlier regressions' times ([`crate::job_times`]), scaled by how
+/// long this regression's jobs take against their estimates (a loaded
+/// machine, a slower one). A group with neither has its first job taken
+/// first, in canonical order, to measure it, and counts as the longest
+/// until one of its jobs is done. Jobs within a group keep their order.
+/// One worker takes the jobs in canonical order (the order changes
+/// nothing there).
 ///
 /// It also lends the CPUs of workers that will find no job to a job that
 /// can use a second one: a job runs pipelined, its driver and model on a
@@ -545,17 +549,26 @@ struct Dispatch {
 }
 
 /// A run of list indices `first..end` of one unit, profile and kernel:
-/// the next to hand out, and the time its finished jobs took.
+/// the next to hand out, the time its finished jobs took, and the
+/// estimate of a job's seconds from earlier regressions.
 struct Group {
     first: u64,
     next: u64,
     end: u64,
     done: u64,
     seconds: f64,
+    estimate: Option<f64>,
 }
 
 impl Dispatch {
-    fn new(list: &JobList, threads: usize, cpus: usize) -> Dispatch {
+    /// `estimate` gives a job's estimated seconds from earlier
+    /// regressions, if any (asked of each group's first job).
+    fn new(
+        list: &JobList,
+        threads: usize,
+        cpus: usize,
+        estimate: &dyn Fn(&Job) -> Option<f64>,
+    ) -> Dispatch {
         // One worker: the whole list as one group, taken in order.
         let groups = if threads <= 1 {
             std::iter::once(0..list.len()).collect()
@@ -571,6 +584,11 @@ impl Dispatch {
                     end: r.end,
                     done: 0,
                     seconds: 0.0,
+                    estimate: if threads <= 1 || r.is_empty() {
+                        None
+                    } else {
+                        estimate(&list.get(r.start)).filter(|e| e.is_finite() && *e >= 0.0)
+                    },
                 })
                 .collect(),
             cpus: cpus.min(threads),
@@ -598,18 +616,30 @@ impl Dispatch {
         let g = if let Some(g) = self
             .groups
             .iter()
-            .position(|g| open(g) && g.next == g.first)
+            .position(|g| open(g) && g.next == g.first && g.estimate.is_none())
         {
             g
         } else {
-            // Longest mean first; unmeasured groups first of all; ties to
-            // the earlier group.
-            let mean = |g: &Group| {
-                if g.done == 0 {
-                    f64::INFINITY
-                } else {
-                    g.seconds / g.done as f64
-                }
+            // This regression's seconds against the estimates, over the
+            // done jobs of groups with one: what turns an estimate into
+            // seconds of this run.
+            let (measured, estimated) = self
+                .groups
+                .iter()
+                .filter_map(|g| g.estimate.map(|e| (g.seconds, e * g.done as f64)))
+                .fold((0.0, 0.0), |(m, e), (gm, ge)| (m + gm, e + ge));
+            let scale = if measured > 0.0 && estimated > 0.0 {
+                measured / estimated
+            } else {
+                1.0
+            };
+            // Longest mean first, an estimate standing for the mean of a
+            // group with no job done; groups with neither first of all;
+            // ties to the earlier group.
+            let mean = |g: &Group| match (g.done, g.estimate) {
+                (0, Some(e)) => e * scale,
+                (0, None) => f64::INFINITY,
+                (n, _) => g.seconds / n as f64,
             };
             let mut best: Option<(usize, f64)> = None;
             for (i, g) in self.groups.iter().enumerate().filter(|(_, g)| open(g)) {
@@ -1801,7 +1831,9 @@ pub fn job_message<T>(o: &Outcome<T>) -> String {
 
 /// Runs the jobs of `list` on `threads` workers with `runner`, calling
 /// `progress` on this thread after each job. Several workers take the
-/// longest jobs first (`Dispatch`); one takes them in canonical order.
+/// longest jobs first (`Dispatch`), by the estimates of earlier
+/// regressions (`estimate`, seconds) until this one's own jobs tell; one
+/// takes them in canonical order.
 /// `runner` is told whether the job runs pipelined, on a second CPU that
 /// a worker without a job lends it, within `cpus` CPUs in all (0: every
 /// job on one CPU; see `Dispatch`).
@@ -1814,11 +1846,12 @@ pub fn run_jobs(
     list: &JobList,
     threads: usize,
     cpus: usize,
+    estimate: &dyn Fn(&Job) -> Option<f64>,
     stop: &AtomicBool,
     runner: &(dyn Fn(&Job, bool) -> JobResult + Sync),
     progress: &mut dyn FnMut(&JobResult),
 ) -> Vec<JobResult> {
-    let dispatch = std::sync::Mutex::new(Dispatch::new(list, threads, cpus));
+    let dispatch = std::sync::Mutex::new(Dispatch::new(list, threads, cpus, estimate));
     let (tx, rx) = mpsc::channel::<JobResult>();
     let mut results = Vec::new();
     std::thread::scope(|s| {
@@ -2289,11 +2322,11 @@ mod tests {
             4,
         );
         let one: Vec<u64> = {
-            let mut d = Dispatch::new(&list, 1, 1);
+            let mut d = Dispatch::new(&list, 1, 1, &|_| None);
             std::iter::from_fn(|| d.take().map(|t| t.1)).collect()
         };
         assert_eq!(one, (0..24).collect::<Vec<_>>());
-        let mut d = Dispatch::new(&list, 4, 0);
+        let mut d = Dispatch::new(&list, 4, 0, &|_| None);
         let mut take = || d.take().map(|(g, k, _)| (g, k)).unwrap();
         // Groups of four seeds: ta gfx9 0..4, ta gfx11 4..8, lds gfx9
         // 8..12, lds gfx11 12..16, waitcnt 16..20, 20..24.
@@ -2315,6 +2348,81 @@ mod tests {
         assert_eq!([take(), take()], [(0, 2), (0, 3)]);
         let rest: Vec<u64> = std::iter::from_fn(|| d.take().map(|t| t.1)).collect();
         assert_eq!(rest, vec![17, 18, 19, 21, 22, 23]);
+    }
+
+    /// With estimates from earlier regressions the workers take the
+    /// longest group first from the start, with no job of each group
+    /// taken to measure it first; a group without an estimate still has
+    /// its first job taken first; an estimate gives way to the group's
+    /// measured mean once a job of it is done, and is scaled by how this
+    /// regression's jobs compare with their estimates.
+    #[test]
+    fn estimates_of_earlier_regressions_order_the_jobs_from_the_start() {
+        let list = plan(
+            &["ta", "lds", "waitcnt"],
+            &[Profile::Gfx9, Profile::Gfx11],
+            2,
+        );
+        // Groups of two seeds: ta gfx9 0..2, ta gfx11 2..4, lds gfx9 4..6,
+        // lds gfx11 6..8, waitcnt gfx9 8..10, waitcnt gfx11 10..12.
+        let est = |j: &Job| -> Option<f64> {
+            match (j.unit.as_str(), j.profile) {
+                ("ta", Profile::Gfx9) => Some(0.036),
+                ("ta", Profile::Gfx11) => Some(0.040),
+                ("lds", Profile::Gfx9) => Some(0.077),
+                ("lds", Profile::Gfx11) => Some(0.085),
+                ("waitcnt", Profile::Gfx9) => Some(0.033),
+                _ => Some(0.035),
+            }
+        };
+        // Eight workers, twelve jobs: the eight taken at once are those of
+        // lds and ta, the shortest (waitcnt) wait; without the estimates
+        // each group's first job and then ta's second ones would start,
+        // and lds's second jobs would wait behind waitcnt's first.
+        let mut d = Dispatch::new(&list, 8, 0, &est);
+        let first: Vec<u64> = (0..8).map(|_| d.take().unwrap().1).collect();
+        assert_eq!(first, vec![6, 7, 4, 5, 2, 3, 0, 1]);
+        let mut d = Dispatch::new(&list, 8, 0, &|_| None);
+        let first: Vec<u64> = (0..8).map(|_| d.take().unwrap().1).collect();
+        assert_eq!(first, vec![0, 2, 4, 6, 8, 10, 1, 3]);
+
+        // No estimate for lds gfx11 (a kernel never run before, say): its
+        // first job is taken first, to measure it, and it counts as the
+        // longest until then.
+        let some = |j: &Job| {
+            (j.unit != "lds" || j.profile != Profile::Gfx11)
+                .then(|| est(j))
+                .flatten()
+        };
+        let mut d = Dispatch::new(&list, 5, 0, &some);
+        let mut take = || d.take().map(|(g, k, _)| (g, k)).unwrap();
+        assert_eq!(
+            [take(), take(), take(), take(), take()],
+            [(3, 6), (3, 7), (2, 4), (2, 5), (1, 2)]
+        );
+        // Jobs of this regression take longer than their estimates: lds
+        // gfx9's first twice its estimate, ta gfx11's 0.058 s against 0.040.
+        // The groups still on estimates are scaled by (0.154 + 0.058) /
+        // (0.077 + 0.040) = 1.81, which puts even waitcnt gfx9 (0.033 s,
+        // 0.060 scaled) before ta gfx11's measured 0.058; unscaled, ta
+        // gfx11's second job would be next.
+        d.done(2, 0.154, false);
+        d.done(1, 0.058, false);
+        let rest: Vec<(usize, u64)> =
+            std::iter::from_fn(|| d.take().map(|(g, k, _)| (g, k))).collect();
+        assert_eq!(
+            rest,
+            vec![(0, 0), (0, 1), (5, 10), (5, 11), (4, 8), (4, 9), (1, 3)]
+        );
+
+        // An estimate that is no number is none; one worker keeps the
+        // canonical order whatever the estimates.
+        let mut d = Dispatch::new(&list, 4, 0, &|_| Some(f64::NAN));
+        let first: Vec<u64> = (0..6).map(|_| d.take().unwrap().1).collect();
+        assert_eq!(first, vec![0, 2, 4, 6, 8, 10]);
+        let mut d = Dispatch::new(&list, 1, 0, &est);
+        let all: Vec<u64> = std::iter::from_fn(|| d.take().map(|t| t.1)).collect();
+        assert_eq!(all, (0..12).collect::<Vec<_>>());
     }
 
     /// The jobs of seeds `1..=seeds` of `units` on `profiles`.
@@ -2343,7 +2451,7 @@ mod tests {
 
     /// Whether each job taken runs pipelined, none finishing meanwhile.
     fn pipelined(list: &JobList, threads: usize, cpus: usize) -> Vec<bool> {
-        let mut d = Dispatch::new(list, threads, cpus);
+        let mut d = Dispatch::new(list, threads, cpus, &|_| None);
         std::iter::from_fn(|| d.take().map(|t| t.2)).collect()
     }
 
@@ -2369,7 +2477,7 @@ mod tests {
         // One job at a time, each done before the next is taken: the queue
         // keeps the workers busy until its last jobs.
         let list = ta_plan(12);
-        let mut d = Dispatch::new(&list, 4, 4);
+        let mut d = Dispatch::new(&list, 4, 4, &|_| None);
         let mut seen = Vec::new();
         while let Some((g, _, p)) = d.take() {
             seen.push(p);
@@ -2391,7 +2499,7 @@ mod tests {
         for _ in 0..200 {
             let list = ta_plan(1 + rnd() % 5);
             let cpus = (rnd() % 6) as usize;
-            let mut d = Dispatch::new(&list, 4, cpus);
+            let mut d = Dispatch::new(&list, 4, cpus, &|_| None);
             let mut running: Vec<(usize, bool)> = Vec::new();
             let mut taken = 0u64;
             loop {

@@ -217,7 +217,7 @@ pub(crate) enum Cmd {
     Lint(lint::LintArgs),
     /// Run many seeds across units and profiles in parallel, with a summary
     /// table, JUnit, merged coverage, failure bundles and optional shrinking.
-    Regress(regress::RegressArgs),
+    Regress(Box<regress::RegressArgs>),
     /// Mutation testing: mutate a unit's RTL and count the mutants the
     /// regression kills (one instrumented build runs every mutant;
     /// docs/mutate.md).
@@ -275,7 +275,7 @@ pub(crate) fn dispatch(cmd: Cmd, log: LogArgs) -> Result<ExitCode> {
         Cmd::DecodeWaitcnt(a) => decode::run(a),
         Cmd::Kernel(k) => kernel::run(k),
         Cmd::Lint(a) => lint::run(a),
-        Cmd::Regress(a) => regress::run(a, log.quiet),
+        Cmd::Regress(a) => regress::run(*a, log.quiet),
         Cmd::Mutate(a) => mutate::run(a, log.quiet),
         Cmd::Merge(a) => merge::run(a),
         Cmd::Cache(a) => cache::run(a),

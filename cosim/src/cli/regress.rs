@@ -8,6 +8,7 @@ use super::args::{
 };
 use gpucosim::engine::{self, EXIT_INPUT};
 use gpucosim::error::{Error, Result};
+use gpucosim::job_times::JobTimes;
 use gpucosim::{regress, with_testbench};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -28,6 +29,12 @@ pub(crate) struct RegressArgs {
     /// when the plan leaves workers without a job.
     #[arg(long)]
     no_pipeline: bool,
+    /// The job times of earlier regressions, by which the workers take the
+    /// longest jobs first from the start; this regression's replace those
+    /// of the groups it runs (default: `job-times.json` in the RTL cache's
+    /// directory; docs/regress.md).
+    #[arg(long, value_name = "FILE")]
+    job_times: Option<PathBuf>,
     /// Run only shard K of N (1-based), e.g. `--shard 2/4`.
     #[arg(long)]
     shard: Option<regress::Shard>,
@@ -251,6 +258,26 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
         );
         b
     };
+    // The job times of earlier regressions order the jobs from the start
+    // (`job_times`); this one's replace them for the groups it measures.
+    let times_path = a.job_times.clone().unwrap_or_else(JobTimes::path);
+    let (mut times, times_warning) = JobTimes::load(&times_path);
+    if let Some(w) = times_warning {
+        eprintln!("warning: {w}");
+    }
+    if threads > 1 {
+        let groups = list.groups();
+        let known = groups
+            .iter()
+            .filter(|r| times.estimate(&plan, &list.get(r.start)).is_some())
+            .count();
+        tracing::debug!(
+            "{known} of {} job groups have times of earlier regressions ({})",
+            groups.len(),
+            times_path.display()
+        );
+    }
+    let estimate = |j: &regress::Job| times.estimate(&plan, j);
     let start = std::time::Instant::now();
     let mut failed = 0usize;
     let mut done = 0u64;
@@ -261,15 +288,18 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
         let mut spec = specs[&(job.unit.clone(), job.profile)].clone();
         spec.job = job.clone();
         spec.pipeline = pipeline;
-        if pipeline {
-            tracing::debug!(
-                "{}: pipelined, on the CPU of a worker without a job",
-                job.name()
-            );
-        }
+        tracing::debug!(
+            "{}: started{}",
+            job.name(),
+            if pipeline {
+                ", pipelined, on the CPU of a worker without a job"
+            } else {
+                ""
+            }
+        );
         regress::run_job_in_worker(&exe, &spec, &STOP)
     };
-    let results = regress::run_jobs(&list, threads, cpus, &STOP, &runner, &mut |r| {
+    let results = regress::run_jobs(&list, threads, cpus, &estimate, &STOP, &runner, &mut |r| {
         done += 1;
         if !r.passed() {
             failed += 1;
@@ -306,6 +336,13 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     bar.finish_and_clear();
     watcher_done.store(true, Ordering::SeqCst);
     let _ = watcher.join();
+    if times.record(&plan, &results) > 0 {
+        if let Err(e) = times.save(&times_path) {
+            eprintln!(
+                "warning: cannot keep this regression's job times for the next one's order: {e}"
+            );
+        }
+    }
     let signal = gpucosim::signalled();
     let mut res = regress::ResultsFile::new(&plan, a.shard);
     for r in results {

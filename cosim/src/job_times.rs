@@ -1,0 +1,324 @@
+//! How long the jobs of earlier regressions took, by group, kept in the
+//! cache (`job-times.json` in [`crate::rtlbuild::cache_root`]): what the
+//! workers of the next regression estimate its jobs' lengths from, so that
+//! they take the longest first from the start (`regress::Dispatch`).
+//!
+//! Without them the workers learn a group's length only when one of its
+//! jobs ends. A plan of one to two jobs a worker then loses most of what
+//! the order could give: the workers start on jobs of every group, and the
+//! longest group's other jobs wait until the first jobs end
+//! (docs/regress.md, "The order the workers take the jobs in").
+//!
+//! The times only order the jobs: what a job does, and its result, do not
+//! depend on them. A file that cannot be read is reported and treated as
+//! empty; one that cannot be written is reported, and the regression's
+//! results and exit code are the same.
+
+use crate::error::{Error, Result};
+use crate::regress::{Job, JobResult, Plan, Status};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The format of `job-times.json`.
+const FORMAT: u32 = 1;
+
+/// The file's name in the cache root.
+pub const FILE: &str = "job-times.json";
+
+/// The jobs of one group that a regression measured: one CPU each,
+/// ended by their last cycle or by the RTL.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct GroupTime {
+    /// Their cycle loops' seconds, summed.
+    pub seconds: f64,
+    /// Their cycles, summed.
+    pub cycles: u64,
+    /// How many.
+    pub jobs: u64,
+}
+
+/// Group times by key ([`key`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct JobTimes {
+    /// `FORMAT`.
+    pub format: u32,
+    /// By [`key`].
+    pub groups: BTreeMap<String, GroupTime>,
+}
+
+/// The key of `job`'s group in `plan`: `UNIT.PROFILE`, the kernel's unit,
+/// profile and name for a kernel job, with `.code-coverage` when the plan
+/// counts code coverage (a slower build). The RTL tree, knobs and stress
+/// variants are not part of it: the times of the latest regression of a
+/// group stand for all of them.
+pub fn key(plan: &Plan, job: &Job) -> String {
+    let mut k = match &job.kernel {
+        Some(kr) => format!("{}.{}.kernel.{}", kr.unit, kr.profile, kr.name),
+        None => job.group(),
+    };
+    if plan.code_coverage {
+        k.push_str(".code-coverage");
+    }
+    k
+}
+
+impl JobTimes {
+    /// The file in the cache root.
+    pub fn path() -> PathBuf {
+        crate::rtlbuild::cache_root().join(FILE)
+    }
+
+    /// Reads `path`: none yet is empty; one that cannot be read or parsed,
+    /// or of another format, is empty with a one-line warning saying why.
+    pub fn load(path: &Path) -> (JobTimes, Option<String>) {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return (JobTimes::empty(), None);
+            }
+            Err(e) => {
+                return (
+                    JobTimes::empty(),
+                    Some(format!(
+                        "cannot read the job times of earlier regressions {}: {e}; the jobs are ordered without them",
+                        path.display()
+                    )),
+                );
+            }
+        };
+        match serde_json::from_str::<JobTimes>(&text) {
+            Ok(t) if t.format == FORMAT => (t, None),
+            Ok(t) => (
+                JobTimes::empty(),
+                Some(format!(
+                    "the job times of earlier regressions {} are of format {}, not {FORMAT}; the jobs are ordered without them, and the file is replaced",
+                    path.display(),
+                    t.format
+                )),
+            ),
+            Err(e) => (
+                JobTimes::empty(),
+                Some(format!(
+                    "the job times of earlier regressions {} are not valid ({e}); the jobs are ordered without them, and the file is replaced",
+                    path.display()
+                )),
+            ),
+        }
+    }
+
+    /// No times.
+    pub fn empty() -> JobTimes {
+        JobTimes {
+            format: FORMAT,
+            groups: BTreeMap::new(),
+        }
+    }
+
+    /// The estimated seconds of `job` of `plan`: its group's seconds a
+    /// cycle times the plan's cycles, or for a kernel, which ends when its
+    /// program does, times the cycles its jobs ran (at most the plan's).
+    /// `None` for a group without times.
+    pub fn estimate(&self, plan: &Plan, job: &Job) -> Option<f64> {
+        let g = self.groups.get(&key(plan, job))?;
+        if g.cycles == 0 || g.jobs == 0 || !g.seconds.is_finite() || g.seconds < 0.0 {
+            return None;
+        }
+        let per_cycle = g.seconds / g.cycles as f64;
+        let cycles = match job.kernel {
+            Some(_) => (g.cycles / g.jobs).min(plan.cycles),
+            None => plan.cycles,
+        };
+        Some(per_cycle * cycles as f64)
+    }
+
+    /// Replaces the times of the groups that `results` of `plan` measured:
+    /// jobs that ran on one CPU to their last cycle or to an end the RTL
+    /// or a divergence made (not pipelined, timed out, interrupted or
+    /// kept from running). Returns how many groups it set.
+    pub fn record(&mut self, plan: &Plan, results: &[JobResult]) -> usize {
+        let mut new: BTreeMap<String, GroupTime> = BTreeMap::new();
+        for r in results {
+            let measured = matches!(
+                r.status,
+                Status::Passed | Status::Diverged | Status::RtlError
+            );
+            if !measured || r.pipelined || r.cycles == 0 || !r.seconds.is_finite() {
+                continue;
+            }
+            let g = new.entry(key(plan, &r.job)).or_insert(GroupTime {
+                seconds: 0.0,
+                cycles: 0,
+                jobs: 0,
+            });
+            g.seconds += r.seconds;
+            g.cycles += r.cycles;
+            g.jobs += 1;
+        }
+        let n = new.len();
+        self.format = FORMAT;
+        self.groups.extend(new);
+        n
+    }
+
+    /// Writes the times to `path`, atomically.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let text = serde_json::to_string_pretty(self)
+            .map_err(|e| Error::Env(format!("cannot encode the job times: {e}")))?;
+        crate::outputs::write_atomic(path, format!("{text}\n").as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::regress::{KernelRef, Seeds};
+    use gpucosim_model::Profile;
+
+    fn plan(cycles: u64, code_coverage: bool) -> Plan {
+        Plan {
+            units: vec!["ta".into(), "lds".into()],
+            profiles: vec![Profile::Gfx9],
+            seeds: Seeds { first: 1, last: 4 },
+            cycles,
+            knobs: Vec::new(),
+            kernels: Vec::new(),
+            stress: false,
+            code_coverage,
+            stimulus: crate::draw::STIMULUS_VERSION,
+        }
+    }
+
+    fn job(unit: &str, seed: u64) -> Job {
+        Job {
+            unit: unit.into(),
+            profile: Profile::Gfx9,
+            seed,
+            kernel: None,
+            variant: None,
+        }
+    }
+
+    fn kernel_job(seed: u64) -> Job {
+        Job {
+            kernel: Some(KernelRef {
+                file: "/k/reduce.s".into(),
+                name: "reduce".into(),
+                profile: Profile::Gfx9,
+                launch: None,
+                unit: "waitcnt".into(),
+            }),
+            ..job("waitcnt", seed)
+        }
+    }
+
+    fn result(job: Job, status: Status, cycles: u64, seconds: f64) -> JobResult {
+        JobResult {
+            status,
+            cycles,
+            seconds,
+            ..JobResult::new(&job)
+        }
+    }
+
+    #[test]
+    fn keys_name_the_group_the_kernel_and_code_coverage() {
+        let p = plan(1000, false);
+        assert_eq!(key(&p, &job("ta", 3)), "ta.gfx9");
+        assert_eq!(key(&p, &kernel_job(1)), "waitcnt.gfx9.kernel.reduce");
+        assert_eq!(
+            key(&plan(1000, true), &job("lds", 1)),
+            "lds.gfx9.code-coverage"
+        );
+    }
+
+    /// What a regression measured gives the next one's estimates: seconds
+    /// a cycle times its cycles, a kernel's at most the cycles its jobs
+    /// ran; jobs not measured on one CPU to an end of their own count for
+    /// nothing; a later regression replaces a group's times and keeps the
+    /// others.
+    #[test]
+    fn measured_jobs_give_the_estimates_of_the_next_regression() {
+        let p = plan(1000, false);
+        let mut t = JobTimes::empty();
+        let mut pipelined = result(job("ta", 4), Status::Passed, 1000, 0.01);
+        pipelined.pipelined = true;
+        let results = vec![
+            result(job("ta", 1), Status::Passed, 1000, 2.0),
+            result(job("ta", 2), Status::Diverged, 500, 1.5),
+            result(job("ta", 3), Status::Timeout, 1000, 9.0),
+            pipelined,
+            result(job("lds", 1), Status::Interrupted, 10, 9.0),
+            result(job("lds", 2), Status::Error, 0, 0.0),
+            result(kernel_job(1), Status::Passed, 200, 0.2),
+            result(kernel_job(2), Status::RtlError, 100, 0.1),
+        ];
+        assert_eq!(t.record(&p, &results), 2);
+        assert_eq!(
+            t.groups["ta.gfx9"],
+            GroupTime {
+                seconds: 3.5,
+                cycles: 1500,
+                jobs: 2
+            }
+        );
+        assert!(!t.groups.contains_key("lds.gfx9"));
+        let close = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 1e-12);
+        assert!(close(t.estimate(&p, &job("ta", 9)), 3.5 / 1500.0 * 1000.0));
+        assert!(close(t.estimate(&plan(3000, false), &job("ta", 9)), 7.0));
+        assert_eq!(t.estimate(&p, &job("lds", 9)), None);
+        assert_eq!(t.estimate(&plan(1000, true), &job("ta", 9)), None);
+        // The kernel's jobs ran 150 cycles on average: a budget of 1000
+        // does not make them longer, one of 100 cuts them short.
+        assert!(close(t.estimate(&p, &kernel_job(5)), 0.15));
+        assert!(close(t.estimate(&plan(100, false), &kernel_job(5)), 0.1));
+
+        let later = vec![result(job("ta", 1), Status::Passed, 1000, 1.0)];
+        assert_eq!(t.record(&p, &later), 1);
+        assert!(close(t.estimate(&p, &job("ta", 9)), 1.0));
+        assert!(t.groups.contains_key("waitcnt.gfx9.kernel.reduce"));
+    }
+
+    /// The file: written atomically and read back equal; none yet is empty
+    /// without a word; a broken one, or one of another format, is empty
+    /// with a warning naming it; an unreadable one too.
+    #[test]
+    fn the_file_round_trips_and_a_bad_one_is_empty_with_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cache").join(FILE);
+        assert_eq!(JobTimes::load(&path), (JobTimes::empty(), None));
+        let mut t = JobTimes::empty();
+        t.record(
+            &plan(1000, false),
+            &[result(job("lds", 1), Status::Passed, 1000, 0.5)],
+        );
+        t.save(&path).unwrap();
+        assert_eq!(JobTimes::load(&path), (t, None));
+
+        for (text, says) in [
+            (
+                "{\"format\": 1, \"groups\": {\"ta.gfx9\": {\"seconds\": \"x\"}}}",
+                "are not valid",
+            ),
+            ("not json", "are not valid"),
+            ("{\"format\": 7, \"groups\": {}}", "are of format 7, not 1"),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let (t, w) = JobTimes::load(&path);
+            assert_eq!(t, JobTimes::empty());
+            let w = w.expect("a warning");
+            assert!(
+                w.contains(says) && w.contains(&path.display().to_string()),
+                "{w}"
+            );
+            assert!(!w.contains('\n'), "{w}");
+        }
+        // A directory where the file should be: cannot be read, nor written.
+        std::fs::remove_file(&path).unwrap();
+        std::fs::create_dir(&path).unwrap();
+        let (t, w) = JobTimes::load(&path);
+        assert_eq!(t, JobTimes::empty());
+        assert!(w.expect("a warning").contains("cannot read"));
+        assert!(t.save(&path).is_err());
+    }
+}
