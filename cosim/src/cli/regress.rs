@@ -261,7 +261,7 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     // The job times of earlier regressions order the jobs from the start
     // (`job_times`); this one's replace them for the groups it measures.
     let times_path = a.job_times.clone().unwrap_or_else(JobTimes::path);
-    let (mut times, times_warning) = JobTimes::load(&times_path);
+    let (times, times_warning) = JobTimes::load(&times_path);
     if let Some(w) = times_warning {
         eprintln!("warning: {w}");
     }
@@ -336,8 +336,11 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     bar.finish_and_clear();
     watcher_done.store(true, Ordering::SeqCst);
     let _ = watcher.join();
-    if times.record(&plan, &results) > 0 {
-        if let Err(e) = times.save(&times_path) {
+    // Read again, so that what other regressions wrote meanwhile (other
+    // shards on a shared cache) is kept beside this one's groups.
+    let (mut latest, _) = JobTimes::load(&times_path);
+    if latest.record(&plan, &results) > 0 {
+        if let Err(e) = latest.save(&times_path) {
             eprintln!(
                 "warning: cannot keep this regression's job times for the next one's order: {e}"
             );
