@@ -977,7 +977,7 @@ fn earlier_job_times_order_a_regressions_jobs_from_the_start() {
             "--seeds",
             "1..2",
             "--cycles",
-            "2000",
+            "10000",
             "--no-stress",
             "--jobs",
             "2",
@@ -1008,7 +1008,7 @@ fn earlier_job_times_order_a_regressions_jobs_from_the_start() {
     let kept: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&times).unwrap()).unwrap();
     for g in ["lds.gfx11", "waitcnt.gfx11"] {
-        assert_eq!(kept["groups"][g]["cycles"], 4000, "{kept}");
+        assert_eq!(kept["groups"][g]["cycles"], 20000, "{kept}");
         assert_eq!(kept["groups"][g]["jobs"], 2, "{kept}");
     }
     let passed = std::fs::read_to_string(&results).unwrap();
@@ -1023,7 +1023,7 @@ fn earlier_job_times_order_a_regressions_jobs_from_the_start() {
     assert!(err.contains("2 of 2 job groups have times"), "{err}");
     let kept: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&times).unwrap()).unwrap();
-    assert_eq!(kept["groups"]["waitcnt.gfx11"]["cycles"], 4000, "{kept}");
+    assert_eq!(kept["groups"]["waitcnt.gfx11"]["cycles"], 20000, "{kept}");
 
     std::fs::write(&times, "{ not json").unwrap();
     let (code, first, err) = regress(&times);

@@ -26,6 +26,10 @@ const FORMAT: u32 = 1;
 /// The file's name in the cache root.
 pub const FILE: &str = "job-times.json";
 
+/// The fewest cycles a job of a group must average for the group's times
+/// to replace those kept ([`JobTimes::record`]).
+pub const MIN_CYCLES: u64 = 10_000;
+
 /// The jobs of one group that a regression measured: one CPU each,
 /// ended by their last cycle or by the RTL.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -135,7 +139,11 @@ impl JobTimes {
     /// Replaces the times of the groups that `results` of `plan` measured:
     /// jobs that ran on one CPU to their last cycle or to an end the RTL
     /// or a divergence made (not pipelined, timed out, interrupted or
-    /// kept from running). Returns how many groups it set.
+    /// kept from running). Jobs of fewer than [`MIN_CYCLES`] cycles on
+    /// average set a group's times only where it has none: their fixed
+    /// cost (the RTL's instance, reset; 0.1–0.3 ms) would make up most of
+    /// them, and a quick smoke regression would blur the times of a long
+    /// one. Returns how many groups it set.
     pub fn record(&mut self, plan: &Plan, results: &[JobResult]) -> usize {
         let mut new: BTreeMap<String, GroupTime> = BTreeMap::new();
         for r in results {
@@ -155,6 +163,7 @@ impl JobTimes {
             g.cycles += r.cycles;
             g.jobs += 1;
         }
+        new.retain(|k, g| g.cycles >= MIN_CYCLES * g.jobs || !self.groups.contains_key(k));
         let n = new.len();
         self.format = FORMAT;
         self.groups.extend(new);
@@ -236,17 +245,17 @@ mod tests {
     /// a cycle times its cycles, a kernel's at most the cycles its jobs
     /// ran; jobs not measured on one CPU to an end of their own count for
     /// nothing; a later regression replaces a group's times and keeps the
-    /// others.
+    /// others, unless its jobs were too short to tell.
     #[test]
     fn measured_jobs_give_the_estimates_of_the_next_regression() {
-        let p = plan(1000, false);
+        let p = plan(20_000, false);
         let mut t = JobTimes::empty();
-        let mut pipelined = result(job("ta", 4), Status::Passed, 1000, 0.01);
+        let mut pipelined = result(job("ta", 4), Status::Passed, 20_000, 0.01);
         pipelined.pipelined = true;
         let results = vec![
-            result(job("ta", 1), Status::Passed, 1000, 2.0),
-            result(job("ta", 2), Status::Diverged, 500, 1.5),
-            result(job("ta", 3), Status::Timeout, 1000, 9.0),
+            result(job("ta", 1), Status::Passed, 20_000, 2.0),
+            result(job("ta", 2), Status::Diverged, 10_000, 1.5),
+            result(job("ta", 3), Status::Timeout, 20_000, 9.0),
             pipelined,
             result(job("lds", 1), Status::Interrupted, 10, 9.0),
             result(job("lds", 2), Status::Error, 0, 0.0),
@@ -258,25 +267,41 @@ mod tests {
             t.groups["ta.gfx9"],
             GroupTime {
                 seconds: 3.5,
-                cycles: 1500,
+                cycles: 30_000,
                 jobs: 2
             }
         );
         assert!(!t.groups.contains_key("lds.gfx9"));
         let close = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 1e-12);
-        assert!(close(t.estimate(&p, &job("ta", 9)), 3.5 / 1500.0 * 1000.0));
-        assert!(close(t.estimate(&plan(3000, false), &job("ta", 9)), 7.0));
+        assert!(close(
+            t.estimate(&p, &job("ta", 9)),
+            3.5 / 30_000.0 * 20_000.0
+        ));
+        assert!(close(t.estimate(&plan(60_000, false), &job("ta", 9)), 7.0));
         assert_eq!(t.estimate(&p, &job("lds", 9)), None);
-        assert_eq!(t.estimate(&plan(1000, true), &job("ta", 9)), None);
-        // The kernel's jobs ran 150 cycles on average: a budget of 1000
+        assert_eq!(t.estimate(&plan(20_000, true), &job("ta", 9)), None);
+        // The kernel's jobs ran 150 cycles on average: a budget of 20,000
         // does not make them longer, one of 100 cuts them short.
         assert!(close(t.estimate(&p, &kernel_job(5)), 0.15));
         assert!(close(t.estimate(&plan(100, false), &kernel_job(5)), 0.1));
 
-        let later = vec![result(job("ta", 1), Status::Passed, 1000, 1.0)];
+        // A later regression replaces a group's times and keeps the others'
+        // ...
+        let later = vec![result(job("ta", 1), Status::Passed, 20_000, 1.0)];
         assert_eq!(t.record(&p, &later), 1);
         assert!(close(t.estimate(&p, &job("ta", 9)), 1.0));
         assert!(t.groups.contains_key("waitcnt.gfx9.kernel.reduce"));
+        // ... but not with jobs too short to tell, unless the group has none.
+        let smoke = vec![
+            result(job("ta", 1), Status::Passed, 3, 0.001),
+            result(job("lds", 1), Status::Passed, 3, 0.001),
+        ];
+        assert_eq!(t.record(&plan(3, false), &smoke), 1);
+        assert!(close(t.estimate(&p, &job("ta", 9)), 1.0));
+        assert!(close(
+            t.estimate(&p, &job("lds", 9)),
+            0.001 / 3.0 * 20_000.0
+        ));
     }
 
     /// The file: written atomically and read back equal; none yet is empty
@@ -290,7 +315,7 @@ mod tests {
         let mut t = JobTimes::empty();
         t.record(
             &plan(1000, false),
-            &[result(job("lds", 1), Status::Passed, 1000, 0.5)],
+            &[result(job("lds", 1), Status::Passed, 20_000, 0.5)],
         );
         t.save(&path).unwrap();
         assert_eq!(JobTimes::load(&path), (t, None));
