@@ -1015,6 +1015,7 @@ fn earlier_job_times_order_a_regressions_jobs_from_the_start() {
 
     let upside_down = r#"{"format": 1, "groups": {
         "lds.gfx11": {"seconds": 0.001, "cycles": 1000, "jobs": 1},
+        "ta.gfx9": {"seconds": 7.0, "cycles": 1000, "jobs": 1},
         "waitcnt.gfx11": {"seconds": 1.0, "cycles": 1000, "jobs": 1}}}"#;
     std::fs::write(&times, upside_down).unwrap();
     let (code, first, err) = regress(&times);
@@ -1024,6 +1025,8 @@ fn earlier_job_times_order_a_regressions_jobs_from_the_start() {
     let kept: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&times).unwrap()).unwrap();
     assert_eq!(kept["groups"]["waitcnt.gfx11"]["cycles"], 20000, "{kept}");
+    // A group this regression did not run keeps its times.
+    assert_eq!(kept["groups"]["ta.gfx9"]["seconds"], 7.0, "{kept}");
 
     std::fs::write(&times, "{ not json").unwrap();
     let (code, first, err) = regress(&times);

@@ -967,7 +967,7 @@ impl Scaling {
         }
         let _ = writeln!(
             s,
-            "\n`gpucosim regress --seeds 1..{SCALING_SEEDS} --cycles {} --jobs J` over every unit and profile benched ({} jobs; stress variants as by default), the RTL built beforehand; throughput is the jobs' total cycles (from the `--results` file) over the command's wall time. \
+            "\n`gpucosim regress --seeds 1..{SCALING_SEEDS} --cycles {} --jobs J` over every unit and profile benched ({} jobs; stress variants as by default), the RTL built beforehand, each with the job times of the runs before it (`--job-times`, docs/regress.md), as a regression after an earlier one; throughput is the jobs' total cycles (from the `--results` file) over the command's wall time. \
              Cycle loops' speed: the jobs' total cycle-loop time (each job's `seconds` in the results file) with one worker ÷ with J, how fast each job ran while J ran at once. \
              Workers in cycle loops: that total ÷ (J × wall time), the share the rest of the regression (process starts, RTL loading, each job's set-up and result, the last jobs' tail) leaves; \
              speedup ÷ J = cycle loops' speed × workers in cycle loops at J ÷ at 1. \
@@ -1009,7 +1009,13 @@ fn time_regress(
         .arg("--results")
         .arg(&results)
         .arg("--bundles")
-        .arg(work.join(format!("bundles-{cycles}-jobs{jobs}")));
+        .arg(work.join(format!("bundles-{cycles}-jobs{jobs}")))
+        // The bench's own job times, of the runs before this one (the
+        // first, with one worker, orders nothing): every run with several
+        // workers orders its jobs as a regression after an earlier one
+        // does, whatever the user's cache holds.
+        .arg("--job-times")
+        .arg(work.join("job-times.json"));
     for u in units {
         cmd.args(["--unit", u]);
     }

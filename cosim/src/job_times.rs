@@ -27,11 +27,11 @@ const FORMAT: u32 = 1;
 pub const FILE: &str = "job-times.json";
 
 /// The fewest cycles a job of a group must average for the group's times
-/// to replace those kept ([`JobTimes::record`]).
+/// to replace kept ones of shorter jobs ([`JobTimes::record`]).
 pub const MIN_CYCLES: u64 = 10_000;
 
 /// The jobs of one group that a regression measured: one CPU each,
-/// ended by their last cycle or by the RTL.
+/// ended by their last cycle, a divergence or the RTL.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct GroupTime {
     /// Their cycle loops' seconds, summed.
@@ -53,9 +53,10 @@ pub struct JobTimes {
 
 /// The key of `job`'s group in `plan`: `UNIT.PROFILE`, the kernel's unit,
 /// profile and name for a kernel job, with `.code-coverage` when the plan
-/// counts code coverage (a slower build). The RTL tree, knobs and stress
-/// variants are not part of it: the times of the latest regression of a
-/// group stand for all of them.
+/// counts code coverage (a slower build). The RTL tree, knobs, stress
+/// variants, a kernel's file and its launch are not part of it: the times
+/// of the latest regression of a group stand for all of them (two
+/// launches of one kernel share theirs).
 pub fn key(plan: &Plan, job: &Job) -> String {
     let mut k = match &job.kernel {
         Some(kr) => format!("{}.{}.kernel.{}", kr.unit, kr.profile, kr.name),
@@ -96,7 +97,7 @@ impl JobTimes {
             Ok(t) => (
                 JobTimes::empty(),
                 Some(format!(
-                    "the job times of earlier regressions {} are of format {}, not {FORMAT}; the jobs are ordered without them, and the file is replaced",
+                    "the job times of earlier regressions {} are of format {}, not {FORMAT}; the jobs are ordered without them, and the file is replaced by this regression's times",
                     path.display(),
                     t.format
                 )),
@@ -104,7 +105,7 @@ impl JobTimes {
             Err(e) => (
                 JobTimes::empty(),
                 Some(format!(
-                    "the job times of earlier regressions {} are not valid ({e}); the jobs are ordered without them, and the file is replaced",
+                    "the job times of earlier regressions {} are not valid ({e}); the jobs are ordered without them, and the file is replaced by this regression's times",
                     path.display()
                 )),
             ),
@@ -140,10 +141,12 @@ impl JobTimes {
     /// jobs that ran on one CPU to their last cycle or to an end the RTL
     /// or a divergence made (not pipelined, timed out, interrupted or
     /// kept from running). Jobs of fewer than [`MIN_CYCLES`] cycles on
-    /// average set a group's times only where it has none: their fixed
-    /// cost (the RTL's instance, reset; 0.1–0.3 ms) would make up most of
-    /// them, and a quick smoke regression would blur the times of a long
-    /// one. Returns how many groups it set.
+    /// average replace a group's times only where its kept jobs ran no
+    /// more cycles on average (or it has none): a job's fixed cost (its
+    /// RTL instance, reset; 0.1–0.3 ms) makes up much of a short one, and
+    /// a quick smoke regression would blur the times of a long one, while
+    /// a kernel, whose jobs end with its program, still gets the times of
+    /// a run that let it go further. Returns how many groups it set.
     pub fn record(&mut self, plan: &Plan, results: &[JobResult]) -> usize {
         let mut new: BTreeMap<String, GroupTime> = BTreeMap::new();
         for r in results {
@@ -163,11 +166,35 @@ impl JobTimes {
             g.cycles += r.cycles;
             g.jobs += 1;
         }
-        new.retain(|k, g| g.cycles >= MIN_CYCLES * g.jobs || !self.groups.contains_key(k));
+        new.retain(|k, g| {
+            g.cycles >= MIN_CYCLES * g.jobs
+                || self.groups.get(k).is_none_or(|old| {
+                    u128::from(g.cycles) * u128::from(old.jobs)
+                        >= u128::from(old.cycles) * u128::from(g.jobs)
+                })
+        });
         let n = new.len();
         self.format = FORMAT;
         self.groups.extend(new);
         n
+    }
+
+    /// Adds what `results` of `plan` measured ([`JobTimes::record`]) to
+    /// the times in `path` as they are now, read again under a lock
+    /// (`PATH.lock`) so that regressions sharing the file (the shards of
+    /// a plan on one cache) do not write over each other's groups; where
+    /// no lock can be taken it goes on without one. Returns how many
+    /// groups it set, and writes nothing when none.
+    pub fn update(path: &Path, plan: &Plan, results: &[JobResult]) -> Result<usize> {
+        let mut lock = path.as_os_str().to_owned();
+        lock.push(".lock");
+        let _lock = FileLock::take(Path::new(&lock));
+        let (mut latest, _) = JobTimes::load(path);
+        let n = latest.record(plan, results);
+        if n > 0 {
+            latest.save(path)?;
+        }
+        Ok(n)
     }
 
     /// Writes the times to `path`, atomically.
@@ -175,6 +202,48 @@ impl JobTimes {
         let text = serde_json::to_string_pretty(self)
             .map_err(|e| Error::Env(format!("cannot encode the job times: {e}")))?;
         crate::outputs::write_atomic(path, format!("{text}\n").as_bytes())
+    }
+}
+
+/// An exclusive `flock` on a file, released when dropped; none where the
+/// file cannot be opened or locked (the times are a hint: the update goes
+/// on without it).
+struct FileLock {
+    _held: Option<std::fs::File>,
+}
+
+impl FileLock {
+    fn take(path: &Path) -> FileLock {
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path);
+        let f = match f {
+            Ok(f) => f,
+            Err(e) => {
+                tracing::debug!(
+                    "no lock {} ({e}); the job times updated without",
+                    path.display()
+                );
+                return FileLock { _held: None };
+            }
+        };
+        loop {
+            use std::os::fd::AsRawFd;
+            // SAFETY: flock on a file descriptor `f` owns.
+            if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } == 0 {
+                return FileLock { _held: Some(f) };
+            }
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::Interrupted {
+                tracing::debug!(
+                    "no lock on {} ({e}); the job times updated without",
+                    path.display()
+                );
+                return FileLock { _held: None };
+            }
+        }
     }
 }
 
@@ -302,6 +371,35 @@ mod tests {
             t.estimate(&p, &job("lds", 9)),
             0.001 / 3.0 * 20_000.0
         ));
+        // A kernel's jobs end with its program, under MIN_CYCLES here: a
+        // run that let them go further (a larger budget) replaces its
+        // times, one that cut them shorter does not.
+        let kernel = |cycles, seconds| vec![result(kernel_job(1), Status::Passed, cycles, seconds)];
+        assert_eq!(t.record(&plan(100, false), &kernel(100, 0.05)), 0);
+        assert!(close(t.estimate(&p, &kernel_job(5)), 0.15));
+        assert_eq!(t.record(&p, &kernel(600, 0.3)), 1);
+        assert!(close(t.estimate(&p, &kernel_job(5)), 0.3));
+    }
+
+    /// An update reads the file again and adds this regression's groups to
+    /// what is there now (another regression's groups written since stay);
+    /// with nothing measured it writes nothing.
+    #[test]
+    fn an_update_keeps_the_groups_written_meanwhile() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        let p = plan(20_000, false);
+        assert_eq!(JobTimes::update(&path, &p, &[]).unwrap(), 0);
+        assert!(!path.exists());
+        let mut other = JobTimes::empty();
+        other.record(&p, &[result(job("lds", 1), Status::Passed, 20_000, 0.5)]);
+        other.save(&path).unwrap();
+        let ours = [result(job("ta", 1), Status::Passed, 20_000, 0.2)];
+        assert_eq!(JobTimes::update(&path, &p, &ours).unwrap(), 1);
+        let (t, w) = JobTimes::load(&path);
+        assert_eq!(w, None);
+        assert_eq!(t.groups.keys().collect::<Vec<_>>(), ["lds.gfx9", "ta.gfx9"]);
+        assert!(dir.path().join(format!("{FILE}.lock")).exists());
     }
 
     /// The file: written atomically and read back equal; none yet is empty

@@ -549,8 +549,9 @@ struct Dispatch {
 }
 
 /// A run of list indices `first..end` of one unit, profile and kernel:
-/// the next to hand out, the time its finished jobs took, and the
-/// estimate of a job's seconds from earlier regressions.
+/// the next to hand out, the time its finished jobs took, the estimate of
+/// a job's seconds from earlier regressions, and the seconds of its jobs
+/// that count against the estimate (passed on one CPU) with their number.
 struct Group {
     first: u64,
     next: u64,
@@ -558,6 +559,8 @@ struct Group {
     done: u64,
     seconds: f64,
     estimate: Option<f64>,
+    full: u64,
+    full_seconds: f64,
 }
 
 impl Dispatch {
@@ -584,6 +587,8 @@ impl Dispatch {
                     end: r.end,
                     done: 0,
                     seconds: 0.0,
+                    full: 0,
+                    full_seconds: 0.0,
                     estimate: if threads <= 1 || r.is_empty() {
                         None
                     } else {
@@ -621,12 +626,13 @@ impl Dispatch {
             g
         } else {
             // This regression's seconds against the estimates, over the
-            // done jobs of groups with one: what turns an estimate into
+            // jobs that passed on one CPU (a whole job each, as estimated)
+            // in groups with an estimate: what turns an estimate into
             // seconds of this run.
             let (measured, estimated) = self
                 .groups
                 .iter()
-                .filter_map(|g| g.estimate.map(|e| (g.seconds, e * g.done as f64)))
+                .filter_map(|g| g.estimate.map(|e| (g.full_seconds, e * g.full as f64)))
                 .fold((0.0, 0.0), |(m, e), (gm, ge)| (m + gm, e + ge));
             let scale = if measured > 0.0 && estimated > 0.0 {
                 measured / estimated
@@ -656,13 +662,18 @@ impl Dispatch {
         Some((g, k))
     }
 
-    /// Records that a job of group `g` took `seconds`, pipelined or not.
-    fn done(&mut self, g: usize, seconds: f64, pipelined: bool) {
+    /// Records that a job of group `g` took `seconds`, pipelined or not,
+    /// and whether it passed (ran all its cycles, as its estimate).
+    fn done(&mut self, g: usize, seconds: f64, pipelined: bool, passed: bool) {
         self.running = self.running.saturating_sub(1);
         self.lent = self.lent.saturating_sub(usize::from(pipelined));
         let grp = &mut self.groups[g];
         grp.done += 1;
         grp.seconds += seconds;
+        if passed && !pipelined {
+            grp.full += 1;
+            grp.full_seconds += seconds;
+        }
     }
 }
 
@@ -1863,12 +1874,33 @@ pub fn run_jobs(
                     break;
                 }
                 let lock = || dispatch.lock().unwrap_or_else(|e| e.into_inner());
-                let Some((g, i, pipeline)) = lock().take() else {
+                let Some((g, pipeline, job)) = ({
+                    let mut d = lock();
+                    // Logged under the lock: in the order taken.
+                    d.take().map(|(g, i, p)| {
+                        let job = list.get(i);
+                        tracing::debug!(
+                            "{}: started{}",
+                            job.name(),
+                            if p {
+                                ", pipelined, on the CPU of a worker without a job"
+                            } else {
+                                ""
+                            }
+                        );
+                        (g, p, job)
+                    })
+                }) else {
                     break;
                 };
                 let start = std::time::Instant::now();
-                let r = runner(&list.get(i), pipeline);
-                lock().done(g, start.elapsed().as_secs_f64(), pipeline);
+                let r = runner(&job, pipeline);
+                lock().done(
+                    g,
+                    start.elapsed().as_secs_f64(),
+                    pipeline,
+                    r.status == Status::Passed,
+                );
                 if tx.send(r).is_err() {
                     break;
                 }
@@ -2336,13 +2368,13 @@ mod tests {
         assert_eq!(take(), (0, 1));
         // lds gfx11's job took longest; ta gfx9 has one done now too.
         for (g, s) in [(0, 1.0), (1, 1.0), (2, 2.0), (3, 3.0), (4, 0.5), (5, 0.5)] {
-            d.done(g, s, false);
+            d.done(g, s, false, true);
         }
         let mut take = || d.take().map(|(g, k, _)| (g, k)).unwrap();
         assert_eq!([take(), take(), take()], [(3, 13), (3, 14), (3, 15)]);
         assert_eq!([take(), take(), take()], [(2, 9), (2, 10), (2, 11)]);
         // ta gfx9 (a second job done, faster) against ta gfx11.
-        d.done(0, 0.2, false);
+        d.done(0, 0.2, false, true);
         let mut take = || d.take().map(|(g, k, _)| (g, k)).unwrap();
         assert_eq!([take(), take(), take()], [(1, 5), (1, 6), (1, 7)]);
         assert_eq!([take(), take()], [(0, 2), (0, 3)]);
@@ -2406,13 +2438,40 @@ mod tests {
         // (0.077 + 0.040) = 1.81, which puts even waitcnt gfx9 (0.033 s,
         // 0.060 scaled) before ta gfx11's measured 0.058; unscaled, ta
         // gfx11's second job would be next.
-        d.done(2, 0.154, false);
-        d.done(1, 0.058, false);
+        d.done(2, 0.154, false, true);
+        d.done(1, 0.058, false, true);
         let rest: Vec<(usize, u64)> =
             std::iter::from_fn(|| d.take().map(|(g, k, _)| (g, k))).collect();
         assert_eq!(
             rest,
             vec![(0, 0), (0, 1), (5, 10), (5, 11), (4, 8), (4, 9), (1, 3)]
+        );
+
+        // Only jobs that passed on one CPU (whole jobs, as estimated) scale
+        // the estimates: lds gfx11's first job passed in twice its
+        // estimate (scale 2), lds gfx9's diverged after 0.05 s. Counted
+        // too, it would make the scale (0.05 + 0.17) / (0.077 + 0.085) =
+        // 1.36 and put ta gfx9 (0.049) behind lds gfx9's 0.05.
+        let mut d = Dispatch::new(&list, 3, 0, &est);
+        let mut take = || d.take().map(|(g, k, _)| (g, k)).unwrap();
+        assert_eq!([take(), take(), take()], [(3, 6), (3, 7), (2, 4)]);
+        d.done(3, 0.17, false, true);
+        d.done(2, 0.05, false, false);
+        let rest: Vec<(usize, u64)> =
+            std::iter::from_fn(|| d.take().map(|(g, k, _)| (g, k))).collect();
+        assert_eq!(
+            rest,
+            vec![
+                (1, 2),
+                (1, 3),
+                (0, 0),
+                (0, 1),
+                (5, 10),
+                (5, 11),
+                (4, 8),
+                (4, 9),
+                (2, 5)
+            ]
         );
 
         // An estimate that is no number is none; one worker keeps the
@@ -2481,7 +2540,7 @@ mod tests {
         let mut seen = Vec::new();
         while let Some((g, _, p)) = d.take() {
             seen.push(p);
-            d.done(g, 0.1, p);
+            d.done(g, 0.1, p, true);
         }
         let mut want = vec![false; 21];
         want.extend([true; 3]);
@@ -2506,7 +2565,7 @@ mod tests {
                 let finish = running.len() == 4 || (!running.is_empty() && rnd() % 2 == 0);
                 if finish {
                     let (g, p) = running.swap_remove((rnd() % running.len() as u64) as usize);
-                    d.done(g, 0.1, p);
+                    d.done(g, 0.1, p, true);
                     continue;
                 }
                 let Some((g, _, p)) = d.take() else {

@@ -31,7 +31,7 @@ pub(crate) struct RegressArgs {
     no_pipeline: bool,
     /// The job times of earlier regressions, by which the workers take the
     /// longest jobs first from the start; this regression's replace those
-    /// of the groups it runs (default: `job-times.json` in the RTL cache's
+    /// of the groups it runs (default: `job-times.json` in gpucosim's cache
     /// directory; docs/regress.md).
     #[arg(long, value_name = "FILE")]
     job_times: Option<PathBuf>,
@@ -288,15 +288,6 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
         let mut spec = specs[&(job.unit.clone(), job.profile)].clone();
         spec.job = job.clone();
         spec.pipeline = pipeline;
-        tracing::debug!(
-            "{}: started{}",
-            job.name(),
-            if pipeline {
-                ", pipelined, on the CPU of a worker without a job"
-            } else {
-                ""
-            }
-        );
         regress::run_job_in_worker(&exe, &spec, &STOP)
     };
     let results = regress::run_jobs(&list, threads, cpus, &estimate, &STOP, &runner, &mut |r| {
@@ -336,15 +327,8 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     bar.finish_and_clear();
     watcher_done.store(true, Ordering::SeqCst);
     let _ = watcher.join();
-    // Read again, so that what other regressions wrote meanwhile (other
-    // shards on a shared cache) is kept beside this one's groups.
-    let (mut latest, _) = JobTimes::load(&times_path);
-    if latest.record(&plan, &results) > 0 {
-        if let Err(e) = latest.save(&times_path) {
-            eprintln!(
-                "warning: cannot keep this regression's job times for the next one's order: {e}"
-            );
-        }
+    if let Err(e) = JobTimes::update(&times_path, &plan, &results) {
+        eprintln!("warning: cannot keep this regression's job times for the next one's order: {e}");
     }
     let signal = gpucosim::signalled();
     let mut res = regress::ResultsFile::new(&plan, a.shard);
