@@ -380,19 +380,14 @@ fn the_schedule_replay_lends_cpus_as_its_rules_say() {
         &["3"],
     );
     let total = 2.0 * 1.0012 + 2.0 * 3.0012;
+    let near = |got: &[f64], i: usize, makespan: f64| {
+        let want = share(total, 3.0, makespan);
+        assert!((got[i] - want).abs() < 1e-3, "{got:?}: [{i}] is not {want}");
+    };
     assert_eq!(known.len(), 4, "{known:?}");
-    assert!(
-        (known[1] - share(total, 3.0, 4.0024)).abs() < 1e-3,
-        "{known:?}"
-    );
-    assert!(
-        (known[2] - share(total, 3.0, 4.0024)).abs() < 1e-3,
-        "{known:?}"
-    );
-    assert!(
-        (known[3] - share(total, 3.0, 3.0012)).abs() < 1e-3,
-        "{known:?}"
-    );
+    near(&known, 1, 4.0024);
+    near(&known, 2, 4.0024);
+    near(&known, 3, 3.0012);
     // A job of ta and of waitcnt (1 s) and two of lds (3 s) on three
     // workers: measuring first starts ta, lds and waitcnt, and lds's
     // second job after 1 s (4 s); known times start lds's two and ta's
@@ -407,14 +402,8 @@ fn the_schedule_replay_lends_cpus_as_its_rules_say() {
         ],
         &["3"],
     );
-    assert!(
-        (known[2] - share(total, 3.0, 4.0024)).abs() < 1e-3,
-        "{known:?}"
-    );
-    assert!(
-        (known[3] - share(total, 3.0, 3.0012)).abs() < 1e-3,
-        "{known:?}"
-    );
+    near(&known, 2, 4.0024);
+    near(&known, 3, 3.0012);
     // A bad speed-up is a one-line error.
     let o = std::process::Command::new("python3")
         .arg(gpucosim_tests::repo_root().join("bench/scripts/replay_schedule.py"))
