@@ -956,8 +956,9 @@ fn a_small_regression_runs_its_jobs_on_the_spare_workers_cpus() {
 /// times that make waitcnt the longest group start both its jobs first
 /// on two workers, where without times each group's first job starts
 /// first; the regression then replaces them with what it measured. A
-/// broken file is reported and replaced, one that cannot be written is
-/// reported, and neither changes the results or the exit code.
+/// broken file is reported and replaced without changing the exit code; a
+/// `--job-times` that cannot be written is refused up front (one that
+/// fails at the end: `faults::job_times_that_cannot_be_written_leave_the_regression_whole`).
 #[test]
 fn earlier_job_times_order_a_regressions_jobs_from_the_start() {
     let dir = tempfile::tempdir().unwrap();
@@ -1011,7 +1012,6 @@ fn earlier_job_times_order_a_regressions_jobs_from_the_start() {
         assert_eq!(kept["groups"][g]["cycles"], 20000, "{kept}");
         assert_eq!(kept["groups"][g]["jobs"], 2, "{kept}");
     }
-    let passed = std::fs::read_to_string(&results).unwrap();
 
     let upside_down = r#"{"format": 1, "groups": {
         "lds.gfx11": {"seconds": 0.001, "cycles": 1000, "jobs": 1},
@@ -1043,25 +1043,15 @@ fn earlier_job_times_order_a_regressions_jobs_from_the_start() {
     serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&times).unwrap())
         .expect("the broken file replaced");
 
-    // A file under a regular file can be neither read nor written.
-    let (code, _, err) = regress(&results.join("times.json"));
-    assert_eq!(code, 0, "{err}");
-    let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning: ")).collect();
-    assert_eq!(warnings.len(), 2, "{err}");
-    assert!(warnings[0].contains("cannot read the job times"), "{err}");
-    assert!(
-        warnings[1].contains("cannot keep this regression's job times"),
-        "{err}"
-    );
-    let again = std::fs::read_to_string(&results).unwrap();
-    let jobs = |s: &str| {
-        let v: serde_json::Value = serde_json::from_str(s).unwrap();
-        v["jobs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|j| (j["job"].clone(), j["status"].clone(), j["cycles"].clone()))
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(jobs(&passed), jobs(&again));
+    // A `--job-times` that cannot be written, under a regular file or a
+    // directory itself, is refused before anything runs.
+    let before = std::fs::read_to_string(&results).unwrap();
+    for bad in [results.join("times.json"), dir.path().to_path_buf()] {
+        let (code, _, err) = regress(&bad);
+        assert_eq!(code, 2, "{err}");
+        let last = err.lines().last().unwrap_or_default();
+        assert!(last.starts_with("error: --job-times "), "{err}");
+        assert!(!err.contains(": started"), "{err}");
+        assert_eq!(std::fs::read_to_string(&results).unwrap(), before);
+    }
 }

@@ -1223,3 +1223,87 @@ fn a_window_that_does_not_fit_in_memory_keeps_the_report() {
         serde_json::from_slice(&std::fs::read(dir.path().join("r.json")).unwrap()).unwrap();
     assert!(json.to_string().contains("a waveform window of "), "{json}");
 }
+
+/// The job times cannot be written at the end of a regression (a file-size
+/// limit below the file's size, as a full disk): a one-line warning naming
+/// the file, which keeps its old content whole; the results and the exit
+/// code are those of the same regression without the limit.
+#[test]
+fn job_times_that_cannot_be_written_leave_the_regression_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let times = dir.path().join("times.json");
+    // The groups of many kernels: a file larger than the results.
+    let groups: serde_json::Map<String, serde_json::Value> = (0..100)
+        .map(|k| {
+            (
+                format!("waitcnt.gfx9.kernel.k{k}"),
+                serde_json::json!({"seconds": 0.1, "cycles": 1000, "jobs": 1}),
+            )
+        })
+        .collect();
+    let old = serde_json::json!({"format": 1, "groups": groups}).to_string();
+    let run = |name: &str, limit: Option<u64>| {
+        std::fs::write(&times, &old).unwrap();
+        let results = dir.path().join(format!("{name}.json"));
+        let mut cmd = gpucosim();
+        cmd.args([
+            "regress",
+            "--unit",
+            "waitcnt",
+            "--profile",
+            "gfx9",
+            "--seeds",
+            "1..2",
+            "--cycles",
+            "10000",
+            "--no-stress",
+            "--jobs",
+            "1",
+            "-q",
+        ])
+        .arg("--results")
+        .arg(&results)
+        .arg("--bundles")
+        .arg(dir.path().join(format!("{name}-bundles")))
+        .arg("--job-times")
+        .arg(&times);
+        if let Some(l) = limit {
+            limit_files(&mut cmd, l);
+        }
+        let o = cmd.output().unwrap();
+        let (_, err) = text(&o);
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&results).unwrap()).unwrap();
+        let jobs: Vec<_> = r["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| (j["job"].clone(), j["status"].clone(), j["cycles"].clone()))
+            .collect();
+        (o.status.code(), err, jobs)
+    };
+    let (code, err, free) = run("free", None);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("warning"), "{err}");
+    assert!(std::fs::read_to_string(&times)
+        .unwrap()
+        .contains("\"waitcnt.gfx9\""));
+    assert!(old.len() > 6 * 1024);
+    let (code, err, full) = run("full", Some(6 * 1024));
+    assert_eq!(code, Some(0), "{err}");
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains("warning")).collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert!(
+        warnings[0].starts_with("warning: cannot keep this regression's job times")
+            && warnings[0].contains(times.to_str().unwrap()),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&times).unwrap(), old);
+    assert_eq!(free, full);
+    let stray: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(stray.is_empty(), "{stray:?}");
+}

@@ -158,6 +158,16 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     }
     // Every output location is checked before anything is built or run.
     a.reports.probe()?;
+    if let Some(t) = &a.job_times {
+        if t.is_dir() {
+            return Err(Error::Env(format!(
+                "--job-times {}: is a directory",
+                t.display()
+            )));
+        }
+        let dir = t.parent().filter(|d| !d.as_os_str().is_empty());
+        gpucosim::probe_dir(dir.unwrap_or(std::path::Path::new(".")), "--job-times")?;
+    }
     a.reports.check_code_coverage(a.code_coverage)?;
     if !a.code_coverage {
         // Floors or waivers without code coverage: refused, before any run.
