@@ -7,8 +7,9 @@ order's share of linear speed-up (the jobs' total time over J times the
 makespan). A job's time is its cycle loop (`seconds`) plus OVERHEAD.
 The last column, "times known", replays the order of a regression that
 has the job times of an earlier one (`--job-times`, docs/regress.md): the
-longest group first from the start, each group's mean time in the file
-standing for its estimate.
+longest group first from the start, by the estimates of the job-times
+file given with `--times FILE` (say that of another run), or else by each
+group's own mean time in the results file (times known exactly).
 
 With `--pipelined UNIT=F,...` (a job's speed on two CPUs over its speed on
 one, e.g. BENCHMARKS.md's 5 ÷ 4 per unit) it also replays the longest-first
@@ -20,7 +21,7 @@ middle of a job (a worker that finds no job gives its CPU to the running
 job on one CPU that would end last, which runs F times faster from then
 on; the worker is busy until that job ends).
 
-    python3 bench/scripts/replay_schedule.py RESULTS.json [J ...] [--pipelined ta=1.3,lds=1.15,waitcnt=1.1]
+    python3 bench/scripts/replay_schedule.py RESULTS.json [J ...] [--pipelined ta=1.3,lds=1.15,waitcnt=1.1] [--times job-times.json]
 """
 import heapq
 import json
@@ -39,18 +40,20 @@ def canonical(jobs, workers):
 
 class Order:
     """The longest-first order of `Dispatch`: `take()` gives the next job.
-    With `known`, each group's mean job time in the results file stands for
-    the estimate that earlier regressions' job times give (`job_times.rs`)."""
+    With `known`, each job's "est" (the estimate that earlier regressions'
+    job times give, `job_times.rs`; None for a group without) stands for its
+    group's length until a job of it is done."""
 
     def __init__(self, jobs, known=False):
-        self.groups = []  # [next, jobs, started, done, seconds, estimate]
+        # [next, jobs, started, done, seconds, estimate, passed, their seconds]
+        self.groups = []
         for j in jobs:
             if not self.groups or self.groups[-1][1][0]["key"] != j["key"]:
-                self.groups.append([0, [], 0, 0, 0.0, None])
+                self.groups.append([0, [], 0, 0, 0.0, None, 0, 0.0])
             self.groups[-1][1].append(j)
         if known:
             for g in self.groups:
-                g[5] = sum(j["t"] for j in g[1]) / len(g[1])
+                g[5] = g[1][0]["est"]
 
     def left(self):
         return sum(len(g[1]) - g[0] for g in self.groups)
@@ -63,8 +66,8 @@ class Order:
         if fresh:
             g = fresh[0]
         else:
-            measured = sum(g[4] for g in self.groups if g[5] is not None)
-            estimated = sum(g[5] * g[3] for g in self.groups if g[5] is not None)
+            measured = sum(g[7] for g in self.groups if g[5] is not None)
+            estimated = sum(g[5] * g[6] for g in self.groups if g[5] is not None)
             scale = measured / estimated if measured > 0 and estimated > 0 else 1.0
 
             def mean(g):
@@ -84,6 +87,9 @@ class Order:
     def done(g, job):
         g[3] += 1
         g[4] += job["t"]
+        if job["passed"]:
+            g[6] += 1
+            g[7] += job["t"]
 
 
 def longest_first(jobs, workers, known=False):
@@ -149,6 +155,28 @@ def lending(jobs, workers, midrun):
         lent -= r[6]
 
 
+def times_key(plan, job):
+    """The group's key in a job-times file (`job_times::key`)."""
+    kernel = job.get("kernel")
+    if kernel:
+        k = f"{kernel['unit']}.{kernel['profile']}.kernel.{kernel['name']}"
+    else:
+        k = f"{job['unit']}.{job['profile']}"
+    return k + (".code-coverage" if plan.get("code_coverage") else "")
+
+
+def estimate(times, plan, job):
+    """A job's estimated seconds from a job-times file (`JobTimes::estimate`),
+    None for a group without times."""
+    g = times.get(job["times_key"])
+    if not g or g["cycles"] <= 0 or g["jobs"] <= 0 or g["seconds"] < 0:
+        return None
+    cycles = plan["cycles"]
+    if job["kernel"]:
+        cycles = min(g["cycles"] // g["jobs"], cycles)
+    return g["seconds"] / g["cycles"] * cycles
+
+
 def fail(msg):
     print(f"replay_schedule: {msg}", file=sys.stderr)
     sys.exit(2)
@@ -177,12 +205,29 @@ def main():
             "order": (kernel is not None, units.index(j["unit"]) if j["unit"] in units else 0,
                       profiles.index(j["profile"]), j["seed"]),
             "t": r["seconds"] + OVERHEAD,
+            "passed": r.get("status", "passed") == "passed",
+            "times_key": times_key(plan, j),
+            "kernel": kernel is not None,
         })
     jobs.sort(key=lambda j: j["order"])
     total = sum(j["t"] for j in jobs)
-    counts, factors, args = [], None, sys.argv[2:]
+    counts, factors, times, args = [], None, None, sys.argv[2:]
     while args:
         a = args.pop(0)
+        if a == "--times":
+            if not args:
+                fail("--times needs a job-times file (`regress --job-times`)")
+            path = args.pop(0)
+            try:
+                with open(path) as f:
+                    times = json.load(f)["groups"]
+                for g in times.values():
+                    float(g["seconds"]), int(g["cycles"]), int(g["jobs"])
+            except OSError as e:
+                fail(f"cannot read {path}: {e.strerror}")
+            except (ValueError, KeyError, TypeError, AttributeError) as e:
+                fail(f"{path} is not a gpucosim job-times file ({e})")
+            continue
         if a == "--pipelined":
             if not args:
                 fail("--pipelined needs UNIT=F,... (a job's speed-up on two CPUs)")
@@ -205,8 +250,18 @@ def main():
         if unit not in units_run:
             fail(f"--pipelined: no job of unit `{unit}` in {sys.argv[1]} "
                  f"(its units: {', '.join(sorted(units_run))})")
+    if times is not None and not isinstance(plan.get("cycles"), int):
+        fail(f"--times: {sys.argv[1]}'s plan has no cycles to estimate its jobs from")
     for j in jobs:
         j["f"] = (factors or {}).get(j["key"][0], 1.0)
+        j["est"] = estimate(times, plan, j) if times is not None else None
+    if times is None:
+        # Each group's own mean time in the file stands for its estimate.
+        means = {}
+        for j in jobs:
+            means.setdefault(j["key"], []).append(j["t"])
+        for j in jobs:
+            j["est"] = sum(means[j["key"]]) / len(means[j["key"]])
     print(f"{len(jobs)} jobs, {total:.2f} s in all")
     head = "workers  canonical  longest first"
     if factors is not None:
