@@ -186,9 +186,17 @@ impl JobTimes {
     /// no lock can be taken it goes on without one. Returns how many
     /// groups it set, and writes nothing when none.
     pub fn update(path: &Path, plan: &Plan, results: &[JobResult]) -> Result<usize> {
-        let mut lock = path.as_os_str().to_owned();
-        lock.push(".lock");
-        let _lock = FileLock::take(Path::new(&lock));
+        Self::update_waiting(path, plan, results, LOCK_WAIT)
+    }
+
+    /// [`JobTimes::update`], waiting at most `wait` for the lock.
+    fn update_waiting(
+        path: &Path,
+        plan: &Plan,
+        results: &[JobResult],
+        wait: std::time::Duration,
+    ) -> Result<usize> {
+        let _lock = FileLock::take(&lock_path(path), wait);
         let (mut latest, _) = JobTimes::load(path);
         let n = latest.record(plan, results);
         if n > 0 {
@@ -205,6 +213,9 @@ impl JobTimes {
     }
 }
 
+/// The longest an update waits for another's lock on the file.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// An exclusive `flock` on a file, released when dropped; none where the
 /// file cannot be opened or locked (the times are a hint: the update goes
 /// on without it).
@@ -212,8 +223,16 @@ struct FileLock {
     _held: Option<std::fs::File>,
 }
 
+/// The lock file of the job times in `path`: `PATH.lock`.
+fn lock_path(path: &Path) -> PathBuf {
+    let mut lock = path.as_os_str().to_owned();
+    lock.push(".lock");
+    PathBuf::from(lock)
+}
+
 impl FileLock {
-    fn take(path: &Path) -> FileLock {
+    /// Takes the lock, waiting at most `wait` for another holder.
+    fn take(path: &Path, wait: std::time::Duration) -> FileLock {
         let f = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -229,13 +248,21 @@ impl FileLock {
                 return FileLock { _held: None };
             }
         };
+        // Another regression holds it for a read and a write; one stopped
+        // while it holds it (SIGSTOP) is not waited for past `wait`.
+        let since = std::time::Instant::now();
         loop {
             use std::os::fd::AsRawFd;
             // SAFETY: flock on a file descriptor `f` owns.
-            if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } == 0 {
+            if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
                 return FileLock { _held: Some(f) };
             }
             let e = std::io::Error::last_os_error();
+            let busy = e.raw_os_error() == Some(libc::EWOULDBLOCK);
+            if busy && since.elapsed() < wait {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+                continue;
+            }
             if e.kind() != std::io::ErrorKind::Interrupted {
                 tracing::debug!(
                     "no lock on {} ({e}); the job times updated without",
@@ -400,6 +427,39 @@ mod tests {
         assert_eq!(w, None);
         assert_eq!(t.groups.keys().collect::<Vec<_>>(), ["lds.gfx9", "ta.gfx9"]);
         assert!(dir.path().join(format!("{FILE}.lock")).exists());
+    }
+
+    /// An update waits for another holder of the lock and then writes;
+    /// one held past the wait (a regression stopped while it holds it) is
+    /// given up, and the update writes without it.
+    #[test]
+    fn an_update_waits_for_the_lock_and_not_forever() {
+        use std::time::{Duration, Instant};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        let p = plan(20_000, false);
+        let ours = [result(job("ta", 1), Status::Passed, 20_000, 0.2)];
+        let held = FileLock::take(&lock_path(&path), Duration::ZERO);
+        assert!(held._held.is_some());
+        std::thread::scope(|s| {
+            let t = s.spawn(|| JobTimes::update_waiting(&path, &p, &ours, Duration::from_secs(60)));
+            std::thread::sleep(Duration::from_millis(300));
+            assert!(!path.exists(), "written while the lock was held");
+            drop(held);
+            assert_eq!(t.join().unwrap().unwrap(), 1);
+        });
+        assert!(path.exists());
+        std::fs::remove_file(&path).unwrap();
+        let _held = FileLock::take(&lock_path(&path), Duration::ZERO);
+        let t0 = Instant::now();
+        let n = JobTimes::update_waiting(&path, &p, &ours, Duration::from_millis(200)).unwrap();
+        assert_eq!(n, 1);
+        assert!(path.exists());
+        assert!(
+            t0.elapsed() >= Duration::from_millis(200),
+            "{:?}",
+            t0.elapsed()
+        );
     }
 
     /// The file: written atomically and read back equal; none yet is empty
