@@ -429,31 +429,6 @@ fn the_schedule_replay_lends_cpus_as_its_rules_say() {
     );
     near(&known, 2, 4.0024);
     near(&known, 3, 3.0012);
-    // The estimates of a job-times file (`--times`) in place of the
-    // results' own means: times that have ta's jobs longer than lds's
-    // start both ta jobs first (4 s), as a regression after a run in
-    // which lds was the shorter would.
-    let times = dir.path().join("times.json");
-    std::fs::write(
-        &times,
-        serde_json::json!({"format": 1, "groups": {
-            "ta.gfx9": {"seconds": 5.0, "cycles": 1000, "jobs": 1},
-            "lds.gfx9": {"seconds": 0.5, "cycles": 1000, "jobs": 1},
-        }})
-        .to_string(),
-    )
-    .unwrap();
-    let upside_down = replay(
-        "known",
-        &[
-            ("ta", 1, 1.0),
-            ("ta", 2, 1.0),
-            ("lds", 1, 3.0),
-            ("lds", 2, 3.0),
-        ],
-        &["3", "--times", times.to_str().unwrap()],
-    );
-    near(&upside_down, 3, 4.0024);
     // A bad speed-up is a one-line error.
     let o = std::process::Command::new("python3")
         .arg(gpucosim_tests::repo_root().join("bench/scripts/replay_schedule.py"))
@@ -467,19 +442,29 @@ fn the_schedule_replay_lends_cpus_as_its_rules_say() {
         err.contains("speed-up 0.5 is below 1") && err.lines().count() == 1,
         "{err}"
     );
-    // So is a job-times file that is not one.
-    let o = std::process::Command::new("python3")
-        .arg(gpucosim_tests::repo_root().join("bench/scripts/replay_schedule.py"))
-        .arg(dir.path().join("one.json"))
-        .args(["--times", dir.path().join("one.json").to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("is not a gpucosim job-times file") && err.lines().count() == 1,
-        "{err}"
-    );
+    // So is a job-times file that is not one: a results file, another
+    // format, a time that is no number.
+    let bad = dir.path().join("bad-times.json");
+    for text in [
+        std::fs::read_to_string(dir.path().join("one.json")).unwrap(),
+        r#"{"format": 7, "groups": {}}"#.to_string(),
+        r#"{"format": 1, "groups": {"ta.gfx9": {"seconds": "NaN", "cycles": 1, "jobs": 1}}}"#
+            .to_string(),
+    ] {
+        std::fs::write(&bad, &text).unwrap();
+        let o = std::process::Command::new("python3")
+            .arg(gpucosim_tests::repo_root().join("bench/scripts/replay_schedule.py"))
+            .arg(dir.path().join("one.json"))
+            .args(["--times", bad.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{text}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("is not a gpucosim job-times file") && err.lines().count() == 1,
+            "{text}: {err}"
+        );
+    }
     // So is a unit the results file has no job of (a typo is not a 1×).
     let o = std::process::Command::new("python3")
         .arg(gpucosim_tests::repo_root().join("bench/scripts/replay_schedule.py"))

@@ -25,6 +25,7 @@ on; the worker is busy until that job ends).
 """
 import heapq
 import json
+import math
 import sys
 
 OVERHEAD = 0.0012  # seconds a job costs besides its cycle loop
@@ -220,9 +221,18 @@ def main():
             path = args.pop(0)
             try:
                 with open(path) as f:
-                    times = json.load(f)["groups"]
-                for g in times.values():
-                    float(g["seconds"]), int(g["cycles"]), int(g["jobs"])
+                    doc = json.load(f)
+                if doc["format"] != 1:
+                    raise ValueError(f"format {doc['format']}, not 1")
+                times = {}
+                for k, g in doc["groups"].items():
+                    seconds, cycles, n = g["seconds"], g["cycles"], g["jobs"]
+                    if not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                               for x in (seconds, cycles, n)):
+                        raise ValueError(f"group {k}: numbers expected")
+                    if not math.isfinite(seconds):
+                        raise ValueError(f"group {k}: seconds {seconds}")
+                    times[k] = {"seconds": float(seconds), "cycles": int(cycles), "jobs": int(n)}
             except OSError as e:
                 fail(f"cannot read {path}: {e.strerror}")
             except (ValueError, KeyError, TypeError, AttributeError) as e:

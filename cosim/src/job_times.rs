@@ -53,7 +53,8 @@ pub struct JobTimes {
 
 /// The key of `job`'s group in `plan`: `UNIT.PROFILE`, the kernel's unit,
 /// profile and name for a kernel job, with `.code-coverage` when the plan
-/// counts code coverage (a slower build). The RTL tree, knobs, stress
+/// counts code coverage and `.quick` for the quick build
+/// (`GPUCOSIM_BUILD=quick`), both slower. The RTL tree, knobs, stress
 /// variants, a kernel's file and its launch are not part of it: the times
 /// of the latest regression of a group stand for all of them (two
 /// launches of one kernel share theirs).
@@ -65,7 +66,16 @@ pub fn key(plan: &Plan, job: &Job) -> String {
     if plan.code_coverage {
         k.push_str(".code-coverage");
     }
+    k.push_str(flavour_suffix());
     k
+}
+
+/// `.quick` for the quick build, else nothing.
+fn flavour_suffix() -> &'static str {
+    match crate::rtlbuild::Flavor::from_env() {
+        Ok(crate::rtlbuild::Flavor::Quick) => ".quick",
+        _ => "",
+    }
 }
 
 impl JobTimes {
@@ -92,7 +102,13 @@ impl JobTimes {
                 );
             }
         };
-        match serde_json::from_str::<JobTimes>(&text) {
+        JobTimes::parse(&text, path)
+    }
+
+    /// The times in `text`, read from `path`: empty with a one-line
+    /// warning where they are not valid or of another format.
+    fn parse(text: &str, path: &Path) -> (JobTimes, Option<String>) {
+        match serde_json::from_str::<JobTimes>(text) {
             Ok(t) if t.format == FORMAT => (t, None),
             Ok(t) => (
                 JobTimes::empty(),
@@ -140,24 +156,30 @@ impl JobTimes {
     /// Replaces the times of the groups that `results` of `plan` measured:
     /// jobs that ran on one CPU to their last cycle or to an end the RTL
     /// or a divergence made (not pipelined, timed out, interrupted or
-    /// kept from running). Jobs of fewer than [`MIN_CYCLES`] cycles on
-    /// average replace a group's times only where its kept jobs ran no
-    /// more cycles on average (or it has none): a job's fixed cost (its
-    /// RTL instance, reset; 0.1–0.3 ms) makes up much of a short one, and
-    /// a quick smoke regression would blur the times of a long one, while
-    /// a kernel, whose jobs end with its program, still gets the times of
-    /// a run that let it go further. Returns how many groups it set.
+    /// kept from running). A kernel's jobs count only when they passed,
+    /// having run its whole program, and always replace its times (the
+    /// program may have changed). Other jobs of fewer than [`MIN_CYCLES`]
+    /// cycles on average replace a group's times only where its kept jobs
+    /// ran no more cycles on average (or it has none): a job's fixed cost
+    /// (its RTL instance, reset; 0.1–0.3 ms) makes up much of a short one,
+    /// and a quick smoke regression would blur the times of a long one.
+    /// Returns how many groups it set.
     pub fn record(&mut self, plan: &Plan, results: &[JobResult]) -> usize {
         let mut new: BTreeMap<String, GroupTime> = BTreeMap::new();
+        let mut kernels = std::collections::BTreeSet::new();
         for r in results {
-            let measured = matches!(
-                r.status,
-                Status::Passed | Status::Diverged | Status::RtlError
-            );
+            let measured = match (&r.job.kernel, r.status) {
+                (Some(_), s) => s == Status::Passed,
+                (None, s) => matches!(s, Status::Passed | Status::Diverged | Status::RtlError),
+            };
             if !measured || r.pipelined || r.cycles == 0 || !r.seconds.is_finite() {
                 continue;
             }
-            let g = new.entry(key(plan, &r.job)).or_insert(GroupTime {
+            let k = key(plan, &r.job);
+            if r.job.kernel.is_some() {
+                kernels.insert(k.clone());
+            }
+            let g = new.entry(k).or_insert(GroupTime {
                 seconds: 0.0,
                 cycles: 0,
                 jobs: 0,
@@ -167,7 +189,8 @@ impl JobTimes {
             g.jobs += 1;
         }
         new.retain(|k, g| {
-            g.cycles >= MIN_CYCLES * g.jobs
+            kernels.contains(k)
+                || g.cycles >= MIN_CYCLES * g.jobs
                 || self.groups.get(k).is_none_or(|old| {
                     u128::from(g.cycles) * u128::from(old.jobs)
                         >= u128::from(old.cycles) * u128::from(g.jobs)
@@ -197,7 +220,14 @@ impl JobTimes {
         wait: std::time::Duration,
     ) -> Result<usize> {
         let _lock = FileLock::take(&lock_path(path), wait);
-        let (mut latest, _) = JobTimes::load(path);
+        // A file that cannot be read now is left as it is; one that is not
+        // there, or not valid, is (re)made.
+        let mut latest = match std::fs::read_to_string(path) {
+            Ok(text) => JobTimes::parse(&text, path).0,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => JobTimes::empty(),
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => JobTimes::empty(),
+            Err(e) => return Err(Error::io(path, e)),
+        };
         let n = latest.record(plan, results);
         if n > 0 {
             latest.save(path)?;
@@ -233,11 +263,17 @@ fn lock_path(path: &Path) -> PathBuf {
 impl FileLock {
     /// Takes the lock, waiting at most `wait` for another holder.
     fn take(path: &Path, wait: std::time::Duration) -> FileLock {
+        // Read-only where the lock file is another user's (a shared
+        // cache): `flock` takes either.
         let f = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
-            .open(path);
+            .open(path)
+            .or_else(|e| match e.kind() {
+                std::io::ErrorKind::PermissionDenied => std::fs::File::open(path),
+                _ => Err(e),
+            });
         let f = match f {
             Ok(f) => f,
             Err(e) => {
@@ -279,6 +315,11 @@ mod tests {
     use super::*;
     use crate::regress::{KernelRef, Seeds};
     use gpucosim_model::Profile;
+
+    /// Key `k` as this build flavour names it.
+    fn named(k: &str) -> String {
+        format!("{k}{}", flavour_suffix())
+    }
 
     fn plan(cycles: u64, code_coverage: bool) -> Plan {
         Plan {
@@ -329,11 +370,11 @@ mod tests {
     #[test]
     fn keys_name_the_group_the_kernel_and_code_coverage() {
         let p = plan(1000, false);
-        assert_eq!(key(&p, &job("ta", 3)), "ta.gfx9");
-        assert_eq!(key(&p, &kernel_job(1)), "waitcnt.gfx9.kernel.reduce");
+        assert_eq!(key(&p, &job("ta", 3)), named("ta.gfx9"));
+        assert_eq!(key(&p, &kernel_job(1)), named("waitcnt.gfx9.kernel.reduce"));
         assert_eq!(
             key(&plan(1000, true), &job("lds", 1)),
-            "lds.gfx9.code-coverage"
+            named("lds.gfx9.code-coverage")
         );
     }
 
@@ -360,14 +401,14 @@ mod tests {
         ];
         assert_eq!(t.record(&p, &results), 2);
         assert_eq!(
-            t.groups["ta.gfx9"],
+            t.groups[&named("ta.gfx9")],
             GroupTime {
                 seconds: 3.5,
                 cycles: 30_000,
                 jobs: 2
             }
         );
-        assert!(!t.groups.contains_key("lds.gfx9"));
+        assert!(!t.groups.contains_key(&named("lds.gfx9")));
         let close = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 1e-12);
         assert!(close(
             t.estimate(&p, &job("ta", 9)),
@@ -376,9 +417,10 @@ mod tests {
         assert!(close(t.estimate(&plan(60_000, false), &job("ta", 9)), 7.0));
         assert_eq!(t.estimate(&p, &job("lds", 9)), None);
         assert_eq!(t.estimate(&plan(20_000, true), &job("ta", 9)), None);
-        // The kernel's jobs ran 150 cycles on average: a budget of 20,000
-        // does not make them longer, one of 100 cuts them short.
-        assert!(close(t.estimate(&p, &kernel_job(5)), 0.15));
+        // The kernel's job that passed ran 200 cycles (the one ended by the
+        // RTL does not count for a kernel): a budget of 20,000 does not
+        // make it longer, one of 100 cuts it short.
+        assert!(close(t.estimate(&p, &kernel_job(5)), 0.2));
         assert!(close(t.estimate(&plan(100, false), &kernel_job(5)), 0.1));
 
         // A later regression replaces a group's times and keeps the others'
@@ -386,7 +428,7 @@ mod tests {
         let later = vec![result(job("ta", 1), Status::Passed, 20_000, 1.0)];
         assert_eq!(t.record(&p, &later), 1);
         assert!(close(t.estimate(&p, &job("ta", 9)), 1.0));
-        assert!(t.groups.contains_key("waitcnt.gfx9.kernel.reduce"));
+        assert!(t.groups.contains_key(&named("waitcnt.gfx9.kernel.reduce")));
         // ... but not with jobs too short to tell, unless the group has none.
         let smoke = vec![
             result(job("ta", 1), Status::Passed, 3, 0.001),
@@ -398,13 +440,17 @@ mod tests {
             t.estimate(&p, &job("lds", 9)),
             0.001 / 3.0 * 20_000.0
         ));
-        // A kernel's jobs end with its program, under MIN_CYCLES here: a
-        // run that let them go further (a larger budget) replaces its
-        // times, one that cut them shorter does not.
+        // A kernel's jobs that passed ran its whole program, under
+        // MIN_CYCLES here: they always replace its times (its program may
+        // have changed, shorter or longer); one that diverged does not
+        // count.
         let kernel = |cycles, seconds| vec![result(kernel_job(1), Status::Passed, cycles, seconds)];
-        assert_eq!(t.record(&plan(100, false), &kernel(100, 0.05)), 0);
-        assert!(close(t.estimate(&p, &kernel_job(5)), 0.15));
+        assert_eq!(t.record(&p, &kernel(100, 0.05)), 1);
+        assert!(close(t.estimate(&p, &kernel_job(5)), 0.05));
         assert_eq!(t.record(&p, &kernel(600, 0.3)), 1);
+        assert!(close(t.estimate(&p, &kernel_job(5)), 0.3));
+        let diverged = [result(kernel_job(1), Status::Diverged, 20_000, 9.0)];
+        assert_eq!(t.record(&p, &diverged), 0);
         assert!(close(t.estimate(&p, &kernel_job(5)), 0.3));
     }
 
@@ -425,7 +471,10 @@ mod tests {
         assert_eq!(JobTimes::update(&path, &p, &ours).unwrap(), 1);
         let (t, w) = JobTimes::load(&path);
         assert_eq!(w, None);
-        assert_eq!(t.groups.keys().collect::<Vec<_>>(), ["lds.gfx9", "ta.gfx9"]);
+        assert_eq!(
+            t.groups.keys().cloned().collect::<Vec<_>>(),
+            [named("lds.gfx9"), named("ta.gfx9")]
+        );
         assert!(dir.path().join(format!("{FILE}.lock")).exists());
     }
 
@@ -441,8 +490,15 @@ mod tests {
         let ours = [result(job("ta", 1), Status::Passed, 20_000, 0.2)];
         let held = FileLock::take(&lock_path(&path), Duration::ZERO);
         assert!(held._held.is_some());
+        let started = std::sync::atomic::AtomicBool::new(false);
         std::thread::scope(|s| {
-            let t = s.spawn(|| JobTimes::update_waiting(&path, &p, &ours, Duration::from_secs(60)));
+            let t = s.spawn(|| {
+                started.store(true, std::sync::atomic::Ordering::SeqCst);
+                JobTimes::update_waiting(&path, &p, &ours, Duration::from_secs(60))
+            });
+            while !started.load(std::sync::atomic::Ordering::SeqCst) {
+                std::thread::yield_now();
+            }
             std::thread::sleep(Duration::from_millis(300));
             assert!(!path.exists(), "written while the lock was held");
             drop(held);

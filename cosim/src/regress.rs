@@ -639,13 +639,17 @@ impl Dispatch {
             } else {
                 1.0
             };
-            // Longest mean first, an estimate standing for the mean of a
-            // group with no job done; groups with neither first of all;
-            // ties to the earlier group.
-            let mean = |g: &Group| match (g.done, g.estimate) {
-                (0, Some(e)) => e * scale,
-                (0, None) => f64::INFINITY,
-                (n, _) => g.seconds / n as f64,
+            // Longest first. A group with an estimate: the mean of its
+            // jobs that passed on one CPU, else the estimate scaled (a job
+            // that ended early, a divergence, says little of the others);
+            // without: the mean of its jobs done, and before one is done
+            // first of all. Ties to the earlier group. Means and scale are
+            // of wall time, a job's start and end included.
+            let mean = |g: &Group| match (g.estimate, g.full, g.done) {
+                (Some(_), n, _) if n > 0 => g.full_seconds / n as f64,
+                (Some(e), _, _) => e * scale,
+                (None, _, 0) => f64::INFINITY,
+                (None, _, n) => g.seconds / n as f64,
             };
             let mut best: Option<(usize, f64)> = None;
             for (i, g) in self.groups.iter().enumerate().filter(|(_, g)| open(g)) {
@@ -2448,10 +2452,12 @@ mod tests {
         );
 
         // Only jobs that passed on one CPU (whole jobs, as estimated) scale
-        // the estimates: lds gfx11's first job passed in twice its
-        // estimate (scale 2), lds gfx9's diverged after 0.05 s. Counted
-        // too, it would make the scale (0.05 + 0.17) / (0.077 + 0.085) =
-        // 1.36 and put ta gfx9 (0.049) behind lds gfx9's 0.05.
+        // the estimates and stand for their group: lds gfx11's first job
+        // passed in twice its estimate (scale 2), lds gfx9's diverged after
+        // 0.05 s, so lds gfx9 stays at its estimate scaled (0.154) and goes
+        // first. Counted, the diverged job would make the scale (0.05 +
+        // 0.17) / (0.077 + 0.085) = 1.36 and lds gfx9's mean 0.05, behind
+        // ta gfx11 (0.054).
         let mut d = Dispatch::new(&list, 3, 0, &est);
         let mut take = || d.take().map(|(g, k, _)| (g, k)).unwrap();
         assert_eq!([take(), take(), take()], [(3, 6), (3, 7), (2, 4)]);
@@ -2462,6 +2468,7 @@ mod tests {
         assert_eq!(
             rest,
             vec![
+                (2, 5),
                 (1, 2),
                 (1, 3),
                 (0, 0),
@@ -2469,8 +2476,7 @@ mod tests {
                 (5, 10),
                 (5, 11),
                 (4, 8),
-                (4, 9),
-                (2, 5)
+                (4, 9)
             ]
         );
 

@@ -159,14 +159,7 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     // Every output location is checked before anything is built or run.
     a.reports.probe()?;
     if let Some(t) = &a.job_times {
-        if t.is_dir() {
-            return Err(Error::Env(format!(
-                "--job-times {}: is a directory",
-                t.display()
-            )));
-        }
-        let dir = t.parent().filter(|d| !d.as_os_str().is_empty());
-        gpucosim::probe_dir(dir.unwrap_or(std::path::Path::new(".")), "--job-times")?;
+        gpucosim::probe_file(t, "--job-times")?;
     }
     a.reports.check_code_coverage(a.code_coverage)?;
     if !a.code_coverage {
