@@ -519,13 +519,14 @@ impl JobList {
 /// 16 workers on the 192 jobs of `regress --seeds 1..32` that tail cost
 /// 3 % of the wall time (list scheduling replayed on the measured job
 /// times). Taking the jobs of the group (unit, profile, kernel) whose jobs
-/// take longest first leaves the short jobs for the end. A group's length
-/// is the mean of its jobs done so far; before one is done, the estimate
-/// of earlier regressions' times ([`crate::job_times`]), scaled by how
-/// long this regression's jobs take against their estimates (a loaded
-/// machine, a slower one). A group with neither has its first job taken
-/// first, in canonical order, to measure it, and counts as the longest
-/// until one of its jobs is done. Jobs within a group keep their order.
+/// take longest first leaves the short jobs for the end. A group with an
+/// estimate from earlier regressions' times ([`crate::job_times`]) is as
+/// long as the mean of its jobs that passed on one CPU, or before one has,
+/// its estimate scaled by how long this regression's jobs that passed on
+/// one CPU took against theirs (a loaded machine, a slower one). A group
+/// without has its first job taken first, in canonical order, to measure
+/// it, counts as the longest until one of its jobs is done, and then as
+/// long as the mean of its jobs done. Jobs within a group keep their order.
 /// One worker takes the jobs in canonical order (the order changes
 /// nothing there).
 ///
