@@ -329,7 +329,7 @@ pub fn slim(dir: &Path, also_keep: &[&str]) -> Result<u64> {
 }
 
 /// `flock` with `op`, retried when a signal interrupts it.
-fn flock(f: &File, op: libc::c_int) -> std::io::Result<()> {
+pub(crate) fn flock(f: &File, op: libc::c_int) -> std::io::Result<()> {
     loop {
         // SAFETY: flock on a file descriptor `f` owns.
         if unsafe { libc::flock(f.as_raw_fd(), op) } == 0 {
@@ -342,7 +342,8 @@ fn flock(f: &File, op: libc::c_int) -> std::io::Result<()> {
     }
 }
 
-fn would_block(e: &std::io::Error) -> bool {
+/// Whether `e` is a non-blocking `flock`'s "held by another".
+pub(crate) fn would_block(e: &std::io::Error) -> bool {
     e.raw_os_error() == Some(libc::EWOULDBLOCK)
 }
 
@@ -488,7 +489,7 @@ impl KeyLock {
     }
 }
 
-fn open_lock(path: &Path) -> Result<File> {
+pub(crate) fn open_lock(path: &Path) -> Result<File> {
     std::fs::OpenOptions::new()
         .read(true)
         .write(true)

@@ -87,22 +87,25 @@ impl JobTimes {
     /// Reads `path`: none yet is empty; one that cannot be read or parsed,
     /// or of another format, is empty with a one-line warning saying why.
     pub fn load(path: &Path) -> (JobTimes, Option<String>) {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return (JobTimes::empty(), None);
-            }
-            Err(e) => {
-                return (
-                    JobTimes::empty(),
-                    Some(format!(
-                        "cannot read the job times of earlier regressions {}: {e}; the jobs are ordered without them",
-                        path.display()
-                    )),
-                );
-            }
-        };
-        JobTimes::parse(&text, path)
+        JobTimes::read(path).unwrap_or_else(|e| {
+            (
+                JobTimes::empty(),
+                Some(format!(
+                    "cannot read the job times of earlier regressions {}: {e}; the jobs are ordered without them",
+                    path.display()
+                )),
+            )
+        })
+    }
+
+    /// Reads `path` as [`JobTimes::load`] does, but a file that is there
+    /// and cannot be read is an error.
+    fn read(path: &Path) -> std::io::Result<(JobTimes, Option<String>)> {
+        match std::fs::read(path) {
+            Ok(bytes) => Ok(JobTimes::parse(&String::from_utf8_lossy(&bytes), path)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((JobTimes::empty(), None)),
+            Err(e) => Err(e),
+        }
     }
 
     /// The times in `text`, read from `path`: empty with a one-line
@@ -222,12 +225,7 @@ impl JobTimes {
         let _lock = FileLock::take(&lock_path(path), wait);
         // A file that cannot be read now is left as it is; one that is not
         // there, or not valid, is (re)made.
-        let mut latest = match std::fs::read_to_string(path) {
-            Ok(text) => JobTimes::parse(&text, path).0,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => JobTimes::empty(),
-            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => JobTimes::empty(),
-            Err(e) => return Err(Error::io(path, e)),
-        };
+        let (mut latest, _) = JobTimes::read(path).map_err(|e| Error::io(path, e))?;
         let n = latest.record(plan, results);
         if n > 0 {
             latest.save(path)?;
@@ -263,24 +261,14 @@ fn lock_path(path: &Path) -> PathBuf {
 impl FileLock {
     /// Takes the lock, waiting at most `wait` for another holder.
     fn take(path: &Path, wait: std::time::Duration) -> FileLock {
+        use crate::cache::{flock, open_lock, would_block};
         // Read-only where the lock file is another user's (a shared
         // cache): `flock` takes either.
-        let f = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(path)
-            .or_else(|e| match e.kind() {
-                std::io::ErrorKind::PermissionDenied => std::fs::File::open(path),
-                _ => Err(e),
-            });
+        let f = open_lock(path).or_else(|e| std::fs::File::open(path).map_err(|_| e));
         let f = match f {
             Ok(f) => f,
             Err(e) => {
-                tracing::debug!(
-                    "no lock {} ({e}); the job times updated without",
-                    path.display()
-                );
+                tracing::debug!("no lock ({e}); the job times updated without");
                 return FileLock { _held: None };
             }
         };
@@ -288,23 +276,18 @@ impl FileLock {
         // while it holds it (SIGSTOP) is not waited for past `wait`.
         let since = std::time::Instant::now();
         loop {
-            use std::os::fd::AsRawFd;
-            // SAFETY: flock on a file descriptor `f` owns.
-            if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-                return FileLock { _held: Some(f) };
-            }
-            let e = std::io::Error::last_os_error();
-            let busy = e.raw_os_error() == Some(libc::EWOULDBLOCK);
-            if busy && since.elapsed() < wait {
-                std::thread::sleep(std::time::Duration::from_millis(10));
-                continue;
-            }
-            if e.kind() != std::io::ErrorKind::Interrupted {
-                tracing::debug!(
-                    "no lock on {} ({e}); the job times updated without",
-                    path.display()
-                );
-                return FileLock { _held: None };
+            match flock(&f, libc::LOCK_EX | libc::LOCK_NB) {
+                Ok(()) => return FileLock { _held: Some(f) },
+                Err(e) if would_block(&e) && since.elapsed() < wait => {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(e) => {
+                    tracing::debug!(
+                        "no lock on {} ({e}); the job times updated without",
+                        path.display()
+                    );
+                    return FileLock { _held: None };
+                }
             }
         }
     }
@@ -559,5 +542,10 @@ mod tests {
         assert_eq!(t, JobTimes::empty());
         assert!(w.expect("a warning").contains("cannot read"));
         assert!(t.save(&path).is_err());
+        // An update leaves a file it cannot read as it is, and says so.
+        let measured = [result(job("lds", 1), Status::Passed, 20_000, 0.5)];
+        let e = JobTimes::update(&path, &plan(20_000, false), &measured).unwrap_err();
+        assert!(e.to_string().contains(&path.display().to_string()), "{e}");
+        assert!(path.is_dir());
     }
 }

@@ -579,7 +579,7 @@ impl Dispatch {
         } else {
             list.groups()
         };
-        Dispatch {
+        let d = Dispatch {
             groups: groups
                 .into_iter()
                 .map(|r| Group {
@@ -600,7 +600,15 @@ impl Dispatch {
             cpus: cpus.min(threads),
             running: 0,
             lent: 0,
+        };
+        if threads > 1 {
+            tracing::debug!(
+                "{} of {} job groups have times of earlier regressions",
+                d.groups.iter().filter(|g| g.estimate.is_some()).count(),
+                d.groups.len()
+            );
         }
+        d
     }
 
     /// The next job to run, as (group, list index, whether it runs
@@ -2390,9 +2398,9 @@ mod tests {
     /// With estimates from earlier regressions the workers take the
     /// longest group first from the start, with no job of each group
     /// taken to measure it first; a group without an estimate still has
-    /// its first job taken first; an estimate gives way to the group's
-    /// measured mean once a job of it is done, and is scaled by how this
-    /// regression's jobs compare with their estimates.
+    /// its first job taken first; an estimate gives way to the mean of the
+    /// group's jobs that passed on one CPU once one has, and is scaled by
+    /// how this regression's such jobs compare with their estimates.
     #[test]
     fn estimates_of_earlier_regressions_order_the_jobs_from_the_start() {
         let list = plan(

@@ -268,18 +268,7 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     if let Some(w) = times_warning {
         eprintln!("warning: {w}");
     }
-    if threads > 1 {
-        let groups = list.groups();
-        let known = groups
-            .iter()
-            .filter(|r| times.estimate(&plan, &list.get(r.start)).is_some())
-            .count();
-        tracing::debug!(
-            "{known} of {} job groups have times of earlier regressions ({})",
-            groups.len(),
-            times_path.display()
-        );
-    }
+    tracing::debug!("job times of earlier regressions: {}", times_path.display());
     let estimate = |j: &regress::Job| times.estimate(&plan, j);
     let start = std::time::Instant::now();
     let mut failed = 0usize;
