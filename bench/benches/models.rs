@@ -6,17 +6,23 @@
 //!   (figure (3) of `gpucosim bench`, without the checksum);
 //! - `closed_loop/<unit>/<profile>`: driver and model closed-loop with fresh
 //!   stimulus, as the engine runs them (lock-step minus RTL, compare and
-//!   capture).
+//!   capture; figure (6) of `gpucosim bench`);
+//! - `checksum/<unit>/<profile>`: the fold of each cycle's outputs into the
+//!   checksum that figures (1)–(3) of `gpucosim bench` all pay, over the
+//!   model's outputs.
 //!
 //! Run: `cargo bench -p gpucosim-bench --bench models` (a filter such as
 //! `-- model/waitcnt` narrows it).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use gpucosim::benchmark::BLOCK_CYCLES;
 use gpucosim::engine::record_inputs;
 use gpucosim::testbench::Testbench;
 use gpucosim::units::UNITS;
 use gpucosim::with_testbench;
 use gpucosim_model::Profile;
+use gpucosim_tb::run::OutputChecksum;
+use gpucosim_tb::time_closed_loop;
 use std::time::Duration;
 
 const CYCLES: u64 = 20_000;
@@ -41,11 +47,24 @@ fn unit<B: Testbench>(c: &mut Criterion) {
                 std::hint::black_box(&out);
             })
         });
-        g.bench_function(BenchmarkId::new("closed_loop", profile), |b| {
+        // The outputs of the first block of `gpucosim bench`'s loops (in
+        // cache, as there), folded over and over.
+        let mut outs = vec![0u32; ow * BLOCK_CYCLES];
+        let mut model = B::model(profile);
+        for (inp, out) in rec.chunks_exact(iw).zip(outs.chunks_exact_mut(ow)) {
+            model.step(inp, out);
+        }
+        g.bench_function(BenchmarkId::new("checksum", profile), |b| {
             b.iter(|| {
-                let rec = record_inputs::<B>(profile, 1, CYCLES).expect("recording");
-                std::hint::black_box(rec.len())
+                let mut sum = OutputChecksum::new(ow);
+                for out in outs.chunks_exact(ow).cycle().take(CYCLES as usize) {
+                    sum.fold(out);
+                }
+                std::hint::black_box(sum.value())
             })
+        });
+        g.bench_function(BenchmarkId::new("closed_loop", profile), |b| {
+            b.iter(|| std::hint::black_box(time_closed_loop::<B>(profile, 1, CYCLES).1))
         });
     }
     g.finish();

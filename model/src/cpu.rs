@@ -1,28 +1,81 @@
 //! Which copy of a hot loop this CPU runs.
 //!
-//! A few per-cycle loops (the ta datapath's 256 slots, the benchmark
-//! checksum) are compiled twice: for the target's baseline and for
-//! x86-64-v3 (AVX2, BMI1/2, LZCNT, POPCNT), where their 64-bit lane
-//! arithmetic and comparisons vectorise. The copy is chosen at run time,
-//! per call, from the CPU's features; both are the same integer code and
-//! give the same results on every machine.
+//! A few per-cycle loops (the ta datapath's 256 slots, the ta stimulus
+//! generator, the benchmark checksum) are compiled three times: for the
+//! target's baseline, for x86-64-v3 (AVX2, BMI1/2, LZCNT, POPCNT), where
+//! their 64-bit lane arithmetic and comparisons vectorise, and for
+//! x86-64-v4 (v3 and AVX-512 F, BW, CD, DQ, VL), where they take eight
+//! 64-bit lanes an instruction and comparisons give lane masks directly.
+//! The copy is chosen at run time, per call, from the CPU's features
+//! ([`level`]); all copies are the same integer code and give the same
+//! results on every machine (each loop's tests compare them).
 
-/// Whether this CPU has the x86-64-v3 integer features the second copies
-/// are compiled for (`#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]`).
-/// The standard library detects them once and caches the answer.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-pub fn has_x86_64_v3() -> bool {
-    std::arch::is_x86_feature_detected!("avx2")
-        && std::arch::is_x86_feature_detected!("bmi1")
-        && std::arch::is_x86_feature_detected!("bmi2")
-        && std::arch::is_x86_feature_detected!("lzcnt")
-        && std::arch::is_x86_feature_detected!("popcnt")
+/// The most capable copy this CPU runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    /// The target's baseline features.
+    Baseline,
+    /// x86-64-v3: `#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]`.
+    V3,
+    /// x86-64-v4: v3 and `avx512f,avx512bw,avx512cd,avx512dq,avx512vl`.
+    V4,
 }
 
-/// Never on a CPU other than x86-64.
+/// The copy this CPU runs. The features are detected once and the answer
+/// cached.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub fn level() -> Level {
+    use std::sync::atomic::{AtomicU8, Ordering};
+    // 0: not yet detected; else `Level as u8 + 1`.
+    static LEVEL: AtomicU8 = AtomicU8::new(0);
+    match LEVEL.load(Ordering::Relaxed) {
+        1 => Level::Baseline,
+        2 => Level::V3,
+        3 => Level::V4,
+        _ => {
+            let l = detect();
+            LEVEL.store(l as u8 + 1, Ordering::Relaxed);
+            l
+        }
+    }
+}
+
+/// Always the baseline on a CPU other than x86-64.
 #[cfg(not(target_arch = "x86_64"))]
 #[inline]
+pub fn level() -> Level {
+    Level::Baseline
+}
+
+#[cfg(target_arch = "x86_64")]
+#[cold]
+fn detect() -> Level {
+    use std::arch::is_x86_feature_detected as has;
+    let v3 = has!("avx2") && has!("bmi1") && has!("bmi2") && has!("lzcnt") && has!("popcnt");
+    let v4 = v3
+        && has!("avx512f")
+        && has!("avx512bw")
+        && has!("avx512cd")
+        && has!("avx512dq")
+        && has!("avx512vl");
+    if v4 {
+        Level::V4
+    } else if v3 {
+        Level::V3
+    } else {
+        Level::Baseline
+    }
+}
+
+/// Whether this CPU runs the x86-64-v3 copies (or better).
+#[inline]
 pub fn has_x86_64_v3() -> bool {
-    false
+    level() >= Level::V3
+}
+
+/// Whether this CPU runs the x86-64-v4 copies.
+#[inline]
+pub fn has_x86_64_v4() -> bool {
+    level() >= Level::V4
 }

@@ -421,16 +421,22 @@ impl OutputChecksum {
     }
 
     /// Folds one cycle's output words in (as many as it was made for).
-    /// On x86-64-v3 CPUs the sum runs in a copy compiled for AVX2
-    /// ([`gpucosim_model::cpu`]), four products an instruction.
+    /// On x86-64-v3 and v4 CPUs the sum runs in a copy compiled for AVX2
+    /// or AVX-512 ([`gpucosim_model::cpu`]), four or eight products an
+    /// instruction.
     pub fn fold(&mut self, words: &[u32]) {
         debug_assert_eq!(words.len(), self.weights.len());
         #[cfg(target_arch = "x86_64")]
-        let s = if gpucosim_model::cpu::has_x86_64_v3() {
-            // SAFETY: the CPU has the copy's features (checked just above).
-            unsafe { weighted_sum_x86_64_v3(words, &self.weights) }
-        } else {
-            weighted_sum(words, &self.weights)
+        let s = match gpucosim_model::cpu::level() {
+            // SAFETY: the CPU has the copy's features (its level says so).
+            gpucosim_model::cpu::Level::V4 => unsafe {
+                weighted_sum_x86_64_v4(words, &self.weights)
+            },
+            // SAFETY: as above.
+            gpucosim_model::cpu::Level::V3 => unsafe {
+                weighted_sum_x86_64_v3(words, &self.weights)
+            },
+            gpucosim_model::cpu::Level::Baseline => weighted_sum(words, &self.weights),
         };
         #[cfg(not(target_arch = "x86_64"))]
         let s = weighted_sum(words, &self.weights);
@@ -455,6 +461,15 @@ fn weighted_sum(words: &[u32], weights: &[u32]) -> u64 {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
 fn weighted_sum_x86_64_v3(words: &[u32], weights: &[u32]) -> u64 {
+    weighted_sum(words, weights)
+}
+
+/// [`weighted_sum`] compiled for x86-64-v4 (AVX-512).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(
+    enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512cd,avx512dq,avx512vl"
+)]
+fn weighted_sum_x86_64_v4(words: &[u32], weights: &[u32]) -> u64 {
     weighted_sum(words, weights)
 }
 
@@ -638,7 +653,7 @@ mod checksum_tests {
     /// each other and with the sum written out, on the units' output
     /// widths and a few odd ones (widths that leave a vector tail).
     #[test]
-    fn both_weighted_sum_copies_agree() {
+    fn every_weighted_sum_copy_agrees() {
         let mut x = 0x1234_5678_9abc_def0u64;
         for n in [0usize, 1, 3, 17, 31, 282, 413, 1000, 4097] {
             let weights = OutputChecksum::new(n).weights;
@@ -660,6 +675,12 @@ mod checksum_tests {
                 // SAFETY: the CPU has the copy's features (checked above).
                 let v3 = unsafe { weighted_sum_x86_64_v3(&words, &weights) };
                 assert_eq!(v3, base, "{n} words");
+            }
+            #[cfg(target_arch = "x86_64")]
+            if gpucosim_model::cpu::has_x86_64_v4() {
+                // SAFETY: the CPU has the copy's features (checked above).
+                let v4 = unsafe { weighted_sum_x86_64_v4(&words, &weights) };
+                assert_eq!(v4, base, "{n} words");
             }
         }
     }

@@ -158,18 +158,21 @@ pub fn buffer_offset(vs: &Vsharp, index: u32, offset: u32) -> (u32, bool) {
 /// Computes every lane's results for `instr` into `out`, and records the
 /// coverage events it exercised in `ev`.
 ///
-/// On x86-64 CPUs with AVX2 (x86-64-v3) this runs a copy of the datapath
-/// compiled for those instructions ([`crate::cpu`]): its 64-bit lane
-/// arithmetic and comparisons vectorise there and not with the baseline's
-/// SSE2. Both copies give the same results
-/// (`tests::both_datapath_copies_give_the_same_results`).
+/// On x86-64 CPUs with AVX2 (x86-64-v3) or AVX-512 (x86-64-v4) this runs a
+/// copy of the datapath compiled for those instructions ([`crate::cpu`]):
+/// its 64-bit lane arithmetic and comparisons vectorise there and not with
+/// the baseline's SSE2 (AVX-512 takes eight lanes an instruction and turns
+/// comparisons into lane masks directly). All copies give the same results
+/// (`tests::every_datapath_copy_gives_the_same_results`).
 pub fn compute(profile: Profile, instr: &Instr, out: &mut LaneResults, ev: &mut Events) {
     #[cfg(target_arch = "x86_64")]
-    if crate::cpu::has_x86_64_v3() {
-        // SAFETY: the CPU has every feature `compute_x86_64_v3` is
-        // compiled for (checked just above).
-        unsafe { compute_x86_64_v3(profile, instr, out, ev) };
-        return;
+    match crate::cpu::level() {
+        // SAFETY: the CPU has every feature the copy is compiled for (its
+        // level says so).
+        crate::cpu::Level::V4 => return unsafe { compute_x86_64_v4(profile, instr, out, ev) },
+        // SAFETY: as above.
+        crate::cpu::Level::V3 => return unsafe { compute_x86_64_v3(profile, instr, out, ev) },
+        crate::cpu::Level::Baseline => {}
     }
     compute_baseline(profile, instr, out, ev);
 }
@@ -178,6 +181,15 @@ pub fn compute(profile: Profile, instr: &Instr, out: &mut LaneResults, ev: &mut 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
 fn compute_x86_64_v3(profile: Profile, instr: &Instr, out: &mut LaneResults, ev: &mut Events) {
+    compute_body(profile, instr, out, ev);
+}
+
+/// [`compute`] compiled for x86-64-v4's integer features (AVX-512).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(
+    enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512cd,avx512dq,avx512vl"
+)]
+fn compute_x86_64_v4(profile: Profile, instr: &Instr, out: &mut LaneResults, ev: &mut Events) {
     compute_body(profile, instr, out, ev);
 }
 
@@ -1060,11 +1072,11 @@ mod tests {
         i
     }
 
-    /// Property: the datapath's copy for x86-64-v3 and its baseline copy
-    /// give the same lane results and coverage events (where this CPU can
-    /// run both; `compute` always runs one of them).
+    /// Property: the datapath's copies for x86-64-v3 and v4 and its
+    /// baseline copy give the same lane results and coverage events (where
+    /// this CPU can run them; `compute` always runs one of them).
     #[test]
-    fn both_datapath_copies_give_the_same_results() {
+    fn every_datapath_copy_gives_the_same_results() {
         let mut m = Mix(1);
         for profile in Profile::all() {
             for _ in 0..3000 {
@@ -1080,6 +1092,13 @@ mod tests {
                     // SAFETY: the CPU has the copy's features (checked above).
                     unsafe { compute_x86_64_v3(profile, &i, &mut v3, &mut v3_ev) };
                     assert_eq!((&v3, v3_ev), (&base, base_ev), "{i:?}");
+                }
+                #[cfg(target_arch = "x86_64")]
+                if crate::cpu::has_x86_64_v4() {
+                    let (mut v4, mut v4_ev) = (LaneResults::default(), Events::default());
+                    // SAFETY: the CPU has the copy's features (checked above).
+                    unsafe { compute_x86_64_v4(profile, &i, &mut v4, &mut v4_ev) };
+                    assert_eq!((&v4, v4_ev), (&base, base_ev), "{i:?}");
                 }
             }
         }

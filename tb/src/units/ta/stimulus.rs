@@ -151,10 +151,10 @@ pub fn generate(profile: Profile, k: &TaKnobs, rng: &mut ChaCha8Rng) -> TaTxn {
 /// fewer random words ([`Draw`]); version 3 draws the per-lane words from
 /// one key ([`Draw::keyed`]).
 ///
-/// On x86-64 CPUs with AVX2 this runs a copy compiled for x86-64-v3
-/// (`gpucosim_model::cpu`), where its loops over the 64 lanes vectorise
-/// twice as wide; both copies draw the same transactions
-/// (`tests::both_generator_copies_draw_the_same_transactions`).
+/// On x86-64 CPUs with AVX2 or AVX-512 this runs a copy compiled for
+/// x86-64-v3 or v4 (`gpucosim_model::cpu`), where its loops over the 64
+/// lanes vectorise two or four times as wide; every copy draws the same
+/// transactions (`tests::every_generator_copy_draws_the_same_transactions`).
 pub fn generate_version(
     version: u32,
     profile: Profile,
@@ -162,12 +162,26 @@ pub fn generate_version(
     rng: &mut ChaCha8Rng,
 ) -> TaTxn {
     #[cfg(target_arch = "x86_64")]
-    if gpucosim_model::cpu::has_x86_64_v3() {
-        // SAFETY: the CPU has every feature `generate_x86_64_v3` is
-        // compiled for (checked just above).
-        return unsafe { generate_x86_64_v3(version, profile, k, rng) };
+    match gpucosim_model::cpu::level() {
+        // SAFETY: the CPU has every feature the copy is compiled for (its
+        // level says so).
+        gpucosim_model::cpu::Level::V4 => {
+            return unsafe { generate_x86_64_v4(version, profile, k, rng) }
+        }
+        // SAFETY: as above.
+        gpucosim_model::cpu::Level::V3 => {
+            return unsafe { generate_x86_64_v3(version, profile, k, rng) }
+        }
+        gpucosim_model::cpu::Level::Baseline => {}
     }
     generate_baseline(version, profile, k, rng)
+}
+
+/// [`generate_version`] compiled for x86-64-v4's integer features (AVX-512).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512cd,avx512dq,avx512vl")]
+fn generate_x86_64_v4(version: u32, profile: Profile, k: &TaKnobs, rng: &mut ChaCha8Rng) -> TaTxn {
+    generate_body(version, profile, k, rng)
 }
 
 /// [`generate_version`] compiled for x86-64-v3's integer features.
@@ -659,14 +673,35 @@ mod tests {
         (run, cycles)
     }
 
-    /// The x86-64-v3 copy of the generator and the baseline one draw the
-    /// same transactions and leave the generator in the same state: 3,000
-    /// per profile and version, with the default knobs and with every
+    /// Each copy of the generator this CPU runs draws the same transactions
+    /// as the baseline one and leaves the generator in the same state:
+    /// 3,000 per profile and version, with the default knobs and with every
     /// percentage at 50 (so that every branch is taken). Fails if a copy
-    /// differs (the other copy's draws stand in for it where the CPU lacks
-    /// AVX2, so there it compares the baseline with itself).
+    /// differs (where the CPU lacks AVX2, only the baseline is compared,
+    /// with itself).
+    type Generate = fn(u32, Profile, &TaKnobs, &mut ChaCha8Rng) -> TaTxn;
+
+    /// The generator copies this CPU can run: the one `generate_version`
+    /// picks, and the x86-64-v3 and v4 ones where the CPU has their
+    /// features.
+    fn copies() -> Vec<Generate> {
+        let mut v: Vec<Generate> = vec![generate_version];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if gpucosim_model::cpu::has_x86_64_v3() {
+                // SAFETY: the CPU has the copy's features (checked above).
+                v.push(|a, b, c, d| unsafe { generate_x86_64_v3(a, b, c, d) });
+            }
+            if gpucosim_model::cpu::has_x86_64_v4() {
+                // SAFETY: the CPU has the copy's features (checked above).
+                v.push(|a, b, c, d| unsafe { generate_x86_64_v4(a, b, c, d) });
+            }
+        }
+        v
+    }
+
     #[test]
-    fn both_generator_copies_draw_the_same_transactions() {
+    fn every_generator_copy_draws_the_same_transactions() {
         use rand::{RngCore, SeedableRng};
         let half = TaKnobs {
             format_pct: 50,
@@ -689,14 +724,16 @@ mod tests {
         for k in [TaKnobs::default(), half] {
             for profile in Profile::all() {
                 for version in 2..=crate::STIMULUS_VERSION {
-                    let mut a = ChaCha8Rng::seed_from_u64(11);
-                    let mut b = ChaCha8Rng::seed_from_u64(11);
-                    for n in 0..3_000 {
-                        let x = generate_version(version, profile, &k, &mut a);
-                        let y = generate_baseline(version, profile, &k, &mut b);
-                        assert_eq!(x, y, "{profile} v{version} transaction {n}");
+                    for copy in copies() {
+                        let mut a = ChaCha8Rng::seed_from_u64(11);
+                        let mut b = ChaCha8Rng::seed_from_u64(11);
+                        for n in 0..3_000 {
+                            let x = copy(version, profile, &k, &mut a);
+                            let y = generate_baseline(version, profile, &k, &mut b);
+                            assert_eq!(x, y, "{profile} v{version} transaction {n}");
+                        }
+                        assert_eq!(a.next_u64(), b.next_u64());
                     }
-                    assert_eq!(a.next_u64(), b.next_u64());
                 }
             }
         }
