@@ -34,10 +34,10 @@ static uint32_t weights[kOutWords];
 // the CPU picks at load time (as OutputChecksum::fold picks per call):
 // reading the outputs costs the bare loop what it costs figures (2) and (3)
 // (ta's 413 words: about 20 ns a cycle with AVX-512, 33 ns with AVX2, on
-// either side). GCC before 11 knows no x86-64-v4 and gets two copies. Written as `out[k] * (2k + 1)` in
-// 64 bits, GCC made it a scalar loop of 64-bit multiplies, about four times
-// as slow (150 ns a cycle of ta's 413 words), which flattered every ratio to
-// the bare loop.
+// either side). GCC before 11 knows no x86-64-v4 and gets two copies.
+// Written as `out[k] * (2k + 1)` in 64 bits, GCC made it a scalar loop of
+// 64-bit multiplies, about four times as slow (150 ns a cycle of ta's 413
+// words), which flattered every ratio to the bare loop.
 // (A multiversioned function is called through its resolver, never
 // inlined; Clang refuses `noinline` beside `target_clones`. Elsewhere the
 // function is left out of line as the Rust side's is.)
