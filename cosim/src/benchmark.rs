@@ -1197,6 +1197,8 @@ pub struct Machine {
     pub verilator: String,
     /// C++ compiler (`$CXX` or `g++`) version.
     pub cxx: String,
+    /// The copies of the hot loops this CPU runs (`gpucosim_model::cpu`).
+    pub copies: String,
     /// Load average (1 min) when the suite started.
     pub load_before: String,
 }
@@ -1320,6 +1322,7 @@ impl Machine {
             rust: env!("GPUCOSIM_RUSTC").to_string(),
             verilator,
             cxx: format!("{version} ({whose}: `{cxx}`)"),
+            copies: gpucosim_model::cpu::level().to_string(),
             load_before: load_average(),
         }
     }
@@ -2052,6 +2055,11 @@ impl BenchReport {
         let _ = writeln!(s, "- Rust (that built this binary): {}", m.rust);
         let _ = writeln!(s, "- Verilator: {}", m.verilator);
         let _ = writeln!(s, "- C++ compiler: {}", m.cxx);
+        let _ = writeln!(
+            s,
+            "- copies of the hot loops run (ta datapath and stimulus, checksums): {}",
+            m.copies
+        );
         let _ = writeln!(
             s,
             "- load average (1 min): {} at the start, {} at the end",

@@ -21,6 +21,16 @@ pub enum Level {
     V4,
 }
 
+impl std::fmt::Display for Level {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Level::Baseline => "the target's baseline",
+            Level::V3 => "x86-64-v3 (AVX2)",
+            Level::V4 => "x86-64-v4 (AVX-512)",
+        })
+    }
+}
+
 /// The copy this CPU runs. The features are detected once and the answer
 /// cached.
 #[cfg(target_arch = "x86_64")]
