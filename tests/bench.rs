@@ -369,16 +369,13 @@ fn the_schedule_replay_lends_cpus_as_its_rules_say() {
     // on three workers. Measuring first starts ta's second job before
     // lds's (4 s in all, as in canonical order); known times start both
     // lds jobs at once (3 s).
-    let known = replay(
-        "known",
-        &[
-            ("ta", 1, 1.0),
-            ("ta", 2, 1.0),
-            ("lds", 1, 3.0),
-            ("lds", 2, 3.0),
-        ],
-        &["3"],
-    );
+    let two_each = [
+        ("ta", 1, 1.0),
+        ("ta", 2, 1.0),
+        ("lds", 1, 3.0),
+        ("lds", 2, 3.0),
+    ];
+    let known = replay("known", &two_each, &["3"]);
     let total = 2.0 * 1.0012 + 2.0 * 3.0012;
     let near = |got: &[f64], i: usize, makespan: f64| {
         let want = share(total, 3.0, makespan);
@@ -404,12 +401,7 @@ fn the_schedule_replay_lends_cpus_as_its_rules_say() {
     .unwrap();
     let upside_down = replay(
         "known",
-        &[
-            ("ta", 1, 1.0),
-            ("ta", 2, 1.0),
-            ("lds", 1, 3.0),
-            ("lds", 2, 3.0),
-        ],
+        &two_each,
         &["3", "--times", times.to_str().unwrap()],
     );
     near(&upside_down, 3, 4.0024);
