@@ -86,13 +86,20 @@ impl Profile {
     }
     /// This profile's row of a per-profile table (one that satisfies
     /// [`one_row_each`]).
+    ///
+    /// A `const fn`, so that code specialised per profile can name a row as
+    /// a constant (`const { TaParams::of(Profile::Gfx9) }`) and have its
+    /// fields folded.
     #[inline]
-    pub fn row<T>(self, table: &'static [(Profile, T)]) -> &'static T {
-        &table
-            .iter()
-            .find(|(p, _)| *p == self)
-            .expect("every profile has a row in every table")
-            .1
+    pub const fn row<T>(self, table: &'static [(Profile, T)]) -> &'static T {
+        let mut i = 0;
+        while i < table.len() {
+            if table[i].0 as u8 == self as u8 {
+                return &table[i].1;
+            }
+            i += 1;
+        }
+        panic!("every profile has a row in every table")
     }
     /// This profile's row of [`PROFILES`].
     #[inline]

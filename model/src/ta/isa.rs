@@ -313,8 +313,12 @@ impl VsLayout {
 impl Vsharp {
     /// Decodes `v` for `profile`.
     pub fn decode(profile: Profile, v: u128) -> Vsharp {
+        TaParams::with(profile, |p| Self::decode_in(p, v))
+    }
+
+    #[inline(always)]
+    fn decode_in(p: &TaParams, v: u128) -> Vsharp {
         use VsField as F;
-        let p = TaParams::of(profile);
         let l = &p.vsharp;
         let get = |f| l.get(v, f) as u32;
         let swizzle_es = match p.swizzle {
@@ -391,11 +395,25 @@ impl VsharpFields {
     /// Encodes the fields as a 128-bit V# for `profile` (a field the
     /// profile does not have is dropped).
     pub fn encode(&self, profile: Profile) -> u128 {
-        let l = &TaParams::of(profile).vsharp;
-        VsField::ALL
-            .iter()
-            .map(|&f| l.put(f, self.get(f)))
-            .fold(0, |v, x| v | x)
+        // Every field by name (`VsField::ALL`, which a test holds to), so
+        // that with the layout a constant each is a constant shift.
+        TaParams::with(profile, |p| {
+            use VsField as F;
+            let put = |f, x: u64| p.vsharp.put(f, x);
+            put(F::Base, self.base)
+                | put(F::Stride, self.stride.into())
+                | put(F::CacheSwizzle, self.cache_swizzle.into())
+                | put(F::Swizzle, self.swizzle.into())
+                | put(F::NumRecords, self.num_records.into())
+                | put(F::DstSel, self.dst_sel.into())
+                | put(F::Nfmt, self.nfmt.into())
+                | put(F::Format, self.format.into())
+                | put(F::ElemSize, self.elem_size.into())
+                | put(F::IndexStride, self.index_stride.into())
+                | put(F::AddTid, self.add_tid.into())
+                | put(F::OobSelect, self.oob_select.into())
+                | put(F::Type, self.rtype.into())
+        })
     }
 
     /// The value of field `f`.
@@ -654,6 +672,42 @@ pub fn gfx9_dfmt_by_name(name: &str) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn encoding_places_every_field_where_its_layout_says() {
+        // Against the layout's own `put` of every field of `VsField::ALL`
+        // (each a different odd pattern, wider than the widest field), so
+        // that a field left out of `encode`, or put in another's place,
+        // shows.
+        for profile in Profile::all() {
+            let l = &TaParams::of(profile).vsharp;
+            for seed in 0..64u64 {
+                let x = |k: u64| {
+                    (seed + 1)
+                        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                        .rotate_left(7 * k as u32)
+                        | 1
+                };
+                let v = VsharpFields {
+                    base: x(0),
+                    stride: x(1) as u32,
+                    num_records: x(2) as u32,
+                    swizzle: x(3) as u32,
+                    cache_swizzle: x(4) as u32,
+                    elem_size: x(5) as u32,
+                    index_stride: x(6) as u32,
+                    add_tid: x(7) & 2 != 0,
+                    format: x(8) as u32,
+                    nfmt: x(9) as u32,
+                    dst_sel: x(10) as u32,
+                    oob_select: x(11) as u32,
+                    rtype: x(12) as u32,
+                };
+                let want = VsField::ALL.iter().fold(0, |w, &f| w | l.put(f, v.get(f)));
+                assert_eq!(v.encode(profile), want, "{profile} {v:?}");
+            }
+        }
+    }
 
     #[test]
     fn gfx11_code_edges() {

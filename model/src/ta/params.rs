@@ -77,8 +77,19 @@ const _: () = assert!(MAX_LINE_BYTES <= u128::BITS);
 impl TaParams {
     /// The row of `profile`.
     #[inline]
-    pub fn of(profile: Profile) -> &'static TaParams {
+    pub const fn of(profile: Profile) -> &'static TaParams {
         profile.row(PARAMS)
+    }
+
+    /// `f` of the row of `profile`, with the row a constant in each arm, so
+    /// that what `f` reads of it folds where `f` is inlined (the V#'s field
+    /// positions become constant shifts).
+    #[inline(always)]
+    pub fn with<R>(profile: Profile, f: impl FnOnce(&'static TaParams) -> R) -> R {
+        match profile {
+            Profile::Gfx9 => f(const { TaParams::of(Profile::Gfx9) }),
+            Profile::Gfx11 => f(const { TaParams::of(Profile::Gfx11) }),
+        }
     }
 }
 
