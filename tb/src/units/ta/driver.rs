@@ -24,8 +24,10 @@ struct Held {
 /// and drives `line_ready_i` from the running instruction's pattern.
 pub struct TaDriver {
     /// Input words with the offered instruction on the request ports
-    /// (`REQUEST_PORTS`), written once per transaction and copied into the
-    /// inputs in every cycle it is offered.
+    /// (`REQUEST_PORTS`), written once per transaction, and `rst_ni` and
+    /// `req_valid_i` high: its request ports are copied into the inputs in
+    /// every cycle it is offered, and the whole of it while the unit is
+    /// busy ([`Driver::drive_held`]).
     image: Vec<u32>,
     offer: Option<Held>,
     active: Option<Held>,
@@ -40,8 +42,11 @@ pub struct TaDriver {
 impl TaDriver {
     /// A driver with nothing offered yet.
     pub fn new() -> Self {
+        let mut image = vec![0; p::TABLE.in_words()];
+        p::rst_ni.set(&mut image, 1);
+        p::req_valid_i.set(&mut image, 1);
         TaDriver {
-            image: vec![0; p::TABLE.in_words()],
+            image,
             offer: None,
             active: None,
             ready_phase: 0,
@@ -49,6 +54,24 @@ impl TaDriver {
             taken: 0,
             exhausted: false,
         }
+    }
+
+    /// Drives `line_ready_i` from the running instruction's pattern and
+    /// moves the pattern on by a cycle.
+    #[inline]
+    fn drive_line_ready(&mut self, inputs: &mut [u32]) {
+        let ready = match &self.active {
+            Some(a) if a.ready_len > 1 => a.ready >> self.ready_phase & 1 != 0,
+            _ => true,
+        };
+        // The running instruction's cycle modulo its pattern length.
+        self.ready_phase = self.ready_phase.wrapping_add(1);
+        if let Some(a) = &self.active {
+            if self.ready_phase >= a.ready_len as u32 {
+                self.ready_phase = 0;
+            }
+        }
+        p::line_ready_i.set(inputs, ready as u64);
     }
 }
 
@@ -94,23 +117,27 @@ impl Driver<TaTxn> for TaDriver {
                 self.drove_valid = true;
             }
         }
-        let ready = match &self.active {
-            Some(a) if a.ready_len > 1 => a.ready >> self.ready_phase & 1 != 0,
-            _ => true,
-        };
-        // The running instruction's cycle modulo its pattern length.
-        self.ready_phase = self.ready_phase.wrapping_add(1);
-        if let Some(a) = &self.active {
-            if self.ready_phase >= a.ready_len as u32 {
-                self.ready_phase = 0;
-            }
-        }
-        p::line_ready_i.set(inputs, ready as u64);
+        self.drive_line_ready(inputs);
         if self.exhausted && self.offer.is_none() && self.active.is_none() && was_idle {
             Drive::Done
         } else {
             Drive::Busy
         }
+    }
+
+    fn drive_held(&mut self, prev_out: &[u32], inputs: &mut [u32]) -> Option<Drive> {
+        // The unit was busy in the previous cycle: nothing finished, and an
+        // offer shown then was not taken. An offer past its gap is shown
+        // again, as `drive` would show it, but from the whole image (no
+        // zeroing first).
+        let offer = self.offer.as_ref()?;
+        if offer.gap > 0 || p::req_ready_o.bit(prev_out) {
+            return None;
+        }
+        inputs.copy_from_slice(&self.image);
+        self.drove_valid = true;
+        self.drive_line_ready(inputs);
+        Some(Drive::Busy)
     }
 
     fn in_flight(&self) -> Option<usize> {
@@ -166,6 +193,52 @@ mod tests {
             got == want,
             "instructions accepted differ from those generated"
         );
+    }
+
+    #[test]
+    fn an_offer_held_while_the_unit_is_busy_is_driven_as_drive_drives_it() {
+        // Two drivers over the same transactions and the same model outputs:
+        // one asks `drive_held` first, on inputs scribbled over, the other
+        // only `drive`, on zeroed inputs. Every cycle's inputs and status
+        // must be the same, backpressure patterns and gaps included.
+        use gpucosim_model::ta::TaModel;
+        use gpucosim_model::Unit;
+        for profile in Profile::all() {
+            let k = TaKnobs::default();
+            let txns = draw(profile, 5, 300, &k);
+            let (iw, ow) = (p::TABLE.in_words(), p::TABLE.out_words());
+            let (mut held, mut plain) = (TaDriver::new(), TaDriver::new());
+            let (mut src_h, mut src_p) = (txns.clone().into_iter(), txns.into_iter());
+            let mut model = TaModel::new(profile);
+            let mut out = vec![0u32; ow];
+            model.step(&vec![0u32; iw], &mut out);
+            let mut held_cycles = 0;
+            for cycle in 0..100_000 {
+                let mut inp_h = vec![0xA5A5_5A5Au32; iw];
+                let st_h = match held.drive_held(&out, &mut inp_h) {
+                    Some(st) => {
+                        held_cycles += 1;
+                        st
+                    }
+                    None => {
+                        inp_h.fill(0);
+                        p::rst_ni.set(&mut inp_h, 1);
+                        held.drive(&out, &mut inp_h, &mut src_h)
+                    }
+                };
+                let mut inp_p = vec![0u32; iw];
+                p::rst_ni.set(&mut inp_p, 1);
+                let st_p = plain.drive(&out, &mut inp_p, &mut src_p);
+                assert_eq!(inp_h, inp_p, "{profile}: inputs of cycle {cycle}");
+                assert_eq!(st_h, st_p, "{profile}: status of cycle {cycle}");
+                if st_p == Drive::Done {
+                    break;
+                }
+                model.step(&inp_p, &mut out);
+            }
+            assert_eq!(held.taken, 300, "{profile}: every transaction offered");
+            assert!(held_cycles > 300, "{profile}: {held_cycles} cycles held");
+        }
     }
 
     #[test]
