@@ -210,6 +210,9 @@ proptest! {
         p::req_valid_i.set(&mut inp, 1);
         m.step(&inp, &mut out); // t: accepted
         prop_assert!(p::req_ready_o.bit(&out));
+        // Every piece pending until the first request is taken.
+        let pending = format!(", {} piece(s) pending", pc.len);
+        prop_assert!(m.in_flight().ends_with(&pending), "{}", m.in_flight());
         p::req_valid_i.set(&mut inp, 0);
         let mut got: Vec<LineReq> = Vec::new();
         let mut cycles: usize = 1;
