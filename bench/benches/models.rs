@@ -9,7 +9,15 @@
 //!   capture; figure (6) of `gpucosim bench`);
 //! - `checksum/<unit>/<profile>`: the fold of each cycle's outputs into the
 //!   checksum that figures (1)–(3) of `gpucosim bench` all pay, over the
-//!   model's outputs.
+//!   model's outputs;
+//! - `ta/compute/<profile>` and `ta/pieces/<profile>`: two parts of the ta
+//!   model's work per instruction, over the first 256 instructions the
+//!   model accepts in those cycles (their inputs in cache, as in figure
+//!   (3)): the slot datapath (`tlm::compute`, with its coverage events)
+//!   and the split of the accessed slots into line pieces
+//!   (`tlm::pieces`), whose coalescing the cycle model does as it splits.
+//!   Per instruction; `model` is per cycle, and an instruction takes about
+//!   seven cycles of that stimulus.
 //!
 //! Run: `cargo bench -p gpucosim-bench --bench models` (a filter such as
 //! `-- model/waitcnt` narrows it).
@@ -20,6 +28,10 @@ use gpucosim::engine::record_inputs;
 use gpucosim::testbench::Testbench;
 use gpucosim::units::UNITS;
 use gpucosim::with_testbench;
+use gpucosim_model::ta::cover::Events;
+use gpucosim_model::ta::ports::ta_ports;
+use gpucosim_model::ta::tlm::{compute, pieces, Pieces};
+use gpucosim_model::ta::{read_instr, Instr, LaneResults, TaParams};
 use gpucosim_model::Profile;
 use gpucosim_tb::run::OutputChecksum;
 use gpucosim_tb::time_closed_loop;
@@ -70,6 +82,75 @@ fn unit<B: Testbench>(c: &mut Criterion) {
     g.finish();
 }
 
+/// The first `n` instructions the ta model accepts over `rec` (whole
+/// cycles of inputs): those offered in a cycle the model shows
+/// `req_ready_o`.
+fn accepted_instrs(profile: Profile, rec: &[u32], n: usize) -> Vec<Instr> {
+    use gpucosim::units::ta::TaTestbench;
+    let table = TaTestbench::table();
+    let mut out = vec![0u32; table.out_words()];
+    let mut model = TaTestbench::model(profile);
+    let mut instrs = Vec::new();
+    for inp in rec.chunks_exact(table.in_words()) {
+        let offered = ta_ports::rst_ni.bit(inp) && ta_ports::req_valid_i.bit(inp);
+        if offered && ta_ports::req_ready_o.bit(&out) && instrs.len() < n {
+            let mut i = Instr::default();
+            read_instr(inp, &mut i);
+            instrs.push(i);
+        }
+        model.step(inp, &mut out);
+    }
+    instrs
+}
+
+fn ta_parts(c: &mut Criterion) {
+    use gpucosim::units::ta::TaTestbench;
+    const INSTRS: usize = 256;
+    let mut g = c.benchmark_group("ta");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .throughput(Throughput::Elements(INSTRS as u64));
+    for profile in Profile::all() {
+        let rec = record_inputs::<TaTestbench>(profile, 1, CYCLES).expect("recording");
+        let instrs = accepted_instrs(profile, &rec, INSTRS);
+        assert_eq!(
+            instrs.len(),
+            INSTRS,
+            "the recording accepts enough instructions"
+        );
+        let mut res = LaneResults::default();
+        g.bench_function(BenchmarkId::new("compute", profile), |b| {
+            b.iter(|| {
+                for i in &instrs {
+                    let mut ev = Events::default();
+                    compute(profile, i, &mut res, &mut ev);
+                    std::hint::black_box((&res, ev));
+                }
+            })
+        });
+        let results: Vec<LaneResults> = instrs
+            .iter()
+            .map(|i| {
+                let mut r = LaneResults::default();
+                compute(profile, i, &mut r, &mut Events::default());
+                r
+            })
+            .collect();
+        let line_bytes = TaParams::of(profile).line_bytes;
+        let mut pc = Box::<Pieces>::default();
+        g.bench_function(BenchmarkId::new("pieces", profile), |b| {
+            b.iter(|| {
+                for r in &results {
+                    pieces(r, line_bytes, &mut pc);
+                    std::hint::black_box(&pc);
+                }
+            })
+        });
+    }
+    g.finish();
+}
+
 fn benches(c: &mut Criterion) {
     for u in UNITS {
         with_testbench!(*u, B => {
@@ -78,6 +159,7 @@ fn benches(c: &mut Criterion) {
         })
         .expect("a registered unit");
     }
+    ta_parts(c);
 }
 
 criterion_group!(models, benches);
