@@ -164,9 +164,11 @@ struct Group {
     last: u16,
 }
 
-/// Entries of `DwordMap` (a power of two above the slots of a wave).
-const MAP_SIZE: usize = 512;
-const _: () = assert!(MAP_SIZE.is_power_of_two() && MAP_SIZE > NSLOTS);
+/// Entries of `DwordMap`: a power of two, at least 2.5 times the slots of a
+/// wave, so that the map is at most 3/8 full and its linear probes stay
+/// short.
+const MAP_SIZE: usize = 1024;
+const _: () = assert!(MAP_SIZE.is_power_of_two() && 2 * MAP_SIZE >= 5 * NSLOTS);
 
 #[derive(Debug, Clone, Copy, Default)]
 struct MapEntry {
