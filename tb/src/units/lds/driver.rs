@@ -10,7 +10,8 @@ use gpucosim_model::lds::tlm::LANES;
 /// made while BUSY is taken in the done cycle (back to back).
 pub struct LdsDriver {
     pending: Option<LdsTxn>,
-    offering: Option<LdsTxn>,
+    /// An offer is on the inputs (packed in `packed`) and not yet taken.
+    offering: bool,
     packed: Vec<u32>,
     gap: u8,
     taken: usize,
@@ -22,7 +23,7 @@ impl LdsDriver {
     pub fn new() -> Self {
         LdsDriver {
             pending: None,
-            offering: None,
+            offering: false,
             packed: vec![0; P::TABLE.in_words()],
             gap: 0,
             taken: 0,
@@ -61,8 +62,8 @@ impl Driver<LdsTxn> for LdsDriver {
         }
         let ready_prev = P::req_ready_o.bit(prev);
         let mut just_taken = false;
-        if self.offering.is_some() {
-            self.offering = None;
+        if self.offering {
+            self.offering = false;
             self.in_flight = Some(self.taken - 1);
             just_taken = true;
         }
@@ -91,7 +92,8 @@ impl Driver<LdsTxn> for LdsDriver {
                 // and keep a copy to hold it.
                 Self::apply(t, inp);
                 self.packed.copy_from_slice(inp);
-                self.offering = self.pending.take();
+                self.pending = None;
+                self.offering = true;
                 Drive::Busy
             }
         }
@@ -100,7 +102,7 @@ impl Driver<LdsTxn> for LdsDriver {
     fn drive_held(&mut self, prev: &[u32], inp: &mut [u32]) -> Option<Drive> {
         // Hold the offer (valid and payload, packed once, `rst_ni` high)
         // until the unit takes it.
-        (self.offering.is_some() && !P::req_ready_o.bit(prev)).then(|| {
+        (self.offering && !P::req_ready_o.bit(prev)).then(|| {
             inp.copy_from_slice(&self.packed);
             Drive::Busy
         })
