@@ -16,8 +16,8 @@
 //!   (3)): the slot datapath (`tlm::compute`, with its coverage events)
 //!   and the split of the accessed slots into line pieces
 //!   (`tlm::pieces`), whose coalescing the cycle model does as it splits.
-//!   Per instruction; `model` is per cycle, and an instruction takes about
-//!   seven cycles of that stimulus.
+//!   Per instruction; `model` is per cycle, and the model accepts an
+//!   instruction about every four cycles of that stimulus.
 //!
 //! Run: `cargo bench -p gpucosim-bench --bench models` (a filter such as
 //! `-- model/waitcnt` narrows it).
@@ -83,8 +83,8 @@ fn unit<B: Testbench>(c: &mut Criterion) {
 }
 
 /// The first `n` instructions the ta model accepts over `rec` (whole
-/// cycles of inputs): those offered in a cycle the model shows
-/// `req_ready_o`.
+/// cycles of inputs): those offered in a cycle whose outputs (which the
+/// model's state before the edge sets) show `req_ready_o`.
 fn accepted_instrs(profile: Profile, rec: &[u32], n: usize) -> Vec<Instr> {
     use gpucosim::units::ta::TaTestbench;
     let table = TaTestbench::table();
@@ -92,13 +92,13 @@ fn accepted_instrs(profile: Profile, rec: &[u32], n: usize) -> Vec<Instr> {
     let mut model = TaTestbench::model(profile);
     let mut instrs = Vec::new();
     for inp in rec.chunks_exact(table.in_words()) {
+        model.step(inp, &mut out);
         let offered = ta_ports::rst_ni.bit(inp) && ta_ports::req_valid_i.bit(inp);
         if offered && ta_ports::req_ready_o.bit(&out) && instrs.len() < n {
             let mut i = Instr::default();
             read_instr(inp, &mut i);
             instrs.push(i);
         }
-        model.step(inp, &mut out);
     }
     instrs
 }
