@@ -58,6 +58,8 @@ pub fn level() -> Level {
     Level::Baseline
 }
 
+// The features of each level: `detect` and `hot_copies!`'s
+// `#[target_feature]` lists name the same ones.
 #[cfg(target_arch = "x86_64")]
 #[cold]
 fn detect() -> Level {
@@ -88,4 +90,70 @@ pub fn has_x86_64_v3() -> bool {
 #[inline]
 pub fn has_x86_64_v4() -> bool {
     level() >= Level::V4
+}
+
+/// Defines a function that runs the copy of `$body` for this CPU's
+/// [`level`], and the three copies it chooses from, named as given (for
+/// the tests that hold them equal): for the target's baseline, for
+/// x86-64-v3 and for x86-64-v4. The copies' `#[target_feature]` lists
+/// name the features that [`level`] detects for their level, here and
+/// nowhere else. `$body` is `#[inline(always)]`, so that each copy
+/// compiles all of it for its features.
+///
+/// ```
+/// #[inline(always)]
+/// fn sum_body(words: &[u32]) -> u64 {
+///     words.iter().map(|&w| u64::from(w)).sum()
+/// }
+///
+/// gpucosim_model::hot_copies! {
+///     /// The sum of `words`.
+///     pub fn sum(words: &[u32]) -> u64 = sum_body;
+///     copies sum_baseline, sum_x86_64_v3, sum_x86_64_v4;
+/// }
+///
+/// assert_eq!(sum(&[1, 2, u32::MAX]), 3 + u64::from(u32::MAX));
+/// ```
+#[macro_export]
+macro_rules! hot_copies {
+    (
+        $(#[$meta:meta])*
+        $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? = $body:ident;
+        copies $base:ident, $v3:ident, $v4:ident;
+    ) => {
+        $(#[$meta])*
+        $vis fn $name($($arg: $ty),*) $(-> $ret)? {
+            #[cfg(target_arch = "x86_64")]
+            match $crate::cpu::level() {
+                // SAFETY: the CPU has every feature the copy is compiled
+                // for: its level says so.
+                $crate::cpu::Level::V4 => return unsafe { $v4($($arg),*) },
+                // SAFETY: as above.
+                $crate::cpu::Level::V3 => return unsafe { $v3($($arg),*) },
+                $crate::cpu::Level::Baseline => {}
+            }
+            $base($($arg),*)
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`] compiled for the target's baseline features.")]
+        fn $base($($arg: $ty),*) $(-> $ret)? {
+            $body($($arg),*)
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`] compiled for x86-64-v3 (AVX2).")]
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+        fn $v3($($arg: $ty),*) $(-> $ret)? {
+            $body($($arg),*)
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`] compiled for x86-64-v4 (AVX-512).")]
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(
+            enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512cd,avx512dq,avx512vl"
+        )]
+        fn $v4($($arg: $ty),*) $(-> $ret)? {
+            $body($($arg),*)
+        }
+    };
 }

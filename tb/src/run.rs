@@ -426,19 +426,6 @@ impl OutputChecksum {
     /// instruction.
     pub fn fold(&mut self, words: &[u32]) {
         debug_assert_eq!(words.len(), self.weights.len());
-        #[cfg(target_arch = "x86_64")]
-        let s = match gpucosim_model::cpu::level() {
-            // SAFETY: the CPU has the copy's features (its level says so).
-            gpucosim_model::cpu::Level::V4 => unsafe {
-                weighted_sum_x86_64_v4(words, &self.weights)
-            },
-            // SAFETY: as above.
-            gpucosim_model::cpu::Level::V3 => unsafe {
-                weighted_sum_x86_64_v3(words, &self.weights)
-            },
-            gpucosim_model::cpu::Level::Baseline => weighted_sum(words, &self.weights),
-        };
-        #[cfg(not(target_arch = "x86_64"))]
         let s = weighted_sum(words, &self.weights);
         self.h = (self.h ^ s).wrapping_mul(0x0100_0000_01b3);
     }
@@ -449,28 +436,17 @@ impl OutputChecksum {
     }
 }
 
-/// `Σ wᵢ·kᵢ` in u64, wrapping.
+gpucosim_model::hot_copies! {
+    /// `Σ wᵢ·kᵢ` in u64, wrapping.
+    fn weighted_sum(words: &[u32], weights: &[u32]) -> u64 = weighted_sum_body;
+    copies weighted_sum_baseline, weighted_sum_x86_64_v3, weighted_sum_x86_64_v4;
+}
+
 #[inline(always)]
-fn weighted_sum(words: &[u32], weights: &[u32]) -> u64 {
+fn weighted_sum_body(words: &[u32], weights: &[u32]) -> u64 {
     words.iter().zip(weights).fold(0u64, |s, (&w, &k)| {
         s.wrapping_add(u64::from(w) * u64::from(k))
     })
-}
-
-/// [`weighted_sum`] compiled for x86-64-v3.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-fn weighted_sum_x86_64_v3(words: &[u32], weights: &[u32]) -> u64 {
-    weighted_sum(words, weights)
-}
-
-/// [`weighted_sum`] compiled for x86-64-v4 (AVX-512).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(
-    enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512cd,avx512dq,avx512vl"
-)]
-fn weighted_sum_x86_64_v4(words: &[u32], weights: &[u32]) -> u64 {
-    weighted_sum(words, weights)
 }
 
 /// Runs the driver closed-loop against the model for `cycles` cycles of a
@@ -649,9 +625,10 @@ mod stream_tests {
 mod checksum_tests {
     use super::*;
 
-    /// Property: both copies of the checksum's weighted sum agree with
-    /// each other and with the sum written out, on the units' output
-    /// widths and a few odd ones (widths that leave a vector tail).
+    /// Property: every copy of the checksum's weighted sum this CPU runs,
+    /// and the one `weighted_sum` picks, agree with the baseline's and with
+    /// the sum written out, on the units' output widths and a few odd ones
+    /// (widths that leave a vector tail).
     #[test]
     fn every_weighted_sum_copy_agrees() {
         let mut x = 0x1234_5678_9abc_def0u64;
@@ -665,7 +642,8 @@ mod checksum_tests {
                     x as u32 | 0xF000_0000
                 })
                 .collect();
-            let base = weighted_sum(&words, &weights);
+            let base = weighted_sum_baseline(&words, &weights);
+            assert_eq!(weighted_sum(&words, &weights), base, "{n} words");
             let naive = (0..n).fold(0u64, |s, i| {
                 s.wrapping_add(u64::from(words[i]) * (2 * i as u64 + 1))
             });

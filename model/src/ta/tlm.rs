@@ -155,47 +155,19 @@ pub fn buffer_offset(vs: &Vsharp, index: u32, offset: u32) -> (u32, bool) {
     (full as u32, full > u32::MAX as u64)
 }
 
-/// Computes every lane's results for `instr` into `out`, and records the
-/// coverage events it exercised in `ev`.
-///
-/// On x86-64 CPUs with AVX2 (x86-64-v3) or AVX-512 (x86-64-v4) this runs a
-/// copy of the datapath compiled for those instructions ([`crate::cpu`]):
-/// its 64-bit lane arithmetic and comparisons vectorise there and not with
-/// the baseline's SSE2 (AVX-512 takes eight lanes an instruction and turns
-/// comparisons into lane masks directly). All copies give the same results
-/// (`tests::every_datapath_copy_gives_the_same_results`).
-pub fn compute(profile: Profile, instr: &Instr, out: &mut LaneResults, ev: &mut Events) {
-    #[cfg(target_arch = "x86_64")]
-    match crate::cpu::level() {
-        // SAFETY: the CPU has every feature the copy is compiled for (its
-        // level says so).
-        crate::cpu::Level::V4 => return unsafe { compute_x86_64_v4(profile, instr, out, ev) },
-        // SAFETY: as above.
-        crate::cpu::Level::V3 => return unsafe { compute_x86_64_v3(profile, instr, out, ev) },
-        crate::cpu::Level::Baseline => {}
-    }
-    compute_baseline(profile, instr, out, ev);
-}
-
-/// [`compute`] compiled for x86-64-v3's integer features.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-fn compute_x86_64_v3(profile: Profile, instr: &Instr, out: &mut LaneResults, ev: &mut Events) {
-    compute_body(profile, instr, out, ev);
-}
-
-/// [`compute`] compiled for x86-64-v4's integer features (AVX-512).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(
-    enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512cd,avx512dq,avx512vl"
-)]
-fn compute_x86_64_v4(profile: Profile, instr: &Instr, out: &mut LaneResults, ev: &mut Events) {
-    compute_body(profile, instr, out, ev);
-}
-
-/// [`compute`] compiled for the target's baseline features.
-fn compute_baseline(profile: Profile, instr: &Instr, out: &mut LaneResults, ev: &mut Events) {
-    compute_body(profile, instr, out, ev);
+crate::hot_copies! {
+    /// Computes every lane's results for `instr` into `out`, and records the
+    /// coverage events it exercised in `ev`.
+    ///
+    /// On x86-64 CPUs with AVX2 (x86-64-v3) or AVX-512 (x86-64-v4) this runs a
+    /// copy of the datapath compiled for those instructions ([`crate::cpu`]):
+    /// its 64-bit lane arithmetic and comparisons vectorise there and not with
+    /// the baseline's SSE2 (AVX-512 takes eight lanes an instruction and turns
+    /// comparisons into lane masks directly). All copies give the same results
+    /// (`tests::every_datapath_copy_gives_the_same_results`).
+    pub fn compute(profile: Profile, instr: &Instr, out: &mut LaneResults, ev: &mut Events)
+        = compute_body;
+    copies compute_baseline, compute_x86_64_v3, compute_x86_64_v4;
 }
 
 #[inline(always)]

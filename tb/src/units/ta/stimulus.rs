@@ -146,54 +146,19 @@ pub fn generate(profile: Profile, k: &TaKnobs, rng: &mut ChaCha8Rng) -> TaTxn {
     generate_version(crate::STIMULUS_VERSION, profile, k, rng)
 }
 
-/// Draws a random transaction of stimulus version 2 or 3: the
-/// distribution of version 1 (`stimulus_v1.rs`), its fields cut from
-/// fewer random words ([`Draw`]); version 3 draws the per-lane words from
-/// one key ([`Draw::keyed`]).
-///
-/// On x86-64 CPUs with AVX2 or AVX-512 this runs a copy compiled for
-/// x86-64-v3 or v4 (`gpucosim_model::cpu`), where its loops over the 64
-/// lanes vectorise two or four times as wide; every copy draws the same
-/// transactions (`tests::every_generator_copy_draws_the_same_transactions`).
-pub fn generate_version(
-    version: u32,
-    profile: Profile,
-    k: &TaKnobs,
-    rng: &mut ChaCha8Rng,
-) -> TaTxn {
-    #[cfg(target_arch = "x86_64")]
-    match gpucosim_model::cpu::level() {
-        // SAFETY: the CPU has every feature the copy is compiled for (its
-        // level says so).
-        gpucosim_model::cpu::Level::V4 => {
-            return unsafe { generate_x86_64_v4(version, profile, k, rng) }
-        }
-        // SAFETY: as above.
-        gpucosim_model::cpu::Level::V3 => {
-            return unsafe { generate_x86_64_v3(version, profile, k, rng) }
-        }
-        gpucosim_model::cpu::Level::Baseline => {}
-    }
-    generate_baseline(version, profile, k, rng)
-}
-
-/// [`generate_version`] compiled for x86-64-v4's integer features (AVX-512).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512cd,avx512dq,avx512vl")]
-fn generate_x86_64_v4(version: u32, profile: Profile, k: &TaKnobs, rng: &mut ChaCha8Rng) -> TaTxn {
-    generate_body(version, profile, k, rng)
-}
-
-/// [`generate_version`] compiled for x86-64-v3's integer features.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-fn generate_x86_64_v3(version: u32, profile: Profile, k: &TaKnobs, rng: &mut ChaCha8Rng) -> TaTxn {
-    generate_body(version, profile, k, rng)
-}
-
-/// [`generate_version`] compiled for the target's baseline features.
-fn generate_baseline(version: u32, profile: Profile, k: &TaKnobs, rng: &mut ChaCha8Rng) -> TaTxn {
-    generate_body(version, profile, k, rng)
+gpucosim_model::hot_copies! {
+    /// Draws a random transaction of stimulus version 2 or 3: the
+    /// distribution of version 1 (`stimulus_v1.rs`), its fields cut from
+    /// fewer random words ([`Draw`]); version 3 draws the per-lane words from
+    /// one key ([`Draw::keyed`]).
+    ///
+    /// On x86-64 CPUs with AVX2 or AVX-512 this runs a copy compiled for
+    /// x86-64-v3 or v4 (`gpucosim_model::cpu`), where its loops over the 64
+    /// lanes vectorise two or four times as wide; every copy draws the same
+    /// transactions (`tests::every_generator_copy_draws_the_same_transactions`).
+    pub fn generate_version(version: u32, profile: Profile, k: &TaKnobs, rng: &mut ChaCha8Rng) -> TaTxn
+        = generate_body;
+    copies generate_baseline, generate_x86_64_v3, generate_x86_64_v4;
 }
 
 #[inline(always)]
