@@ -155,17 +155,24 @@ pub fn generate(profile: Profile, k: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn 
     generate_version(crate::STIMULUS_VERSION, profile, k, rng)
 }
 
-/// Draws a random transaction of stimulus version 2 or 3: the
-/// distribution of version 1 (`stimulus_v1.rs`), its fields cut from
-/// fewer random words ([`Draw`]), and each lane's second data word mixed
-/// from its first rather than drawn. Version 3 draws the lanes' first
-/// data words from one key ([`Draw::keyed`]) instead of a word each.
-pub fn generate_version(
-    version: u32,
-    profile: Profile,
-    k: &LdsKnobs,
-    rng: &mut ChaCha8Rng,
-) -> LdsTxn {
+gpucosim_model::hot_copies! {
+    /// Draws a random transaction of stimulus version 2 or 3: the
+    /// distribution of version 1 (`stimulus_v1.rs`), its fields cut from
+    /// fewer random words ([`Draw`]), and each lane's second data word mixed
+    /// from its first rather than drawn. Version 3 draws the lanes' first
+    /// data words from one key ([`Draw::keyed`]) instead of a word each.
+    ///
+    /// On x86-64 CPUs with AVX2 or AVX-512 this runs a copy compiled for
+    /// x86-64-v3 or v4 (`gpucosim_model::cpu`), where its passes over the 64
+    /// lanes vectorise; every copy draws the same transactions
+    /// (`tests::every_generator_copy_draws_the_same_transactions`).
+    pub fn generate_version(version: u32, profile: Profile, k: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn
+        = generate_body;
+    copies generate_baseline, generate_x86_64_v3, generate_x86_64_v4;
+}
+
+#[inline(always)]
+fn generate_body(version: u32, profile: Profile, k: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn {
     debug_assert!(version >= 2, "version 1 is stimulus_v1.rs");
     let d = &mut Draw::new(rng);
     let gfx11 = profile.wave32();
@@ -224,43 +231,62 @@ pub fn generate_version(
     let misalign = info.kind == Kind::Atomic && d.pct(k.misalign);
     let small = d.below(3) == 0;
     let keyed: Option<[u64; LANES]> = (version >= 3 && !small).then(|| d.keyed());
-    let mut addr = [0u32; LANES];
-    let mut data0 = [0u64; LANES];
-    let mut data1 = [0u64; LANES];
-    for l in 0..LANES {
-        let dw = match stride {
-            // `% window` without a division for the usual power of two.
-            Some(s) if pow2 => start.wrapping_add(s.wrapping_mul(l as u32)) & (window - 1),
-            Some(s) => start.wrapping_add(s.wrapping_mul(l as u32)) % window,
-            None => d.below(window.into()) as u32,
-        };
-        let mut a = dw * 4;
-        if (t.req.unaligned && d.below(3) == 0) || (misalign && d.bits(2) == 0) {
-            a += d.range32(1, 4);
-        }
-        addr[l] = a;
-        if small {
-            data0[l] = d.bits(3);
-            data1[l] = d.bits(3);
+    // Built in place: the request is 1.3 KB.
+    let r = &mut t.req;
+    let lane_dword = |l: usize, s: u32| {
+        let dw = start.wrapping_add(s.wrapping_mul(l as u32));
+        // `% window` without a division for the usual power of two.
+        if pow2 {
+            dw & (window - 1)
         } else {
-            data0[l] = match &keyed {
-                Some(words) => words[l],
-                None => d.u64(),
-            };
-            // The second word from the first, by the SplitMix64
-            // finaliser: the two differ in about half their bits and
-            // neither predicts the other's low bits.
-            data1[l] = splitmix64(data0[l]);
+            dw % window
+        }
+    };
+    match (stride, &keyed) {
+        // Nothing drawn per lane: passes of plain arithmetic over the lanes.
+        (Some(s), Some(words)) if !r.unaligned && !misalign => {
+            for (l, a) in r.addr.iter_mut().enumerate() {
+                *a = lane_dword(l, s) * 4;
+            }
+            r.data0 = *words;
+        }
+        // Lane by lane, in the order the fields are drawn.
+        _ => {
+            for l in 0..LANES {
+                let dw = match stride {
+                    Some(s) => lane_dword(l, s),
+                    None => d.below(window.into()) as u32,
+                };
+                let mut a = dw * 4;
+                if (r.unaligned && d.below(3) == 0) || (misalign && d.bits(2) == 0) {
+                    a += d.range32(1, 4);
+                }
+                r.addr[l] = a;
+                if small {
+                    r.data0[l] = d.bits(3);
+                    r.data1[l] = d.bits(3);
+                } else {
+                    r.data0[l] = match &keyed {
+                        Some(words) => words[l],
+                        None => d.u64(),
+                    };
+                }
+            }
+        }
+    }
+    if !small {
+        // The second word from the first, by the SplitMix64 finaliser: the
+        // two differ in about half their bits and neither predicts the
+        // other's low bits.
+        for (d1, d0) in r.data1.iter_mut().zip(&r.data0) {
+            *d1 = splitmix64(*d0);
         }
     }
     if info.kind == Kind::Permute || info.kind == Kind::Bpermute {
-        for a in addr.iter_mut() {
+        for a in r.addr.iter_mut() {
             *a = d.bits(8) as u32;
         }
     }
-    t.req.addr = addr;
-    t.req.data0 = data0;
-    t.req.data1 = data1;
     if info.two {
         t.req.offset0 = d.bits(3) as u8;
         t.req.offset1 = d.bits(3) as u8;
@@ -414,6 +440,73 @@ mod tests {
     use crate::units::lds::LdsTestbench;
     use gpucosim_model::lds::ports::lds_ports as P;
     use rand::SeedableRng;
+
+    type Generate = fn(u32, Profile, &LdsKnobs, &mut ChaCha8Rng) -> LdsTxn;
+
+    /// The generator copies this CPU can run: the one `generate_version`
+    /// picks, and the x86-64-v3 and v4 ones where the CPU has their
+    /// features.
+    fn copies() -> Vec<Generate> {
+        let mut v: Vec<Generate> = vec![generate_version];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if gpucosim_model::cpu::has_x86_64_v3() {
+                // SAFETY: the CPU has the copy's features (checked above).
+                v.push(|a, b, c, d| unsafe { generate_x86_64_v3(a, b, c, d) });
+            }
+            if gpucosim_model::cpu::has_x86_64_v4() {
+                // SAFETY: the CPU has the copy's features (checked above).
+                v.push(|a, b, c, d| unsafe { generate_x86_64_v4(a, b, c, d) });
+            }
+        }
+        v
+    }
+
+    /// Each copy of the generator this CPU runs draws the same transactions
+    /// as the baseline one and leaves the generator in the same state:
+    /// 3,000 per profile and version, with the default knobs, with every
+    /// percentage at 50 (so that every branch and both lane loops are
+    /// taken) and with a window that is not a power of two. Fails if a copy
+    /// differs (where the CPU lacks AVX2, only the baseline is compared,
+    /// with itself).
+    #[test]
+    fn every_generator_copy_draws_the_same_transactions() {
+        use rand::RngCore;
+        let half = LdsKnobs {
+            w_permute: 25,
+            unaligned: 50,
+            misalign: 50,
+            range_edge: 50,
+            base: 50,
+            wave32: 50,
+            cu_mode: 50,
+            invalid: 10,
+            misalign_dword: 50,
+            wrap: 50,
+            ..LdsKnobs::default()
+        };
+        let odd_window = LdsKnobs {
+            window: 100,
+            exec: "random".into(),
+            ..LdsKnobs::default()
+        };
+        for k in [LdsKnobs::default(), half, odd_window] {
+            for profile in Profile::all() {
+                for version in 2..=crate::STIMULUS_VERSION {
+                    for copy in copies() {
+                        let mut a = ChaCha8Rng::seed_from_u64(11);
+                        let mut b = ChaCha8Rng::seed_from_u64(11);
+                        for n in 0..3_000 {
+                            let x = copy(version, profile, &k, &mut a);
+                            let y = generate_baseline(version, profile, &k, &mut b);
+                            assert_eq!(x, y, "{profile} v{version} transaction {n}");
+                        }
+                        assert_eq!(a.next_u64(), b.next_u64());
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn generation_is_deterministic_and_covers_the_model() {

@@ -638,12 +638,6 @@ mod tests {
         (run, cycles)
     }
 
-    /// Each copy of the generator this CPU runs draws the same transactions
-    /// as the baseline one and leaves the generator in the same state:
-    /// 3,000 per profile and version, with the default knobs and with every
-    /// percentage at 50 (so that every branch is taken). Fails if a copy
-    /// differs (where the CPU lacks AVX2, only the baseline is compared,
-    /// with itself).
     type Generate = fn(u32, Profile, &TaKnobs, &mut ChaCha8Rng) -> TaTxn;
 
     /// The generator copies this CPU can run: the one `generate_version`
@@ -665,6 +659,12 @@ mod tests {
         v
     }
 
+    /// Each copy of the generator this CPU runs draws the same transactions
+    /// as the baseline one and leaves the generator in the same state:
+    /// 3,000 per profile and version, with the default knobs and with every
+    /// percentage at 50 (so that every branch is taken). Fails if a copy
+    /// differs (where the CPU lacks AVX2, only the baseline is compared,
+    /// with itself).
     #[test]
     fn every_generator_copy_draws_the_same_transactions() {
         use rand::{RngCore, SeedableRng};
