@@ -132,12 +132,18 @@ impl<'a> Draw<'a> {
     /// ([`splitmix64`] of `key + (j + 1)·γ`). The words of different keys
     /// are as independent as SplitMix64's streams; a key costs one draw of
     /// the generator instead of `N`.
-    #[inline]
+    ///
+    /// A plain loop rather than `std::array::from_fn`, which the compiler
+    /// left out of line, compiled for the baseline only, where the caller is
+    /// a copy for x86-64-v3 or v4 ([`gpucosim_model::cpu`]).
+    #[inline(always)]
     pub fn keyed<const N: usize>(&mut self) -> [u64; N] {
         let key = self.rng.next_u64();
-        std::array::from_fn(|j| {
-            splitmix64(key.wrapping_add(GOLDEN_GAMMA.wrapping_mul(j as u64 + 1)))
-        })
+        let mut words = [0u64; N];
+        for (j, w) in words.iter_mut().enumerate() {
+            *w = splitmix64(key.wrapping_add(GOLDEN_GAMMA.wrapping_mul(j as u64 + 1)));
+        }
+        words
     }
 }
 
@@ -146,7 +152,7 @@ const GOLDEN_GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// SplitMix64's output function (Steele, Lea and Flood, 2014): a bijection
 /// of 64-bit words whose output bits each depend on every input bit.
-#[inline]
+#[inline(always)]
 pub fn splitmix64(x: u64) -> u64 {
     let x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     let x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);

@@ -114,7 +114,10 @@ fn threshold16(p: u32) -> u64 {
 
 /// 32 random bits for each lane (two lanes to a 64-bit word): in
 /// version 2 a word of the generator for every two lanes, from version 3
-/// one word of it as the key of them all ([`Draw::keyed`]).
+/// one word of it as the key of them all ([`Draw::keyed`]). Inlined, so
+/// that each copy of the generator computes the keyed words with its own
+/// instructions (called, it was compiled for the baseline alone).
+#[inline(always)]
 fn lane_words(d: &mut Draw, version: u32) -> [u32; LANES] {
     let words: [u64; LANES / 2] = if version >= 3 {
         d.keyed()
