@@ -98,7 +98,13 @@ pub fn has_x86_64_v4() -> bool {
 /// x86-64-v3 and for x86-64-v4. The copies' `#[target_feature]` lists
 /// name the features that [`level`] detects for their level, here and
 /// nowhere else. `$body` is `#[inline(always)]`, so that each copy
-/// compiles all of it for its features.
+/// compiles all of it for its features. So must be whatever the body calls
+/// in its hot loops: a function left out of line is compiled once, for the
+/// baseline, whatever copy calls it. Generic library helpers may stay out
+/// of line even when small: `std::array::from_fn` in the stimulus's
+/// `Draw::keyed` did, and the x86-64-v4 ta generator computed its keyed
+/// words in a call of scalar code (`docs/benchmarks.md`, optimisation
+/// log); a plain loop does not.
 ///
 /// ```
 /// #[inline(always)]
