@@ -93,9 +93,10 @@ pub fn has_x86_64_v4() -> bool {
 }
 
 /// Defines a function that runs the copy of `$body` for this CPU's
-/// [`level`], and the three copies it chooses from, named as given (for
-/// the tests that hold them equal): for the target's baseline, for
-/// x86-64-v3 and for x86-64-v4. The copies' `#[target_feature]` lists
+/// [`level`], the three copies it chooses from, named as given: for the
+/// target's baseline, for x86-64-v3 and for x86-64-v4, and a function
+/// (`all in`) that lists the function and the copies this CPU runs, for
+/// the tests that hold them equal. The copies' `#[target_feature]` lists
 /// name the features that [`level`] detects for their level, here and
 /// nowhere else. `$body` is `#[inline(always)]`, so that each copy
 /// compiles all of it for its features. So must be whatever the body calls
@@ -115,17 +116,20 @@ pub fn has_x86_64_v4() -> bool {
 /// gpucosim_model::hot_copies! {
 ///     /// The sum of `words`.
 ///     pub fn sum(words: &[u32]) -> u64 = sum_body;
-///     copies sum_baseline, sum_x86_64_v3, sum_x86_64_v4;
+///     copies sum_baseline, sum_x86_64_v3, sum_x86_64_v4, all in sum_copies;
 /// }
 ///
 /// assert_eq!(sum(&[1, 2, u32::MAX]), 3 + u64::from(u32::MAX));
+/// for (name, copy) in sum_copies() {
+///     assert_eq!(copy(&[1, 2, u32::MAX]), 3 + u64::from(u32::MAX), "{name}");
+/// }
 /// ```
 #[macro_export]
 macro_rules! hot_copies {
     (
         $(#[$meta:meta])*
         $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? = $body:ident;
-        copies $base:ident, $v3:ident, $v4:ident;
+        copies $base:ident, $v3:ident, $v4:ident, all in $all:ident;
     ) => {
         $(#[$meta])*
         $vis fn $name($($arg: $ty),*) $(-> $ret)? {
@@ -160,6 +164,28 @@ macro_rules! hot_copies {
         )]
         fn $v4($($arg: $ty),*) $(-> $ret)? {
             $body($($arg),*)
+        }
+
+        #[doc = concat!(
+            "[`", stringify!($name), "`] and each of its copies this CPU runs, named, ",
+            "baseline first: what the tests that hold the copies equal compare."
+        )]
+        #[allow(dead_code)]
+        fn $all() -> Vec<(&'static str, fn($($ty),*) $(-> $ret)?)> {
+            let mut v: Vec<(&'static str, fn($($ty),*) $(-> $ret)?)> =
+                vec![("baseline", $base), ("dispatched", $name)];
+            #[cfg(target_arch = "x86_64")]
+            {
+                if $crate::cpu::has_x86_64_v3() {
+                    // SAFETY: the CPU has the copy's features (checked above).
+                    v.push(("x86-64-v3", |$($arg),*| unsafe { $v3($($arg),*) }));
+                }
+                if $crate::cpu::has_x86_64_v4() {
+                    // SAFETY: the CPU has the copy's features (checked above).
+                    v.push(("x86-64-v4", |$($arg),*| unsafe { $v4($($arg),*) }));
+                }
+            }
+            v
         }
     };
 }

@@ -439,7 +439,7 @@ impl OutputChecksum {
 gpucosim_model::hot_copies! {
     /// `Σ wᵢ·kᵢ` in u64, wrapping.
     fn weighted_sum(words: &[u32], weights: &[u32]) -> u64 = weighted_sum_body;
-    copies weighted_sum_baseline, weighted_sum_x86_64_v3, weighted_sum_x86_64_v4;
+    copies weighted_sum_baseline, weighted_sum_x86_64_v3, weighted_sum_x86_64_v4, all in weighted_sum_copies;
 }
 
 #[inline(always)]
@@ -642,23 +642,11 @@ mod checksum_tests {
                     x as u32 | 0xF000_0000
                 })
                 .collect();
-            let base = weighted_sum_baseline(&words, &weights);
-            assert_eq!(weighted_sum(&words, &weights), base, "{n} words");
             let naive = (0..n).fold(0u64, |s, i| {
                 s.wrapping_add(u64::from(words[i]) * (2 * i as u64 + 1))
             });
-            assert_eq!(base, naive, "{n} words");
-            #[cfg(target_arch = "x86_64")]
-            if gpucosim_model::cpu::has_x86_64_v3() {
-                // SAFETY: the CPU has the copy's features (checked above).
-                let v3 = unsafe { weighted_sum_x86_64_v3(&words, &weights) };
-                assert_eq!(v3, base, "{n} words");
-            }
-            #[cfg(target_arch = "x86_64")]
-            if gpucosim_model::cpu::has_x86_64_v4() {
-                // SAFETY: the CPU has the copy's features (checked above).
-                let v4 = unsafe { weighted_sum_x86_64_v4(&words, &weights) };
-                assert_eq!(v4, base, "{n} words");
+            for (name, copy) in weighted_sum_copies() {
+                assert_eq!(copy(&words, &weights), naive, "{name}, {n} words");
             }
         }
     }

@@ -167,7 +167,7 @@ crate::hot_copies! {
     /// (`tests::every_datapath_copy_gives_the_same_results`).
     pub fn compute(profile: Profile, instr: &Instr, out: &mut LaneResults, ev: &mut Events)
         = compute_body;
-    copies compute_baseline, compute_x86_64_v3, compute_x86_64_v4;
+    copies compute_baseline, compute_x86_64_v3, compute_x86_64_v4, all in compute_copies;
 }
 
 #[inline(always)]
@@ -1055,22 +1055,10 @@ mod tests {
                 let i = instr(profile, &mut m);
                 let (mut base, mut base_ev) = (LaneResults::default(), Events::default());
                 compute_baseline(profile, &i, &mut base, &mut base_ev);
-                let (mut any, mut any_ev) = (LaneResults::default(), Events::default());
-                compute(profile, &i, &mut any, &mut any_ev);
-                assert_eq!((&any, any_ev), (&base, base_ev), "{i:?}");
-                #[cfg(target_arch = "x86_64")]
-                if crate::cpu::has_x86_64_v3() {
-                    let (mut v3, mut v3_ev) = (LaneResults::default(), Events::default());
-                    // SAFETY: the CPU has the copy's features (checked above).
-                    unsafe { compute_x86_64_v3(profile, &i, &mut v3, &mut v3_ev) };
-                    assert_eq!((&v3, v3_ev), (&base, base_ev), "{i:?}");
-                }
-                #[cfg(target_arch = "x86_64")]
-                if crate::cpu::has_x86_64_v4() {
-                    let (mut v4, mut v4_ev) = (LaneResults::default(), Events::default());
-                    // SAFETY: the CPU has the copy's features (checked above).
-                    unsafe { compute_x86_64_v4(profile, &i, &mut v4, &mut v4_ev) };
-                    assert_eq!((&v4, v4_ev), (&base, base_ev), "{i:?}");
+                for (name, copy) in compute_copies() {
+                    let (mut r, mut ev) = (LaneResults::default(), Events::default());
+                    copy(profile, &i, &mut r, &mut ev);
+                    assert_eq!((&r, ev), (&base, base_ev), "{name}: {i:?}");
                 }
             }
         }

@@ -168,7 +168,7 @@ gpucosim_model::hot_copies! {
     /// (`tests::every_generator_copy_draws_the_same_transactions`).
     pub fn generate_version(version: u32, profile: Profile, k: &LdsKnobs, rng: &mut ChaCha8Rng) -> LdsTxn
         = generate_body;
-    copies generate_baseline, generate_x86_64_v3, generate_x86_64_v4;
+    copies generate_baseline, generate_x86_64_v3, generate_x86_64_v4, all in generate_copies;
 }
 
 #[inline(always)]
@@ -441,26 +441,6 @@ mod tests {
     use gpucosim_model::lds::ports::lds_ports as P;
     use rand::SeedableRng;
 
-    type Generate = fn(u32, Profile, &LdsKnobs, &mut ChaCha8Rng) -> LdsTxn;
-
-    /// The generator copies this CPU can run: the one `generate_version`
-    /// picks, and the x86-64-v3 and v4 ones where the CPU has their
-    /// features.
-    fn copies() -> Vec<Generate> {
-        let mut v: Vec<Generate> = vec![generate_version];
-        #[cfg(target_arch = "x86_64")]
-        {
-            if gpucosim_model::cpu::has_x86_64_v3() {
-                // SAFETY: the CPU has the copy's features (checked above).
-                v.push(|a, b, c, d| unsafe { generate_x86_64_v3(a, b, c, d) });
-            }
-            if gpucosim_model::cpu::has_x86_64_v4() {
-                // SAFETY: the CPU has the copy's features (checked above).
-                v.push(|a, b, c, d| unsafe { generate_x86_64_v4(a, b, c, d) });
-            }
-        }
-        v
-    }
 
     /// Each copy of the generator this CPU runs draws the same transactions
     /// as the baseline one and leaves the generator in the same state:
@@ -493,13 +473,13 @@ mod tests {
         for k in [LdsKnobs::default(), half, odd_window] {
             for profile in Profile::all() {
                 for version in 2..=crate::STIMULUS_VERSION {
-                    for copy in copies() {
+                    for (name, copy) in generate_copies() {
                         let mut a = ChaCha8Rng::seed_from_u64(11);
                         let mut b = ChaCha8Rng::seed_from_u64(11);
                         for n in 0..3_000 {
                             let x = copy(version, profile, &k, &mut a);
                             let y = generate_baseline(version, profile, &k, &mut b);
-                            assert_eq!(x, y, "{profile} v{version} transaction {n}");
+                            assert_eq!(x, y, "{name}: {profile} v{version} transaction {n}");
                         }
                         assert_eq!(a.next_u64(), b.next_u64());
                     }
