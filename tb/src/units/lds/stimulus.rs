@@ -441,7 +441,6 @@ mod tests {
     use gpucosim_model::lds::ports::lds_ports as P;
     use rand::SeedableRng;
 
-
     /// Each copy of the generator this CPU runs draws the same transactions
     /// as the baseline one and leaves the generator in the same state:
     /// 3,000 per profile and version, with the default knobs, with every
