@@ -209,6 +209,39 @@ fn port_copy_code(table: &PortTable, indent: &str) -> (String, String) {
     (inp, out)
 }
 
+/// C++ statements for the shim's `outputs_differ`, each line indented by
+/// `indent`: `return true` when an output port of `t` differs from its
+/// packed words in `exp`, the words [`port_copy_code`] would write, compared
+/// where Verilator keeps the port (`gc_run` copies a cycle's outputs out
+/// only when they differ).
+fn port_compare_code(table: &PortTable, indent: &str) -> String {
+    let mut cmp = String::new();
+    for (d, p) in table.resolved() {
+        if d.dir != Dir::Out {
+            continue;
+        }
+        let (o, w, n) = (p.offset, p.width, p.words());
+        let _ = if w <= 32 {
+            writeln!(cmp, "{indent}if (t->{} != exp[{o}]) return true;", d.name)
+        } else if w <= 64 {
+            writeln!(
+                cmp,
+                "{indent}if (t->{0} != ((static_cast<uint64_t>(exp[{1}]) << 32) | exp[{o}])) return true;",
+                d.name,
+                o + 1
+            )
+        } else {
+            writeln!(
+                cmp,
+                "{indent}if (std::memcmp(&t->{}[0], exp + {o}, {}) != 0) return true;",
+                d.name,
+                4 * n
+            )
+        };
+    }
+    cmp
+}
+
 /// Replaces each `@KEY@` of `template` by its value.
 fn fill(template: &str, fields: &[(&str, &str)]) -> String {
     let mut s = template.to_string();
@@ -236,6 +269,7 @@ pub fn shim_source(table: &PortTable) -> String {
             ("TOP", table.top),
             ("IN_COPY", &inp),
             ("OUT_COPY", &out),
+            ("OUT_DIFFERS", &port_compare_code(table, "  ")),
             ("ABI", &ABI_VERSION.to_string()),
             ("HASH", &format!("{:016x}", layout_hash(table))),
             ("IN_WORDS", &table.in_words().to_string()),
@@ -1505,6 +1539,30 @@ mod tests {
             assert!(src.contains("Vdemo_top"));
             assert!(src.contains("t->q_o"));
         }
+    }
+
+    #[test]
+    fn every_output_port_is_compared_as_it_is_copied() {
+        use gpucosim_model::ta::ports::ta_ports;
+        let code = port_compare_code(&ta_ports::TABLE, "");
+        let outputs = ta_ports::TABLE
+            .resolved()
+            .filter(|(d, _)| d.dir == Dir::Out)
+            .count();
+        assert_eq!(code.lines().count(), outputs);
+        assert!(code.contains("if (t->req_ready_o != exp[0]) return true;"));
+        assert!(code.contains("if (std::memcmp(&t->lane_addr_o[0], exp + "));
+        // A port of 33 to 64 bits is one 64-bit value over two words, low
+        // word first, as `port_copy_code` writes it; inputs are not compared.
+        assert_eq!(
+            port_compare_code(&demo::TABLE, "  "),
+            "  if (t->q_o != ((static_cast<uint64_t>(exp[1]) << 32) | exp[0])) return true;\n"
+        );
+        let (_, copy) = port_copy_code(&demo::TABLE, "");
+        assert_eq!(
+            copy,
+            "out[0] = static_cast<uint32_t>(t->q_o);\nout[1] = static_cast<uint32_t>(t->q_o >> 32);\n"
+        );
     }
 
     /// The start of `Vdemo_top.cpp`'s `eval_step` as Verilator 5.006 and
