@@ -165,6 +165,7 @@ inline void step_high(Sim* s) {
 #endif
 }
 
+// The output ports into the packed words `out`.
 inline void copy_out(const V@TOP@* t, uint32_t* out) {
 @OUT_COPY@}
 

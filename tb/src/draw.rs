@@ -159,6 +159,45 @@ pub fn splitmix64(x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
+/// A generator of stimulus version `version` for a profile under knobs
+/// `K`, as `hot_copies!` names its copies (`all in`).
+#[cfg(test)]
+pub(crate) type GeneratorCopy<K, T> = fn(u32, gpucosim_model::Profile, &K, &mut ChaCha8Rng) -> T;
+
+/// Holds every copy in `copies` (from `hot_copies!`'s `all in` list) equal
+/// to the baseline `base`: from the same seed, 3,000 transactions per
+/// profile, version from 2 on and knob set in `knobs`, and the generator's
+/// state after them. Fails naming the copy, profile, version and
+/// transaction that differ.
+#[cfg(test)]
+pub(crate) fn assert_generator_copies_agree<K, T: PartialEq + std::fmt::Debug>(
+    copies: &[(&str, GeneratorCopy<K, T>)],
+    base: GeneratorCopy<K, T>,
+    knobs: &[K],
+) {
+    use rand::SeedableRng;
+    for k in knobs {
+        for profile in gpucosim_model::Profile::all() {
+            for version in 2..=STIMULUS_VERSION {
+                for (name, copy) in copies {
+                    let mut a = ChaCha8Rng::seed_from_u64(11);
+                    let mut b = ChaCha8Rng::seed_from_u64(11);
+                    for n in 0..3_000 {
+                        let x = copy(version, profile, k, &mut a);
+                        let y = base(version, profile, k, &mut b);
+                        assert_eq!(x, y, "{name}: {profile} v{version} transaction {n}");
+                    }
+                    assert_eq!(
+                        a.next_u64(),
+                        b.next_u64(),
+                        "{name}: {profile} v{version}: the generator's state"
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

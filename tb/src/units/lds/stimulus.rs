@@ -450,7 +450,6 @@ mod tests {
     /// with itself).
     #[test]
     fn every_generator_copy_draws_the_same_transactions() {
-        use rand::RngCore;
         let half = LdsKnobs {
             w_permute: 25,
             unaligned: 50,
@@ -469,22 +468,7 @@ mod tests {
             exec: "random".into(),
             ..LdsKnobs::default()
         };
-        for k in [LdsKnobs::default(), half, odd_window] {
-            for profile in Profile::all() {
-                for version in 2..=crate::STIMULUS_VERSION {
-                    for (name, copy) in generate_copies() {
-                        let mut a = ChaCha8Rng::seed_from_u64(11);
-                        let mut b = ChaCha8Rng::seed_from_u64(11);
-                        for n in 0..3_000 {
-                            let x = copy(version, profile, &k, &mut a);
-                            let y = generate_baseline(version, profile, &k, &mut b);
-                            assert_eq!(x, y, "{name}: {profile} v{version} transaction {n}");
-                        }
-                        assert_eq!(a.next_u64(), b.next_u64());
-                    }
-                }
-            }
-        }
+        crate::draw::assert_generator_copies_agree(&generate_copies(), generate_baseline, &[LdsKnobs::default(), half, odd_window]);
     }
 
     #[test]

@@ -641,7 +641,6 @@ mod tests {
         (run, cycles)
     }
 
-
     /// Each copy of the generator this CPU runs draws the same transactions
     /// as the baseline one and leaves the generator in the same state:
     /// 3,000 per profile and version, with the default knobs and with every
@@ -650,7 +649,6 @@ mod tests {
     /// with itself).
     #[test]
     fn every_generator_copy_draws_the_same_transactions() {
-        use rand::{RngCore, SeedableRng};
         let half = TaKnobs {
             format_pct: 50,
             mtbuf_pct: 50,
@@ -669,22 +667,7 @@ mod tests {
             gap_max: 3,
             odd_encoding_pct: 50,
         };
-        for k in [TaKnobs::default(), half] {
-            for profile in Profile::all() {
-                for version in 2..=crate::STIMULUS_VERSION {
-                    for (name, copy) in generate_copies() {
-                        let mut a = ChaCha8Rng::seed_from_u64(11);
-                        let mut b = ChaCha8Rng::seed_from_u64(11);
-                        for n in 0..3_000 {
-                            let x = copy(version, profile, &k, &mut a);
-                            let y = generate_baseline(version, profile, &k, &mut b);
-                            assert_eq!(x, y, "{name}: {profile} v{version} transaction {n}");
-                        }
-                        assert_eq!(a.next_u64(), b.next_u64());
-                    }
-                }
-            }
-        }
+        crate::draw::assert_generator_copies_agree(&generate_copies(), generate_baseline, &[TaKnobs::default(), half]);
     }
 
     #[test]
