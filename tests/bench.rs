@@ -33,11 +33,21 @@ fn bare_loop_and_shim_checksums_agree_on_both_profiles() {
         assert_eq!(model, bare, "{profile}");
         assert!(f.agreed);
         assert_eq!(f.lockstep_cycles, 3000);
-        for r in [f.bare, f.shim, f.model, f.lockstep, f.pipelined, f.producer] {
+        for r in [
+            f.bare,
+            f.shim,
+            f.model,
+            f.lockstep,
+            f.pipelined,
+            f.producer,
+            f.driver,
+        ] {
             assert!(r.is_finite() && r > 0.0, "{f:?}");
         }
         let ceiling = f.one_thread_ceiling();
         assert!(ceiling.is_finite() && ceiling > 0.0, "{f:?}");
+        // Without the model a cycle costs less, so the ceiling is higher.
+        assert!(f.free_model_ceiling() > ceiling, "{f:?}");
         assert!(f.vcd_bytes > 0 && f.vcd_ms > 0.0);
         // Whole-run waveforms of the same run, in both formats.
         let d = &f.dump;
@@ -161,10 +171,12 @@ fn the_report_shows_load_repeats_memory_and_cocotb() {
         " on one thread (target ≥ 0.9): ",
         " pipelined (target ≥ 1.0): ",
         " CPU |",
-        "toy gfx9 (1)–(4) and (6) on CPU ",
+        "toy gfx9 (1)–(4), (6) and (7) on CPU ",
         "## Where a cycle on one thread goes",
         "| (4) − (2) − (6): the engine |",
-        "(6) driver + model",
+        "| (6) − (7): the model |",
+        "| with a model at no cost: (1) ÷ ((2) + (7)) |",
+        "(6) driver + model | (7) driver |",
     ] {
         assert!(md.contains(want), "no `{want}` in:\n{md}");
     }

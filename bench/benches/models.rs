@@ -7,6 +7,10 @@
 //! - `closed_loop/<unit>/<profile>`: driver and model closed-loop with fresh
 //!   stimulus, as the engine runs them (lock-step minus RTL, compare and
 //!   capture; figure (6) of `gpucosim bench`);
+//! - `driver/<unit>/<profile>`: the same without the model, driver and
+//!   stimulus on a replay of the outputs the driver reads (figure (7) of
+//!   `gpucosim bench`; the replay is recorded first, untimed), so that
+//!   `closed_loop` − `driver` is the model's share;
 //! - `checksum/<unit>/<profile>`: the fold of each cycle's outputs into the
 //!   checksum that figures (1)–(3) of `gpucosim bench` all pay, over the
 //!   model's outputs;
@@ -34,7 +38,7 @@ use gpucosim_model::ta::tlm::{compute, pieces, Pieces};
 use gpucosim_model::ta::{read_instr, Instr, LaneResults, TaParams};
 use gpucosim_model::Profile;
 use gpucosim_tb::run::OutputChecksum;
-use gpucosim_tb::time_closed_loop;
+use gpucosim_tb::{time_closed_loop, time_driver};
 use std::time::Duration;
 
 const CYCLES: u64 = 20_000;
@@ -77,6 +81,18 @@ fn unit<B: Testbench>(c: &mut Criterion) {
         });
         g.bench_function(BenchmarkId::new("closed_loop", profile), |b| {
             b.iter(|| std::hint::black_box(time_closed_loop::<B>(profile, 1, CYCLES).1))
+        });
+        g.bench_function(BenchmarkId::new("driver", profile), |b| {
+            b.iter_custom(|iters| {
+                (0..iters)
+                    .map(|_| {
+                        let (t, fold) =
+                            time_driver::<B>(profile, 1, CYCLES).expect("driver replay");
+                        std::hint::black_box(fold);
+                        t
+                    })
+                    .sum()
+            })
         });
     }
     g.finish();

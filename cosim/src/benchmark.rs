@@ -14,6 +14,11 @@
 //! 6. driver, stimulus generator and model closed-loop without RTL, over the
 //!    same number of fresh cycles of the same seed: what lock-step runs
 //!    besides the RTL, so that (1) ÷ ((2) + (6)) bounds 4 ÷ 1;
+//! 7. the same without the model: driver and stimulus generator on a
+//!    replay of the outputs the driver reads, recorded from a run with the
+//!    model ([`gpucosim_tb::time_driver`]), so that (6) − (7) is the model's
+//!    share and (1) ÷ ((2) + (7)) what 4 ÷ 1 could reach with a model that
+//!    cost nothing;
 //!
 //! plus the time to write a VCD of a 1,024-cycle window from a capture
 //! filled by a real run, and what a whole-run waveform (`--dump-all`) costs
@@ -38,7 +43,7 @@ use crate::rtlbuild::{self, OutputChecksum};
 use crate::testbench::Testbench;
 use crate::verilator::Verilator;
 use gpucosim_model::Profile;
-use gpucosim_tb::{record_inputs, time_closed_loop};
+use gpucosim_tb::{record_inputs, time_closed_loop, time_driver};
 use gpucosim_waves::{Capture, Meta, WaveFormat};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -286,6 +291,10 @@ pub struct UnitFigures {
     /// (6) Driver, stimulus generator and model closed-loop without RTL,
     /// cycles/s ([`gpucosim_tb::time_closed_loop`]).
     pub producer: f64,
+    /// (7) Driver and stimulus generator closed-loop on a replay of the
+    /// outputs the driver reads, without model or RTL, cycles/s
+    /// ([`gpucosim_tb::time_driver`]).
+    pub driver: f64,
     /// Cycles the lock-step run simulated (fewer than `cycles` if it
     /// diverged).
     pub lockstep_cycles: u64,
@@ -299,19 +308,19 @@ pub struct UnitFigures {
     pub vcd_bytes: u64,
     /// Whole-run waveforms.
     pub dump: DumpFigures,
-    /// The rounds of figures (1)–(6).
-    pub rounds: [Rounds; 6],
-    /// The CPUs figures (1)–(4), (6) and (5) ran on ([`Pinning`]).
+    /// The rounds of figures (1)–(7).
+    pub rounds: [Rounds; 7],
+    /// The CPUs figures (1)–(4), (6), (7) and (5) ran on ([`Pinning`]).
     pub pinning: Pinning,
 }
 
-/// Where the figures of a row ran: (1)–(4) and (6) on one CPU and (5) on
+/// Where the figures of a row ran: (1)–(4), (6) and (7) on one CPU and (5) on
 /// that CPU and another, so that the bare loop's process and the lock-step run get
 /// the same CPU on a machine whose CPUs differ in speed or load (a virtual
 /// machine's); or why they were not pinned.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub enum Pinning {
-    /// (1)–(4) and (6) on the first CPU, (5) on both.
+    /// (1)–(4), (6) and (7) on the first CPU, (5) on both.
     Cpus(usize, usize),
     /// Not pinned, and why.
     Not(String),
@@ -406,7 +415,7 @@ impl Pinning {
     pub fn describe(&self) -> String {
         match self {
             Pinning::Cpus(a, b) => {
-                format!("(1)–(4) and (6) on CPU {a}, (5) on CPUs {a} and {b}")
+                format!("(1)–(4), (6) and (7) on CPU {a}, (5) on CPUs {a} and {b}")
             }
             Pinning::Not(why) => format!("not pinned to CPUs: {why}"),
         }
@@ -451,7 +460,7 @@ impl DumpFigures {
 }
 
 impl UnitFigures {
-    /// The highest load of other processes during figures (1)–(6), in CPUs.
+    /// The highest load of other processes during figures (1)–(7), in CPUs.
     pub fn max_load(&self) -> Option<f64> {
         self.rounds
             .iter()
@@ -477,6 +486,13 @@ impl UnitFigures {
     pub fn one_thread_ceiling(&self) -> f64 {
         let t = |rate: f64| 1.0 / rate.max(1e-9);
         t(self.bare) / (t(self.shim) + t(self.producer))
+    }
+    /// The same ceiling with a model that cost nothing: (1) ÷ ((2) + (7)),
+    /// driver and stimulus left (on a unit whose ceiling this is below a
+    /// target, no change to the model alone meets it).
+    pub fn free_model_ceiling(&self) -> f64 {
+        let t = |rate: f64| 1.0 / rate.max(1e-9);
+        t(self.bare) / (t(self.shim) + t(self.driver))
     }
 }
 
@@ -668,6 +684,11 @@ pub fn bench_unit<B: Testbench>(spec: &BenchSpec, profile: Profile) -> Result<Un
                 // (6) driver, generation and model closed-loop, no RTL
                 Ok(time_closed_loop::<B>(profile, spec.seed, spec.cycles).0)
             }
+            6 => {
+                // (7) driver and generation on a replay of what the driver
+                // reads: no model, no RTL
+                Ok(time_driver::<B>(profile, spec.seed, spec.cycles)?.0)
+            }
             _ => {
                 // (4) full lock-step on one thread, (5) pipelined
                 let mut rtl = Rtl::load(&lib, table)?;
@@ -687,7 +708,7 @@ pub fn bench_unit<B: Testbench>(spec: &BenchSpec, profile: Profile) -> Result<Un
         let _pin = pinning.figure(k)?;
         one_round(k)
     };
-    let mut rounds: [Rounds; 6] = std::array::from_fn(|_| Rounds::new(spec.repeats));
+    let mut rounds: [Rounds; 7] = std::array::from_fn(|_| Rounds::new(spec.repeats));
     for _ in 0..spec.repeats {
         for (k, r) in rounds.iter_mut().enumerate() {
             r.measure(|| pinned_round(k))?;
@@ -706,7 +727,7 @@ pub fn bench_unit<B: Testbench>(spec: &BenchSpec, profile: Profile) -> Result<Un
             table.unit, profile
         )));
     }
-    let [bare_r, shim_r, model_r, lock_r, pipe_r, prod_r] = rounds;
+    let [bare_r, shim_r, model_r, lock_r, pipe_r, prod_r, drv_r] = rounds;
     // VCD of a 1,024-cycle window, captured from model and RTL over the
     // recorded inputs.
     let (vcd_t, vcd_bytes) = vcd_window::<B>(profile, &lib, &rec, spec)?;
@@ -722,7 +743,8 @@ pub fn bench_unit<B: Testbench>(spec: &BenchSpec, profile: Profile) -> Result<Un
         lockstep: rate(lock_cycles, lock_r.best()),
         pipelined: rate(lock_cycles, pipe_r.best()),
         producer: rate(spec.cycles, prod_r.best()),
-        rounds: [bare_r, shim_r, model_r, lock_r, pipe_r, prod_r],
+        driver: rate(spec.cycles, drv_r.best()),
+        rounds: [bare_r, shim_r, model_r, lock_r, pipe_r, prod_r, drv_r],
         pinning,
         lockstep_cycles: lock_cycles,
         agreed,
@@ -1540,14 +1562,15 @@ fn cpus(load: Option<f64>) -> String {
     load.map_or("–".into(), |l| format!("{l:.2} CPU"))
 }
 
-/// The names of figures (1)–(6).
-pub const FIGURES: [&str; 6] = [
+/// The names of figures (1)–(7).
+pub const FIGURES: [&str; 7] = [
     "(1) bare",
     "(2) shim",
     "(3) model",
     "(4) lock-step",
     "(5) pipelined",
     "(6) driver + model",
+    "(7) driver",
 ];
 
 fn si(rate: f64) -> String {
@@ -1601,25 +1624,30 @@ impl BenchReport {
     }
 
     /// Where a cycle of lock-step on one thread goes, in nanoseconds: the
-    /// RTL through the shim (2), driver, generation and model (6), the
-    /// rest (the engine's), and the ceiling of 4 ÷ 1 they leave.
+    /// RTL through the shim (2), driver, generation and model (6), of them
+    /// driver and generation (7) and the model (6) − (7), the rest (the
+    /// engine's), and the ceilings of 4 ÷ 1 they leave, with this model and
+    /// with one that cost nothing.
     pub fn cycle_cost_table(&self) -> String {
         let mut s = String::from(
-            "| unit | profile | (1) bare | (2) RTL via shim | (6) driver, stimulus and model | (2) + (6) | (4) lock-step, 1 thread | (4) − (2) − (6): the engine | 4 ÷ 1 | at most: (1) ÷ ((2) + (6)) |\n\
-             |---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+            "| unit | profile | (1) bare | (2) RTL via shim | (6) driver, stimulus and model | (7) of them driver and stimulus | (6) − (7): the model | (2) + (6) | (4) lock-step, 1 thread | (4) − (2) − (6): the engine | 4 ÷ 1 | at most: (1) ÷ ((2) + (6)) | with a model at no cost: (1) ÷ ((2) + (7)) |\n\
+             |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
         );
         let ns = |rate: f64| 1e9 / rate.max(1e-9);
         for r in &self.rows {
             let (b, sh, p, l) = (ns(r.bare), ns(r.shim), ns(r.producer), ns(r.lockstep));
+            let d = ns(r.driver);
             let _ = writeln!(
                 s,
-                "| {} | {} | {b:.0} | {sh:.0} | {p:.0} | {:.0} | {l:.0} | {:.0} | {} | {} |",
+                "| {} | {} | {b:.0} | {sh:.0} | {p:.0} | {d:.0} | {:.0} | {:.0} | {l:.0} | {:.0} | {} | {} | {} |",
                 r.unit,
                 r.profile,
+                p - d,
                 sh + p,
                 l - sh - p,
                 against(r.ratio(), targets::LOCKSTEP_RATIO),
-                against(r.one_thread_ceiling(), targets::LOCKSTEP_RATIO)
+                against(r.one_thread_ceiling(), targets::LOCKSTEP_RATIO),
+                against(r.free_model_ceiling(), targets::LOCKSTEP_RATIO)
             );
         }
         s
@@ -1815,8 +1843,9 @@ impl BenchReport {
                 met(r.ratio() >= LOCKSTEP_RATIO),
                 if r.ratio() < LOCKSTEP_RATIO {
                     format!(
-                        " (driver, stimulus and model alone leave at most {})",
-                        against(r.one_thread_ceiling(), LOCKSTEP_RATIO)
+                        " (driver, stimulus and model alone leave at most {}, driver and stimulus alone {})",
+                        against(r.one_thread_ceiling(), LOCKSTEP_RATIO),
+                        against(r.free_model_ceiling(), LOCKSTEP_RATIO)
                     )
                 } else {
                     String::new()
@@ -1974,10 +2003,10 @@ impl BenchReport {
              (each job of a `gpucosim regress` whose jobs keep its workers busy); (5) the same with driver and model on a second thread \
              ahead of the RTL (`gpucosim run` on two CPUs or more). \
              The checksums of (1) and (2) were equal in every row (`gpucosim bench` fails otherwise). \
-             \"Other load\" is the highest CPU time other processes took during figures (1)–(6), in CPUs \
+             \"Other load\" is the highest CPU time other processes took during figures (1)–(7), in CPUs \
              (machine busy time from `/proc/stat` minus this process's and its children's); \
              on an idle machine it is close to 0. \
-             Each row's figures (1)–(4) and (6) (below) ran on one CPU, the bare loop's process included, and (5) on that CPU \
+             Each row's figures (1)–(4), (6) and (7) (below) ran on one CPU, the bare loop's process included, and (5) on that CPU \
              and one more (`sched_setaffinity`), so that all of them get the same CPU on a machine whose CPUs \
              differ in speed or load: ",
         );
@@ -1996,7 +2025,11 @@ impl BenchReport {
              (1)–(4). On one thread a cycle costs at least (2) + (6), so lock-step ÷ bare cannot exceed \
              (1) ÷ ((2) + (6)) with this driver, stimulus and model; what (4) adds beyond (2) + (6) is the \
              engine's: each cycle's inputs and the model's outputs in a batch, the call into the shim, \
-             the compare in C++.\n\n",
+             the compare in C++. (7): the same closed loop with the model replaced by a replay of the outputs \
+             the driver reads (recorded from a run with the model; the driver then drives the same inputs, \
+             `gpucosim bench` fails otherwise), so driver and stimulus alone; (6) − (7) is the model's share, and \
+             (1) ÷ ((2) + (7)) is what 4 ÷ 1 could reach with a model that cost nothing: where that is below \
+             the target, no change to the model alone meets it.\n\n",
         );
         s.push_str("## Load and agreement of the rounds\n\n");
         s.push_str(&self.rounds_table());

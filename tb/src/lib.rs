@@ -16,5 +16,6 @@ pub mod units;
 
 pub use draw::STIMULUS_VERSION;
 pub use run::{
-    fresh_txns, parse_knobs, record_inputs, time_closed_loop, ModelRun, Stimulus, RESET_CYCLES,
+    fresh_txns, parse_knobs, record_inputs, time_closed_loop, time_driver, ModelRun, Stimulus,
+    RESET_CYCLES,
 };

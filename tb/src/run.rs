@@ -6,12 +6,13 @@
 
 use crate::error::{Error, Result};
 use crate::testbench::{Drive, Driver, Index, Testbench, TxnSource};
-use gpucosim_model::ports::Port;
+use gpucosim_model::ports::{Dir, Port, PortTable};
 use gpucosim_model::{Coverage, Profile, Unit};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::borrow::Cow;
 use std::collections::VecDeque;
+use std::ops::Range;
 
 /// Cycles with `rst_ni` low at the start of every run.
 pub const RESET_CYCLES: u64 = 2;
@@ -270,6 +271,13 @@ impl<'a, B: Testbench> ModelRun<'a, B> {
         }
     }
 
+    /// The same run with `model` in place of the unit's model (a stand-in
+    /// that shows the driver what the model would).
+    fn with_model(mut self, model: Box<dyn Unit>) -> Self {
+        self.model = model;
+        self
+    }
+
     /// The same run drawing its random transactions from stimulus version
     /// `version` (by default [`crate::STIMULUS_VERSION`]); an error when
     /// this build does not generate it.
@@ -458,17 +466,28 @@ fn closed_loop<B: Testbench>(
     profile: Profile,
     seed: u64,
     cycles: u64,
-    mut each: impl FnMut(&[u32]),
+    each: impl FnMut(&[u32], &[u32]),
+) -> Vec<u32> {
+    let knobs = B::Knobs::default();
+    let run = ModelRun::<B>::new(profile, seed, &knobs, Stimulus::Fresh);
+    run_closed_loop(run, cycles, each)
+}
+
+/// The loop of [`closed_loop`] on `run`, calling `each(inputs, outputs)`
+/// after every cycle; returns the last cycle's outputs.
+#[inline]
+fn run_closed_loop<B: Testbench>(
+    mut run: ModelRun<'_, B>,
+    cycles: u64,
+    mut each: impl FnMut(&[u32], &[u32]),
 ) -> Vec<u32> {
     let table = B::table();
-    let knobs = B::Knobs::default();
-    let mut run = ModelRun::<B>::new(profile, seed, &knobs, Stimulus::Fresh);
     let mut inp = vec![0u32; table.in_words()];
     let mut out = vec![0u32; table.out_words()];
     for cycle in 0..cycles {
         // Fresh stimulus never runs out, so the status is always Busy.
         run.cycle(cycle, &mut inp, &mut out);
-        each(&inp);
+        each(&inp, &out);
     }
     out
 }
@@ -484,7 +503,7 @@ pub fn record_inputs<B: Testbench>(profile: Profile, seed: u64, cycles: u64) -> 
         .and_then(|c| c.checked_mul(iw))
         .ok_or_else(|| Error::Input(format!("{cycles} cycles do not fit in memory")))?;
     let mut rec = Vec::with_capacity(total);
-    closed_loop::<B>(profile, seed, cycles, |inp| rec.extend_from_slice(inp));
+    closed_loop::<B>(profile, seed, cycles, |inp, _| rec.extend_from_slice(inp));
     Ok(rec)
 }
 
@@ -500,10 +519,161 @@ pub fn time_closed_loop<B: Testbench>(
     cycles: u64,
 ) -> (std::time::Duration, u32) {
     let t0 = std::time::Instant::now();
-    let out = closed_loop::<B>(profile, seed, cycles, |_| {});
+    let out = closed_loop::<B>(profile, seed, cycles, |_, _| {});
     let took = t0.elapsed();
     let fold = out.iter().fold(0u32, |a, &w| a.rotate_left(5) ^ w);
     (took, std::hint::black_box(fold))
+}
+
+/// The packed output words of the ports the driver of `B` reads
+/// ([`Testbench::DRIVER_READS`]).
+fn driver_read_words<B: Testbench>() -> Vec<Range<usize>> {
+    let table = B::table();
+    B::DRIVER_READS
+        .iter()
+        .map(|name| match table.find(name) {
+            Some((def, port)) if def.dir == Dir::Out => port.offset..port.offset + port.words(),
+            _ => panic!(
+                "unit {}: DRIVER_READS names `{name}`, which is not one of its output ports",
+                B::UNIT
+            ),
+        })
+        .collect()
+}
+
+/// A stand-in for a unit's model that costs next to nothing: in each cycle
+/// it shows the outputs the driver reads as a run of the model showed them
+/// ([`DriverView::record`]), every other output 0. On it the driver drives
+/// the same inputs as on the model, cycle for cycle, so that driver and
+/// stimulus can be timed without the model ([`time_driver`]).
+#[derive(Clone)]
+struct DriverView {
+    table: &'static PortTable,
+    profile: Profile,
+    ranges: Vec<Range<usize>>,
+    /// Each cycle's words of `ranges`, in order.
+    words: Vec<u32>,
+    at: usize,
+    cov: Coverage,
+}
+
+impl DriverView {
+    /// The outputs the driver of `B` reads in `cycles` cycles of a fresh
+    /// closed-loop run of `seed` with the model (as [`record_inputs`]
+    /// runs it); also returns that run's last inputs.
+    fn record<B: Testbench>(
+        profile: Profile,
+        seed: u64,
+        cycles: u64,
+    ) -> Result<(DriverView, Vec<u32>)> {
+        let ranges = driver_read_words::<B>();
+        let per_cycle: usize = ranges.iter().map(Range::len).sum();
+        let total = usize::try_from(cycles)
+            .ok()
+            .and_then(|c| c.checked_mul(per_cycle))
+            .ok_or_else(|| Error::Input(format!("{cycles} cycles do not fit in memory")))?;
+        let mut words = Vec::with_capacity(total);
+        let mut last = Vec::new();
+        closed_loop::<B>(profile, seed, cycles, |inp, out| {
+            for r in &ranges {
+                words.extend_from_slice(&out[r.clone()]);
+            }
+            if last.is_empty() {
+                last = inp.to_vec();
+            } else {
+                last.copy_from_slice(inp);
+            }
+        });
+        let view = DriverView {
+            table: B::table(),
+            profile,
+            ranges,
+            words,
+            at: 0,
+            cov: Coverage::new(&[]),
+        };
+        Ok((view, last))
+    }
+}
+
+impl Unit for DriverView {
+    fn table(&self) -> &'static PortTable {
+        self.table
+    }
+
+    fn profile(&self) -> Profile {
+        self.profile
+    }
+
+    #[inline]
+    fn step(&mut self, _inputs: &[u32], outputs: &mut [u32]) {
+        for r in &self.ranges {
+            let n = r.len();
+            outputs[r.clone()].copy_from_slice(&self.words[self.at..self.at + n]);
+            self.at += n;
+        }
+    }
+
+    fn in_flight(&self) -> String {
+        "a replay of the outputs the driver reads".to_string()
+    }
+
+    fn coverage(&self) -> &Coverage {
+        &self.cov
+    }
+
+    fn fork(&self) -> Box<dyn Unit> {
+        Box::new(self.clone())
+    }
+}
+
+/// The time driver and stimulus generator take closed-loop for `cycles`
+/// cycles of a fresh run of `seed`, the model replaced by a replay of the
+/// outputs the driver reads ([`Testbench::DRIVER_READS`]), recorded from a
+/// run with the model first (untimed): what [`time_closed_loop`] measures
+/// less the model, so that the difference is the model's share. Also
+/// returns a fold of the last inputs. An error when the replay's last
+/// inputs differ from the model run's: the driver then reads outputs the
+/// list does not name.
+pub fn time_driver<B: Testbench>(
+    profile: Profile,
+    seed: u64,
+    cycles: u64,
+) -> Result<(std::time::Duration, u32)> {
+    let (view, expect) = DriverView::record::<B>(profile, seed, cycles)?;
+    time_on_view::<B>(profile, seed, cycles, view, &expect)
+}
+
+/// [`time_driver`] on `view`, whose run with the model ended on the inputs
+/// `expect`.
+fn time_on_view<B: Testbench>(
+    profile: Profile,
+    seed: u64,
+    cycles: u64,
+    view: DriverView,
+    expect: &[u32],
+) -> Result<(std::time::Duration, u32)> {
+    let knobs = B::Knobs::default();
+    let run = ModelRun::<B>::new(profile, seed, &knobs, Stimulus::Fresh).with_model(Box::new(view));
+    let t0 = std::time::Instant::now();
+    let mut last = vec![0u32; B::table().in_words()];
+    let mut n = 0u64;
+    run_closed_loop(run, cycles, |inp, _| {
+        n += 1;
+        if n == cycles {
+            last.copy_from_slice(inp);
+        }
+    });
+    let took = t0.elapsed();
+    if cycles > 0 && last != expect {
+        return Err(Error::Env(format!(
+            "unit {}: its driver drove other inputs on a replay of the outputs it reads ({}) than on the model: it reads outputs besides these",
+            B::UNIT,
+            B::DRIVER_READS.join(", ")
+        )));
+    }
+    let fold = last.iter().fold(0u32, |a, &w| a.rotate_left(5) ^ w);
+    Ok((took, std::hint::black_box(fold)))
 }
 
 #[cfg(test)]
@@ -649,5 +819,92 @@ mod checksum_tests {
                 assert_eq!(copy(&words, &weights), naive, "{name}, {n} words");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod driver_view_tests {
+    use super::*;
+    use crate::units::lds::LdsTestbench;
+    use crate::units::ta::TaTestbench;
+    use crate::units::waitcnt::WaitcntTestbench;
+
+    const CYCLES: u64 = 30_000;
+
+    /// Every cycle's inputs the driver of `B` drives on `view` in place of
+    /// the model, over a fresh run of `seed` (as [`record_inputs`]).
+    fn inputs_on<B: Testbench>(profile: Profile, seed: u64, view: DriverView) -> Vec<u32> {
+        let knobs = B::Knobs::default();
+        let run =
+            ModelRun::<B>::new(profile, seed, &knobs, Stimulus::Fresh).with_model(Box::new(view));
+        let mut rec = Vec::new();
+        run_closed_loop(run, CYCLES, |inp, _| rec.extend_from_slice(inp));
+        rec
+    }
+
+    /// `B`'s driver on a replay of the outputs it names in `DRIVER_READS`
+    /// drives the inputs it drives on the model, cycle for cycle; on a
+    /// replay of none of them (every output 0) it does not, so the
+    /// comparison sees the outputs at work. (Leaving out `stall_o` or
+    /// `issue_ack_o` of waitcnt, or `req_ready_o` of ta or lds, fails it;
+    /// waitcnt's `release_o` only closes the driver's record of the waits
+    /// in flight, which the inputs do not show.)
+    fn the_driver_reads_what_it_names<B: Testbench>() {
+        for profile in Profile::all() {
+            for seed in [1, 2] {
+                let want = record_inputs::<B>(profile, seed, CYCLES).unwrap();
+                let (view, last) = DriverView::record::<B>(profile, seed, CYCLES).unwrap();
+                assert_eq!(last[..], want[want.len() - last.len()..]);
+                let mut blind = view.clone();
+                blind.ranges.clear();
+                let got = inputs_on::<B>(profile, seed, view);
+                assert!(
+                    got == want,
+                    "{} {profile} seed {seed}: a replay of {:?} drives other inputs",
+                    B::UNIT,
+                    B::DRIVER_READS
+                );
+                let blind = inputs_on::<B>(profile, seed, blind);
+                assert!(
+                    blind != want,
+                    "{} {profile} seed {seed}: the driver drives the same without seeing any output",
+                    B::UNIT
+                );
+            }
+            time_driver::<B>(profile, 1, 2_000)
+                .expect("the replay's last inputs are the model run's");
+        }
+    }
+
+    #[test]
+    fn the_ta_driver_reads_what_it_names() {
+        the_driver_reads_what_it_names::<TaTestbench>();
+    }
+
+    #[test]
+    fn the_lds_driver_reads_what_it_names() {
+        the_driver_reads_what_it_names::<LdsTestbench>();
+    }
+
+    #[test]
+    fn the_waitcnt_driver_reads_what_it_names() {
+        the_driver_reads_what_it_names::<WaitcntTestbench>();
+    }
+
+    /// A replay that misses an output the driver reads makes `time_driver`
+    /// fail, naming the unit and the list (ta's driver without
+    /// `req_ready_o` holds its first offer forever).
+    #[test]
+    fn time_driver_refuses_a_replay_that_drives_other_inputs() {
+        let p = Profile::Gfx9;
+        let (mut view, expect) = DriverView::record::<TaTestbench>(p, 1, 2_000).unwrap();
+        time_on_view::<TaTestbench>(p, 1, 2_000, view.clone(), &expect).unwrap();
+        view.ranges.clear();
+        let e = time_on_view::<TaTestbench>(p, 1, 2_000, view, &expect).unwrap_err();
+        let e = e.to_string();
+        assert!(
+            e.starts_with("unit ta: its driver drove other inputs") && e.contains("(req_ready_o)"),
+            "{e}"
+        );
     }
 }

@@ -288,6 +288,12 @@ pub trait Testbench: 'static {
     fn evaluator(profile: Profile) -> Evaluator;
     /// The unit's knobs: one entry per field of [`Testbench::Knobs`].
     const KNOBS: &'static [Knob];
+    /// The output ports the driver reads, its only view of the unit: the
+    /// stimulus of a run depends on the model's outputs through these
+    /// alone (`crate::run` tests that a replay of them drives the same
+    /// inputs, cycle for cycle; [`crate::run::time_driver`] times driver
+    /// and stimulus on such a replay).
+    const DRIVER_READS: &'static [&'static str];
     /// The rules between knobs (e.g. a least value not above a greatest):
     /// the first broken one, in one line.
     fn knob_rules(knobs: &Self::Knobs) -> std::result::Result<(), String> {

@@ -147,6 +147,8 @@ impl Testbench for ToyTestbench {
         values: KnobValues::Real(0.0, 1.0),
         help: "probability of `en_i` in a cycle",
     }];
+    // The driver is open-loop: it reads no output.
+    const DRIVER_READS: &'static [&'static str] = &[];
     fn table() -> &'static PortTable {
         &p::TABLE
     }

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 pub(crate) struct BenchArgs {
     #[command(flatten)]
     selection: Selection,
-    /// Cycles per measurement of figures (1)-(6) and of the shorter memory
+    /// Cycles per measurement of figures (1)-(7) and of the shorter memory
     /// run (reset included). The regression-scaling plan always runs
     /// default jobs of 50,000 cycles, as a regression does.
     #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long, default_value_t = 200_000)]

@@ -35,6 +35,7 @@ impl Testbench for LdsTestbench {
     type Driver = LdsDriver;
     const UNIT: &'static str = P::TABLE.unit;
     const KNOBS: &'static [Knob] = stimulus::KNOBS;
+    const DRIVER_READS: &'static [&'static str] = &["req_ready_o"];
 
     fn table() -> &'static PortTable {
         &P::TABLE

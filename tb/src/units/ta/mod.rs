@@ -35,6 +35,7 @@ impl Testbench for TaTestbench {
     type Driver = TaDriver;
     const UNIT: &'static str = p::TABLE.unit;
     const KNOBS: &'static [Knob] = stimulus::KNOBS;
+    const DRIVER_READS: &'static [&'static str] = &["req_ready_o"];
 
     fn table() -> &'static PortTable {
         &p::TABLE

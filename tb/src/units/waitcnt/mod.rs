@@ -33,6 +33,7 @@ impl Testbench for WaitcntTestbench {
     type Driver = WaitcntDriver;
     const UNIT: &'static str = P::TABLE.unit;
     const KNOBS: &'static [Knob] = stimulus::KNOBS;
+    const DRIVER_READS: &'static [&'static str] = &["issue_ack_o", "stall_o", "release_o"];
 
     fn table() -> &'static PortTable {
         &P::TABLE
