@@ -644,8 +644,8 @@ pub fn bench_unit<B: Testbench>(spec: &BenchSpec, profile: Profile) -> Result<Un
     let mut run_spec = RunSpec::new(table.unit, profile, spec.seed, spec.cycles);
     run_spec.rtl_arg = Some(spec.rtl_root.clone());
     run_spec.window = VCD_WINDOW;
-    // The six figures are measured in rounds, one of each per round, so
-    // that a slow spell of a shared machine hits all six alike rather than
+    // The seven figures are measured in rounds, one of each per round, so
+    // that a slow spell of a shared machine hits all seven alike rather than
     // one; each figure keeps its best round. A figure whose best rounds
     // disagree by more than SPREAD gets extra rounds of its own.
     let mut bare_sum = 0;
