@@ -484,15 +484,19 @@ impl UnitFigures {
     /// through the shim (2) plus driver, generation and model (6), so
     /// (1) ÷ ((2) + (6)) in time.
     pub fn one_thread_ceiling(&self) -> f64 {
-        let t = |rate: f64| 1.0 / rate.max(1e-9);
-        t(self.bare) / (t(self.shim) + t(self.producer))
+        self.ceiling_beside(self.producer)
     }
     /// The same ceiling with a model that cost nothing: (1) ÷ ((2) + (7)),
     /// driver and stimulus left (on a unit whose ceiling this is below a
     /// target, no change to the model alone meets it).
     pub fn free_model_ceiling(&self) -> f64 {
+        self.ceiling_beside(self.driver)
+    }
+    /// (1) ÷ ((2) + a cycle of work that runs at `rate` cycles/s beside
+    /// the RTL on one thread), in time.
+    fn ceiling_beside(&self, rate: f64) -> f64 {
         let t = |rate: f64| 1.0 / rate.max(1e-9);
-        t(self.bare) / (t(self.shim) + t(self.driver))
+        t(self.bare) / (t(self.shim) + t(rate))
     }
 }
 

@@ -468,7 +468,11 @@ mod tests {
             exec: "random".into(),
             ..LdsKnobs::default()
         };
-        crate::draw::assert_generator_copies_agree(&generate_copies(), generate_baseline, &[LdsKnobs::default(), half, odd_window]);
+        crate::draw::assert_generator_copies_agree(
+            &generate_copies(),
+            generate_baseline,
+            &[LdsKnobs::default(), half, odd_window],
+        );
     }
 
     #[test]

@@ -667,7 +667,11 @@ mod tests {
             gap_max: 3,
             odd_encoding_pct: 50,
         };
-        crate::draw::assert_generator_copies_agree(&generate_copies(), generate_baseline, &[TaKnobs::default(), half]);
+        crate::draw::assert_generator_copies_agree(
+            &generate_copies(),
+            generate_baseline,
+            &[TaKnobs::default(), half],
+        );
     }
 
     #[test]
