@@ -130,6 +130,91 @@ fn nonsense_arguments_exit_2_with_a_clear_line() {
         &no_verilator,
         "knob `gap_max` is given twice",
     );
+    // `kernel run` builds a kernel's stimulus whole: options that would
+    // take more memory than a run can use are refused before it is built.
+    let saxpy = gpucosim_tests::repo_root().join("tests/fixtures/kernels/saxpy_loop.gfx900.O1.s");
+    let saxpy = saxpy.to_str().unwrap();
+    for (it, needle) in [
+        (
+            "0",
+            "kernel saxpy_loop: --iterations 0: expected 1 to 10000",
+        ),
+        ("4294967295", "--iterations 4294967295: expected 1 to 10000"),
+    ] {
+        expect_error(
+            &["kernel", "run", saxpy, "--iterations", it],
+            &no_verilator,
+            needle,
+        );
+    }
+    // An output that is an input, or two outputs naming one file, would
+    // replace a file the user has: refused before anything runs.
+    let dir = tempfile::tempdir().unwrap();
+    let (cl, results) = (dir.path().join("k.cl"), dir.path().join("r.json"));
+    std::fs::write(&cl, "kernel void k(global int *a) { a[0] = 1; }\n").unwrap();
+    std::fs::write(&results, "{}").unwrap();
+    let (cl, results) = (cl.to_str().unwrap(), results.to_str().unwrap());
+    let other = dir.path().join("x/../same.out");
+    let other = other.to_str().unwrap();
+    let same = dir.path().join("same.out");
+    let same = same.to_str().unwrap();
+    for (args, needle) in [
+        (
+            &["kernel", "compile", "--profile", "gfx9", "-o", cl, cl][..],
+            format!("-o {cl}: is the input {cl}; it would be overwritten"),
+        ),
+        (
+            &["merge", results, "--results", results],
+            format!("--results {results}: is the input {results}; it would be overwritten"),
+        ),
+        (
+            &[
+                "regress",
+                "--unit",
+                "waitcnt",
+                "--junit",
+                same,
+                "--results",
+                other,
+            ],
+            format!("--junit {same} and --results {other} name one file"),
+        ),
+    ] {
+        expect_error(args, &no_verilator, &needle);
+    }
+    assert_eq!(
+        std::fs::read_to_string(cl).unwrap(),
+        "kernel void k(global int *a) { a[0] = 1; }\n"
+    );
+    // A regression's knobs are checked before its plan is listed or run:
+    // a `unit.` prefix must name a unit run, and a unit or profile given
+    // twice would run its jobs twice.
+    let regress = ["regress", "--unit", "waitcnt", "--profile", "gfx9"];
+    for (extra, needle) in [
+        (
+            &["--knob", "bogus.waves=4"][..],
+            "--knob bogus.waves=4: `bogus` is not a unit of this run (units: waitcnt)",
+        ),
+        (
+            &["--knob", "lds.stride=abc"],
+            "--knob lds.stride=abc: `lds` is not a unit of this run (units: waitcnt)",
+        ),
+        (
+            &["--list", "--knob", "waitcnt.waves=99"],
+            "knob `waves` of unit waitcnt: `99` is not an integer in 1..=16",
+        ),
+        (
+            &["--list", "--unit", "waitcnt"],
+            "--unit waitcnt is given twice",
+        ),
+        (
+            &["--list", "--profile", "gfx9"],
+            "--profile gfx9 is given twice",
+        ),
+    ] {
+        let args: Vec<&str> = regress.iter().chain(extra).copied().collect();
+        expect_error(&args, &no_verilator, needle);
+    }
     // Negative numbers are values to refuse, not unknown options.
     for (args, opt) in [
         (

@@ -734,6 +734,29 @@ fn stopping_starts_no_new_job_and_keeps_every_finished_one() {
     }
 }
 
+/// More workers than jobs (`--jobs` is not bounded by the plan) start a
+/// thread for each job at most, not one for each worker named, and every
+/// job runs once.
+#[test]
+fn workers_beyond_the_jobs_start_no_thread() {
+    let list = JobList::new(&toy_plan("1..6"), None).unwrap();
+    let threads = Mutex::new(BTreeSet::new());
+    let runner = |j: &Job, _: bool| {
+        threads
+            .lock()
+            .unwrap()
+            .insert(format!("{:?}", std::thread::current().id()));
+        let mut r = regress::JobResult::new(j);
+        r.status = regress::Status::Passed;
+        r
+    };
+    let stop = AtomicBool::new(false);
+    let done = regress::run_jobs(&list, usize::MAX, 2, &|_| None, &stop, &runner, &mut |_| {});
+    let seeds: Vec<u64> = done.iter().map(|r| r.job.seed).collect();
+    assert_eq!(seeds, (1..=6).collect::<Vec<_>>());
+    assert!(threads.into_inner().unwrap().len() <= 6);
+}
+
 /// Jobs that run pipelined on the CPUs of workers without a job end as
 /// they do on one CPU: the same status, cycles, transactions, first
 /// divergence and coverage, the diverging ones (a gfx11-only bug) too.

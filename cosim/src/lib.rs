@@ -38,7 +38,7 @@ mod watchdog;
 
 pub use bundle::write_bundle;
 pub use gpucosim_tb::{draw, error, testbench, units, with_testbench};
-pub use outputs::{probe_dir, probe_file, write_atomic};
+pub use outputs::{probe_dir, probe_file, refuse_overwrite, same_file, write_atomic};
 pub use report::report;
 pub use repro::ReproCommand;
 pub use rtl::{Rtl, RtlEnd, STATUS_TEXT};

@@ -78,6 +78,32 @@ pub fn probe_dir(dir: &Path, what: &str) -> Result<()> {
     probe(dir).map_err(|e| Error::Env(format!("{what} {}: cannot write there: {e}", dir.display())))
 }
 
+/// Whether paths `a` and `b` name one file: both resolved through their
+/// directories' canonical paths (a file need not exist yet), so that
+/// `./x`, `x` and a link to `x` are one.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    fn resolved(p: &Path) -> Option<std::path::PathBuf> {
+        std::fs::canonicalize(p).ok().or_else(|| {
+            let dir = std::fs::canonicalize(parent_of(p)).ok()?;
+            Some(dir.join(p.file_name()?))
+        })
+    }
+    a == b || matches!((resolved(a), resolved(b)), (Some(x), Some(y)) if x == y)
+}
+
+/// Checks, before a run, that output `out` (option `what`) is not the
+/// input file `input`, which writing it would replace.
+pub fn refuse_overwrite(out: &Path, what: &str, input: &Path) -> Result<()> {
+    if same_file(out, input) {
+        return Err(Error::Input(format!(
+            "{what} {}: is the input {}; it would be overwritten",
+            out.display(),
+            input.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Checks, before a run, that file `path` can be written: its directory
 /// takes new files and `path` is not a directory.
 pub fn probe_file(path: &Path, what: &str) -> Result<()> {

@@ -1879,7 +1879,12 @@ pub fn run_jobs(
     let (tx, rx) = mpsc::channel::<JobResult>();
     let mut results = Vec::new();
     std::thread::scope(|s| {
-        for _ in 0..threads.max(1) {
+        // A worker beyond the plan's jobs would take none: `--jobs` may name
+        // more workers than there are jobs, or than threads can be made.
+        for _ in 0..threads
+            .min(usize::try_from(list.len()).unwrap_or(usize::MAX))
+            .max(1)
+        {
             let tx = tx.clone();
             let dispatch = &dispatch;
             s.spawn(move || loop {

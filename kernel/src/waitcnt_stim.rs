@@ -25,6 +25,46 @@ pub struct StimOpts {
     pub max_iterations: u32,
 }
 
+/// The most `--iterations` a backward branch may be taken on one path.
+pub const MAX_ITERATIONS: u32 = 10_000;
+
+/// The most instructions the waves' paths may walk together: the stimulus
+/// is built whole before a run, at some 50 bytes an instruction.
+pub const MAX_STEPS: u64 = 4_000_000;
+
+impl StimOpts {
+    /// Whether these options keep the stimulus of a kernel of
+    /// `instructions` within [`MAX_ITERATIONS`] and [`MAX_STEPS`]; the
+    /// error says which limit, and what to lower.
+    pub fn check(&self, instructions: usize) -> Result<(), String> {
+        if !(1..=MAX_ITERATIONS).contains(&self.max_iterations) {
+            return Err(format!(
+                "--iterations {}: expected 1 to {MAX_ITERATIONS}",
+                self.max_iterations
+            ));
+        }
+        let steps = u64::from(self.waves.max(1)) * path_bound(instructions, self.max_iterations);
+        if steps > MAX_STEPS {
+            return Err(format!(
+                "--iterations {} with {} wave(s) lets the paths through this kernel's {instructions} instructions walk up to {steps} of them, more than {MAX_STEPS}: lower --iterations or --wave-count",
+                self.max_iterations, self.waves
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The steps after which a path takes the way out of every branch.
+fn step_budget(instructions: usize, max_iterations: u32) -> usize {
+    instructions * (max_iterations as usize + 2) + 64
+}
+
+/// The most instructions one wave's path walks: its budget, then at most
+/// one instruction nearer an end at each step.
+fn path_bound(instructions: usize, max_iterations: u32) -> u64 {
+    (step_budget(instructions, max_iterations) + instructions) as u64
+}
+
 impl Default for StimOpts {
     fn default() -> Self {
         StimOpts {
@@ -109,7 +149,7 @@ fn wave_path(
     let exit = to_exit(pr);
     // A path ends within this many instructions: past it every branch
     // takes the way out.
-    let budget = pr.cls.len() * (opts.max_iterations as usize + 2) + 64;
+    let budget = step_budget(pr.cls.len(), opts.max_iterations);
     let mut taken = vec![0u32; pr.cls.len()];
     let mut limit = vec![0u32; pr.cls.len()];
     let mut out = Vec::new();
@@ -371,6 +411,36 @@ mod tests {
             .unwrap()
             .kernels
             .remove(0)
+    }
+
+    /// Options whose stimulus could not be held are refused before any is
+    /// built, and every path stays within the bound they are judged by.
+    #[test]
+    fn options_are_held_to_the_limits_and_paths_to_their_bound() {
+        let opts = |waves, max_iterations| StimOpts {
+            waves,
+            max_iterations,
+        };
+        assert_eq!(opts(4, 4).check(500), Ok(()));
+        assert_eq!(opts(16, MAX_ITERATIONS).check(20), Ok(()));
+        for it in [0, MAX_ITERATIONS + 1, u32::MAX] {
+            assert_eq!(
+                opts(4, it).check(10).unwrap_err(),
+                format!("--iterations {it}: expected 1 to 10000")
+            );
+        }
+        let err = opts(16, MAX_ITERATIONS).check(100).unwrap_err();
+        assert!(err.contains("lower --iterations or --wave-count"), "{err}");
+        let k = program(
+            ".L1:\nglobal_load_dword v2, v[0:1], off\ns_cbranch_scc1 .L1\n.L2:\ns_waitcnt vmcnt(0)\ns_cbranch_scc0 .L2\ns_endpgm",
+        );
+        let pr = KernelFlow::new(&k, Profile::Gfx9).unwrap();
+        for seed in 0..20 {
+            let (_, paths) = stimulus_traced(&pr, seed, &opts(2, 3));
+            for p in &paths {
+                assert!(p.steps.len() as u64 <= path_bound(pr.cls.len(), 3));
+            }
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! with one help text (flattened into the commands' `Args` structs), and
 //! the value parsers of the command line.
 
-use gpucosim::error::Result;
+use gpucosim::error::{Error, Result};
 use gpucosim::{regress, units};
 use gpucosim_model::Profile;
 use gpucosim_waves::WaveFormat;
@@ -40,8 +40,15 @@ pub(crate) struct Selection {
 }
 
 impl Selection {
-    /// The units and profiles given, or all of them when none is.
-    pub(crate) fn or_all(self) -> (Vec<String>, Vec<Profile>) {
+    /// The units and profiles given, or all of them when none is; one
+    /// given twice is an error (it would run its jobs twice).
+    pub(crate) fn or_all(self) -> Result<(Vec<String>, Vec<Profile>)> {
+        if let Some(u) = twice(&self.units) {
+            return Err(Error::Input(format!("--unit {u} is given twice")));
+        }
+        if let Some(p) = twice(&self.profiles) {
+            return Err(Error::Input(format!("--profile {p} is given twice")));
+        }
         let units = if self.units.is_empty() {
             units::UNITS.iter().map(|u| u.to_string()).collect()
         } else {
@@ -52,8 +59,17 @@ impl Selection {
         } else {
             self.profiles
         };
-        (units, profiles)
+        Ok((units, profiles))
     }
+}
+
+/// The first item of `items` that an earlier one equals.
+pub(crate) fn twice<T: PartialEq>(items: &[T]) -> Option<&T> {
+    items
+        .iter()
+        .enumerate()
+        .find(|(i, x)| items[..*i].contains(x))
+        .map(|(_, x)| x)
 }
 
 /// The RTL tree to co-simulate (`--rtl`).
@@ -136,7 +152,9 @@ pub(crate) const REGRESS_JOB_CYCLES: u64 = 50_000;
 /// Stimulus knobs of several units (`regress`, `mutate`).
 #[derive(clap::Args, Clone)]
 pub(crate) struct UnitKnobs {
-    /// Stimulus knob `name=value` for every unit, or `unit.name=value`.
+    /// Stimulus knob `name=value` for every unit, or `unit.name=value` for
+    /// one unit of the run (checked, as each unit's values, before the
+    /// plan is listed or run).
     #[arg(long = "knob", value_parser = parse_kv)]
     pub knobs: Vec<(String, String)>,
 }
@@ -144,6 +162,22 @@ pub(crate) struct UnitKnobs {
 impl UnitKnobs {
     /// The `--knob` pairs that apply to `unit`: plain `name=value`, and
     /// `unit.name=value` for this unit (without its prefix).
+    /// Every `unit.name=value` names a unit of `units` (those run): a knob
+    /// for a unit not run, or no unit, would be ignored.
+    pub(crate) fn check(&self, units: &[String]) -> Result<()> {
+        for (k, v) in &self.knobs {
+            if let Some((u, _)) = k.split_once('.') {
+                if !units.iter().any(|x| x == u) {
+                    return Err(Error::Input(format!(
+                        "--knob {k}={v}: `{u}` is not a unit of this run (units: {})",
+                        units.join(", ")
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
     pub(crate) fn for_unit(&self, unit: &str) -> Vec<(String, String)> {
         self.knobs
             .iter()
@@ -207,23 +241,39 @@ pub(crate) struct ReportArgs {
 impl ReportArgs {
     /// Checks that every report asked for can be written (before anything
     /// runs).
+    /// Two reports naming one file are refused (one would replace the
+    /// other).
     pub(crate) fn probe(&self) -> Result<()> {
-        for (p, what) in [
-            (&self.junit, "--junit"),
-            (&self.coverage, "--coverage"),
-            (&self.results, "--results"),
-            (&self.lcov, "--lcov"),
-            (&self.cobertura, "--cobertura"),
-            (&self.uncovered, "--uncovered"),
-        ] {
-            if let Some(p) = p {
-                gpucosim::probe_file(p, what)?;
+        let files = self.files();
+        for (i, (p, what)) in files.iter().enumerate() {
+            gpucosim::probe_file(p, what)?;
+            if let Some((q, other)) = files[..i].iter().find(|(q, _)| gpucosim::same_file(q, p)) {
+                return Err(Error::Input(format!(
+                    "{other} {} and {what} {} name one file",
+                    q.display(),
+                    p.display()
+                )));
             }
         }
         if let Some(d) = &self.coverage_html {
             gpucosim::probe_dir(d, "--coverage-html")?;
         }
         Ok(())
+    }
+
+    /// The report files asked for, each with its option.
+    pub(crate) fn files(&self) -> Vec<(&Path, &'static str)> {
+        [
+            (&self.junit, "--junit"),
+            (&self.coverage, "--coverage"),
+            (&self.results, "--results"),
+            (&self.lcov, "--lcov"),
+            (&self.cobertura, "--cobertura"),
+            (&self.uncovered, "--uncovered"),
+        ]
+        .into_iter()
+        .filter_map(|(p, what)| Some((p.as_deref()?, what)))
+        .collect()
     }
 
     /// The code coverage reports asked for without code coverage to report

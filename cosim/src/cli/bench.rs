@@ -64,7 +64,7 @@ pub(crate) fn run(a: BenchArgs) -> Result<ExitCode> {
 
 /// `gpucosim bench --rss`: peak memory of runs of each length.
 fn bench_rss(selection: Selection, cycles: &[u64], rtl: Option<&Path>) -> Result<ExitCode> {
-    let (units, profiles) = selection.or_all();
+    let (units, profiles) = selection.or_all()?;
     let exe = regress::own_exe()?;
     let root = gpucosim::rtl_root(rtl);
     println!("| unit | profile | cycles | peak RSS | wall time |");
@@ -114,7 +114,7 @@ fn bench(
         // A missing interpreter or package is reported before measuring.
         benchmark::check_cocotb(python)?;
     }
-    let (units, profiles) = selection.or_all();
+    let (units, profiles) = selection.or_all()?;
     for u in &units {
         // Unknown units are reported before anything is built.
         let (): () = with_testbench!(u.as_str(), B => Ok(()))?;

@@ -166,7 +166,8 @@ pub(crate) struct KernelRunArgs {
     /// Waves running the kernel at once (1-16).
     #[arg(allow_negative_numbers = true, long = "wave-count", default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=16))]
     wave_count: u8,
-    /// The most times a backward branch is taken on one path.
+    /// The most times a backward branch is taken on one path (1-10000;
+    /// the waves' paths together walk at most 4,000,000 instructions).
     #[arg(allow_negative_numbers = true, value_parser = whole::<u32>, long, default_value_t = 4)]
     iterations: u32,
     /// Cycle budget per kernel and unit (reset included). Default:
@@ -209,6 +210,7 @@ fn compile(a: CompileArgs) -> Result<ExitCode> {
             .with_extension(format!("{}.s", compile::mcpu(a.profile)))
     });
     gpucosim::probe_file(&out, "-o")?;
+    gpucosim::refuse_overwrite(&out, "-o", &a.file)?;
     let tools = Toolchain::locate()?;
     let req = CompileRequest {
         source: a.file.clone(),
@@ -563,6 +565,8 @@ fn kernel_run(
     let (profile, seed) = (kr.profile, kr.seed);
     let opts = kr.waitcnt_stim.unwrap_or_default();
     let pr = gpucosim::kernel::check::KernelFlow::with_fence(k, profile, fence)
+        .map_err(|e| Error::Input(format!("{}: kernel {}: {e}", kr.file.display(), k.name)))?;
+    opts.check(pr.cls.len())
         .map_err(|e| Error::Input(format!("{}: kernel {}: {e}", kr.file.display(), k.name)))?;
     let (txns, paths) = gpucosim::kernel::waitcnt_stim::stimulus_traced(&pr, seed, &opts);
     let cycles = kr.budget(None);

@@ -27,6 +27,11 @@ pub(crate) struct MergeArgs {
 pub(crate) fn run(a: MergeArgs) -> Result<ExitCode> {
     let (allow_partial, require_coverage) = (a.allow_partial, a.require.require_coverage);
     a.reports.probe()?;
+    for f in &a.files {
+        for (out, what) in a.reports.files() {
+            gpucosim::refuse_overwrite(out, what, f)?;
+        }
+    }
     let waivers = a.require.waivers()?;
     let mut parts = Vec::new();
     for f in a.files {

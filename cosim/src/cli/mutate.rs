@@ -95,10 +95,11 @@ impl gpucosim::mutate::Progress for MutateProgress {
 pub(crate) fn run(a: MutateArgs, quiet: bool) -> Result<ExitCode> {
     use gpucosim::mutate;
     use std::sync::atomic::{AtomicBool, Ordering};
-    let (units, profiles) = a.selection.or_all();
+    let (units, profiles) = a.selection.or_all()?;
     for u in &units {
         let (): () = with_testbench!(u.as_str(), B => Ok(()))?;
     }
+    a.knobs.check(&units)?;
     if a.seeds.cycles == 0 {
         return Err(Error::Input("--cycles must be at least 1".into()));
     }

@@ -86,7 +86,7 @@ pub(crate) struct RegressArgs {
 pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     use std::sync::atomic::{AtomicBool, Ordering};
     let named_units = a.selection.units.clone();
-    let (units, profiles) = a.selection.or_all();
+    let (units, profiles) = a.selection.or_all()?;
     let threads = a.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())
@@ -144,6 +144,21 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
         if !spec_units.contains(&k.unit) {
             spec_units.push(k.unit.clone());
         }
+    }
+    // The knobs are checked before the plan is listed or run: each names a
+    // unit run, and each unit takes its own (with its stress variants').
+    a.knobs.check(&spec_units)?;
+    for u in &spec_units {
+        let knobs = a.knobs.for_unit(u);
+        with_testbench!(u.as_str(), B => {
+            gpucosim::engine::parse_knobs::<B>(&knobs)?;
+            if plan.stress {
+                for v in <B as gpucosim::testbench::Testbench>::variants() {
+                    gpucosim::engine::parse_knobs::<B>(&regress::variant_knobs(v, &knobs))?;
+                }
+            }
+            Ok(())
+        })?;
     }
     let list = regress::JobList::new(&plan, a.shard)?;
     if a.list {
@@ -205,12 +220,6 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
             code_coverage: a.code_coverage,
         };
         with_testbench!(u.as_str(), B => {
-            gpucosim::engine::parse_knobs::<B>(&cfg.knobs)?;
-            if plan.stress {
-                for v in <B as gpucosim::testbench::Testbench>::variants() {
-                    gpucosim::engine::parse_knobs::<B>(&regress::variant_knobs(v, &cfg.knobs))?;
-                }
-            }
             for &p in &profiles {
                 let (lib, hash) = libs.get::<B>(&root, p)?;
                 specs.insert((u.clone(), p), regress::JobSpec {

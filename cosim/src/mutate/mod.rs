@@ -588,7 +588,8 @@ pub fn campaign<B: Testbench>(
     let done = AtomicUsize::new(0);
     let results: Mutex<Vec<MutantResult>> = Mutex::new(Vec::new());
     std::thread::scope(|s| {
-        for _ in 0..spec.jobs.max(1) {
+        // A worker beyond the mutants would take none.
+        for _ in 0..spec.jobs.min(todo.len()).max(1) {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::SeqCst);
                 if i >= todo.len() {

@@ -798,7 +798,14 @@ impl Launch {
             return Err(format!("`{k}` is not a launch field ({})", KEYS.join(", ")));
         }
         let names: Vec<&str> = prog.kernels.iter().map(|k| k.name.as_str()).collect();
-        let kernel = match (kernel, o.get("kernel").and_then(Value::as_str)) {
+        let named = match o.get("kernel") {
+            None => None,
+            Some(v) => Some(
+                v.as_str()
+                    .ok_or("`kernel` must be a string: the kernel's name")?,
+            ),
+        };
+        let kernel = match (kernel, named) {
             (Some(k), _) | (None, Some(k)) => k.to_string(),
             (None, None) if names.len() == 1 => names[0].to_string(),
             (None, None) => {
@@ -823,9 +830,14 @@ impl Launch {
                 desc.private_bytes
             ));
         }
-        let seed = seed
-            .or_else(|| o.get("seed").and_then(Value::as_u64))
-            .unwrap_or(1);
+        let file_seed = match o.get("seed") {
+            None => None,
+            Some(v) if v.as_i64().is_some_and(|n| n < 0) => {
+                return Err("`seed` is never negative".into())
+            }
+            Some(v) => Some(uint(v, "seed")?),
+        };
+        let seed = seed.or(file_seed).unwrap_or(1);
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let wg = match (o.get("workgroup"), meta.reqd_workgroup_size) {
             (Some(w), reqd) => {
@@ -1346,6 +1358,32 @@ mod tests {
                 format!("`run.sample` {n} is not between 1 and the launch's 4 work-group(s)")
             );
         }
+    }
+
+    /// The launch's `seed` is a whole number (or a `0x` hex string, as the
+    /// launch's other numbers), and `kernel` a name: anything else is an
+    /// error, not seed 1 or the file's only kernel.
+    #[test]
+    fn a_seed_or_kernel_of_the_wrong_kind_is_an_error() {
+        let p = prog(0, "");
+        let seed = |v: &str| parse(&p, "{}", &format!(r#", "seed": {v}"#)).map(|l| l.seed);
+        assert_eq!(seed("7"), Ok(7));
+        assert_eq!(seed(r#""0x10""#), Ok(16));
+        assert_eq!(seed("-1").unwrap_err(), "`seed` is never negative");
+        for bad in [
+            "1.5",
+            r#""abc""#,
+            "true",
+            "null",
+            "18446744073709551616",
+            r#""7""#,
+        ] {
+            assert!(seed(bad).is_err(), "seed {bad} is refused");
+        }
+        assert_eq!(
+            parse(&p, "{}", r#", "kernel": 5"#).unwrap_err(),
+            "`kernel` must be a string: the kernel's name"
+        );
     }
 
     const S: &str = r#""s": {"dwords": [1, 2, 3, 4]}"#;
