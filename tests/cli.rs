@@ -186,6 +186,18 @@ fn nonsense_arguments_exit_2_with_a_clear_line() {
         std::fs::read_to_string(cl).unwrap(),
         "kernel void k(global int *a) { a[0] = 1; }\n"
     );
+    // A listing cut short is no kernel to prove safe.
+    let text = std::fs::read_to_string(
+        gpucosim_tests::repo_root().join("tests/fixtures/kernels/saxpy_loop.gfx900.O1.s"),
+    )
+    .unwrap();
+    let cut = dir.path().join("cut.s");
+    std::fs::write(&cut, &text[..text.find("s_endpgm").unwrap()]).unwrap();
+    expect_error(
+        &["kernel", "check", cut.to_str().unwrap()],
+        &no_verilator,
+        "the last instruction of kernel `saxpy_loop`, runs on past its end (no `s_endpgm` or branch): is the file cut short?",
+    );
     // A regression's knobs are checked before its plan is listed or run:
     // a `unit.` prefix must name a unit run, and a unit or profile given
     // twice would run its jobs twice.

@@ -260,6 +260,19 @@ impl<'k> KernelFlow<'k> {
             };
             succ.push(s);
         }
+        // The last instruction may only end the program or branch away:
+        // one that the program reaches and that can fall through would run
+        // past the kernel's code (a file cut short, most likely).
+        if let (Some(last), Some(c)) = (kernel.insts.last(), cls.last()) {
+            if !matches!(c.effect, Effect::End | Effect::Branch(_)) && reachable(&succ)[n - 1] {
+                return Err(format!(
+                    "{}: `{}`, the last instruction of kernel `{}`, runs on past its end (no `s_endpgm` or branch): is the file cut short?",
+                    last.place(),
+                    last.text(),
+                    kernel.name
+                ));
+            }
+        }
         Ok(KernelFlow {
             kernel,
             profile,
@@ -721,14 +734,69 @@ pub fn needed_text(profile: Profile, counter: Counter, needed: u32) -> String {
     wait_text(profile, &t)
 }
 
+/// Which instructions a program whose successors are `succ` reaches from
+/// its first.
+fn reachable(succ: &[Vec<usize>]) -> Vec<bool> {
+    let mut seen = vec![false; succ.len()];
+    let mut work = Vec::new();
+    if !succ.is_empty() {
+        seen[0] = true;
+        work.push(0);
+    }
+    while let Some(i) = work.pop() {
+        for &s in &succ[i] {
+            if !seen[s] {
+                seen[s] = true;
+                work.push(s);
+            }
+        }
+    }
+    seen
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::asm::parse;
 
+    /// A kernel of `body`, ended by `s_endpgm` where it does not end so.
     fn prog(profile: Profile, body: &str) -> (Kernel, Profile) {
-        let text = format!("\t.type k,@function\nk:\n{body}\n");
+        let end = if body.trim_end().ends_with("s_endpgm") {
+            ""
+        } else {
+            "s_endpgm\n"
+        };
+        let text = format!("\t.type k,@function\nk:\n{body}\n{end}");
         (parse(&text).unwrap().kernels.remove(0), profile)
+    }
+
+    /// A kernel whose last instruction the program reaches and which could
+    /// fall through (a file cut short) is refused; padding after the end,
+    /// which nothing reaches, and a last branch are not.
+    #[test]
+    fn running_past_the_last_instruction_is_an_error() {
+        let flow = |body: &str| {
+            let k = parse(&format!("\t.type k,@function\nk:\n{body}\n"))
+                .unwrap()
+                .kernels
+                .remove(0);
+            KernelFlow::new(&k, Gfx9).map(|_| ())
+        };
+        let cut = flow("global_load_dword v2, v[0:1], off\nv_add_f32 v3, v2, v2").unwrap_err();
+        assert!(
+            cut.ends_with("`v_add_f32 v3, v2, v2`, the last instruction of kernel `k`, runs on past its end (no `s_endpgm` or branch): is the file cut short?"),
+            "{cut}"
+        );
+        assert!(flow("s_cmp_eq_u32 s0, 0\n.L1:\ns_cbranch_scc1 .L1").is_err());
+        assert_eq!(flow("s_endpgm\ns_code_end\ns_code_end"), Ok(()));
+        assert_eq!(
+            flow("s_cbranch_scc1 .L1\ns_endpgm\n.L1:\ns_branch .L0\n.L0:\ns_endpgm"),
+            Ok(())
+        );
+        assert_eq!(
+            flow(".L1:\ns_nop 0\ns_cbranch_scc1 .L2\ns_branch .L1\n.L2:\ns_endpgm"),
+            Ok(())
+        );
     }
 
     fn hazards(p: Profile, body: &str) -> Vec<(HazardKind, usize, usize, String, Counter, u32)> {

@@ -397,6 +397,19 @@ pub fn regs_in(text: &str) -> Result<Regs, String> {
             out.add(r);
             continue;
         }
+        // A register's name with a number past its file (`v999`, `s200`):
+        // no register, and no symbol either.
+        for (prefix, n) in [("ttmp", 16), ("v", 256), ("s", 106), ("a", 256)] {
+            if word
+                .strip_prefix(prefix)
+                .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+            {
+                return Err(format!(
+                    "`{word}` is not a register ({prefix}0 to {prefix}{})",
+                    n - 1
+                ));
+            }
+        }
         let named = |n: &str| {
             NAMED0
                 + NAMED
@@ -803,6 +816,21 @@ mod tests {
             "ttmp3, exec_lo, m0"
         );
         assert!(regs_in("v[3:2]").is_err());
+        // A register number past its file is refused, not read as a symbol.
+        for (r, file) in [
+            ("v999", "v0 to v255"),
+            ("s106", "s0 to s105"),
+            ("ttmp16", "ttmp0 to ttmp15"),
+        ] {
+            assert_eq!(
+                regs_in(&format!("{r}, 0")).unwrap_err(),
+                format!("`{r}` is not a register ({file})")
+            );
+        }
+        assert_eq!(
+            regs_in("v255, s105, ttmp15").unwrap().text(),
+            "v255, s105, ttmp15"
+        );
         assert!(regs_in("instid0(VALU_DEP_1) | instskip(NEXT)")
             .unwrap()
             .is_empty());
