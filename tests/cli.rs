@@ -147,6 +147,11 @@ fn nonsense_arguments_exit_2_with_a_clear_line() {
             needle,
         );
     }
+    expect_error(
+        &["kernel", "run", saxpy, "--bundles", "/proc/x/b"],
+        &no_verilator,
+        "--bundles /proc/x/b: cannot write there",
+    );
     // An output that is an input, or two outputs naming one file, would
     // replace a file the user has: refused before anything runs.
     let dir = tempfile::tempdir().unwrap();

@@ -190,10 +190,21 @@ pub(crate) fn run(cmd: KernelCmd) -> Result<ExitCode> {
         KernelCmd::Check(a) => check(a),
         KernelCmd::Profile(a) => profile(a),
         KernelCmd::Compile(a) => compile(a),
-        KernelCmd::Run(a) => match a.launch.clone() {
-            Some(launch) => run_launch(a, launch),
-            None => run_replay(a),
-        },
+        KernelCmd::Run(a) => {
+            // Where failure bundles go is checked before anything runs; a
+            // directory made for none is removed again.
+            let bundles = a.bundles.bundles.clone();
+            let existed = bundles.exists();
+            gpucosim::probe_dir(&bundles, "--bundles")?;
+            let code = match a.launch.clone() {
+                Some(launch) => run_launch(a, launch),
+                None => run_replay(a),
+            };
+            if !existed {
+                let _ = std::fs::remove_dir(&bundles);
+            }
+            code
+        }
     }
 }
 

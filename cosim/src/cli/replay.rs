@@ -54,6 +54,7 @@ pub(crate) fn shrink(a: ShrinkArgs) -> Result<ExitCode> {
         s.push(".shrunk");
         PathBuf::from(s)
     });
+    gpucosim::refuse_overwrite(&out, "--out", &bundle)?;
     with_testbench!(repro.unit.as_str(), B => {
         regress::check_rtl_hash::<B>(&repro, &repro.rtl_dir, force)?;
         let libs = regress::LibCache::default();
