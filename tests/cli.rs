@@ -268,6 +268,43 @@ fn nonsense_arguments_exit_2_with_a_clear_line() {
     }
     expect_error(&["regress", "--shard", "5/4"], &[], "bad shard `5/4`");
     expect_error(&["regress", "--seeds", "9..2"], &[], "bad seed range");
+    // A cache variable set but empty is unset (the XDG rule), not a
+    // relative path that would put the cache in the working directory.
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path().to_str().unwrap();
+    let (code, out, err) = run(
+        &["cache"],
+        &[
+            ("GPUCOSIM_CACHE_DIR", ""),
+            ("XDG_CACHE_HOME", ""),
+            ("HOME", h),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(&format!("in {h}/.cache/gpucosim/rtl")),
+        "{out}"
+    );
+    // Zero is no count to adjust to one, and where the figures go is
+    // checked before they are measured.
+    expect_error(
+        &[
+            "run",
+            "--unit",
+            "ta",
+            "--profile",
+            "gfx9",
+            "--max-mismatches",
+            "0",
+        ],
+        &[],
+        "--max-mismatches must be at least 1",
+    );
+    expect_error(
+        &["bench", "--unit", "waitcnt", "--write", "/proc/x/b.md"],
+        &[],
+        "--write /proc/x/b.md: cannot write there",
+    );
     expect_error(&["regress", "--unit", "nope"], &[], "unknown unit `nope`");
     expect_error(&["frobnicate"], &[], "unrecognized subcommand");
     for cmd in [

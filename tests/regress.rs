@@ -181,6 +181,15 @@ fn bad_shard_and_seed_specs_are_rejected_clearly() {
         assert!(e.contains("bad seed range"), "{bad}: {e}");
     }
     assert_eq!("4".parse::<Seeds>().unwrap(), Seeds { first: 1, last: 4 });
+    // The message says what is wrong with a range that has the right shape.
+    assert_eq!(
+        "5..2".parse::<Seeds>().unwrap_err(),
+        "bad seed range `5..2`: it starts after it ends (5 > 2)"
+    );
+    assert_eq!(
+        "0".parse::<Seeds>().unwrap_err(),
+        "bad seed range `0`: a count of no seeds"
+    );
 }
 
 fn run_all(

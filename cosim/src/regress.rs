@@ -299,13 +299,15 @@ impl std::str::FromStr for Seeds {
                 .parse()
                 .map_err(|_| bad())?;
             if last < first {
-                return Err(bad());
+                return Err(format!(
+                    "bad seed range `{s}`: it starts after it ends ({first} > {last})"
+                ));
             }
             Ok(Seeds { first, last })
         } else {
             let n: u64 = s.trim().parse().map_err(|_| bad())?;
             if n == 0 {
-                return Err(bad());
+                return Err(format!("bad seed range `{s}`: a count of no seeds"));
             }
             Ok(Seeds { first: 1, last: n })
         }

@@ -382,13 +382,16 @@ pub struct Built {
 /// The cache root: `$GPUCOSIM_CACHE_DIR`, else `$XDG_CACHE_HOME/gpucosim`,
 /// else `~/.cache/gpucosim`.
 pub fn cache_root() -> PathBuf {
-    if let Some(p) = std::env::var_os("GPUCOSIM_CACHE_DIR") {
+    // Set but empty is unset, as the XDG base directory rules have it (not
+    // a relative path that would put the cache in the working directory).
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    if let Some(p) = var("GPUCOSIM_CACHE_DIR") {
         return PathBuf::from(p);
     }
-    if let Some(p) = std::env::var_os("XDG_CACHE_HOME") {
+    if let Some(p) = var("XDG_CACHE_HOME") {
         return PathBuf::from(p).join("gpucosim");
     }
-    if let Some(p) = std::env::var_os("HOME") {
+    if let Some(p) = var("HOME") {
         return PathBuf::from(p).join(".cache").join("gpucosim");
     }
     std::env::temp_dir().join("gpucosim-cache")

@@ -114,6 +114,10 @@ fn bench(
         // A missing interpreter or package is reported before measuring.
         benchmark::check_cocotb(python)?;
     }
+    if let Some(w) = &write {
+        // Checked before anything is measured.
+        gpucosim::probe_file(w, "--write")?;
+    }
     let (units, profiles) = selection.or_all()?;
     for u in &units {
         // Unknown units are reported before anything is built.

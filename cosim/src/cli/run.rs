@@ -66,7 +66,12 @@ pub(crate) fn run(a: RunArgs) -> Result<ExitCode> {
     spec.window = a.window.window;
     spec.post = a.post;
     spec.dump_all = a.dump_all;
-    spec.max_mismatches = a.max_mismatches.max(1);
+    if a.max_mismatches == 0 {
+        return Err(Error::Input(
+            "--max-mismatches must be at least 1 (the first divergence is always reported)".into(),
+        ));
+    }
+    spec.max_mismatches = a.max_mismatches;
     spec.knobs = a.knobs;
     spec.pipeline = a.pipeline || (!a.no_pipeline && engine::second_cpu_idle());
     tracing::debug!(
