@@ -152,6 +152,13 @@ fn nonsense_arguments_exit_2_with_a_clear_line() {
         &no_verilator,
         "--bundles /proc/x/b: cannot write there",
     );
+    // A kernel file for no profile of the run adds no job: an error, not
+    // a regression that leaves it out without a word.
+    expect_error(
+        &["regress", "--profile", "gfx11", "--kernels", saxpy, "--list"],
+        &no_verilator,
+        &format!("--kernels {saxpy}: its kernels are for gfx9, a profile this run leaves out (--profile): no kernel job is left"),
+    );
     // An output that is an input, or two outputs naming one file, would
     // replace a file the user has: refused before anything runs.
     let dir = tempfile::tempdir().unwrap();

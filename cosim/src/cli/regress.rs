@@ -111,20 +111,37 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
         let (): () = with_testbench!(u.as_str(), B => Ok(()))?;
     }
     // The kernels of the profiles run.
+    // The kernels of the profiles run; a file left out says so, and files
+    // that leave no kernel job at all are an error.
+    let mut left_out = Vec::new();
+    let mut of_profiles = |what: String, all: Vec<regress::KernelRef>| {
+        let (kept, other): (Vec<_>, Vec<_>) =
+            all.into_iter().partition(|k| profiles.contains(&k.profile));
+        if let Some(k) = other.first().filter(|_| kept.is_empty()) {
+            let line = format!(
+                "{what}: its kernels are for {}, a profile this run leaves out",
+                k.profile
+            );
+            tracing::warn!("{line}");
+            left_out.push(line);
+        }
+        kept
+    };
     let mut kernels = Vec::new();
     for f in &a.kernels {
-        kernels.extend(
-            regress::KernelRef::all_in(f)?
-                .into_iter()
-                .filter(|k| profiles.contains(&k.profile)),
-        );
+        let all = regress::KernelRef::all_in(f)?;
+        kernels.extend(of_profiles(format!("--kernels {}", f.display()), all));
     }
     for (f, l) in &a.launches {
-        kernels.extend(
-            regress::KernelRef::launches(std::path::Path::new(f), std::path::Path::new(l))?
-                .into_iter()
-                .filter(|k| profiles.contains(&k.profile)),
-        );
+        let all = regress::KernelRef::launches(std::path::Path::new(f), std::path::Path::new(l))?;
+        kernels.extend(of_profiles(format!("--launch {f}={l}"), all));
+    }
+    if kernels.is_empty() {
+        if let Some(line) = left_out.first() {
+            return Err(Error::Input(format!(
+                "{line} (--profile): no kernel job is left"
+            )));
+        }
     }
     let plan = regress::Plan {
         units: units.clone(),
