@@ -159,6 +159,33 @@ fn nonsense_arguments_exit_2_with_a_clear_line() {
         &no_verilator,
         &format!("--kernels {saxpy}: its kernels are for gfx9, a profile this run leaves out (--profile): no kernel job is left"),
     );
+    // Beside a file that gives jobs, it is left out with a warning naming it.
+    let scan = gpucosim_tests::repo_root().join("tests/fixtures/kernels/scan.gfx1100.O3.s");
+    let (code, out, err) = run(
+        &[
+            "regress",
+            "--unit",
+            "waitcnt",
+            "--profile",
+            "gfx11",
+            "--seeds",
+            "1",
+            "--list",
+            "--kernels",
+            saxpy,
+            "--kernels",
+            scan.to_str().unwrap(),
+        ],
+        &no_verilator,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "waitcnt.gfx11.1\nwaitcnt.gfx11.scan_block.1\n");
+    assert!(
+        err.contains(&format!(
+            "warning: --kernels {saxpy}: its kernels are for gfx9, a profile this run leaves out"
+        )),
+        "{err}"
+    );
     // An output that is an input, or two outputs naming one file, would
     // replace a file the user has: refused before anything runs.
     let dir = tempfile::tempdir().unwrap();

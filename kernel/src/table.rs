@@ -333,6 +333,15 @@ impl Regs {
     }
 }
 
+/// The numbered register files as operands name them: prefix, first
+/// register, count.
+const REG_FILES: [(&str, Reg, u16); 4] = [
+    ("v", V0, 256),
+    ("s", S0, 106),
+    ("ttmp", TTMP0, 16),
+    ("a", A0, 256),
+];
+
 /// The registers named in operand text: `v7`, `v[4:7]`, `s[0:3]`,
 /// `ttmp2`, `vcc`, `exec_lo`, `m0`… (modifiers, literals and symbolic
 /// operands such as `offset:16` or `sendmsg(MSG_DEALLOC_VGPRS)` name none).
@@ -358,13 +367,10 @@ pub fn regs_in(text: &str) -> Result<Regs, String> {
             i += 1;
         }
         let word = &text[start..i];
-        let file = match word {
-            "v" => Some((V0, 256)),
-            "s" => Some((S0, 106)),
-            "ttmp" => Some((TTMP0, 16)),
-            "a" => Some((A0, 256)),
-            _ => None,
-        };
+        let file = REG_FILES
+            .iter()
+            .find(|f| f.0 == word)
+            .map(|&(_, base, n)| (base, n));
         if let (Some((base, n)), Some(b'[')) = (file, b.get(i)) {
             let close = text[i..]
                 .find(']')
@@ -381,34 +387,23 @@ pub fn regs_in(text: &str) -> Result<Regs, String> {
             i += close + 1;
             continue;
         }
-        let single = |prefix: &str, base: Reg, n: u16| -> Option<Reg> {
-            let d = word.strip_prefix(prefix)?;
-            let k: u16 = d
-                .parse()
-                .ok()
-                .filter(|_| d.bytes().all(|b| b.is_ascii_digit()))?;
-            (k < n).then_some(base + k)
-        };
-        if let Some(r) = single("v", V0, 256)
-            .or_else(|| single("ttmp", TTMP0, 16))
-            .or_else(|| single("s", S0, 106))
-            .or_else(|| single("a", A0, 256))
-        {
-            out.add(r);
-            continue;
-        }
-        // A register's name with a number past its file (`v999`, `s200`):
-        // no register, and no symbol either.
-        for (prefix, n) in [("ttmp", 16), ("v", 256), ("s", 106), ("a", 256)] {
-            if word
+        // A file's name and a number (`v7`, `ttmp2`): that register, and a
+        // number past the file (`v999`) no register and no symbol either.
+        let single = REG_FILES.iter().find_map(|&(prefix, base, n)| {
+            let d = word
                 .strip_prefix(prefix)
-                .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
-            {
-                return Err(format!(
+                .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))?;
+            Some(match d.parse::<u16>() {
+                Ok(k) if k < n => Ok(base + k),
+                _ => Err(format!(
                     "`{word}` is not a register ({prefix}0 to {prefix}{})",
                     n - 1
-                ));
-            }
+                )),
+            })
+        });
+        if let Some(r) = single {
+            out.add(r?);
+            continue;
         }
         let named = |n: &str| {
             NAMED0

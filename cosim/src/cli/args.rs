@@ -160,8 +160,6 @@ pub(crate) struct UnitKnobs {
 }
 
 impl UnitKnobs {
-    /// The `--knob` pairs that apply to `unit`: plain `name=value`, and
-    /// `unit.name=value` for this unit (without its prefix).
     /// Every `unit.name=value` names a unit of `units` (those run): a knob
     /// for a unit not run, or no unit, would be ignored.
     pub(crate) fn check(&self, units: &[String]) -> Result<()> {
@@ -178,6 +176,8 @@ impl UnitKnobs {
         Ok(())
     }
 
+    /// The `--knob` pairs that apply to `unit`: plain `name=value`, and
+    /// `unit.name=value` for this unit (without its prefix).
     pub(crate) fn for_unit(&self, unit: &str) -> Vec<(String, String)> {
         self.knobs
             .iter()
@@ -240,9 +240,7 @@ pub(crate) struct ReportArgs {
 
 impl ReportArgs {
     /// Checks that every report asked for can be written (before anything
-    /// runs).
-    /// Two reports naming one file are refused (one would replace the
-    /// other).
+    /// runs), and that no two name one file (one would replace the other).
     pub(crate) fn probe(&self) -> Result<()> {
         let files = self.files();
         for (i, (p, what)) in files.iter().enumerate() {

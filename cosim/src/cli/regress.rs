@@ -110,7 +110,6 @@ pub(crate) fn run(a: RegressArgs, quiet: bool) -> Result<ExitCode> {
     for u in &units {
         let (): () = with_testbench!(u.as_str(), B => Ok(()))?;
     }
-    // The kernels of the profiles run.
     // The kernels of the profiles run; a file left out says so, and files
     // that leave no kernel job at all are an error.
     let mut left_out = Vec::new();
