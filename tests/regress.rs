@@ -631,9 +631,25 @@ fn corrupt_or_missing_bundles_are_clear_errors() {
         e.to_string().contains("is not a gpucosim results file"),
         "{e}"
     );
-    std::fs::write(dir.path().join("old.json"), "{\"format\": 1, \"jobs\": []}").unwrap();
+    std::fs::write(
+        dir.path().join("old.json"),
+        "{\"format\": 1, \"plan\": {}, \"jobs\": []}",
+    )
+    .unwrap();
     let e = ResultsFile::load(&dir.path().join("old.json")).unwrap_err();
     assert!(e.to_string().contains("results format 1"), "{e}");
+    // Another of gpucosim's files, with a format of its own, is named as
+    // not a results file.
+    std::fs::write(
+        dir.path().join("times.json"),
+        "{\"format\": 1, \"groups\": {}}",
+    )
+    .unwrap();
+    let e = ResultsFile::load(&dir.path().join("times.json")).unwrap_err();
+    assert!(
+        e.to_string().contains("is not a gpucosim results file"),
+        "{e}"
+    );
     // Stimulus versions: a bundle without one was recorded under version
     // 1, others replay the version they name; one this build does not
     // generate is refused, naming it, unless it lists its transactions.
@@ -821,5 +837,113 @@ fn jobs_on_lent_cpus_end_as_on_one() {
             .count(),
         2,
         "{one:?}"
+    );
+}
+
+/// A results file edited or cut short is refused when it is read, naming
+/// what cannot be, rather than merged or reported as complete; one that a
+/// regression wrote reads back.
+#[test]
+fn results_that_no_regression_writes_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = toy_plan("1..6");
+    let shard = Shard { k: 2, n: 3 };
+    let mut good = ResultsFile::new(&plan, Some(shard));
+    for j in JobList::new(&plan, Some(shard)).unwrap().iter() {
+        let mut r = regress::JobResult::new(&j);
+        r.status = regress::Status::Passed;
+        r.seconds = 0.5;
+        good.add(r);
+    }
+    let path = dir.path().join("r.json");
+    let read = |r: &ResultsFile| {
+        std::fs::write(&path, serde_json::to_string(r).unwrap()).unwrap();
+        ResultsFile::load(&path).map(|_| ())
+    };
+    read(&good).unwrap();
+    let refused = |edit: &dyn Fn(&mut ResultsFile), why: &str| {
+        let mut r = good.clone();
+        edit(&mut r);
+        let e = read(&r).unwrap_err().to_string();
+        assert!(e.contains(why) && e.contains("r.json"), "{why}: {e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    };
+    refused(&|r| r.jobs.clear(), "holds 0 of its 2 jobs");
+    refused(&|r| r.jobs[0].job.seed = 99, "toy.gfx9.99 is not one of");
+    refused(&|r| r.jobs[0].job.unit = "other".into(), "not one of");
+    refused(&|r| r.jobs[0].job.seed = 1, "belongs to shard 1/3");
+    refused(
+        &|r| {
+            let j = r.jobs[0].clone();
+            r.jobs.push(j)
+        },
+        "listed twice",
+    );
+    refused(&|r| r.jobs[0].seconds = -1.0, "took -1 seconds");
+    refused(&|r| r.shards[0].k = 4, "shard 4/3 is not one of 3 shards");
+    refused(&|r| r.missing_shards.push(shard), "listed twice");
+    refused(
+        &|r| r.jobs[0].status = regress::Status::Interrupted,
+        "not marked interrupted",
+    );
+    refused(
+        &|r| r.plan.units.push("toy".into()),
+        "names unit `toy` twice",
+    );
+    refused(&|r| r.plan.stimulus = 99, "stimulus version 99");
+    refused(
+        &|r| {
+            r.coverage.insert("toy.gfx11".into(), Default::default());
+        },
+        "coverage of `toy.gfx11`, which no job",
+    );
+    // An interrupted run may hold fewer jobs.
+    let mut cut = good.clone();
+    cut.jobs.truncate(1);
+    cut.interrupted = true;
+    read(&cut).unwrap();
+    // A field no gpucosim writes.
+    let mut v = serde_json::to_value(&good).unwrap();
+    v["jobs"][0]["job"]["sead"] = 3.into();
+    std::fs::write(&path, v.to_string()).unwrap();
+    let e = ResultsFile::load(&path).unwrap_err().to_string();
+    assert!(e.contains("unknown field `sead`"), "{e}");
+
+    // The bins are the units': each group holds exactly its unit's.
+    let real = Plan {
+        units: vec!["waitcnt".into()],
+        ..toy_plan("1..2")
+    };
+    let mut r = ResultsFile::new(&real, None);
+    for j in JobList::new(&real, None).unwrap().iter() {
+        let mut jr = regress::JobResult::new(&j);
+        jr.status = regress::Status::Passed;
+        jr.coverage = regress::unit_bins("waitcnt", Profile::Gfx9)
+            .unwrap()
+            .into_iter()
+            .map(|b| (b.to_string(), 1))
+            .collect();
+        r.add(jr);
+    }
+    r.check().unwrap();
+    r.check_bins(regress::unit_bins).unwrap();
+    let mut extra = r.clone();
+    let g = extra.coverage.get_mut("waitcnt.gfx9").unwrap();
+    g.bins.insert("no_such_bin".into(), 1);
+    let e = extra.check_bins(regress::unit_bins).unwrap_err();
+    assert!(
+        e.contains("bin `no_such_bin`, which waitcnt does not have"),
+        "{e}"
+    );
+    let mut lacking = r.clone();
+    let g = lacking.coverage.get_mut("waitcnt.gfx9").unwrap();
+    let first = g.bins.keys().next().unwrap().clone();
+    g.bins.remove(&first);
+    let e = lacking.check_bins(regress::unit_bins).unwrap_err();
+    assert!(e.contains(&format!("lacks bin `{first}`")), "{e}");
+    let e = good.check_bins(regress::unit_bins).unwrap_err();
+    assert!(
+        e.contains("unit `toy`, which this gpucosim does not have"),
+        "{e}"
     );
 }

@@ -121,6 +121,7 @@ impl Point {
 /// text of the files they are in (so that reports, waivers and `merge`
 /// need no RTL tree).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CodeCoverage {
     /// Hits per point.
     #[serde(with = "points_list")]

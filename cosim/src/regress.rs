@@ -43,6 +43,7 @@ pub use crate::bundle::{
 /// run` does, or (with a launch) emulated and its traffic for one unit run
 /// as `gpucosim kernel run --launch` does.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct KernelRef {
     /// The file (absolute).
     pub file: PathBuf,
@@ -178,6 +179,7 @@ impl KernelRef {
 
 /// One job of a regression.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Job {
     /// Unit.
     pub unit: String,
@@ -244,6 +246,7 @@ pub fn variant_knobs(v: &Variant, user: &[(String, String)]) -> Vec<(String, Str
 
 /// A shard `K/N` (1-based `K`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Shard {
     /// This shard, 1..=n.
     pub k: u32,
@@ -273,6 +276,7 @@ impl std::fmt::Display for Shard {
 
 /// A range of seeds, `A..B` (inclusive) or `N` (1..=N).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Seeds {
     /// First seed.
     pub first: u64,
@@ -324,6 +328,7 @@ impl std::fmt::Display for Seeds {
 /// that order, then every kernel × seed, each for `cycles` cycles with
 /// `knobs`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Plan {
     /// Units.
     pub units: Vec<String>,
@@ -393,6 +398,75 @@ impl Plan {
                 None
             },
         }
+    }
+
+    /// The index of `job` in canonical order, or `None` when it is not
+    /// one of the plan's jobs (its seed, unit, profile, kernel or stress
+    /// variant not the plan's).
+    pub fn index_of(&self, job: &Job) -> Option<u64> {
+        if job.seed < self.seeds.first || job.seed > self.seeds.last {
+            return None;
+        }
+        let seeds = u64::try_from(self.seeds.count()).ok()?;
+        let off = job.seed - self.seeds.first;
+        let groups = self.units.len() as u64 * self.profiles.len() as u64;
+        let group = match &job.kernel {
+            Some(k) => groups + self.kernels.iter().position(|x| x == k)? as u64,
+            None => {
+                let u = self.units.iter().position(|x| *x == job.unit)? as u64;
+                let p = self.profiles.iter().position(|x| *x == job.profile)? as u64;
+                u * self.profiles.len() as u64 + p
+            }
+        };
+        let i = group.checked_mul(seeds)?.checked_add(off)?;
+        (i < self.total().ok()? && self.job(i) == *job).then_some(i)
+    }
+
+    /// Whether some job of the plan runs on `UNIT.PROFILE`.
+    fn runs_group(&self, group: &str) -> bool {
+        let of = |u: &str, p: Profile| format!("{u}.{p}") == group;
+        self.units
+            .iter()
+            .any(|u| self.profiles.iter().any(|&p| of(u, p)))
+            || self.kernels.iter().any(|k| of(&k.unit, k.profile))
+    }
+
+    /// What makes a plan read from a file one no regression runs: a seed
+    /// range that ends before it starts, a unit, profile or kernel named
+    /// twice, a stimulus version this gpucosim does not know.
+    fn check(&self) -> std::result::Result<(), String> {
+        if self.seeds.last < self.seeds.first {
+            return Err(format!(
+                "its plan's seeds {} start after they end",
+                self.seeds
+            ));
+        }
+        self.total().map_err(|e| format!("its plan: {e}"))?;
+        let twice = |names: Vec<String>, what: &str| -> std::result::Result<(), String> {
+            let mut seen = HashSet::new();
+            match names.into_iter().find(|n| !seen.insert(n.clone())) {
+                Some(n) => Err(format!("its plan names {what} `{n}` twice")),
+                None => Ok(()),
+            }
+        };
+        twice(self.units.clone(), "unit")?;
+        twice(
+            self.profiles.iter().map(|p| p.to_string()).collect(),
+            "profile",
+        )?;
+        twice(
+            self.kernels
+                .iter()
+                .map(|k| format!("{} ({})", k.name, k.file.display()))
+                .collect(),
+            "kernel",
+        )?;
+        if self.cycles == 0 {
+            return Err("its plan runs jobs of no cycles".into());
+        }
+        crate::draw::check_version(self.stimulus)
+            .map(|_| ())
+            .map_err(|e| format!("its plan: {e}"))
     }
 
     /// A one-line description, to tell two plans apart.
@@ -747,6 +821,7 @@ impl From<Verdict> for Status {
 
 /// The result of one job, as kept in results files.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct JobResult {
     /// The job.
     pub job: Job,
@@ -829,6 +904,7 @@ impl JobResult {
 
 /// Coverage of one unit and profile, merged over seeds.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct GroupCoverage {
     /// Hits per bin.
     pub bins: BTreeMap<String, u64>,
@@ -860,6 +936,7 @@ impl GroupCoverage {
 
 /// A results file: what one regression (or shard, or merge of shards) did.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ResultsFile {
     /// Format version.
     pub format: u32,
@@ -879,6 +956,12 @@ pub struct ResultsFile {
     /// The RTL's code coverage per `UNIT.PROFILE` (`--code-coverage`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub code_coverage: BTreeMap<String, CodeCoverage>,
+}
+
+/// The coverage bins of `unit` on `profile`, or `None` for a unit this
+/// gpucosim does not have (for [`ResultsFile::check_bins`]).
+pub fn unit_bins(unit: &str, profile: Profile) -> Option<Vec<&'static str>> {
+    crate::with_testbench!(unit, B => Ok(B::model(profile).coverage().names.to_vec())).ok()
 }
 
 /// Results-file format version.
@@ -920,6 +1003,8 @@ impl ResultsFile {
         #[derive(Deserialize)]
         struct Format {
             format: u32,
+            plan: serde::de::IgnoredAny,
+            jobs: serde::de::IgnoredAny,
         }
         let f: Format = serde_json::from_str(&text).map_err(|e| {
             Error::Input(format!(
@@ -927,6 +1012,7 @@ impl ResultsFile {
                 path.display()
             ))
         })?;
+        let (_, _) = (f.plan, f.jobs);
         if f.format != RESULTS_FORMAT {
             return Err(Error::Input(format!(
                 "{}: results format {} (expected {RESULTS_FORMAT}; rerun the regression with this gpucosim)",
@@ -934,12 +1020,146 @@ impl ResultsFile {
                 f.format
             )));
         }
-        serde_json::from_str(&text).map_err(|e| {
+        let r: ResultsFile = serde_json::from_str(&text).map_err(|e| {
             Error::Input(format!(
                 "{} is not a gpucosim results file: {e}",
                 path.display()
             ))
-        })
+        })?;
+        r.check()
+            .map_err(|m| Error::Input(format!("{}: {m}", path.display())))?;
+        Ok(r)
+    }
+
+    /// What makes results read from a file ones no regression writes, so
+    /// that a file edited or cut short is refused rather than merged or
+    /// reported as complete: a plan that cannot be ([`Plan`]'s rules), a
+    /// shard outside its count, a job that is not the plan's or not in
+    /// the file's shards, a job listed twice, a time that is not one, an
+    /// interrupted job in a run not marked interrupted, fewer jobs than its
+    /// shards hold in a run not marked interrupted, coverage of a unit and
+    /// profile that no job runs. The bins themselves are the units' to
+    /// check ([`ResultsFile::check_bins`]).
+    pub fn check(&self) -> std::result::Result<(), String> {
+        self.plan.check()?;
+        let n = self
+            .shards
+            .first()
+            .or(self.missing_shards.first())
+            .map(|s| s.n);
+        for s in self.shards.iter().chain(&self.missing_shards) {
+            if s.k == 0 || s.k > s.n || Some(s.n) != n {
+                return Err(format!(
+                    "shard {s} is not one of {} shards",
+                    n.unwrap_or(s.n)
+                ));
+            }
+        }
+        let mut ks = HashSet::new();
+        if let Some(s) = self
+            .shards
+            .iter()
+            .chain(&self.missing_shards)
+            .find(|s| !ks.insert(s.k))
+        {
+            return Err(format!("shard {s} is listed twice"));
+        }
+        let ran: HashSet<u32> = self.shards.iter().map(|s| s.k).collect();
+        if !self.missing_shards.is_empty() && self.shards.is_empty() {
+            return Err("it lists missing shards but none that ran".into());
+        }
+        let mut seen = HashSet::new();
+        for j in &self.jobs {
+            let name = j.job.name();
+            let Some(i) = self.plan.index_of(&j.job) else {
+                return Err(format!(
+                    "job {name} is not one of its regression's jobs ({})",
+                    self.plan.describe()
+                ));
+            };
+            if let Some(n) = n {
+                let k = (i % n as u64) as u32 + 1;
+                if !ran.contains(&k) {
+                    return Err(format!(
+                        "job {name} belongs to shard {k}/{n}, which the file does not hold"
+                    ));
+                }
+            }
+            if !seen.insert(i) {
+                return Err(format!("job {name} is listed twice"));
+            }
+            if !j.seconds.is_finite() || j.seconds < 0.0 {
+                return Err(format!("job {name} took {} seconds", j.seconds));
+            }
+            if j.status == Status::Interrupted && !self.interrupted {
+                return Err(format!(
+                    "job {name} was interrupted, yet the run is not marked interrupted"
+                ));
+            }
+        }
+        if !self.interrupted {
+            let mut expected = 0u64;
+            if self.shards.is_empty() {
+                expected = self.plan.total().map_err(|e| e.to_string())?;
+            }
+            for s in &self.shards {
+                expected += JobList::new(&self.plan, Some(*s))
+                    .map_err(|e| e.to_string())?
+                    .len();
+            }
+            if self.jobs.len() as u64 != expected {
+                return Err(format!(
+                    "it holds {} of its {expected} jobs yet does not say the run was interrupted: is it cut short?",
+                    self.jobs.len()
+                ));
+            }
+        }
+        let groups = self.coverage.keys().chain(self.code_coverage.keys());
+        if let Some(g) = groups.into_iter().find(|g| !self.plan.runs_group(g)) {
+            return Err(format!(
+                "it holds coverage of `{g}`, which no job of its plan runs"
+            ));
+        }
+        if !self.code_coverage.is_empty() && !self.plan.code_coverage {
+            return Err("it holds code coverage from a regression run without it".into());
+        }
+        Ok(())
+    }
+
+    /// Checks the coverage against the units' bins: each `UNIT.PROFILE`
+    /// must hold exactly the bins that unit has on that profile (`bins`
+    /// gives them, `None` for a unit this gpucosim does not have), else a
+    /// hole could go unreported or a bin be counted that no unit has.
+    pub fn check_bins(
+        &self,
+        bins: impl Fn(&str, Profile) -> Option<Vec<&'static str>>,
+    ) -> std::result::Result<(), String> {
+        let mut units: Vec<&str> = self.plan.units.iter().map(|u| u.as_str()).collect();
+        units.extend(self.plan.kernels.iter().map(|k| k.unit.as_str()));
+        for u in units {
+            if bins(u, Profile::Gfx9).is_none() {
+                return Err(format!(
+                    "its plan runs unit `{u}`, which this gpucosim does not have"
+                ));
+            }
+        }
+        for (g, c) in &self.coverage {
+            let (u, p) = g.split_once('.').unwrap_or((g, ""));
+            let Some(names) = p.parse::<Profile>().ok().and_then(|p| bins(u, p)) else {
+                return Err(format!("it holds coverage of `{g}`, no unit and profile"));
+            };
+            if let Some(b) = c.bins.keys().find(|b| !names.contains(&b.as_str())) {
+                return Err(format!(
+                    "its coverage of {g} counts bin `{b}`, which {u} does not have"
+                ));
+            }
+            if let Some(b) = names.iter().find(|b| !c.bins.contains_key(**b)) {
+                return Err(format!(
+                    "its coverage of {g} lacks bin `{b}` (written by another version of gpucosim?)"
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Merges the results files of one regression's shards. The problems

@@ -4,7 +4,7 @@
 use super::args::{ReportArgs, RequireCoverage};
 use super::regress::{not_run_note, print_coverage_failures};
 use gpucosim::engine::EXIT_INPUT;
-use gpucosim::error::Result;
+use gpucosim::error::{Error, Result};
 use gpucosim::regress::ResultsFile;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -36,6 +36,8 @@ pub(crate) fn run(a: MergeArgs) -> Result<ExitCode> {
     let mut parts = Vec::new();
     for f in a.files {
         let r = ResultsFile::load(&f)?;
+        r.check_bins(gpucosim::regress::unit_bins)
+            .map_err(|m| Error::Input(format!("{}: {m}", f.display())))?;
         parts.push((f, r));
     }
     let (merged, problems) = ResultsFile::merge(parts)?;
