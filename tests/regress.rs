@@ -655,7 +655,7 @@ fn corrupt_or_missing_bundles_are_clear_errors() {
     // generate is refused, naming it, unless it lists its transactions.
     let repro = |extra: &str| {
         format!(
-            "{{\"format\": 2, \"unit\": \"ta\", \"profile\": \"gfx9\", \"seed\": 3, \"cycles\": 100, \"knobs\": [], \"rtl_dir\": \"/r\", \"rtl_hash\": \"h\", \"first_mismatch\": null, \"transaction_count\": 200{extra}}}"
+            "{{\"format\": 2, \"unit\": \"ta\", \"profile\": \"gfx9\", \"seed\": 3, \"cycles\": 1000, \"knobs\": [], \"rtl_dir\": \"/r\", \"rtl_hash\": \"ab12\", \"first_mismatch\": null, \"transaction_count\": 200{extra}}}"
         )
     };
     let b = dir.path().join("b");
@@ -692,6 +692,31 @@ fn corrupt_or_missing_bundles_are_clear_errors() {
     )
     .unwrap();
     assert_eq!(Repro::load(&b).unwrap().transaction_count, 0);
+    // What no run writes is refused, naming the file and the problem.
+    for (extra, why) in [
+        (", \"stimulus\": 3, \"sead\": 4", "unknown field `sead`"),
+        (", \"label\": \"../../x\"", "cannot be part of a file name"),
+        (", \"label\": \"\"", "cannot be part of a file name"),
+        (", \"end_cycle\": 1001", "cycle 1001, past the run's 1000"),
+    ] {
+        std::fs::write(b.join("repro.json"), repro(extra)).unwrap();
+        let e = Repro::load(&b).unwrap_err().to_string();
+        assert!(e.contains(why) && e.contains("repro.json"), "{extra}: {e}");
+    }
+    let text = repro("").replace(
+        "\"transaction_count\": 200",
+        "\"transaction_count\": 999999999",
+    );
+    std::fs::write(b.join("repro.json"), text).unwrap();
+    let e = Repro::load(&b).unwrap_err().to_string();
+    assert!(
+        e.contains("999999999 is more than a run of 1000 cycles"),
+        "{e}"
+    );
+    let text = repro("").replace("ab12", "h\u{e9}llo");
+    std::fs::write(b.join("repro.json"), text).unwrap();
+    let e = Repro::load(&b).unwrap_err().to_string();
+    assert!(e.contains("is not a hash"), "{e}");
 }
 
 /// The promise of stopping: once a worker sees the flag, it starts no job;

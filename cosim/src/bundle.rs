@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 /// What a repro bundle holds (`repro.json`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Repro {
     /// Format version.
     pub format: u32,
@@ -104,6 +105,8 @@ impl Repro {
                 r.format
             )));
         }
+        r.check()
+            .map_err(|m| Error::Input(format!("{}: {m}", path.display())))?;
         match &r.transactions {
             Some(t) => r.transaction_count = t.len(),
             // The seed's stimulus is regenerated: its version must be one
@@ -121,6 +124,40 @@ impl Repro {
                 .find(|f| d.join(format!("{name}.{}", f.extension())).is_file())
         });
         Ok(r)
+    }
+
+    /// What makes a bundle read from a file one no run writes: a label
+    /// that cannot be part of a file name (the bundle's waveforms are
+    /// named after it), more transactions than its cycles could consume
+    /// (a driver takes at most one a cycle), or an end past its cycles.
+    fn check(&self) -> std::result::Result<(), String> {
+        if let Some(l) = &self.label {
+            if l.is_empty() || l.contains(['/', '\\']) || l.chars().any(char::is_control) {
+                return Err(format!(
+                    "its label {l:?} cannot be part of a file name (it names the bundle's waveforms)"
+                ));
+            }
+        }
+        if self.rtl_hash.is_empty() || !self.rtl_hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(format!(
+                "its `rtl_hash` {:?} is not a hash (hexadecimal digits)",
+                self.rtl_hash
+            ));
+        }
+        if self.transactions.is_none() && self.transaction_count as u64 > self.cycles {
+            return Err(format!(
+                "`transaction_count` {} is more than a run of {} cycles consumes (at most one a cycle)",
+                self.transaction_count, self.cycles
+            ));
+        }
+        let past = |c: Option<u64>| c.filter(|&c| c > self.cycles);
+        if let Some(c) = past(self.first_mismatch.as_ref().map(|m| m.0)).or(past(self.end_cycle)) {
+            return Err(format!(
+                "it ends at cycle {c}, past the run's {} cycles",
+                self.cycles
+            ));
+        }
+        Ok(())
     }
 
     /// `UNIT.PROFILE.SEED`, or `UNIT.PROFILE.LABEL.SEED`.
@@ -497,13 +534,21 @@ pub fn check_rtl_hash<B: Testbench>(repro: &Repro, root: &Path, force: bool) -> 
     let sources = rtlbuild::RtlSources::collect(root, B::table().unit)?;
     let now = rtlbuild::sources_hash(&sources)?;
     if now != repro.rtl_hash && !force {
+        // Enough of each hash to tell them apart: 12 characters, or up to
+        // the first that differs.
+        let same = now
+            .chars()
+            .zip(repro.rtl_hash.chars())
+            .take_while(|(a, b)| a == b)
+            .count();
+        let shown = (same + 1).max(12);
         return Err(Error::Input(format!(
             "the {} RTL in {} has changed since the bundle was written (hash {} now, {} in the bundle); \
              pass --force to replay anyway",
             repro.unit,
             root.display(),
-            &now[..12],
-            &repro.rtl_hash[..repro.rtl_hash.len().min(12)]
+            &now[..shown.min(now.len())],
+            &repro.rtl_hash[..shown.min(repro.rtl_hash.len())]
         )));
     }
     Ok(now)
