@@ -357,6 +357,35 @@ fn nonsense_arguments_exit_2_with_a_clear_line() {
         let (_, _, err) = run(&args, &[]);
         assert!(err.contains("[possible values: vcd, fst]"), "{err}");
     }
+    // Options that shape a waveform need one; a window of no cycles, a
+    // JSON "file" on standard output and a number past 64 bits are named.
+    let ta = ["run", "--unit", "ta", "--profile", "gfx9"];
+    for extra in [&["--window", "5"][..], &["--waves-format", "fst"]] {
+        let args = [&ta[..], extra].concat();
+        expect_error(&args, &[], "required arguments were not provided");
+        let (_, _, err) = run(&args, &[]);
+        assert!(err.contains("--waves <WAVES>"), "{err}");
+    }
+    for (cmd, extra) in [
+        (&ta[..], &["--waves", "w", "--window", "0"][..]),
+        (&["regress"][..], &["--window", "0"][..]),
+    ] {
+        expect_error(
+            &[cmd, extra].concat(),
+            &[],
+            "'0' for '--window <WINDOW>': must be at least 1",
+        );
+    }
+    expect_error(
+        &[&ta[..], &["--json", "-"]].concat(),
+        &[],
+        "--json -: name a file",
+    );
+    expect_error(
+        &[&ta[..], &["--seed", "18446744073709551616"]].concat(),
+        &[],
+        "for '--seed <SEED>': too large a number",
+    );
     // A run of no cycles would pass having checked nothing.
     expect_error(
         &["run", "--unit", "ta", "--profile", "gfx9", "--cycles", "0"],

@@ -107,6 +107,12 @@ pub fn refuse_overwrite(out: &Path, what: &str, input: &Path) -> Result<()> {
 /// Checks, before a run, that file `path` can be written: its directory
 /// takes new files and `path` is not a directory.
 pub fn probe_file(path: &Path, what: &str) -> Result<()> {
+    if path.as_os_str() == "-" {
+        // Standard output carries the command's own report.
+        return Err(Error::Input(format!(
+            "{what} -: name a file (standard output carries the command's report)"
+        )));
+    }
     if path.is_dir() {
         return Err(Error::Env(format!(
             "{what} {}: is a directory",

@@ -95,8 +95,10 @@ pub(crate) struct WavesArgs {
     /// divergence.
     #[arg(long)]
     pub waves: Option<PathBuf>,
-    #[command(flatten)]
-    pub format: WavesFormatArg,
+    /// Waveform format: `vcd` (text) or `fst` (GTKWave's compressed
+    /// format); the file is `<name>.vcd` or `<name>.fst`.
+    #[arg(long, value_name = "FORMAT", default_value = "vcd", value_parser = waves_format(), requires = "waves")]
+    pub waves_format: WaveFormat,
 }
 
 impl WavesArgs {
@@ -122,7 +124,7 @@ pub(crate) struct WavesFormatArg {
 #[derive(clap::Args, Clone, Copy)]
 pub(crate) struct WindowArg {
     /// Cycles kept in the waveform ring before a divergence.
-    #[arg(allow_negative_numbers = true, value_parser = whole::<usize>, long, default_value_t = 1024)]
+    #[arg(allow_negative_numbers = true, value_parser = count::<usize>, long, default_value_t = 1024)]
     pub window: usize,
 }
 
@@ -444,9 +446,25 @@ pub(crate) fn whole<T: std::str::FromStr>(s: &str) -> std::result::Result<T, Str
     if s.trim_start().starts_with('-') {
         return Err("never negative".into());
     }
-    s.trim()
-        .parse()
-        .map_err(|_| "expected a whole number".to_string())
+    let t = s.trim();
+    t.parse().map_err(|_| {
+        if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+            "too large a number".to_string()
+        } else {
+            "expected a whole number".to_string()
+        }
+    })
+}
+
+/// A whole number of at least 1 (a count of something that must be there).
+pub(crate) fn count<T: std::str::FromStr + PartialEq + From<u8>>(
+    s: &str,
+) -> std::result::Result<T, String> {
+    let n: T = whole(s)?;
+    if n == T::from(0) {
+        return Err("must be at least 1".into());
+    }
+    Ok(n)
 }
 
 /// A number of seconds, from 0 up to a billion.

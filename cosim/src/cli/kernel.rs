@@ -493,7 +493,7 @@ fn traffic_unit<B: Testbench>(
     }
     spec.rtl_arg = rtl.clone();
     spec.waves = c.waves.waves.clone();
-    spec.waves_format = c.waves.format.waves_format;
+    spec.waves_format = c.waves.waves_format;
     spec.limits = c.limits.limits();
     let name = spec.name();
     if txns.is_empty() {
@@ -583,7 +583,7 @@ fn kernel_run(
     let cycles = kr.budget(None);
     let mut spec = kr.spec(cycles);
     spec.waves = waves.waves.clone();
-    spec.waves_format = waves.format.waves_format;
+    spec.waves_format = waves.waves_format;
     spec.limits = limits.limits();
     let ran = run_built::<B>(&spec, txns)?;
     let (name, out) = (spec.name(), &ran.out);

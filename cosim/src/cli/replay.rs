@@ -88,7 +88,7 @@ fn replay_on<B: gpucosim::testbench::Testbench>(
     r.rtl_dir = root;
     gpucosim::catch_stop_signals();
     let mut spec = r.spec(waves.waves.as_deref());
-    spec.waves_format = waves.format.waves_format;
+    spec.waves_format = waves.waves_format;
     let mut rtl = gpucosim::Rtl::load(&lib, B::table())?;
     let out = engine::run::<B>(&spec, &mut rtl, repro.stimulus::<B>()?, None)?;
     let name = repro.name();

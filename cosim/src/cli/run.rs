@@ -1,6 +1,6 @@
 //! `gpucosim run`: one unit and profile co-simulated with one seed.
 
-use super::args::{parse_kv, whole, LimitArgs, RtlArg, SeedArg, Target, WavesArgs, WindowArg};
+use super::args::{count, parse_kv, whole, LimitArgs, RtlArg, SeedArg, Target, WavesArgs};
 use gpucosim::engine::{self, RunSpec, Stimulus, Verdict, EXIT_INPUT};
 use gpucosim::error::{Error, Result};
 use gpucosim::with_testbench;
@@ -20,8 +20,9 @@ pub(crate) struct RunArgs {
     rtl: RtlArg,
     #[command(flatten)]
     waves: WavesArgs,
-    #[command(flatten)]
-    window: WindowArg,
+    /// Cycles of the waveform before a divergence.
+    #[arg(allow_negative_numbers = true, value_parser = count::<usize>, long, default_value_t = 1024, requires = "waves")]
+    window: usize,
     /// Cycles recorded past the divergence.
     #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long, default_value_t = 8)]
     post: u64,
@@ -62,8 +63,8 @@ pub(crate) fn run(a: RunArgs) -> Result<ExitCode> {
     let mut spec = RunSpec::new(&target.unit, target.profile, a.seed.seed, a.cycles);
     spec.rtl_arg = a.rtl.rtl;
     spec.waves = a.waves.waves;
-    spec.waves_format = a.waves.format.waves_format;
-    spec.window = a.window.window;
+    spec.waves_format = a.waves.waves_format;
+    spec.window = a.window;
     spec.post = a.post;
     spec.dump_all = a.dump_all;
     if a.max_mismatches == 0 {
