@@ -431,6 +431,47 @@ fn unreadable_inputs_exit_2_naming_the_file() {
         &[],
         "eval input is not JSON",
     );
+    // A key given twice would lose one of its values: every unit, at any
+    // depth (an lds request's `memory`), in an array or a trace.
+    let twice = dir.path().join("twice.json");
+    for (unit, text, key) in [
+        (
+            "ta",
+            r#"{"op": "buffer_load_dword", "exec": 1, "exec": 3}"#,
+            "exec",
+        ),
+        (
+            "lds",
+            r#"[{"op": "ds_read_b32", "addr": 16, "exec": 1, "memory": {"0x10": 1, "0x10": 2}}]"#,
+            "0x10",
+        ),
+        (
+            "waitcnt",
+            r#"{"trace": [{"issue": null, "x": 1, "x": 2}]}"#,
+            "x",
+        ),
+    ] {
+        std::fs::write(&twice, text).unwrap();
+        let (code, out, err) = run(
+            &[
+                "eval",
+                "--unit",
+                unit,
+                "--profile",
+                "gfx9",
+                twice.to_str().unwrap(),
+            ],
+            &[],
+        );
+        assert_eq!(code, 2, "{unit}: {err}");
+        assert!(out.is_empty(), "{unit}: {out}");
+        assert!(
+            err.starts_with(&format!(
+                "error: eval input gives key `{key}` twice at line 1"
+            )),
+            "{unit}: {err}"
+        );
+    }
 }
 
 #[test]

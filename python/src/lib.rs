@@ -272,8 +272,12 @@ impl Model {
         } else {
             json.call_method1("dumps", (request,))?.extract()?
         };
-        let value: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| PyValueError::new_err(format!("the request is not JSON: {e}")))?;
+        let value = gpucosim_tb::json::from_str(&text).map_err(|e| {
+            PyValueError::new_err(format!(
+                "the request {}",
+                gpucosim_tb::json::what_is_wrong(&e)
+            ))
+        })?;
         let out = gpucosim_tb::units::eval_json(self.inner.unit(), self.inner.profile(), &value)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         json.call_method1("loads", (out.to_string(),))

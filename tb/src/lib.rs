@@ -10,6 +10,7 @@
 
 pub mod draw;
 pub mod error;
+pub mod json;
 pub mod run;
 pub mod testbench;
 pub mod units;

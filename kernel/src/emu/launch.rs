@@ -780,7 +780,8 @@ impl Launch {
         kernel: Option<&str>,
         seed: Option<u64>,
     ) -> Result<Launch, String> {
-        let v: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+        let v: Value =
+            gpucosim_tb::json::from_str(text).map_err(|e| gpucosim_tb::json::what_is_wrong(&e))?;
         let o = v.as_object().ok_or("the launch must be a JSON object")?;
         const KEYS: &[&str] = &[
             "kernel",
@@ -1581,6 +1582,17 @@ mod tests {
             let e = Launch::parse(r#"{"grid": [64]}"#, &p, Profile::Gfx9, None, None).unwrap_err();
             assert!(e.contains(want), "{e}");
         }
+        // A key given twice is named, not the last one taken.
+        let p = prog(0, "");
+        let e = Launch::parse(
+            r#"{"grid": [64], "grid": [128]}"#,
+            &p,
+            Profile::Gfx9,
+            None,
+            None,
+        )
+        .unwrap_err();
+        assert!(e.starts_with("gives key `grid` twice at line 1"), "{e}");
         // A constant buffer is a buffer.
         let p = prog(
             0,

@@ -342,8 +342,12 @@ pub fn eval_stream(
             "eval input is empty: expected a JSON request".into(),
         ));
     };
-    let bad_json =
-        |err: serde_json::Error| Error::Input(clip(&format!("eval input is not JSON: {err}")));
+    let bad_json = |err: serde_json::Error| {
+        Error::Input(clip(&format!(
+            "eval input {}",
+            crate::json::what_is_wrong(&err)
+        )))
+    };
     if first == b'[' {
         struct Each<'a> {
             e: &'a mut Evaluator,
@@ -358,7 +362,7 @@ pub fn eval_stream(
                 f.write_str("an array of requests")
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-                while let Some(req) = seq.next_element::<serde_json::Value>()? {
+                while let Some(crate::json::Strict(req)) = seq.next_element()? {
                     let r = (self.e)(&req)
                         .map_err(|m| Error::Input(format!("request {}: {}", self.n, clip(&m))));
                     let w = r.and_then(|v| {
@@ -408,7 +412,9 @@ pub fn eval_stream(
     if unit == "waitcnt" {
         return eval_stream_waitcnt(profile, input, out, compact);
     }
-    let mut values = serde_json::Deserializer::from_reader(input).into_iter::<serde_json::Value>();
+    let mut values = serde_json::Deserializer::from_reader(input)
+        .into_iter::<crate::json::Strict>()
+        .map(|v| v.map(|s| s.0));
     // One value in: its result pretty-printed. Several (JSON lines): one
     // compact result per line, each written when computed.
     let mut lines = compact;
@@ -528,7 +534,7 @@ fn eval_stream_waitcnt(
             }
             Err(Streamed::Json(m)) => {
                 let _ = out.flush();
-                return Err(Error::Input(clip(&format!("eval input is not JSON: {m}"))));
+                return Err(Error::Input(clip(&format!("eval input {m}"))));
             }
             Err(Streamed::Output(e)) => return Err(held_err(e)),
         }

@@ -418,14 +418,14 @@ pub fn stream_request<'de, D: serde::Deserializer<'de>>(
         other_types!(());
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
             let mut m = serde_json::Map::new();
-            while let Some((k, v)) = map.next_entry::<String, Value>()? {
+            while let Some((k, crate::json::Strict(v))) = map.next_entry::<String, crate::json::Strict>()? {
                 m.insert(k, v);
             }
             self.other(Value::Object(m))
         }
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
             let mut k = 0usize;
-            while let Some(v) = seq.next_element::<Value>()? {
+            while let Some(crate::json::Strict(v)) = seq.next_element()? {
                 let r = from_value::<Cycle>(&v, &format!("trace[{k}]"))
                     .and_then(|c| self.run.cycle(k, &c));
                 let r = match r {
@@ -469,7 +469,7 @@ pub fn stream_request<'de, D: serde::Deserializer<'de>>(
         other_types!(());
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
             let mut l = Vec::new();
-            while let Some(v) = seq.next_element::<Value>()? {
+            while let Some(crate::json::Strict(v)) = seq.next_element()? {
                 l.push(v);
             }
             self.other(Value::Array(l))
@@ -496,7 +496,7 @@ pub fn stream_request<'de, D: serde::Deserializer<'de>>(
                         }
                     }
                     "decode" if !traced && decode.is_none() => {
-                        decode = Some(map.next_value::<Value>()?);
+                        decode = Some(map.next_value::<crate::json::Strict>()?.0);
                     }
                     "trace" | "decode" => {
                         let _ = map.next_value::<serde::de::IgnoredAny>()?;
@@ -506,7 +506,7 @@ pub fn stream_request<'de, D: serde::Deserializer<'de>>(
                     }
                     other => {
                         // The evaluator's own message for an unknown field.
-                        let v = map.next_value::<Value>()?;
+                        let v = map.next_value::<crate::json::Strict>()?.0;
                         let mut one = serde_json::Map::new();
                         one.insert(other.to_string(), v);
                         let m = eval_one(self.profile, &Value::Object(one))
@@ -544,7 +544,7 @@ pub fn stream_request<'de, D: serde::Deserializer<'de>>(
         (_, Some(f)) => Err(f),
         (Ok(Ok(())), None) => Ok(()),
         (Ok(Err(Fail(f))), None) => Err(f),
-        (Err(e), None) => Err(Streamed::Json(e.to_string())),
+        (Err(e), None) => Err(Streamed::Json(crate::json::what_is_wrong(&e))),
     }
 }
 
