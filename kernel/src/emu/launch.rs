@@ -480,7 +480,17 @@ fn dims(v: &Value, what: &str) -> Result<[u32; 3], String> {
     Ok(d)
 }
 
+/// A count, size, offset or word: a whole number, or a `0x` string.
 fn uint(v: &Value, what: &str) -> Result<u64, String> {
+    if v.as_i64().is_some_and(|n| n < 0) {
+        return Err(format!("`{what}` is never negative"));
+    }
+    int(v, what)
+}
+
+/// A value of a signed or unsigned type: as [`uint`], and a negative
+/// number as its two's complement (an `int` argument of -5).
+fn int(v: &Value, what: &str) -> Result<u64, String> {
     if let Some(n) = v.as_u64() {
         return Ok(n);
     }
@@ -601,7 +611,7 @@ fn by_value(v: &Value, what: &str, size: u32) -> Result<ArgValue, String> {
         Value::Object(o) => o,
         _ if size > 8 => return Err(format!("`{what}` is a {size}-byte struct: {forms}")),
         _ => {
-            let n = uint(v, what)?;
+            let n = int(v, what)?;
             if !fits(n, size) {
                 return Err(format!("`{what}` {n} does not fit in {size} bytes"));
             }
@@ -674,7 +684,12 @@ fn by_value(v: &Value, what: &str, size: u32) -> Result<ArgValue, String> {
                 }
                 let get = |k: &str| -> Result<u64, String> {
                     let v = fo.get(k).ok_or_else(|| format!("`{at}` needs `{k}`"))?;
-                    uint(v, &format!("{at}.{k}"))
+                    // A field's value may be negative, its place not.
+                    if k == "value" {
+                        int(v, &format!("{at}.{k}"))
+                    } else {
+                        uint(v, &format!("{at}.{k}"))
+                    }
                 };
                 let (off, fsize, val) = (get("offset")?, get("size")?, get("value")?);
                 if !matches!(fsize, 1 | 2 | 4 | 8) {
@@ -833,9 +848,6 @@ impl Launch {
         }
         let file_seed = match o.get("seed") {
             None => None,
-            Some(v) if v.as_i64().is_some_and(|n| n < 0) => {
-                return Err("`seed` is never negative".into())
-            }
             Some(v) => Some(uint(v, "seed")?),
         };
         let seed = seed.or(file_seed).unwrap_or(1);
@@ -1079,7 +1091,19 @@ impl Launch {
                     }
                     Ok(w)
                 })
-                .collect::<Result<_, String>>()?,
+                .collect::<Result<Vec<[u32; 3]>, String>>()
+                .and_then(|ids| {
+                    let mut seen = std::collections::HashMap::new();
+                    for (i, w) in ids.iter().enumerate() {
+                        if let Some(j) = seen.insert(*w, i) {
+                            return Err(format!(
+                                "`run[{i}]` is work-group [{}, {}, {}] again (`run[{j}]`): each runs once",
+                                w[0], w[1], w[2]
+                            ));
+                        }
+                    }
+                    Ok(ids)
+                })?,
             Some(_) => {
                 return Err(
                     "`run` must be \"all\", {\"sample\": N} or a list of work-group ids".into(),
@@ -1384,6 +1408,63 @@ mod tests {
         assert_eq!(
             parse(&p, "{}", r#", "kernel": 5"#).unwrap_err(),
             "`kernel` must be a string: the kernel's name"
+        );
+    }
+
+    /// An `int` argument may be negative (its two's complement); a size,
+    /// count, offset or word never is, and a work-group listed in `run`
+    /// runs once.
+    #[test]
+    fn negative_numbers_only_for_values_and_each_work_group_once() {
+        let p = prog(0, &arg("n", 0, 4, "by_value", ""));
+        let l = parse(&p, r#"{"n": -5}"#, "").unwrap();
+        assert_eq!(&kernarg(&l)[..4], &(-5i32).to_le_bytes());
+        let l = parse(
+            &p,
+            r#"{"n": {"fields": [{"offset": 0, "size": 4, "value": -2}]}}"#,
+            "",
+        )
+        .unwrap();
+        assert_eq!(&kernarg(&l)[..4], &(-2i32).to_le_bytes());
+        for (args, extra, want) in [
+            (
+                r#"{"n": 1}"#,
+                r#", "lds_size": -1"#,
+                "`lds_size` is never negative",
+            ),
+            (
+                r#"{"n": 1}"#,
+                r#", "run": {"sample": -1}"#,
+                "`run.sample` is never negative",
+            ),
+            (
+                r#"{"n": {"fields": [{"offset": -1, "size": 4, "value": 1}]}}"#,
+                "",
+                "`args.n.fields[0].offset` is never negative",
+            ),
+            (
+                r#"{"n": {"dwords": [-1]}}"#,
+                "",
+                "`args.n.dwords[0]` is never negative",
+            ),
+            (r#"{"n": -2147483649}"#, "", "does not fit in 4 bytes"),
+        ] {
+            let e = parse(&p, args, extra).unwrap_err();
+            assert!(e.contains(want), "{args}{extra}: {e}");
+        }
+        let grid = |run: &str| {
+            Launch::parse(
+                &format!(r#"{{"grid": [256], "args": {{"n": 1}}, "run": {run}}}"#),
+                &p,
+                Profile::Gfx9,
+                None,
+                None,
+            )
+        };
+        assert_eq!(grid("[[0], [3], [1]]").unwrap().run.len(), 3);
+        assert_eq!(
+            grid("[[0], [3], [1, 0], [3, 0, 0]]").unwrap_err(),
+            "`run[3]` is work-group [3, 0, 0] again (`run[1]`): each runs once"
         );
     }
 
