@@ -606,6 +606,20 @@ pub fn classify(profile: Profile, inst: &Inst) -> Result<Classified, String> {
     } else {
         (Regs::default(), ops.clone())
     };
+    // A load returns into operand 0: without a register there, what it
+    // writes could not be followed (a line cut short, a typo).
+    if dst && matches!(kind, Kind::Class(_) | Kind::Smem) && dst_regs.is_empty() {
+        return Err(match ops.first() {
+            None => format!(
+                "`{}`: no operands, where a load writes operand 0",
+                inst.text()
+            ),
+            Some(o) => format!(
+                "`{}`: operand 0 `{o}`, which the load writes, is no register",
+                inst.text()
+            ),
+        });
+    }
     // A MUBUF or MIMG atomic with return reads its data from operand 0 and
     // returns into it; a compare-and-swap takes {data, compare} there and
     // returns the old value into the first half only. (FLAT and global
@@ -787,6 +801,29 @@ mod tests {
 
     fn c(p: Profile, text: &str) -> Classified {
         classify(p, &inst(text)).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    /// A load's destination must name a register: a load cut short or
+    /// with a word there is an error, not a load that writes nothing.
+    #[test]
+    fn a_load_without_a_destination_register_is_an_error() {
+        let p = Profile::Gfx9;
+        for (text, want) in [
+            ("s_load_dword", "no operands, where a load writes operand 0"),
+            ("s_load_dword banana, s[0:1], 0x4", "operand 0 `banana`"),
+            ("global_load_dword off, v[0:1], off", "operand 0 `off`"),
+            ("ds_read_b32", "no operands"),
+            ("buffer_atomic_add v1, v2, s[0:3], 0 offen glc", ""),
+        ] {
+            match classify(p, &inst(text)) {
+                Err(e) => assert!(!want.is_empty() && e.contains(want), "{text}: {e}"),
+                Ok(_) => assert!(want.is_empty(), "{text} is refused"),
+            }
+        }
+        // A store or an atomic without return writes no register.
+        c(p, "global_store_dword v[0:1], v2, off");
+        c(p, "buffer_atomic_add v1, v2, s[0:3], 0 offen");
+        c(p, "buffer_load_dword v1, s[0:3], 0 offen lds");
     }
 
     #[test]
