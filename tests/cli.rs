@@ -357,6 +357,74 @@ fn nonsense_arguments_exit_2_with_a_clear_line() {
         let (_, _, err) = run(&args, &[]);
         assert!(err.contains("[possible values: vcd, fst]"), "{err}");
     }
+    // mutate --list lists (all, or the mutants named) and takes no option
+    // of a run; a mutant is named as --list shows it.
+    expect_error(
+        &["mutate", "--unit", "waitcnt", "--list", "--json", "m.json"],
+        &[],
+        "'--list' cannot be used with '--json <JSON>'",
+    );
+    expect_error(
+        &["mutate", "--unit", "waitcnt", "--list", "--mutant", "99999"],
+        &[],
+        "no mutant 99999 of waitcnt: it has mutants 1..",
+    );
+    expect_error(
+        &["mutate", "--unit", "waitcnt", "--mutant", "waitcnt.m1"],
+        &[],
+        "expected the mutant's number from --list",
+    );
+    expect_error(
+        &[
+            "mutate",
+            "--unit",
+            "waitcnt",
+            "--mutant",
+            "3",
+            "--mutants",
+            "5",
+        ],
+        &[],
+        "cannot be used with",
+    );
+    let (code, out, err) = run(
+        &["mutate", "--unit", "waitcnt", "--list", "--mutant", "m3"],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("waitcnt.m3 ["), "{out}");
+    assert!(!out.contains("waitcnt.m4 ["), "{out}");
+    // bench: --rss takes counts and no option of the figures; a unit of
+    // --mutate is checked before measuring.
+    expect_error(&["bench", "--rss", "abc"], &[], "expected a whole number");
+    expect_error(&["bench", "--rss", "0"], &[], "must be at least 1");
+    expect_error(
+        &["bench", "--rss", "1000", "--cycles", "5000"],
+        &[],
+        "cannot be used with",
+    );
+    expect_error(
+        &["bench", "--unit", "waitcnt", "--mutate", "bogus:gfx9:3"],
+        &[],
+        "unknown unit `bogus`",
+    );
+    // An include directory that is not there.
+    let cl = std::env::temp_dir().join(format!("gc-cli-{}.cl", std::process::id()));
+    std::fs::write(&cl, "kernel void k(global int *a) { a[0] = 1; }\n").unwrap();
+    expect_error(
+        &[
+            "kernel",
+            "compile",
+            cl.to_str().unwrap(),
+            "--profile",
+            "gfx9",
+            "-I",
+            "/nonexistent/inc",
+        ],
+        &[],
+        "-I /nonexistent/inc: no such directory",
+    );
+    let _ = std::fs::remove_file(&cl);
     // Options that shape a waveform need one; a window of no cycles, a
     // JSON "file" on standard output and a number past 64 bits are named.
     let ta = ["run", "--unit", "ta", "--profile", "gfx9"];
@@ -479,12 +547,38 @@ fn a_missing_rtl_tree_or_verilator_is_an_environment_error() {
     expect_error(
         &["lint", "--rtl", "/nonexistent/rtl"],
         &[],
-        "RTL directory /nonexistent/rtl does not exist",
+        "RTL directory `/nonexistent/rtl` does not exist",
     );
     expect_error(
         &["lint", "--rtl", "/etc/passwd"],
         &[],
-        "RTL directory /etc/passwd is not a directory",
+        "RTL directory `/etc/passwd` is not a directory",
+    );
+    // A tree or cache placed by the environment names its variable: an
+    // empty GPUCOSIM_RTL is not the built-in tree.
+    let ta = [
+        "run",
+        "--unit",
+        "ta",
+        "--profile",
+        "gfx9",
+        "--cycles",
+        "100",
+    ];
+    expect_error(
+        &ta,
+        &[("GPUCOSIM_RTL", "")],
+        "RTL directory `` (GPUCOSIM_RTL is set, but empty) does not exist",
+    );
+    expect_error(
+        &ta,
+        &[("GPUCOSIM_RTL", "/nonexistent/rtl")],
+        "RTL directory `/nonexistent/rtl` (from $GPUCOSIM_RTL) does not exist",
+    );
+    expect_error(
+        &ta,
+        &[("GPUCOSIM_CACHE_DIR", "/proc/gc-cache")],
+        "cannot create the build cache /proc/gc-cache (placed by $GPUCOSIM_CACHE_DIR",
     );
     // An output location that cannot be written is named as given, not by
     // the temporary file tried there.

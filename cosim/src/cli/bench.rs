@@ -1,7 +1,7 @@
 //! `gpucosim bench`: co-simulation speed against a bare Verilator loop, and
 //! `bench --rss`: the peak memory of runs.
 
-use super::args::{whole, RtlArg, SeedArg, Selection, REGRESS_JOB_CYCLES};
+use super::args::{count, whole, RtlArg, SeedArg, Selection, REGRESS_JOB_CYCLES};
 use gpucosim::error::{Error, Result};
 use gpucosim::{regress, with_testbench};
 use gpucosim_model::Profile;
@@ -30,7 +30,9 @@ pub(crate) struct BenchArgs {
     /// Measure only the peak memory of `gpucosim run` at these cycle
     /// counts (comma-separated, e.g. 1000000,10000000), per unit and
     /// profile.
-    #[arg(long, value_delimiter = ',', conflicts_with = "write")]
+    #[arg(long, value_delimiter = ',', value_parser = count::<u64>, conflicts_with_all = [
+        "write", "mutate", "cocotb", "cycles", "repeats", "seed",
+    ])]
     rss: Vec<u64>,
     /// Also time a mutation campaign of N mutants of one unit and
     /// profile (`UNIT:PROFILE:N`), its instrumented model built afresh,
@@ -119,8 +121,8 @@ fn bench(
         gpucosim::probe_file(w, "--write")?;
     }
     let (units, profiles) = selection.or_all()?;
-    for u in &units {
-        // Unknown units are reported before anything is built.
+    // Unknown units are reported before anything is built.
+    for u in units.iter().chain(mutate.as_ref().map(|m| &m.0)) {
         let (): () = with_testbench!(u.as_str(), B => Ok(()))?;
     }
     let release = !cfg!(debug_assertions);

@@ -222,6 +222,14 @@ fn compile(a: CompileArgs) -> Result<ExitCode> {
     });
     gpucosim::probe_file(&out, "-o")?;
     gpucosim::refuse_overwrite(&out, "-o", &a.file)?;
+    // clang skips an include directory that does not exist without a
+    // word; a mistyped one would only show as a missing header, or not.
+    if let Some(d) = a.includes.iter().find(|d| !d.is_dir()) {
+        return Err(Error::Input(format!(
+            "-I {}: no such directory",
+            d.display()
+        )));
+    }
     let tools = Toolchain::locate()?;
     let req = CompileRequest {
         source: a.file.clone(),

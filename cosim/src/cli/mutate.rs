@@ -22,8 +22,9 @@ pub(crate) struct MutateArgs {
     /// Seed of the sample.
     #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long, default_value_t = 1)]
     sample_seed: u64,
-    /// Run only this mutant (repeatable; numbers from `--list`).
-    #[arg(long = "mutant", value_name = "ID")]
+    /// Run only this mutant (repeatable; numbers from `--list`, `12` or
+    /// `m12`).
+    #[arg(long = "mutant", value_name = "ID", value_parser = mutant_id, conflicts_with = "mutants")]
     ids: Vec<u32>,
     #[command(flatten)]
     seeds: SeedsArgs,
@@ -59,9 +60,29 @@ pub(crate) struct MutateArgs {
     /// slowest job of the RTL as written, plus 10 s).
     #[arg(allow_negative_numbers = true, long, value_name = "SECONDS", value_parser = parse_seconds)]
     timeout: Option<f64>,
-    /// List the mutants (with their diffs) without running them.
-    #[arg(long)]
+    /// List the mutants (with their diffs) without running them: every
+    /// mutant, or those named with `--mutant`.
+    #[arg(long, conflicts_with_all = [
+        "mutants", "sample_seed", "seeds", "cycles", "knobs", "no_stress", "jobs", "json",
+        "junit", "min_kill_rate", "waivers", "verify", "timeout",
+    ])]
     pub(crate) list: bool,
+}
+
+/// A mutant's number as `--list` shows it: `12` or `m12`.
+fn mutant_id(s: &str) -> std::result::Result<u32, String> {
+    let n = s.strip_prefix('m').unwrap_or(s);
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(if s.contains(".m") {
+            "expected the mutant's number from --list (`12` or `m12` for `ta.m12`), with --unit for its unit".into()
+        } else {
+            "expected a mutant's number from --list, `12` or `m12`".into()
+        });
+    }
+    match n.parse::<u32>() {
+        Ok(0) | Err(_) => Err("no such mutant: they are numbered from 1 (--list)".into()),
+        Ok(k) => Ok(k),
+    }
 }
 
 /// Prints a campaign's progress on stderr.
@@ -124,7 +145,14 @@ pub(crate) fn run(a: MutateArgs, quiet: bool) -> Result<ExitCode> {
     if a.list {
         for u in &units {
             let unit = mutate::scan_unit(a.rtl.rtl.as_deref(), u)?;
-            for m in &unit.mutants {
+            let n = unit.mutants.len();
+            if let Some(id) = a.ids.iter().find(|&&id| id as usize > n) {
+                return Err(Error::Input(format!(
+                    "no mutant {id} of {u}: it has mutants 1..{n}"
+                )));
+            }
+            let named = |id: u32| a.ids.is_empty() || a.ids.contains(&id);
+            for m in unit.mutants.iter().filter(|m| named(m.id)) {
                 println!("{u}.m{} [{}] {}:{}", m.id, m.operator, m.file, m.line);
                 print!("{}", mutate::diff(&unit, m));
             }
