@@ -408,6 +408,38 @@ fn nonsense_arguments_exit_2_with_a_clear_line() {
         &[],
         "unknown unit `bogus`",
     );
+    // shrink's --out is checked before any replay (this bundle's RTL tree
+    // does not exist: that error would come first otherwise).
+    let b = std::env::temp_dir().join(format!("gc-cli-bundle-{}", std::process::id()));
+    std::fs::create_dir_all(&b).unwrap();
+    std::fs::write(
+        b.join("repro.json"),
+        r#"{"format": 3, "unit": "ta", "profile": "gfx9", "seed": 3, "cycles": 1000, "knobs": [], "rtl_dir": "/nonexistent/rtl", "rtl_hash": "ab12", "first_mismatch": [500, "x"], "transaction_count": 20, "stimulus": 3}"#,
+    )
+    .unwrap();
+    let bs = b.to_str().unwrap();
+    expect_error(
+        &["shrink", bs, "--out", "/proc/gc-shrunk"],
+        &[],
+        "--out /proc/gc-shrunk: cannot write there",
+    );
+    let file = b.join("repro.json");
+    expect_error(
+        &["shrink", bs, "--out", file.to_str().unwrap()],
+        &[],
+        "is not a directory",
+    );
+    let fresh = b.join("fresh");
+    expect_error(
+        &["shrink", bs, "--out", fresh.to_str().unwrap()],
+        &[],
+        "/nonexistent/rtl",
+    );
+    assert!(
+        !fresh.exists(),
+        "a shrink that failed left its --out behind"
+    );
+    let _ = std::fs::remove_dir_all(&b);
     // An include directory that is not there.
     let cl = std::env::temp_dir().join(format!("gc-cli-{}.cl", std::process::id()));
     std::fs::write(&cl, "kernel void k(global int *a) { a[0] = 1; }\n").unwrap();

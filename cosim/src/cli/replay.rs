@@ -55,22 +55,38 @@ pub(crate) fn shrink(a: ShrinkArgs) -> Result<ExitCode> {
         PathBuf::from(s)
     });
     gpucosim::refuse_overwrite(&out, "--out", &bundle)?;
-    with_testbench!(repro.unit.as_str(), B => {
+    // Checked before the replays, and not left behind made for nothing.
+    let existed = out.exists();
+    gpucosim::probe_dir(&out, "--out")?;
+    let shrunk = with_testbench!(repro.unit.as_str(), B => (|| {
         regress::check_rtl_hash::<B>(&repro, &repro.rtl_dir, force)?;
         let libs = regress::LibCache::default();
         let (lib, _) = libs.get::<B>(&repro.rtl_dir, repro.profile)?;
-        let s = regress::shrink::<B>(&repro, &lib, &out)?;
-        let label = repro.label.as_deref().map(|l| format!(".{l}")).unwrap_or_default();
-        println!(
-            "shrunk {}.{}{label}.{}: {}",
-            repro.unit,
-            repro.profile,
-            repro.seed,
-            s.summary()
-        );
-        println!("bundle: {}", out.display());
-        Ok(ExitCode::SUCCESS)
-    })
+        regress::shrink::<B>(&repro, &lib, &out)
+    })());
+    let s = match shrunk {
+        Ok(s) => s,
+        Err(e) => {
+            if !existed {
+                let _ = std::fs::remove_dir(&out);
+            }
+            return Err(e);
+        }
+    };
+    let label = repro
+        .label
+        .as_deref()
+        .map(|l| format!(".{l}"))
+        .unwrap_or_default();
+    println!(
+        "shrunk {}.{}{label}.{}: {}",
+        repro.unit,
+        repro.profile,
+        repro.seed,
+        s.summary()
+    );
+    println!("bundle: {}", out.display());
+    Ok(ExitCode::SUCCESS)
 }
 
 fn replay_on<B: gpucosim::testbench::Testbench>(
