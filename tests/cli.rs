@@ -25,6 +25,9 @@ fn expect_error(args: &[&str], env: &[(&str, &str)], needle: &str) {
         "{args:?}: stderr lacks {needle:?}:\n{err}"
     );
     assert!(!err.contains("panicked"), "{args:?} panicked:\n{err}");
+    let errors: Vec<&str> = err.lines().filter(|l| !l.starts_with("warning:")).collect();
+    assert_eq!(errors.len(), 1, "{args:?}: not one line:\n{err}");
+    assert!(errors[0].starts_with("error: "), "{args:?}:\n{err}");
 }
 
 #[test]

@@ -157,6 +157,9 @@ fn verilator_errors_reach_the_user() {
         Err(Error::Build { message, .. }) => {
             assert!(message.contains("%Error"), "{message}");
             assert!(message.contains("no_such_signal"), "{message}");
+            // On one line, without Verilator's closing count.
+            assert_eq!(message.lines().count(), 1, "{message}");
+            assert!(!message.contains("Exiting due to"), "{message}");
         }
         Err(e) => panic!("wrong error: {e}"),
         Ok(_) => panic!("broken RTL built"),

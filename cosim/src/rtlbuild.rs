@@ -1363,13 +1363,29 @@ fn run_tool(mut cmd: Command, req: &BuildRequest<'_>, what: &str) -> Result<()> 
     }
     let stderr = String::from_utf8_lossy(&out.stderr);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("%Error")).collect();
+    // One line: Verilator's errors (not its closing count), or the
+    // compiler's, or the last words of the output.
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("%Error") && !l.starts_with("%Error: Exiting due to"))
+        .collect();
+    let compiler: Vec<&str> = stderr
+        .lines()
+        .chain(stdout.lines())
+        .filter(|l| l.contains("error:") || l.contains("Error "))
+        .collect();
     let message = if !errors.is_empty() {
-        errors.join("\n")
+        errors.join("; ")
+    } else if !compiler.is_empty() {
+        compiler.join("; ")
     } else {
-        let all: Vec<&str> = stderr.lines().chain(stdout.lines()).collect();
-        let tail = all.len().saturating_sub(25);
-        all[tail..].join("\n")
+        let all: Vec<&str> = stderr
+            .lines()
+            .chain(stdout.lines())
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        all[all.len().saturating_sub(3)..].join(" | ")
     };
     Err(Error::Build {
         unit: req.table.unit.to_string(),

@@ -9,8 +9,9 @@ pub enum Error {
     /// The environment lacks something (Verilator, a compiler, a directory).
     #[error("{0}")]
     Env(String),
-    /// Verilator (or the C++ compiler) rejected the RTL; the message is theirs.
-    #[error("building the {unit} RTL from {dir} failed:\n{message}")]
+    /// Verilator (or the C++ compiler) rejected the RTL; the message is
+    /// theirs, on one line.
+    #[error("building the {unit} RTL from {dir} failed: {message}")]
     Build {
         /// Unit name.
         unit: String,
