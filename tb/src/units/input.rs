@@ -452,7 +452,12 @@ impl<const BITS: u32> U<BITS> {
             v = v
                 .checked_mul(radix as u128)
                 .and_then(|v| v.checked_add(d))
-                .ok_or_else(|| format!("`{s}` is out of range (at most 128 bits)"))?;
+                .ok_or_else(|| {
+                    format!(
+                        "`{s}` is out of range (at most {}, {BITS} bits)",
+                        Self::show(Self::MAX, radix == 16)
+                    )
+                })?;
         }
         Self::checked(v, radix == 16)
     }
@@ -478,7 +483,15 @@ impl<'de, const BITS: u32> Visitor<'de> for NumVisitor<BITS> {
         }
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<U<BITS>, E> {
-        if v.fract() == 0.0 && v >= 0.0 {
+        // Integers up to 2^53 are exact in a double: one of them here was
+        // written with a fraction or an exponent (`1e3`, `4.0`).
+        const EXACT: f64 = 9_007_199_254_740_992.0;
+        if v.fract() == 0.0 && (0.0..=EXACT).contains(&v) {
+            Err(E::custom(format_args!(
+                "an integer written with a fraction or an exponent (`4.0`, `1e3`): write it as {}",
+                v as u64
+            )))
+        } else if v.fract() == 0.0 && v >= 0.0 {
             Err(E::custom(format_args!(
                 "{v} is too large for a JSON number: write it as a string (\"0x…\")"
             )))
@@ -723,6 +736,23 @@ mod tests {
             u128::MAX
         );
         assert!(U::<128>::parse("0x1_0000_0000_0000_0000_0000_0000_0000_0000").is_err());
+        // Past 128 bits, the limit named is the field's.
+        assert_eq!(
+            U::<32>::parse(&format!("0x1{}", "0".repeat(40))).unwrap_err(),
+            format!(
+                "`0x1{}` is out of range (at most 0xffffffff, 32 bits)",
+                "0".repeat(40)
+            )
+        );
+        // A JSON number with a fraction or exponent is not an integer,
+        // whether or not its value is one.
+        let n = |v: serde_json::Value| serde_json::from_value::<U<32>>(v).unwrap_err().to_string();
+        assert_eq!(
+            n(json!(1e3)),
+            "an integer written with a fraction or an exponent (`4.0`, `1e3`): write it as 1000"
+        );
+        assert!(n(json!(1.5)).contains("1.5 is not an integer"));
+        assert!(n(json!(1e20)).contains("too large for a JSON number"));
     }
 
     #[test]
