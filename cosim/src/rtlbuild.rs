@@ -1372,7 +1372,13 @@ fn run_tool(mut cmd: Command, req: &BuildRequest<'_>, what: &str) -> Result<()> 
     let compiler: Vec<&str> = stderr
         .lines()
         .chain(stdout.lines())
-        .filter(|l| l.contains("error:") || l.contains("Error "))
+        .filter(|l| {
+            let l = l.to_ascii_lowercase();
+            ["error", "not found", "no such file"]
+                .iter()
+                .any(|w| l.contains(w))
+        })
+        .take(8)
         .collect();
     let message = if !errors.is_empty() {
         errors.join("; ")
