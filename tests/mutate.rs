@@ -800,6 +800,38 @@ fn mutants_that_do_not_compile_are_left_out_and_named() {
     assert!(!m["reason"].as_str().unwrap().contains("/tmp"), "{m}");
     assert_eq!(v["summaries"][0]["counts"]["not_built"], 1);
     assert!(v["summaries"][0]["kill_rate"].is_null());
+    // Again: which mutants Verilator rejects comes from the cache, the
+    // same.
+    let mut cmd = quick(Command::new(gpucosim_bin()));
+    let o = cmd
+        .env("GPUCOSIM_LOG", "debug")
+        .args([
+            "mutate",
+            "--unit",
+            "waitcnt",
+            "--profile",
+            "gfx9",
+            "--rtl",
+            root.to_str().unwrap(),
+            "--mutant",
+            &bad.to_string(),
+            "--seeds",
+            "1..1",
+            "--cycles",
+            "300",
+            "--json",
+            json.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("the mutants Verilator rejects are known from an earlier campaign"),
+        "{err}"
+    );
+    let again: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(again["groups"][0]["mutants"], v["groups"][0]["mutants"]);
 }
 
 #[test]

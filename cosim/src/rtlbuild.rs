@@ -524,7 +524,7 @@ fn hex(b: &[u8]) -> String {
 }
 
 /// SHA-256 over length-prefixed parts.
-fn key_of<'a>(parts: impl IntoIterator<Item = &'a str>) -> String {
+pub(crate) fn key_of<'a>(parts: impl IntoIterator<Item = &'a str>) -> String {
     let mut h = Sha256::new();
     for part in parts {
         h.update((part.len() as u64).to_le_bytes());
@@ -1450,6 +1450,10 @@ fn unit_command(
     cmd
 }
 
+/// Verilator's options of [`compile_errors`].
+pub const COMPILE_CHECK_OPTIONS: [&str; 4] =
+    ["--lint-only", "-Wno-fatal", "-Wno-lint", "-Wno-style"];
+
 /// The errors Verilator finds in a unit's RTL with a build's warning
 /// options (`--lint-only`, nothing generated): one line each, empty when
 /// it would build.
@@ -1459,8 +1463,7 @@ pub fn compile_errors(
     sources: &RtlSources,
     verilator: &Verilator,
 ) -> Result<Vec<String>> {
-    let options = ["--lint-only", "-Wno-fatal", "-Wno-lint", "-Wno-style"];
-    let out = unit_command(&options, table, profile, sources, verilator)
+    let out = unit_command(&COMPILE_CHECK_OPTIONS, table, profile, sources, verilator)
         .output()
         .map_err(|e| Error::Env(format!("cannot run {}: {e}", verilator.exe.display())))?;
     let text = String::from_utf8_lossy(&out.stderr).into_owned();

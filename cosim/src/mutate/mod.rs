@@ -283,12 +283,57 @@ pub fn instrument(
     let root = dir.path().to_path_buf();
     let mut ids = ids.clone();
     let mut not_built = BTreeMap::new();
+    // Which mutants Verilator rejects is a function of the instrumented
+    // text, the profile and Verilator: kept in the cache, the rounds of
+    // checks below (seconds each for a unit of thousands of mutants) run
+    // once per tree.
+    let mut memo: Option<PathBuf> = None;
     for _round in 0..20 {
         let (files, ranges) = unit.instrument(&ids);
         write_tree(&root, unit_name, &files)?;
         let sources = RtlSources::collect(&root, unit_name)?;
+        if memo.is_none() {
+            let key = rtlbuild::key_of([
+                "gpucosim-instrument-1",
+                unit_name,
+                &profile.to_string(),
+                &verilator.identity,
+                &rtlbuild::COMPILE_CHECK_OPTIONS.join(" "),
+                &rtlbuild::sources_hash(&sources)?,
+            ]);
+            let path = rtlbuild::cache_root()
+                .join("mutants")
+                .join(format!("{unit_name}-{profile}-{}.json", &key[..16]));
+            let known = std::fs::read_to_string(&path)
+                .ok()
+                .and_then(|t| serde_json::from_str::<BTreeMap<u32, String>>(&t).ok())
+                .filter(|nb| nb.keys().all(|id| ids.contains(id)));
+            if let Some(nb) = known {
+                tracing::debug!(
+                    "{unit_name} {profile}: the mutants Verilator rejects are known from an earlier campaign on these sources ({}): {}",
+                    path.display(),
+                    nb.len()
+                );
+                if !nb.is_empty() {
+                    ids.retain(|i| !nb.contains_key(i));
+                    write_tree(&root, unit_name, &unit.instrument(&ids).0)?;
+                }
+                return Ok(Instrumented {
+                    root,
+                    not_built: nb,
+                    _dir: dir,
+                });
+            }
+            memo = Some(path);
+        }
         let errs = rtlbuild::compile_errors(table, profile, &sources, verilator)?;
         if errs.is_empty() {
+            if let Some(path) = &memo {
+                let text = serde_json::to_string(&not_built).expect("a map serialises");
+                if let Err(e) = crate::write_atomic(path, text.as_bytes()) {
+                    tracing::debug!("the mutants that do not compile are not kept: {e}");
+                }
+            }
             return Ok(Instrumented {
                 root,
                 not_built,
