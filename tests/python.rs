@@ -283,14 +283,16 @@ fn python_package_and_cocotb_examples() {
     use gpucosim::benchmark;
     use gpucosim_model::Profile;
     let dir = tempfile::tempdir().unwrap();
+    // In the example's build of the same design above, which make finds
+    // up to date.
     let rows = benchmark::bench_cocotb(
         &python,
         &["waitcnt".to_string()],
         Profile::Gfx9,
         1,
         300,
-        &gpucosim::builtin_rtl_root(),
-        dir.path(),
+        &rtl,
+        &build.join("ok-waitcnt-gfx9"),
     )
     .unwrap();
     let c = &rows[0];
