@@ -774,7 +774,8 @@ fn mutants_that_do_not_compile_are_left_out_and_named() {
         "  always_comb mode = (((ModeB) >> 1) << 1);",
     );
     let json = dir.path().join("m.json");
-    let (code, out, err) = run(&[
+    let id = bad.to_string();
+    let args = [
         "mutate",
         "--unit",
         "waitcnt",
@@ -783,14 +784,15 @@ fn mutants_that_do_not_compile_are_left_out_and_named() {
         "--rtl",
         root.to_str().unwrap(),
         "--mutant",
-        &bad.to_string(),
+        &id,
         "--seeds",
         "1..1",
         "--cycles",
         "300",
         "--json",
         json.to_str().unwrap(),
-    ]);
+    ];
+    let (code, out, err) = run(&args);
     assert_eq!(code, 0, "{out}\n{err}");
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let m = &v["groups"][0]["mutants"][0];
@@ -805,23 +807,7 @@ fn mutants_that_do_not_compile_are_left_out_and_named() {
     let mut cmd = quick(Command::new(gpucosim_bin()));
     let o = cmd
         .env("GPUCOSIM_LOG", "debug")
-        .args([
-            "mutate",
-            "--unit",
-            "waitcnt",
-            "--profile",
-            "gfx9",
-            "--rtl",
-            root.to_str().unwrap(),
-            "--mutant",
-            &bad.to_string(),
-            "--seeds",
-            "1..1",
-            "--cycles",
-            "300",
-            "--json",
-            json.to_str().unwrap(),
-        ])
+        .args(args)
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
