@@ -922,6 +922,30 @@ fn results_that_no_regression_writes_are_refused() {
         },
         "coverage of `toy.gfx11`, which no job",
     );
+    // A launched kernel is a job on each unit its traffic reaches: the same
+    // kernel on two units is two jobs, the same on one unit twice is not.
+    let kernel = |unit: &str| regress::KernelRef {
+        file: "/k/dynlocal.gfx900.s".into(),
+        name: "dynlocal".into(),
+        profile: Profile::Gfx9,
+        launch: Some("/k/dynlocal.launch.json".into()),
+        unit: unit.into(),
+    };
+    let launched = Plan {
+        kernels: vec![kernel("lds"), kernel("ta")],
+        ..toy_plan("1..2")
+    };
+    let mut r = ResultsFile::new(&launched, None);
+    for j in JobList::new(&launched, None).unwrap().iter() {
+        r.add(regress::JobResult::new(&j));
+    }
+    r.check().unwrap();
+    r.plan.kernels[1].unit = "lds".into();
+    let e = r.check().unwrap_err();
+    assert!(
+        e.contains("names kernel `dynlocal") && e.contains("on lds.gfx9` twice"),
+        "{e}"
+    );
     // An interrupted run may hold fewer jobs.
     let mut cut = good.clone();
     cut.jobs.truncate(1);

@@ -454,10 +454,25 @@ impl Plan {
             self.profiles.iter().map(|p| p.to_string()).collect(),
             "profile",
         )?;
+        // A launched kernel is one job a unit its traffic reaches: the same
+        // kernel for another unit is another job.
         twice(
             self.kernels
                 .iter()
-                .map(|k| format!("{} ({})", k.name, k.file.display()))
+                .map(|k| {
+                    let launch = k
+                        .launch
+                        .as_ref()
+                        .map(|l| format!(" with {}", l.display()))
+                        .unwrap_or_default();
+                    format!(
+                        "{} ({}{launch}) on {}.{}",
+                        k.name,
+                        k.file.display(),
+                        k.unit,
+                        k.profile
+                    )
+                })
                 .collect(),
             "kernel",
         )?;
