@@ -305,15 +305,24 @@ fn bad_requests_are_one_line_input_errors() {
 }
 
 /// The toy unit's figures, for comparing build flags before the real units
-/// are registered: `cargo test --release --workspace -- bench::toy_figures
-/// --ignored --nocapture`. Fails if the lock-step run diverges.
+/// are registered: `GPUCOSIM_TOY_CYCLES=2000000 cargo test --release
+/// --workspace -- bench::toy_figures --ignored --nocapture` (the full
+/// suite runs it with 200,000 cycles, enough to check that it works).
+/// Fails if the lock-step run diverges.
 #[test]
 #[ignore = "a measurement, not a check; run it from a release build"]
 fn toy_figures() {
     let dir = tempfile::tempdir().unwrap();
     let rtl = toy_rtl(dir.path(), None);
+    let cycles = std::env::var("GPUCOSIM_TOY_CYCLES")
+        .ok()
+        .map(|c| {
+            c.parse()
+                .expect("GPUCOSIM_TOY_CYCLES is a number of cycles")
+        })
+        .unwrap_or(200_000);
     for profile in Profile::all() {
-        let mut s = spec(&rtl, &dir.path().join("work"), 2_000_000);
+        let mut s = spec(&rtl, &dir.path().join("work"), cycles);
         s.repeats = 3;
         let f = benchmark::bench_unit::<ToyTestbench>(&s, profile).unwrap();
         assert!(f.agreed);
