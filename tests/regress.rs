@@ -943,7 +943,7 @@ fn results_that_no_regression_writes_are_refused() {
     r.plan.kernels[1].unit = "lds".into();
     let e = r.check().unwrap_err();
     assert!(
-        e.contains("names kernel `dynlocal") && e.contains("on lds.gfx9` twice"),
+        e.contains("names kernel `dynlocal` (") && e.contains("on lds.gfx9 twice"),
         "{e}"
     );
     // An interrupted run may hold fewer jobs.

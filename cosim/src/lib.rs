@@ -130,3 +130,13 @@ pub fn simulate<B: Testbench>(
     }
     Ok((out, rtl_vcd))
 }
+
+/// The first item of `items` that an earlier one equals: a unit, profile
+/// or kernel named twice, which would run its jobs twice.
+pub fn first_repeat<T: PartialEq>(items: &[T]) -> Option<&T> {
+    items
+        .iter()
+        .enumerate()
+        .find(|(i, x)| items[..*i].contains(x))
+        .map(|(_, x)| x)
+}

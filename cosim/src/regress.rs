@@ -442,40 +442,23 @@ impl Plan {
             ));
         }
         self.total().map_err(|e| format!("its plan: {e}"))?;
-        let twice = |names: Vec<String>, what: &str| -> std::result::Result<(), String> {
-            let mut seen = HashSet::new();
-            match names.into_iter().find(|n| !seen.insert(n.clone())) {
-                Some(n) => Err(format!("its plan names {what} `{n}` twice")),
-                None => Ok(()),
-            }
-        };
-        twice(self.units.clone(), "unit")?;
-        twice(
-            self.profiles.iter().map(|p| p.to_string()).collect(),
-            "profile",
-        )?;
+        if let Some(u) = crate::first_repeat(&self.units) {
+            return Err(format!("its plan names unit `{u}` twice"));
+        }
+        if let Some(p) = crate::first_repeat(&self.profiles) {
+            return Err(format!("its plan names profile `{p}` twice"));
+        }
         // A launched kernel is one job a unit its traffic reaches: the same
-        // kernel for another unit is another job.
-        twice(
-            self.kernels
-                .iter()
-                .map(|k| {
-                    let launch = k
-                        .launch
-                        .as_ref()
-                        .map(|l| format!(" with {}", l.display()))
-                        .unwrap_or_default();
-                    format!(
-                        "{} ({}{launch}) on {}.{}",
-                        k.name,
-                        k.file.display(),
-                        k.unit,
-                        k.profile
-                    )
-                })
-                .collect(),
-            "kernel",
-        )?;
+        // kernel for another unit is another kernel of the plan.
+        if let Some(k) = crate::first_repeat(&self.kernels) {
+            return Err(format!(
+                "its plan names kernel `{}` ({}) on {}.{} twice",
+                k.name,
+                k.file.display(),
+                k.unit,
+                k.profile
+            ));
+        }
         if self.cycles == 0 {
             return Err("its plan runs jobs of no cycles".into());
         }

@@ -43,10 +43,10 @@ impl Selection {
     /// The units and profiles given, or all of them when none is; one
     /// given twice is an error (it would run its jobs twice).
     pub(crate) fn or_all(self) -> Result<(Vec<String>, Vec<Profile>)> {
-        if let Some(u) = twice(&self.units) {
+        if let Some(u) = gpucosim::first_repeat(&self.units) {
             return Err(Error::Input(format!("--unit {u} is given twice")));
         }
-        if let Some(p) = twice(&self.profiles) {
+        if let Some(p) = gpucosim::first_repeat(&self.profiles) {
             return Err(Error::Input(format!("--profile {p} is given twice")));
         }
         let units = if self.units.is_empty() {
@@ -61,15 +61,6 @@ impl Selection {
         };
         Ok((units, profiles))
     }
-}
-
-/// The first item of `items` that an earlier one equals.
-pub(crate) fn twice<T: PartialEq>(items: &[T]) -> Option<&T> {
-    items
-        .iter()
-        .enumerate()
-        .find(|(i, x)| items[..*i].contains(x))
-        .map(|(_, x)| x)
 }
 
 /// The RTL tree to co-simulate (`--rtl`).
