@@ -113,6 +113,44 @@ fn a_build_keeps_only_what_a_cached_start_needs() {
     assert!(e.rtl_dir.as_deref().unwrap().ends_with("rtl/lds"), "{e:?}");
 }
 
+/// Two builds of a unit whose RTL differs behind the same ports compile the
+/// shim once: the second takes its object from the cache and still runs its
+/// own RTL (a broken fixture, which diverges where the first passes).
+#[test]
+fn builds_with_the_same_ports_share_the_shim_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = gpucosim_tests::fresh_cache(&dir.path().join("cache"));
+    let v = verilator();
+    let (name, fixture) = gpucosim_tests::BrokenFixture::all()
+        .into_iter()
+        .find(|(_, f)| f.unit == "waitcnt")
+        .expect("a waitcnt fixture");
+    let good = dir.path().join("good/rtl");
+    gpucosim_tests::copy_tree(&gpucosim_tests::repo_root().join("rtl"), &good).unwrap();
+    let bad = fixture.apply(&dir.path().join("bad"));
+    let run = |rtl: &Path| {
+        let o = gpucosim(&cache, &v)
+            .args(["run", "--unit", "waitcnt", "--profile", &fixture.profile])
+            .args(["--seed", &fixture.seed.to_string()])
+            .args(["--cycles", &fixture.cycles.to_string(), "-v", "--rtl"])
+            .arg(rtl)
+            .output()
+            .unwrap();
+        let (out, err) = text(&o);
+        (o.status.code(), format!("{out}\n{err}"))
+    };
+    let objects = cache.join(cache::USER_OBJECTS);
+    let (code, log) = run(&good);
+    assert_eq!(code, Some(0), "{log}");
+    assert!(log.contains("gc_shim.o: compiled, then kept as"), "{log}");
+    assert_eq!(names(&objects).len(), 1, "{log}");
+    let (code, log) = run(&bad);
+    assert_eq!(code, Some(1), "fixture {name} not caught:\n{log}");
+    assert!(log.contains("gc_shim.o: reused from"), "{log}");
+    assert!(log.contains("DIVERGENCE"), "{log}");
+    assert_eq!(names(&objects).len(), 1, "{log}");
+}
+
 /// An executable `path` that logs each run's arguments into `log`, waits
 /// `pause` seconds and runs `real` with them.
 fn logging_wrapper(path: &Path, real: &str, log: &Path, pause: u32) -> PathBuf {

@@ -10,8 +10,10 @@
 //! (99 % of a build directory) are deleted once the library is linked:
 //! nothing reads them again. A build always starts from a fresh directory
 //! (the generated makefile names the temporary directory it was made in,
-//! so it could not be rerun in the entry anyway), and Verilator's runtime
-//! objects, the one part worth reusing, are kept apart in `<cache>/runtime/`.
+//! so it could not be rerun in the entry anyway). The parts worth reusing
+//! are kept apart: Verilator's runtime objects in `<cache>/runtime/`, and
+//! the objects of the shim and the bare loop in `<cache>/objects/`
+//! ([`USER_OBJECTS`]), which depend on a unit's ports but not on its RTL.
 //!
 //! Locks (`flock`, released by the kernel when a process dies, so a crashed
 //! holder never blocks anyone):
@@ -34,6 +36,11 @@ use std::time::{Duration, SystemTime};
 
 /// An entry's description, written when it is built.
 pub const META_FILE: &str = "entry.json";
+/// The cache's directory of compiled shims and bare loops, one object per
+/// key of what it is compiled from: its source, the model's public header
+/// (the ports), Verilator and the flags. A build whose key is there copies
+/// the object instead of compiling it.
+pub const USER_OBJECTS: &str = "objects";
 /// The file whose shared lock marks an entry in use and whose modification
 /// time is its last use.
 pub const USE_FILE: &str = ".use";

@@ -736,6 +736,7 @@ fn build_artifact(
     run_tool(cmd, req, "verilator")?;
     let verilator_seconds = t_verilator.elapsed().as_secs_f64();
     check_ports(req, &obj.join(format!("V{}.h", req.table.top)))?;
+    let mut eval_text = String::new();
     if art == Artifact::Shim {
         let direct = direct_eval(&obj, req.table.top)?;
         tracing::debug!(
@@ -747,7 +748,8 @@ fn build_artifact(
             }
         );
         let header = tmp.path().join("gc_eval.h");
-        std::fs::write(&header, eval_header(direct)).map_err(|e| Error::io(&header, e))?;
+        eval_text = eval_header(direct);
+        std::fs::write(&header, &eval_text).map_err(|e| Error::io(&header, e))?;
     }
     std::fs::copy(&hooks, obj.join("gc_hooks.h")).map_err(|e| Error::io(&obj, e))?;
     let runtime = cache.join("runtime").join(&runtime_key[..16]);
@@ -760,6 +762,44 @@ fn build_artifact(
             "compiled, then kept in"
         },
         runtime.display()
+    );
+    let user = match art {
+        Artifact::Shim => "gc_shim",
+        Artifact::Bare => "gc_bare",
+    };
+    // The shim (or the bare loop) is compiled from its source, the headers
+    // next to it and the model's public header, which declares the ports
+    // and nothing of the logic behind them: every build of a unit with the
+    // same ports, Verilator and flags compiles the same object.
+    let user_key = key_of([
+        "gpucosim-user-object-1",
+        user,
+        &source,
+        &eval_text,
+        HOOKS_HEADER,
+        &local_headers(&obj, &format!("V{}.h", req.table.top)),
+        &vflags,
+        trace,
+        &coverage,
+        cflags.trim(),
+        &make_flags,
+        &verilator.identity,
+        &cxx,
+    ]);
+    let user_cached = cache
+        .join(cache::USER_OBJECTS)
+        .join(format!("{user}-{}.o", &user_key[..16]));
+    let user_obj = obj.join(format!("{user}.o"));
+    // Copied after its source was written, so make finds it up to date.
+    let user_reused = std::fs::copy(&user_cached, &user_obj).is_ok();
+    tracing::debug!(
+        "{user}.o: {} {}",
+        if user_reused {
+            "reused from"
+        } else {
+            "compiled, then kept as"
+        },
+        user_cached.display()
     );
 
     let jobs = std::thread::available_parallelism()
@@ -780,15 +820,14 @@ fn build_artifact(
         make.arg(format!("CXX={cxx}")).arg(format!("LINK={cxx}"));
     }
     let t_cxx = std::time::Instant::now();
-    let user = match art {
-        Artifact::Shim => "gc_shim",
-        Artifact::Bare => "gc_bare",
-    };
-    let objects = expected_objects(&obj, req.table.top, user, reused);
+    let objects = expected_objects(&obj, req.table.top, (!user_reused).then_some(user), reused);
     progress.watch_compile(&obj, &objects, || run_tool(make, req, "make"))?;
     let cxx_seconds = t_cxx.elapsed().as_secs_f64();
     if !reused {
         keep_runtime(&runtime, &obj);
+    }
+    if !user_reused {
+        keep_file(&user_obj, &user_cached);
     }
     let built = obj.join(out_name);
     let final_lib = tmp.path().join(out_name);
@@ -902,7 +941,7 @@ fn build_label(
 /// `__ALL` object when it did not split its output), `user` (the shim or
 /// the bare loop), and the runtime unless `reused`. Empty when the list
 /// cannot be read.
-fn expected_objects(obj: &Path, top: &str, user: &str, reused: bool) -> Vec<String> {
+fn expected_objects(obj: &Path, top: &str, user: Option<&str>, reused: bool) -> Vec<String> {
     let Ok(text) = std::fs::read_to_string(obj.join(format!("V{top}_classes.mk"))) else {
         return Vec::new();
     };
@@ -947,8 +986,9 @@ fn expected_objects(obj: &Path, top: &str, user: &str, reused: bool) -> Vec<Stri
     } else {
         vec![format!("V{top}__ALL")]
     };
-    // The shim (or the bare loop): the one user class.
-    out.push(user.to_string());
+    // The shim (or the bare loop): the one user class, unless its object
+    // came from the cache.
+    out.extend(user.map(String::from));
     if !reused {
         out.extend(get("VM_GLOBAL_FAST"));
         out.extend(get("VM_GLOBAL_SLOW"));
@@ -1083,6 +1123,59 @@ fn reuse_runtime(runtime: &Path, obj: &Path) -> bool {
         }
     }
     any
+}
+
+/// The headers of the build directory `obj` that `header` includes, itself
+/// first, directly or through each other (`#include "…"` lines naming a
+/// file there), each as its name and text: what an object including
+/// `header` is compiled from besides its own source and Verilator's
+/// headers.
+fn local_headers(obj: &Path, header: &str) -> String {
+    let mut out = String::new();
+    let mut todo = vec![header.to_string()];
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some(name) = todo.pop() {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(obj.join(&name)) else {
+            continue;
+        };
+        for line in text.lines() {
+            let included = line
+                .trim_start()
+                .strip_prefix("#include")
+                .map(str::trim)
+                .and_then(|r| r.strip_prefix('"'))
+                .and_then(|r| r.split_once('"'))
+                .map(|(n, _)| n);
+            if let Some(n) = included {
+                if !n.contains('/') && obj.join(n).is_file() {
+                    todo.push(n.to_string());
+                }
+            }
+        }
+        out.push_str(&format!("{name} {}\n{text}", text.len()));
+    }
+    out
+}
+
+/// Copies `from` to `to` through a temporary file in `to`'s directory, so
+/// that a reader sees all of it or nothing. Best effort: without the copy
+/// the next build compiles again.
+fn keep_file(from: &Path, to: &Path) {
+    let Some(dir) = to.parent() else {
+        return;
+    };
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    let Ok(tmp) = tempfile::Builder::new().prefix(".keep-").tempfile_in(dir) else {
+        return;
+    };
+    if std::fs::copy(from, tmp.path()).is_ok() {
+        let _ = tmp.persist(to);
+    }
 }
 
 /// Keeps the runtime objects (`verilated*.o`) a build compiled, for the
@@ -1582,7 +1675,7 @@ mod tests {
         let path = dir.path().join("Vdemo_top_classes.mk");
         std::fs::write(&path, mk(1)).unwrap();
         assert_eq!(
-            expected_objects(dir.path(), "demo_top", "gc_shim", false),
+            expected_objects(dir.path(), "demo_top", Some("gc_shim"), false),
             [
                 "Vdemo_top",
                 "Vdemo_top___024root__0",
@@ -1595,10 +1688,15 @@ mod tests {
         );
         std::fs::write(&path, mk(0)).unwrap();
         assert_eq!(
-            expected_objects(dir.path(), "demo_top", "gc_bare", true),
+            expected_objects(dir.path(), "demo_top", Some("gc_bare"), true),
             ["Vdemo_top__ALL", "gc_bare"]
         );
-        assert!(expected_objects(dir.path(), "other_top", "gc_shim", true).is_empty());
+        // A shim object from the cache is not compiled.
+        assert_eq!(
+            expected_objects(dir.path(), "demo_top", None, true),
+            ["Vdemo_top__ALL"]
+        );
+        assert!(expected_objects(dir.path(), "other_top", Some("gc_shim"), true).is_empty());
     }
 
     #[test]
