@@ -177,7 +177,8 @@ fn logging_verilator(dir: &Path, real: &Path, log: &Path) -> PathBuf {
 /// makefile names (which the makefile's own assignment would otherwise
 /// keep, `$CXX` only changing the build key): a wrapper named by it logs
 /// each call and hands it to `c++`, and the build goes through it; a `$CXX`
-/// that does not exist fails the build, naming it.
+/// that does not exist fails the build, naming it. Two builds started
+/// together on the fresh cache compile Verilator's runtime objects once.
 #[test]
 #[ignore = "heavy (RTL builds of its own): the full suite runs it, `cargo test --release --workspace -- --include-ignored`"]
 fn the_compiler_cxx_names_builds_the_rtl() {
@@ -186,14 +187,26 @@ fn the_compiler_cxx_names_builds_the_rtl() {
     let v = verilator();
     let log = dir.path().join("cxx.log");
     let cxx = logging_wrapper(&dir.path().join("logging-c++"), "c++", &log, 0);
-    let o = gpucosim(&cache, &v)
-        .env("CXX", &cxx)
-        .args(["build", "--unit", "waitcnt", "--profile", "gfx9"])
-        .output()
-        .unwrap();
-    let (out, err) = text(&o);
-    assert!(o.status.success(), "{out}\n{err}");
+    let build = |unit: &str| {
+        gpucosim(&cache, &v)
+            .env("CXX", &cxx)
+            .args(["build", "--unit", unit, "--profile", "gfx9"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (build("waitcnt"), build("ta"));
+    for o in [a.wait_with_output().unwrap(), b.wait_with_output().unwrap()] {
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{out}\n{err}");
+    }
     let calls = std::fs::read_to_string(&log).unwrap_or_default();
+    let runtime = calls
+        .lines()
+        .filter(|l| l.contains("verilated.cpp"))
+        .count();
+    assert_eq!(runtime, 1, "Verilator's runtime compiled {runtime} times:\n{calls}");
     assert!(
         calls.lines().any(|l| l.contains("gc_shim.cpp")),
         "the shim was not compiled by $CXX:\n{calls}"

@@ -21,6 +21,9 @@
 //!   (and by a prune removing it); a second process wanting the same entry
 //!   says that it waits, waits, and then starts from the cache. The holder
 //!   writes its pid and host into the file for that message.
+//! - `runtime/.<key>.lock`, exclusive: held by the build compiling
+//!   Verilator's runtime objects of that key; a build needing them waits,
+//!   then copies them.
 //! - `<entry>/.use`, shared: held by every process that started from the
 //!   entry until it exits; a prune removes an entry only if it can take
 //!   both locks at once.

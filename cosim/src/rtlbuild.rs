@@ -752,17 +752,59 @@ fn build_artifact(
         std::fs::write(&header, &eval_text).map_err(|e| Error::io(&header, e))?;
     }
     std::fs::copy(&hooks, obj.join("gc_hooks.h")).map_err(|e| Error::io(&obj, e))?;
-    let runtime = cache.join("runtime").join(&runtime_key[..16]);
-    let reused = reuse_runtime(&runtime, &obj);
-    tracing::debug!(
-        "Verilator's runtime objects: {} {}",
-        if reused {
-            "reused from"
-        } else {
-            "compiled, then kept in"
-        },
-        runtime.display()
-    );
+    let jobs = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let make = |targets: &[String]| {
+        let mut make = Command::new("make");
+        make.arg(format!("-j{jobs}"))
+            .arg("-s")
+            .arg("-C")
+            .arg(&obj)
+            .arg("-f")
+            .arg(format!("V{}.mk", req.table.top))
+            .args(MAKE_FLAGS)
+            .arg(opt_global);
+        if !cxx.is_empty() {
+            // On make's command line, which overrides the compiler Verilator's
+            // makefile was configured with.
+            make.arg(format!("CXX={cxx}")).arg(format!("LINK={cxx}"));
+        }
+        make.args(targets);
+        make
+    };
+    let t_cxx = std::time::Instant::now();
+    let runtime_dir = cache.join("runtime");
+    let runtime = runtime_dir.join(&runtime_key[..16]);
+    let mut reused = reuse_runtime(&runtime, &obj);
+    let mut how = "reused from";
+    let globals = runtime_objects(&obj, req.table.top);
+    if !reused && !globals.is_empty() {
+        // One build compiles the runtime objects and keeps them; builds
+        // that need them meanwhile wait for them rather than compile them
+        // too (on a fresh cache, the first builds start together).
+        create_cache_dir(&runtime_dir)?;
+        let _lock =
+            cache::KeyLock::take(&runtime_dir, &runtime_key[..16], |holder| match holder {
+                Some(h) => tracing::info!(
+                    "waiting for another gpucosim compiling Verilator's runtime ({h})"
+                ),
+                None => {
+                    tracing::info!("waiting for another gpucosim compiling Verilator's runtime")
+                }
+            })?;
+        reused = reuse_runtime(&runtime, &obj);
+        if !reused {
+            progress.phase("C++ compile, Verilator's runtime".into());
+            run_tool(make(&globals), req, "make")?;
+            keep_runtime(&runtime, &obj);
+            (reused, how) = (true, "compiled first, then kept in");
+        }
+    }
+    if !reused {
+        how = "compiled with the model, then kept in";
+    }
+    tracing::debug!("Verilator's runtime objects: {how} {}", runtime.display());
     let user = match art {
         Artifact::Shim => "gc_shim",
         Artifact::Bare => "gc_bare",
@@ -802,26 +844,8 @@ fn build_artifact(
         user_cached.display()
     );
 
-    let jobs = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
-    let mut make = Command::new("make");
-    make.arg(format!("-j{jobs}"))
-        .arg("-s")
-        .arg("-C")
-        .arg(&obj)
-        .arg("-f")
-        .arg(format!("V{}.mk", req.table.top))
-        .args(MAKE_FLAGS)
-        .arg(opt_global);
-    if !cxx.is_empty() {
-        // On make's command line, which overrides the compiler Verilator's
-        // makefile was configured with.
-        make.arg(format!("CXX={cxx}")).arg(format!("LINK={cxx}"));
-    }
-    let t_cxx = std::time::Instant::now();
     let objects = expected_objects(&obj, req.table.top, (!user_reused).then_some(user), reused);
-    progress.watch_compile(&obj, &objects, || run_tool(make, req, "make"))?;
+    progress.watch_compile(&obj, &objects, || run_tool(make(&[]), req, "make"))?;
     let cxx_seconds = t_cxx.elapsed().as_secs_f64();
     if !reused {
         keep_runtime(&runtime, &obj);
@@ -942,9 +966,51 @@ fn build_label(
 /// the bare loop), and the runtime unless `reused`. Empty when the list
 /// cannot be read.
 fn expected_objects(obj: &Path, top: &str, user: Option<&str>, reused: bool) -> Vec<String> {
-    let Ok(text) = std::fs::read_to_string(obj.join(format!("V{top}_classes.mk"))) else {
+    let Some(lists) = class_lists(obj, top) else {
         return Vec::new();
     };
+    let get = |v: &str| lists.get(v).cloned().unwrap_or_default();
+    let parallel = get("VM_PARALLEL_BUILDS").first().is_some_and(|v| v == "1");
+    let mut out = if parallel {
+        [
+            "VM_CLASSES_FAST",
+            "VM_CLASSES_SLOW",
+            "VM_SUPPORT_FAST",
+            "VM_SUPPORT_SLOW",
+        ]
+        .iter()
+        .flat_map(|v| get(v))
+        .collect()
+    } else {
+        vec![format!("V{top}__ALL")]
+    };
+    // The shim (or the bare loop): the one user class, unless its object
+    // came from the cache.
+    out.extend(user.map(String::from));
+    if !reused {
+        out.extend(get("VM_GLOBAL_FAST"));
+        out.extend(get("VM_GLOBAL_SLOW"));
+    }
+    out
+}
+
+/// Verilator's runtime objects of the model in `obj` (`verilated.o`, …), as
+/// make targets; empty when the class list cannot be read.
+fn runtime_objects(obj: &Path, top: &str) -> Vec<String> {
+    let Some(lists) = class_lists(obj, top) else {
+        return Vec::new();
+    };
+    ["VM_GLOBAL_FAST", "VM_GLOBAL_SLOW"]
+        .iter()
+        .flat_map(|v| lists.get(*v).cloned().unwrap_or_default())
+        .map(|stem| format!("{stem}.o"))
+        .collect()
+}
+
+/// The variables of Verilator's class list `V<top>_classes.mk` in `obj`,
+/// each as its words.
+fn class_lists(obj: &Path, top: &str) -> Option<std::collections::BTreeMap<String, Vec<String>>> {
+    let text = std::fs::read_to_string(obj.join(format!("V{top}_classes.mk"))).ok()?;
     let mut lists: std::collections::BTreeMap<String, Vec<String>> = Default::default();
     let mut current: Option<String> = None;
     for line in text.lines() {
@@ -971,29 +1037,7 @@ fn expected_objects(obj: &Path, top: &str, user: Option<&str>, reused: bool) -> 
             }
         }
     }
-    let get = |v: &str| lists.get(v).cloned().unwrap_or_default();
-    let parallel = get("VM_PARALLEL_BUILDS").first().is_some_and(|v| v == "1");
-    let mut out = if parallel {
-        [
-            "VM_CLASSES_FAST",
-            "VM_CLASSES_SLOW",
-            "VM_SUPPORT_FAST",
-            "VM_SUPPORT_SLOW",
-        ]
-        .iter()
-        .flat_map(|v| get(v))
-        .collect()
-    } else {
-        vec![format!("V{top}__ALL")]
-    };
-    // The shim (or the bare loop): the one user class, unless its object
-    // came from the cache.
-    out.extend(user.map(String::from));
-    if !reused {
-        out.extend(get("VM_GLOBAL_FAST"));
-        out.extend(get("VM_GLOBAL_SLOW"));
-    }
-    out
+    Some(lists)
 }
 
 /// What a cold build shows while it runs. On a terminal (stderr a tty,
