@@ -832,8 +832,15 @@ fn build_artifact(
         .join(cache::USER_OBJECTS)
         .join(format!("{user}-{}.o", &user_key[..16]));
     let user_obj = obj.join(format!("{user}.o"));
-    // Copied after its source was written, so make finds it up to date.
-    let user_reused = std::fs::copy(&user_cached, &user_obj).is_ok();
+    // Copied after its source was written, so make finds it up to date;
+    // a copy cut short (a full disk) is removed, or make would take it.
+    let user_reused = match std::fs::copy(&user_cached, &user_obj) {
+        Ok(_) => true,
+        Err(_) => {
+            let _ = std::fs::remove_file(&user_obj);
+            false
+        }
+    };
     tracing::debug!(
         "{user}.o: {} {}",
         if user_reused {
@@ -1160,7 +1167,10 @@ fn reuse_runtime(runtime: &Path, obj: &Path) -> bool {
     for e in rd.flatten() {
         let p = e.path();
         if p.extension().is_some_and(|x| x == "o") {
-            if std::fs::copy(&p, obj.join(e.file_name())).is_err() {
+            let to = obj.join(e.file_name());
+            if std::fs::copy(&p, &to).is_err() {
+                // Not left behind cut short, where make would take it.
+                let _ = std::fs::remove_file(&to);
                 return false;
             }
             any = true;
