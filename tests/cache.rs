@@ -206,7 +206,10 @@ fn the_compiler_cxx_names_builds_the_rtl() {
         .lines()
         .filter(|l| l.contains("verilated.cpp"))
         .count();
-    assert_eq!(runtime, 1, "Verilator's runtime compiled {runtime} times:\n{calls}");
+    assert_eq!(
+        runtime, 1,
+        "Verilator's runtime compiled {runtime} times:\n{calls}"
+    );
     assert!(
         calls.lines().any(|l| l.contains("gc_shim.cpp")),
         "the shim was not compiled by $CXX:\n{calls}"
