@@ -113,9 +113,10 @@ fn a_build_keeps_only_what_a_cached_start_needs() {
     assert!(e.rtl_dir.as_deref().unwrap().ends_with("rtl/lds"), "{e:?}");
 }
 
-/// Two builds of a unit whose RTL differs behind the same ports compile the
-/// shim once: the second takes its object from the cache and still runs its
-/// own RTL (a broken fixture, which diverges where the first passes).
+/// Builds of a unit whose RTL differs behind the same ports compile the
+/// shim once: a later one takes its object from the cache and still runs
+/// its own RTL (a broken fixture, which diverges where the others pass). A
+/// cache where the object cannot be kept builds all the same.
 #[test]
 fn builds_with_the_same_ports_share_the_shim_object() {
     let dir = tempfile::tempdir().unwrap();
@@ -127,6 +128,12 @@ fn builds_with_the_same_ports_share_the_shim_object() {
         .expect("a waitcnt fixture");
     let good = dir.path().join("good/rtl");
     gpucosim_tests::copy_tree(&gpucosim_tests::repo_root().join("rtl"), &good).unwrap();
+    // The same design with one more comment: a build of its own.
+    let other = dir.path().join("other/rtl");
+    gpucosim_tests::copy_tree(&good, &other).unwrap();
+    let top = other.join("waitcnt/waitcnt_top.sv");
+    let sv = std::fs::read_to_string(&top).unwrap();
+    std::fs::write(&top, sv + "// one more comment\n").unwrap();
     let bad = fixture.apply(&dir.path().join("bad"));
     let run = |rtl: &Path| {
         let o = gpucosim(&cache, &v)
@@ -139,8 +146,15 @@ fn builds_with_the_same_ports_share_the_shim_object() {
         let (out, err) = text(&o);
         (o.status.code(), format!("{out}\n{err}"))
     };
+    // Its directory taken by a file: the object is not kept, and says so.
     let objects = cache.join(cache::USER_OBJECTS);
+    std::fs::write(&objects, "").unwrap();
     let (code, log) = run(&good);
+    assert_eq!(code, Some(0), "{log}");
+    assert!(log.contains("gc_shim.o: compiled, then kept as"), "{log}");
+    assert!(log.contains("gc_shim.o not kept as"), "{log}");
+    std::fs::remove_file(&objects).unwrap();
+    let (code, log) = run(&other);
     assert_eq!(code, Some(0), "{log}");
     assert!(log.contains("gc_shim.o: compiled, then kept as"), "{log}");
     assert_eq!(names(&objects).len(), 1, "{log}");

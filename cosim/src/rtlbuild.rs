@@ -995,8 +995,7 @@ fn expected_objects(obj: &Path, top: &str, user: Option<&str>, reused: bool) -> 
     // came from the cache.
     out.extend(user.map(String::from));
     if !reused {
-        out.extend(get("VM_GLOBAL_FAST"));
-        out.extend(get("VM_GLOBAL_SLOW"));
+        out.extend(runtime_stems(&lists));
     }
     out
 }
@@ -1004,14 +1003,20 @@ fn expected_objects(obj: &Path, top: &str, user: Option<&str>, reused: bool) -> 
 /// Verilator's runtime objects of the model in `obj` (`verilated.o`, …), as
 /// make targets; empty when the class list cannot be read.
 fn runtime_objects(obj: &Path, top: &str) -> Vec<String> {
-    let Some(lists) = class_lists(obj, top) else {
-        return Vec::new();
-    };
+    class_lists(obj, top).map_or_else(Vec::new, |lists| {
+        runtime_stems(&lists)
+            .map(|stem| format!("{stem}.o"))
+            .collect()
+    })
+}
+
+/// The runtime's objects (stems) in a class list from [`class_lists`].
+fn runtime_stems(
+    lists: &std::collections::BTreeMap<String, Vec<String>>,
+) -> impl Iterator<Item = String> + '_ {
     ["VM_GLOBAL_FAST", "VM_GLOBAL_SLOW"]
-        .iter()
-        .flat_map(|v| lists.get(*v).cloned().unwrap_or_default())
-        .map(|stem| format!("{stem}.o"))
-        .collect()
+        .into_iter()
+        .flat_map(|v| lists.get(v).into_iter().flatten().cloned())
 }
 
 /// The variables of Verilator's class list `V<top>_classes.mk` in `obj`,
@@ -1216,19 +1221,17 @@ fn local_headers(obj: &Path, header: &str) -> String {
 
 /// Copies `from` to `to` through a temporary file in `to`'s directory, so
 /// that a reader sees all of it or nothing. Best effort: without the copy
-/// the next build compiles again.
+/// the next build compiles again (logged at debug level).
 fn keep_file(from: &Path, to: &Path) {
-    let Some(dir) = to.parent() else {
-        return;
-    };
-    if std::fs::create_dir_all(dir).is_err() {
-        return;
-    }
-    let Ok(tmp) = tempfile::Builder::new().prefix(".keep-").tempfile_in(dir) else {
-        return;
-    };
-    if std::fs::copy(from, tmp.path()).is_ok() {
-        let _ = tmp.persist(to);
+    let kept = (|| -> std::io::Result<()> {
+        let dir = to.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir)?;
+        let tmp = tempfile::Builder::new().prefix(".keep-").tempfile_in(dir)?;
+        std::fs::copy(from, tmp.path())?;
+        tmp.persist(to).map(drop).map_err(|e| e.error)
+    })();
+    if let Err(e) = kept {
+        tracing::debug!("{} not kept as {}: {e}", from.display(), to.display());
     }
 }
 
