@@ -121,6 +121,10 @@ fn a_build_keeps_only_what_a_cached_start_needs() {
 fn builds_with_the_same_ports_share_the_shim_object() {
     let dir = tempfile::tempdir().unwrap();
     let cache = gpucosim_tests::fresh_cache(&dir.path().join("cache"));
+    let objects = cache.join(cache::USER_OBJECTS);
+    if objects.exists() {
+        std::fs::remove_dir_all(&objects).unwrap();
+    }
     let v = verilator();
     let (name, fixture) = gpucosim_tests::BrokenFixture::all()
         .into_iter()
@@ -147,7 +151,6 @@ fn builds_with_the_same_ports_share_the_shim_object() {
         (o.status.code(), format!("{out}\n{err}"))
     };
     // Its directory taken by a file: the object is not kept, and says so.
-    let objects = cache.join(cache::USER_OBJECTS);
     std::fs::write(&objects, "").unwrap();
     let (code, log) = run(&good);
     assert_eq!(code, Some(0), "{log}");
@@ -250,7 +253,7 @@ fn the_compiler_cxx_names_builds_the_rtl() {
 #[test]
 fn two_concurrent_regress_runs_on_one_fresh_cache_build_once() {
     let dir = tempfile::tempdir().unwrap();
-    let cache = dir.path().join("cache");
+    let cache = gpucosim_tests::fresh_cache(&dir.path().join("cache"));
     let log = dir.path().join("verilator.log");
     let v = logging_verilator(dir.path(), &verilator(), &log);
     let start = |n: u32| {

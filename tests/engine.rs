@@ -573,7 +573,7 @@ fn an_rtl_that_never_returns_is_aborted_and_reported_with_its_cycle() {
             let waves = dir.path().join(format!("waves{pipeline}"));
             let mut s = spec(&rtl, Some(&waves), Profile::Gfx9, 5000);
             s.pipeline = pipeline;
-            s.limits.stall = Some(std::time::Duration::from_secs(2));
+            s.limits.stall = Some(std::time::Duration::from_secs(1));
             let t0 = std::time::Instant::now();
             let (out, _) = gpucosim::simulate::<ToyTestbench>(&s, Stimulus::Fresh, false)
                 .unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -238,17 +238,20 @@ pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// A new, empty RTL cache at `at` for a test about building from nothing,
-/// given the shared cache's Verilator runtime objects (`runtime/`, which
-/// depend on neither the RTL nor the unit, are kept apart for reuse, and
-/// are complete once there): its first build then compiles its RTL alone,
-/// not also about 6 CPU-seconds of runtime. None are given when the shared
-/// cache has none yet.
+/// A new RTL cache at `at`, without builds, for a test about building
+/// from nothing, given the shared cache's compiled objects that depend on
+/// no RTL: Verilator's runtime objects (`runtime/`: about 6 CPU-seconds
+/// a flag set) and the shims' objects (`objects/`: 1–2 CPU-seconds a unit
+/// and flag set), which builds keep apart for reuse and which are
+/// complete once there. Its builds then compile their RTL alone. None
+/// are given when the shared cache has none yet.
 pub fn fresh_cache(at: &Path) -> PathBuf {
     std::fs::create_dir_all(at).unwrap();
-    let runtime = gpucosim::cache_root().join("runtime");
-    if runtime.is_dir() {
-        copy_tree(&runtime, &at.join("runtime")).unwrap();
+    for kept in ["runtime", gpucosim::cache::USER_OBJECTS] {
+        let from = gpucosim::cache_root().join(kept);
+        if from.is_dir() {
+            copy_tree(&from, &at.join(kept)).unwrap();
+        }
     }
     at.to_path_buf()
 }
