@@ -136,7 +136,7 @@ fn a_hang_is_aborted_and_a_regression_with_rtl_errors_and_hangs_goes_on() {
             "--cycles",
             "6000",
         ])
-        .args(["--stall-timeout", "2"])
+        .args(["--stall-timeout", "1"])
         .arg("--rtl")
         .arg(&rtl)
         .arg("--waves")
@@ -163,7 +163,7 @@ fn a_hang_is_aborted_and_a_regression_with_rtl_errors_and_hangs_goes_on() {
         .args([
             "regress", "--unit", "ta", "--unit", "waitcnt", "--seeds", "1..2",
         ])
-        .args(["--cycles", "6000", "--stall-timeout", "2", "--jobs", "2"])
+        .args(["--cycles", "6000", "--stall-timeout", "1", "--jobs", "2"])
         .arg("--rtl")
         .arg(&rtl)
         .arg("--junit")
@@ -224,7 +224,7 @@ fn a_hang_is_aborted_and_a_regression_with_rtl_errors_and_hangs_goes_on() {
         let o = gpucosim()
             .args(["regress", "--unit", "waitcnt", "--profile", profile])
             .args(["--seeds", "1..1", "--no-stress", "--cycles", "6000"])
-            .args(["--stall-timeout", "2", "--jobs", "2", "--quiet"])
+            .args(["--stall-timeout", "1", "--jobs", "2", "--quiet"])
             .arg("--rtl")
             .arg(&rtl)
             .arg("--results")
