@@ -184,12 +184,6 @@ fn logging_wrapper(path: &Path, real: &str, log: &Path, pause: u32) -> PathBuf {
     path.to_path_buf()
 }
 
-/// A Verilator that logs each run into `log`, a second late: two builds
-/// started together overlap for sure.
-fn logging_verilator(dir: &Path, real: &Path, log: &Path) -> PathBuf {
-    logging_wrapper(&dir.join("verilator"), &real.display().to_string(), log, 1)
-}
-
 /// `$CXX` compiles and links the RTL in place of the compiler Verilator's
 /// makefile names (which the makefile's own assignment would otherwise
 /// keep, `$CXX` only changing the build key): a wrapper named by it logs
@@ -249,17 +243,32 @@ fn the_compiler_cxx_names_builds_the_rtl() {
 /// Two regressions started together on one fresh cache build the RTL they
 /// both need once: one builds, the other says it waits for that process
 /// and then starts from the cache. Both pass. (Before the per-entry lock,
-/// each built it, the loser discarding its copy.)
+/// each built it, the loser discarding its copy.) The build's `make`, a
+/// wrapper first on `PATH` that logs it and waits a second, makes sure the
+/// two overlap; Verilator is the shared cache's, so that the fresh cache
+/// starts with its runtime objects.
 #[test]
 fn two_concurrent_regress_runs_on_one_fresh_cache_build_once() {
     let dir = tempfile::tempdir().unwrap();
     let cache = gpucosim_tests::fresh_cache(&dir.path().join("cache"));
-    let log = dir.path().join("verilator.log");
-    let v = logging_verilator(dir.path(), &verilator(), &log);
+    let log = dir.path().join("make.log");
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let make = std::env::split_paths(&path)
+        .map(|d| d.join("make"))
+        .find(|m| m.is_file())
+        .expect("make on PATH");
+    logging_wrapper(&bin.join("make"), &make.display().to_string(), &log, 1);
+    let mut dirs = vec![bin];
+    dirs.extend(std::env::split_paths(&path));
+    let path = std::env::join_paths(dirs).unwrap();
+    let v = verilator();
     let start = |n: u32| {
         let cwd = dir.path().join(format!("run{n}"));
         std::fs::create_dir_all(&cwd).unwrap();
         gpucosim(&cache, &v)
+            .env("PATH", &path)
             .current_dir(&cwd)
             .args([
                 "regress",
@@ -289,9 +298,14 @@ fn two_concurrent_regress_runs_on_one_fresh_cache_build_once() {
         assert!(o.status.success(), "{out}\n{err}");
         all.push_str(&err);
     }
+    // A model's make names no target; one compiling Verilator's runtime
+    // alone (where the shared cache had none to give) names its objects.
     let runs = std::fs::read_to_string(&log).unwrap_or_default();
-    let builds = runs.lines().filter(|l| l.contains("--cc")).count();
-    assert_eq!(builds, 1, "Verilator ran {builds} builds:\n{runs}\n{all}");
+    let builds = runs
+        .lines()
+        .filter(|l| !l.split(' ').any(|a| a.ends_with(".o")))
+        .count();
+    assert_eq!(builds, 1, "make ran {builds} model builds:\n{runs}\n{all}");
     let building: Vec<&str> = all
         .lines()
         .filter(|l| l.starts_with("building waitcnt RTL"))

@@ -8,7 +8,7 @@
 use crate::gpucosim_bin;
 use gpucosim::mutate::{self, gen::Operator};
 use gpucosim_tests::{quick, repo_root, rtl_with, BrokenFixture};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
@@ -22,7 +22,21 @@ fn run(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// The mutants of the built-in RTL of `unit`, scanned once per test
+/// process (the SystemVerilog parser takes 0.5–0.9 s a unit, and several
+/// tests ask for the same unit).
 fn builtin(unit: &str) -> mutate::gen::Unit {
+    static SCANNED: std::sync::Mutex<BTreeMap<String, mutate::gen::Unit>> =
+        std::sync::Mutex::new(BTreeMap::new());
+    let mut scanned = SCANNED.lock().unwrap_or_else(|e| e.into_inner());
+    scanned
+        .entry(unit.to_string())
+        .or_insert_with(|| scan_builtin(unit))
+        .clone()
+}
+
+/// The mutants of the built-in RTL of `unit`, scanned now.
+fn scan_builtin(unit: &str) -> mutate::gen::Unit {
     mutate::scan_unit(Some(&repo_root().join("rtl")), unit).unwrap()
 }
 
@@ -103,7 +117,7 @@ fn mutants_cover_every_operator_and_skip_what_cannot_run() {
         .filter(|m| m.file == "lds_ram.sv")
         .all(|m| m.line < initial || m.line > initial + 4));
     // Mutant numbering is a function of the sources: scanning twice agrees.
-    let again = builtin("lds");
+    let again = scan_builtin("lds");
     assert_eq!(
         lds.mutants
             .iter()
