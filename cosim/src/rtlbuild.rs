@@ -1787,19 +1787,16 @@ mod tests {
     #[test]
     fn the_objects_to_compile_are_read_from_verilators_class_list() {
         let dir = tempfile::tempdir().unwrap();
-        let mk = |parallel: u8| {
-            format!(
-                "VM_PARALLEL_BUILDS = {parallel}\n\
-                 VM_CLASSES_FAST += \\\n  Vdemo_top \\\n  Vdemo_top___024root__0 \\\n\n\
-                 VM_CLASSES_SLOW += \\\n  Vdemo_top___024root__Slow \\\n\n\
-                 VM_SUPPORT_FAST += \\\n\n\
-                 VM_SUPPORT_SLOW += \\\n  Vdemo_top__Syms__Slow \\\n\n\
-                 VM_GLOBAL_FAST += \\\n  verilated \\\n  verilated_threads \\\n\n\
-                 VM_GLOBAL_SLOW += \\\n\n"
-            )
-        };
+        // Continued lines as Verilator writes them.
+        let mk = "VM_PARALLEL_BUILDS = 1\n\
+                  VM_CLASSES_FAST += \\\n  Vdemo_top \\\n  Vdemo_top___024root__0 \\\n\n\
+                  VM_CLASSES_SLOW += \\\n  Vdemo_top___024root__Slow \\\n\n\
+                  VM_SUPPORT_FAST += \\\n\n\
+                  VM_SUPPORT_SLOW += \\\n  Vdemo_top__Syms__Slow \\\n\n\
+                  VM_GLOBAL_FAST += \\\n  verilated \\\n  verilated_threads \\\n\n\
+                  VM_GLOBAL_SLOW += \\\n\n";
         let path = dir.path().join("Vdemo_top_classes.mk");
-        std::fs::write(&path, mk(1)).unwrap();
+        std::fs::write(&path, mk).unwrap();
         let lists = class_lists(dir.path(), "demo_top").unwrap();
         assert_eq!(
             expected_objects(&lists, "demo_top", true, Some("gc_shim"), false),
