@@ -299,11 +299,15 @@ fn two_concurrent_regress_runs_on_one_fresh_cache_build_once() {
         all.push_str(&err);
     }
     // A model's make names no target; one compiling Verilator's runtime
-    // alone (where the shared cache had none to give) names its objects.
+    // alone (where the shared cache had none to give) names its objects,
+    // and one precompiling `verilated.h` its file.
     let runs = std::fs::read_to_string(&log).unwrap_or_default();
     let builds = runs
         .lines()
-        .filter(|l| !l.split(' ').any(|a| a.ends_with(".o")))
+        .filter(|l| {
+            !l.split(' ')
+                .any(|a| a.ends_with(".o") || a.ends_with(".gch"))
+        })
         .count();
     assert_eq!(builds, 1, "make ran {builds} model builds:\n{runs}\n{all}");
     let building: Vec<&str> = all
@@ -362,6 +366,16 @@ fn a_cold_build_says_how_long_it_took_when_stderr_is_no_terminal() {
     assert!(figures[1] + figures[2] <= figures[0] + 0.2, "{}", built[0]);
     // No terminal: no live line (its spinner, its carriage returns).
     assert!(!err.contains('\r'), "{err:?}");
+    // A small model, compiled as one unit with `verilated.h` precompiled
+    // (the fresh cache's runtime had it, or the build made it): the
+    // compiler read it.
+    let entries = cache::list(&cache).unwrap();
+    assert_eq!(entries.len(), 1);
+    let meta: cache::EntryMeta = serde_json::from_str(
+        &std::fs::read_to_string(entries[0].path.join(cache::META_FILE)).unwrap(),
+    )
+    .unwrap();
+    assert!(meta.precompiled_header, "{meta:?}");
     let err = build();
     assert!(err.trim().is_empty(), "a cached start said: {err}");
 }
@@ -424,6 +438,7 @@ fn fake_entry(rtl: &Path, name: &str, days: u64, made: Made<'_>) -> PathBuf {
                 seconds: 3.0,
                 verilator_seconds: 1.0,
                 cxx_seconds: 2.0,
+                precompiled_header: false,
             };
             std::fs::write(
                 e.join(cache::META_FILE),

@@ -11,7 +11,8 @@
 //! nothing reads them again. A build always starts from a fresh directory
 //! (the generated makefile names the temporary directory it was made in,
 //! so it could not be rerun in the entry anyway). The parts worth reusing
-//! are kept apart: Verilator's runtime objects in `<cache>/runtime/`, and
+//! are kept apart: Verilator's runtime objects in `<cache>/runtime/` (with
+//! the precompiled `verilated.h` of small models' plain builds), and
 //! the objects of the shim and the bare loop in `<cache>/objects/`
 //! ([`USER_OBJECTS`]), which depend on a unit's ports but not on its RTL.
 //!
@@ -90,6 +91,10 @@ pub struct EntryMeta {
     pub verilator_seconds: f64,
     /// Seconds make took to compile and link the C++.
     pub cxx_seconds: f64,
+    /// The model's one translation unit was compiled with Verilator's
+    /// `verilated.h` precompiled (the runtime's, `rtlbuild::PCH_FILE`).
+    #[serde(default)]
+    pub precompiled_header: bool,
 }
 
 impl EntryMeta {

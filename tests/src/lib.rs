@@ -245,15 +245,34 @@ pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
 /// and flag set), which builds keep apart for reuse and which are
 /// complete once there. Its builds then compile their RTL alone. None
 /// are given when the shared cache has none yet.
+///
+/// Their files are hard links where the two caches share a file system
+/// (builds only read them and replace them by renames; the precompiled
+/// `verilated.h` in `runtime/` is 70 MB), copies otherwise.
 pub fn fresh_cache(at: &Path) -> PathBuf {
     std::fs::create_dir_all(at).unwrap();
     for kept in ["runtime", gpucosim::cache::USER_OBJECTS] {
         let from = gpucosim::cache_root().join(kept);
         if from.is_dir() {
-            copy_tree(&from, &at.join(kept)).unwrap();
+            link_tree(&from, &at.join(kept)).unwrap();
         }
     }
     at.to_path_buf()
+}
+
+/// `from`'s files linked (or, across file systems, copied) into `to`.
+fn link_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for e in std::fs::read_dir(from)? {
+        let e = e?;
+        let dst = to.join(e.file_name());
+        if e.file_type()?.is_dir() {
+            link_tree(&e.path(), &dst)?;
+        } else if std::fs::hard_link(e.path(), &dst).is_err() {
+            std::fs::copy(e.path(), dst)?;
+        }
+    }
+    Ok(())
 }
 
 /// A copy of the toy RTL tree in `dir`, with its generated port list, and
