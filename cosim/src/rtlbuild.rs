@@ -839,10 +839,14 @@ fn build_artifact(
     let mut reused = reuse_runtime(&runtime, &obj);
     let mut how = "reused from";
     let globals = runtime_objects(lists.as_ref());
-    if !reused && !globals.is_empty() {
-        // One build compiles the runtime objects and keeps them; builds
-        // that need them meanwhile wait for them rather than compile them
-        // too (on a fresh cache, the first builds start together).
+    let mut have_pch = pch && link_or_copy(&runtime.join(PCH_FILE), &obj.join(PCH_FILE));
+    let mut pch_made = false;
+    if (!reused && !globals.is_empty()) || (pch && !have_pch) {
+        // One build compiles the runtime objects, and the precompiled
+        // header where the runtime has none (a runtime kept before there
+        // were precompiled headers), and keeps them; builds that need them
+        // meanwhile wait for them rather than compile them too (on a fresh
+        // cache, the first builds start together).
         create_cache_dir(&runtime_dir)?;
         let _lock =
             cache::KeyLock::take(&runtime_dir, &runtime_key[..16], |holder| match holder {
@@ -853,35 +857,64 @@ fn build_artifact(
                     tracing::info!("waiting for another gpucosim compiling Verilator's runtime")
                 }
             })?;
-        reused = reuse_runtime(&runtime, &obj);
         if !reused {
-            progress.phase("C++ compile, Verilator's runtime".into());
-            run_tool(make(&globals), req, "make")?;
-            keep_runtime(&runtime, &obj);
-            (reused, how) = (true, "compiled first, then kept in");
+            reused = reuse_runtime(&runtime, &obj);
+        }
+        if pch && !have_pch {
+            have_pch = link_or_copy(&runtime.join(PCH_FILE), &obj.join(PCH_FILE));
+        }
+        let compile_runtime = !reused && !globals.is_empty();
+        let make_pch = pch && !have_pch;
+        if compile_runtime || make_pch {
+            progress.phase(
+                match (compile_runtime, make_pch) {
+                    (true, true) => "C++ compile, Verilator's runtime and verilated.h precompiled",
+                    (true, false) => "C++ compile, Verilator's runtime",
+                    _ => "C++ compile, verilated.h precompiled",
+                }
+                .into(),
+            );
+            // Side by side: two makes of disjoint targets.
+            let (made, pch_made_here) = std::thread::scope(|s| {
+                let pch = make_pch
+                    .then(|| s.spawn(|| run_tool(make(&[PCH_FILE.to_string()]), req, "make")));
+                let made = if compile_runtime {
+                    run_tool(make(&globals), req, "make")
+                } else {
+                    Ok(())
+                };
+                (made, pch.map(|h| h.join()))
+            });
+            made?;
+            if compile_runtime {
+                keep_runtime(&runtime, &obj);
+                (reused, how) = (true, "compiled first, then kept in");
+            }
+            match pch_made_here {
+                Some(Ok(Ok(()))) => {
+                    pch_made = true;
+                    // Kept where the runtime objects are (a runtime
+                    // directory is made whole, by a rename, so not here).
+                    if runtime.is_dir() {
+                        keep_file(&obj.join(PCH_FILE), &runtime.join(PCH_FILE));
+                    }
+                }
+                // Best effort: without it the unit parses the header's text.
+                Some(Ok(Err(e))) => {
+                    tracing::debug!("verilated.h not precompiled: {e}");
+                    let _ = std::fs::remove_file(obj.join(PCH_FILE));
+                }
+                Some(Err(_)) => {
+                    let _ = std::fs::remove_file(obj.join(PCH_FILE));
+                }
+                None => {}
+            }
         }
     }
     if !reused {
         how = "compiled with the model, then kept in";
     }
     tracing::debug!("Verilator's runtime objects: {how} {}", runtime.display());
-    let pch_made = pch && !link_or_copy(&runtime.join(PCH_FILE), &obj.join(PCH_FILE));
-    if pch_made {
-        // The first plain build of this runtime key (or of a runtime kept
-        // before there were precompiled headers) makes it. Best effort:
-        // without it the unit parses the header's text.
-        progress.phase("C++ compile, precompiling verilated.h".into());
-        match run_tool(make(&[PCH_FILE.to_string()]), req, "make") {
-            // Kept where the runtime objects are (a runtime directory is
-            // made whole, by a rename, so not made here).
-            Ok(()) if runtime.is_dir() => keep_file(&obj.join(PCH_FILE), &runtime.join(PCH_FILE)),
-            Ok(()) => {}
-            Err(e) => {
-                tracing::debug!("verilated.h not precompiled: {e}");
-                let _ = std::fs::remove_file(obj.join(PCH_FILE));
-            }
-        }
-    }
     let user = match art {
         Artifact::Shim => "gc_shim",
         Artifact::Bare => "gc_bare",
