@@ -225,13 +225,19 @@ pub fn repo_root() -> PathBuf {
 
 /// Copies a directory tree.
 pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    tree(from, to, false)
+}
+
+/// `from`'s files copied into `to`, or with `link` hard-linked where the
+/// two share a file system (copied otherwise).
+fn tree(from: &Path, to: &Path, link: bool) -> std::io::Result<()> {
     std::fs::create_dir_all(to)?;
     for e in std::fs::read_dir(from)? {
         let e = e?;
         let dst = to.join(e.file_name());
         if e.file_type()?.is_dir() {
-            copy_tree(&e.path(), &dst)?;
-        } else {
+            tree(&e.path(), &dst, link)?;
+        } else if !(link && std::fs::hard_link(e.path(), &dst).is_ok()) {
             std::fs::copy(e.path(), dst)?;
         }
     }
@@ -254,25 +260,10 @@ pub fn fresh_cache(at: &Path) -> PathBuf {
     for kept in ["runtime", gpucosim::cache::USER_OBJECTS] {
         let from = gpucosim::cache_root().join(kept);
         if from.is_dir() {
-            link_tree(&from, &at.join(kept)).unwrap();
+            tree(&from, &at.join(kept), true).unwrap();
         }
     }
     at.to_path_buf()
-}
-
-/// `from`'s files linked (or, across file systems, copied) into `to`.
-fn link_tree(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for e in std::fs::read_dir(from)? {
-        let e = e?;
-        let dst = to.join(e.file_name());
-        if e.file_type()?.is_dir() {
-            link_tree(&e.path(), &dst)?;
-        } else if std::fs::hard_link(e.path(), &dst).is_err() {
-            std::fs::copy(e.path(), dst)?;
-        }
-    }
-    Ok(())
 }
 
 /// A copy of the toy RTL tree in `dir`, with its generated port list, and
