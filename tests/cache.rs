@@ -240,6 +240,89 @@ fn the_compiler_cxx_names_builds_the_rtl() {
     assert!(err.contains("no-such-c++"), "{err}");
 }
 
+/// A precompiled `verilated.h` is only ever a speed-up: where `$CXX`
+/// fails to precompile it, or writes something the compiler then does not
+/// read, the build still succeeds, parsing the header's text, its entry
+/// says the header was not read, and the runtime's later builds do not try
+/// to precompile it again. (A `$CXX` wrapper that fails, or writes garbage,
+/// for `-x c++-header` and hands every other call to `c++`.)
+#[test]
+#[ignore = "heavy (RTL builds of its own): the full suite runs it, `cargo test --release --workspace -- --include-ignored`"]
+fn a_precompiled_header_the_compiler_cannot_make_or_read_is_not_tried_again() {
+    use std::os::unix::fs::PermissionsExt;
+    let v = verilator();
+    for (mode, act) in [
+        ("fails", "exit 1"),
+        (
+            "writes garbage",
+            "out=; prev=; for a in \"$@\"; do [ \"$prev\" = -o ] && out=$a; prev=$a; done\n\
+             echo garbage > \"$out\"; exit 0",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("cache");
+        let log = dir.path().join("headers.log");
+        let cxx = dir.path().join("c++");
+        std::fs::write(
+            &cxx,
+            format!(
+                "#!/bin/sh
+case \" $* \" in *\" c++-header \"*)\n\
+                 echo \"$*\" >> '{}'\n{act}\n;;\nesac\nexec c++ \"$@\"\n",
+                log.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&cxx, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let rtl = dir.path().join("rtl");
+        gpucosim_tests::copy_tree(&gpucosim_tests::repo_root().join("rtl"), &rtl).unwrap();
+        let top = rtl.join("waitcnt/waitcnt_top.sv");
+        for n in 1..=2 {
+            // Another design each time (a comment more): a build of its own.
+            let sv = std::fs::read_to_string(&top).unwrap();
+            std::fs::write(&top, format!("{sv}// edit {n}\n")).unwrap();
+            let o = gpucosim(&cache, &v)
+                .env("CXX", &cxx)
+                .args(["build", "--unit", "waitcnt", "--profile", "gfx9", "--rtl"])
+                .arg(&rtl)
+                .output()
+                .unwrap();
+            let (out, err) = text(&o);
+            assert!(o.status.success(), "{mode}, build {n}: {out}\n{err}");
+            let entries = cache::list(&cache).unwrap();
+            assert_eq!(entries.len(), n, "{mode}");
+            for e in &entries {
+                let meta: cache::EntryMeta = serde_json::from_str(
+                    &std::fs::read_to_string(e.path.join(cache::META_FILE)).unwrap(),
+                )
+                .unwrap();
+                assert!(!meta.precompiled_header, "{mode}, build {n}: {meta:?}");
+            }
+            let tries = std::fs::read_to_string(&log).unwrap_or_default();
+            assert_eq!(
+                tries.lines().count(),
+                1,
+                "{mode}, build {n}: precompiled more than once:\n{tries}"
+            );
+            let runtimes = names(&cache.join("runtime"));
+            let runtime = runtimes
+                .iter()
+                .find(|r| !r.starts_with('.'))
+                .map(|r| cache.join("runtime").join(r))
+                .unwrap_or_else(|| panic!("{mode}: no runtime in {runtimes:?}"));
+            let kept = names(&runtime);
+            assert!(
+                kept.contains(&"gc_verilated.h.unread".to_string()),
+                "{mode}: {kept:?}"
+            );
+            assert!(
+                !kept.contains(&"gc_verilated.h.gch".to_string()),
+                "{mode}: {kept:?}"
+            );
+        }
+    }
+}
+
 /// Two regressions started together on one fresh cache build the RTL they
 /// both need once: one builds, the other says it waits for that process
 /// and then starts from the cache. Both pass. (Before the per-entry lock,

@@ -528,8 +528,9 @@ const DIRECT_EVAL_RULES: &str = "direct-eval-3";
 const PCH_HEADER: &str = "gc_verilated.h";
 /// [`PCH_HEADER`] precompiled, where GCC looks for it (next to the header).
 const PCH_FILE: &str = "gc_verilated.h.gch";
-/// In a runtime directory: the compiler did not read the [`PCH_FILE`] it
-/// had just made, so builds of that runtime key parse the header's text.
+/// In a runtime directory: the compiler could not make [`PCH_FILE`], or
+/// did not read the one it had just made, so builds of that runtime key
+/// parse the header's text and do not try again.
 const PCH_UNREAD: &str = "gc_verilated.h.unread";
 /// The makefile of a build that precompiles [`PCH_HEADER`]: Verilator's
 /// generated one, and the rule.
@@ -899,13 +900,16 @@ fn build_artifact(
                         keep_file(&obj.join(PCH_FILE), &runtime.join(PCH_FILE));
                     }
                 }
-                // Best effort: without it the unit parses the header's text.
-                Some(Ok(Err(e))) => {
-                    tracing::debug!("verilated.h not precompiled: {e}");
+                // Best effort: without it the unit parses the header's
+                // text, and the runtime's later builds do not try again.
+                Some(failed) => {
+                    if let Ok(Err(e)) = failed {
+                        tracing::debug!("verilated.h not precompiled: {e}");
+                    }
                     let _ = std::fs::remove_file(obj.join(PCH_FILE));
-                }
-                Some(Err(_)) => {
-                    let _ = std::fs::remove_file(obj.join(PCH_FILE));
+                    if runtime.is_dir() {
+                        keep_file(&obj.join(PCH_HEADER), &runtime.join(PCH_UNREAD));
+                    }
                 }
                 None => {}
             }
