@@ -1,7 +1,7 @@
 //! The end-to-end tests of gpucosim, one module per subject, in one test
-//! binary: the `e2e` test of the gpucosim package (see
+//! binary: the `e2e` test of the gpucosim-cli package (see
 //! docs/architecture.md, "Crates"). `cargo test --release --workspace --
-//! cli::` runs one module (`-p gpucosim` alone resolves other dependency
+//! cli::` runs one module (`-p gpucosim-cli` alone resolves other dependency
 //! features and recompiles). Their helpers are the gpucosim-tests package
 //! (`src/` beside this file). The tests with the most RTL builds of their
 //! own are `#[ignore]`d with their reason: `-- --include-ignored` (the full

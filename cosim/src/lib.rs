@@ -5,7 +5,8 @@
 //! lock-step runs; [`regress`]: regressions and their results files;
 //! [`kernel`]: kernels as stimulus and the hazard proof; [`mutate`]:
 //! mutation campaigns; [`benchmark`]: `gpucosim bench`; [`cache`]: the
-//! build cache's listing and pruning), the model side of a testbench
+//! build cache's listing and pruning; [`cli`]: the command line, whose
+//! [`cli::main`] is the `gpucosim` binary's), the model side of a testbench
 //! (re-exported from `gpucosim-tb`: [`testbench`], [`units`], [`error`]),
 //! and, at the root, the few pieces of the machinery a caller needs: finding
 //! Verilator ([`Verilator`]), building a unit's RTL into a cached library
@@ -17,8 +18,12 @@
 // rustdoc works out the auto traits of sv-parser's deep syntax tree.
 #![recursion_limit = "256"]
 
+// The command line's modules name this crate `gpucosim::`, as its users do.
+extern crate self as gpucosim;
+
 pub mod benchmark;
 pub mod cache;
+pub mod cli;
 pub mod codecov;
 pub mod engine;
 pub mod job_times;
@@ -28,6 +33,7 @@ pub mod regress;
 
 mod bundle;
 mod decoded;
+mod fst_vcd;
 mod outputs;
 mod report;
 mod repro;
