@@ -102,12 +102,58 @@ fn rounds_keep_the_best_and_measure_their_spread() {
     assert!(idle.load().is_some_and(|l| (0.0..=64.0).contains(&l)));
 }
 
+/// A row of figures as `bench_unit` makes one, its rounds measured and
+/// agreeing (rates in cycles per second): what the report is made of,
+/// without the builds and runs of a real row (the heavy tests above, in
+/// the full suite, make real ones).
+fn synthetic_row(unit: &str, profile: Profile) -> benchmark::UnitFigures {
+    let cycles = 3000;
+    // Figures (1)–(7) in that order: each round took cycles ÷ rate.
+    let rates = [1.0e6, 1.05e6, 9.0e6, 0.8e6, 1.1e6, 8.0e6, 20.0e6];
+    let rounds = rates.map(|r| {
+        let mut k = benchmark::Rounds::new(3);
+        let t = cycles as f64 / r;
+        k.secs = vec![t, t * 1.01, t * 1.02];
+        k.other_cpu = Some(0.01);
+        k.wall = 3.1 * t;
+        k
+    });
+    benchmark::UnitFigures {
+        unit: unit.into(),
+        profile,
+        cycles,
+        words: (4, 3),
+        bare: rates[0],
+        shim: rates[1],
+        model: rates[2],
+        lockstep: rates[3],
+        pipelined: rates[4],
+        producer: rates[5],
+        driver: rates[6],
+        lockstep_cycles: cycles,
+        agreed: true,
+        checksums: (7, 7, 7),
+        vcd_ms: 1.5,
+        vcd_bytes: 40_000,
+        dump: benchmark::DumpFigures {
+            cycles,
+            none_ms: 10.0,
+            vcd_ms: 30.0,
+            fst_ms: 15.0,
+            vcd_bytes: 2_000_000,
+            fst_bytes: 250_000,
+            load: Some(0.02),
+        },
+        rounds,
+        pinning: benchmark::Pinning::Cpus(1, 0),
+    }
+}
+
 #[test]
 fn the_report_shows_load_repeats_memory_and_cocotb() {
     let dir = tempfile::tempdir().unwrap();
-    let rtl = toy_rtl(dir.path(), None);
-    let s = spec(&rtl, &dir.path().join("work"), 3000);
-    let mut f = benchmark::bench_unit::<ToyTestbench>(&s, Profile::Gfx9).unwrap();
+    let s = spec(dir.path(), &dir.path().join("work"), 3000);
+    let mut f = synthetic_row("toy", Profile::Gfx9);
     // Rounds that still disagree after their extra rounds are named.
     f.rounds[3].secs = vec![1.0, 2.0, 1.5];
     f.rounds[3].repeats = 2;
