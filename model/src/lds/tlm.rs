@@ -202,29 +202,6 @@ impl DwordMap {
             self.stamp = 1;
         }
     }
-
-    /// The group of `key`; if it has none, `key` gets `new` and the result
-    /// is `None`. At most `NSLOTS` keys per instruction, so there is always
-    /// a free entry.
-    #[inline]
-    fn get_or_insert(&mut self, key: u32, new: u16) -> Option<u16> {
-        let mut h = (key.wrapping_mul(0x9E37_79B1) >> (32 - MAP_SIZE.trailing_zeros())) as usize;
-        loop {
-            let e = &mut self.e[h];
-            if e.stamp != self.stamp {
-                *e = MapEntry {
-                    stamp: self.stamp,
-                    key,
-                    group: new,
-                };
-                return None;
-            }
-            if e.key == key {
-                return Some(e.group);
-            }
-            h = (h + 1) & (MAP_SIZE - 1);
-        }
-    }
 }
 
 /// The schedule of one 32-lane pass of the instruction in flight.
@@ -283,13 +260,107 @@ impl Pass {
         self.bank_cycles = [0; MAX_BANKS as usize];
     }
 
-    /// Adds an in-range slot; slots come in ascending `(lane, k)` order.
-    /// `key` names its dword and pass in `map`.
+    /// The pass's slots being added, its counters in `Fill`'s own fields
+    /// until [`Fill::done`].
+    fn fill<'a>(&'a mut self, map: &'a mut DwordMap) -> Fill<'a> {
+        Fill {
+            slots: &mut self.slots,
+            groups: &mut self.groups,
+            bank_cycles: &mut self.bank_cycles,
+            map: &mut map.e,
+            stamp: map.stamp,
+            n: self.n,
+            cycles: self.cycles,
+            ngroups: self.ngroups,
+        }
+    }
+
+    /// After the last `add`: orders the slots by cycle (a stable counting
+    /// sort, so each cycle's slots stay in ascending slot order).
+    fn seal(&mut self) {
+        if self.cycles == 1 {
+            return;
+        }
+        let nc = usize::from(self.cycles);
+        let ends = &mut self.ends[..nc];
+        ends.fill(0);
+        for s in &self.slots[..self.n] {
+            ends[usize::from(s.cycle)] += 1;
+        }
+        // Starts of each cycle; placing a slot advances its cycle's start,
+        // which ends as the cycle's end.
+        let mut sum = 0;
+        for e in ends.iter_mut() {
+            let k = *e;
+            *e = sum;
+            sum += k;
+        }
+        for s in &self.slots[..self.n] {
+            let e = &mut self.ends[usize::from(s.cycle)];
+            self.order[usize::from(*e)] = *s;
+            *e += 1;
+        }
+    }
+
+    /// The slots served in cycle `c` of the pass.
     #[inline]
-    fn add(&mut self, map: &mut DwordMap, key: u32, idx: u16, lane: u8, bank: u8, atomic: bool) {
+    fn served(&self, c: u16) -> &[Grant] {
+        if self.cycles == 1 {
+            &self.slots[..self.n]
+        } else {
+            let c = usize::from(c);
+            let lo = if c == 0 { 0 } else { self.ends[c - 1] };
+            &self.order[usize::from(lo)..usize::from(self.ends[c])]
+        }
+    }
+}
+
+/// A pass of the instruction being accepted while its slots are added
+/// ([`Pass::fill`]): the arrays it writes, borrowed apart, and its counters
+/// as plain fields, which the compiler keeps in registers over the lane
+/// loop (as fields of the `Lds` they were loaded and stored around every
+/// slot's writes).
+struct Fill<'a> {
+    slots: &'a mut [Grant; PASS_SLOTS],
+    groups: &'a mut [Group; PASS_SLOTS],
+    bank_cycles: &'a mut [u16; MAX_BANKS as usize],
+    /// The dword map's entries and current stamp ([`DwordMap`]).
+    map: &'a mut [MapEntry; MAP_SIZE],
+    stamp: u32,
+    n: usize,
+    cycles: u16,
+    ngroups: usize,
+}
+
+impl Fill<'_> {
+    /// The group of `key` ([`DwordMap::get_or_insert`]).
+    #[inline]
+    fn group_of(&mut self, key: u32, new: u16) -> Option<u16> {
+        let mut h = (key.wrapping_mul(0x9E37_79B1) >> (32 - MAP_SIZE.trailing_zeros())) as usize;
+        loop {
+            let e = &mut self.map[h];
+            if e.stamp != self.stamp {
+                *e = MapEntry {
+                    stamp: self.stamp,
+                    key,
+                    group: new,
+                };
+                return None;
+            }
+            if e.key == key {
+                return Some(e.group);
+            }
+            h = (h + 1) & (MAP_SIZE - 1);
+        }
+    }
+
+    /// Adds an in-range slot; slots come in ascending `(lane, k)` order.
+    /// `key` names its dword and pass in the dword map.
+    #[inline]
+    fn add(&mut self, key: u32, idx: u16, lane: u8, bank: u8, atomic: bool) {
         let b = usize::from(bank) & 63;
         let t = self.n;
-        let g = map.get_or_insert(key, self.ngroups as u16);
+        let g = self.group_of(key, self.ngroups as u16);
         let mut flags = 0;
         let cycle = match g {
             None => {
@@ -330,43 +401,9 @@ impl Pass {
         self.n = t + 1;
     }
 
-    /// After the last `add`: orders the slots by cycle (a stable counting
-    /// sort, so each cycle's slots stay in ascending slot order).
-    fn seal(&mut self) {
-        if self.cycles == 1 {
-            return;
-        }
-        let nc = usize::from(self.cycles);
-        let ends = &mut self.ends[..nc];
-        ends.fill(0);
-        for s in &self.slots[..self.n] {
-            ends[usize::from(s.cycle)] += 1;
-        }
-        // Starts of each cycle; placing a slot advances its cycle's start,
-        // which ends as the cycle's end.
-        let mut sum = 0;
-        for e in ends.iter_mut() {
-            let k = *e;
-            *e = sum;
-            sum += k;
-        }
-        for s in &self.slots[..self.n] {
-            let e = &mut self.ends[usize::from(s.cycle)];
-            self.order[usize::from(*e)] = *s;
-            *e += 1;
-        }
-    }
-
-    /// The slots served in cycle `c` of the pass.
-    #[inline]
-    fn served(&self, c: u16) -> &[Grant] {
-        if self.cycles == 1 {
-            &self.slots[..self.n]
-        } else {
-            let c = usize::from(c);
-            let lo = if c == 0 { 0 } else { self.ends[c - 1] };
-            &self.order[usize::from(lo)..usize::from(self.ends[c])]
-        }
+    /// The counters, for the pass to keep: `(n, cycles, ngroups)`.
+    fn done(self) -> (usize, u16, usize) {
+        (self.n, self.cycles, self.ngroups)
     }
 }
 
@@ -669,93 +706,100 @@ impl Lds {
         // An element touches at most (3 + W + 3) / 4 dwords: 5 for b128,
         // within the lane's SLOTS (two elements of up to three).
         let max_dw = (W + 6) / 4;
-        let mut m = active;
-        while m != 0 {
-            let l = m.trailing_zeros() as usize;
-            m &= m - 1;
-            if atomic {
-                self.d0[l] = r.data0[l] as u32;
-                self.d1[l] = r.data1[l] as u32;
+        // The lanes of each pass in turn, with that pass being filled.
+        for (half, pass) in self.passes.iter_mut().enumerate() {
+            let mut m = active & 0xFFFF_FFFF << (32 * half);
+            if m == 0 {
+                continue;
             }
-            let mut exists = 0u8;
-            let mut oor_bits = 0u8;
-            for e in 0..elems {
-                let mut a = if info.addtid {
-                    off16.wrapping_add(4 * l as u32).wrapping_add(r.m0 & !3)
-                } else if TWO {
-                    let o = u32::from(if e == 0 { r.offset0 } else { r.offset1 });
-                    r.addr[l].wrapping_add(o * adj)
-                } else {
-                    r.addr[l].wrapping_add(off16)
-                };
+            let mut fill = pass.fill(&mut self.groups);
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                m &= m - 1;
                 if atomic {
-                    if a & 3 != 0 {
-                        self.memviol |= 1 << l;
-                        continue;
-                    }
-                } else if !r.unaligned {
-                    a &= !(align - 1);
+                    self.d0[l] = r.data0[l] as u32;
+                    self.d1[l] = r.data1[l] as u32;
                 }
-                // b96 and b128 take bytes 0-7 from DATA0 and 8-15 from
-                // DATA1 (docs/lds.md "Data").
-                let word = if e == 0 { r.data0[l] } else { r.data1[l] } & data_mask;
-                let data = if W > 8 {
-                    (u128::from(r.data0[l]) | u128::from(r.data1[l]) << 64)
-                        & (u128::MAX >> (128 - 8 * W))
-                } else {
-                    u128::from(word)
-                };
-                let lo = a & 3;
-                let ndw = (lo + W).div_ceil(4);
-                // Byte `lo + i` of these (first dword first) is byte `i` of
-                // the element; the other bytes are 0. Up to 7 bytes for
-                // W <= 4, up to 11 for W = 8, 19 for W = 16.
-                let be_all = elem_be << lo;
-                for j in 0..max_dw {
-                    if j >= ndw {
-                        break;
+                let mut exists = 0u8;
+                let mut oor_bits = 0u8;
+                for e in 0..elems {
+                    let mut a = if info.addtid {
+                        off16.wrapping_add(4 * l as u32).wrapping_add(r.m0 & !3)
+                    } else if TWO {
+                        let o = u32::from(if e == 0 { r.offset0 } else { r.offset1 });
+                        r.addr[l].wrapping_add(o * adj)
+                    } else {
+                        r.addr[l].wrapping_add(off16)
+                    };
+                    if atomic {
+                        if a & 3 != 0 {
+                            self.memviol |= 1 << l;
+                            continue;
+                        }
+                    } else if !r.unaligned {
+                        a &= !(align - 1);
                     }
-                    // Element bytes 4j - lo .. 4j - lo + 3. Up to 8 bytes
-                    // the element shifted to its place fits 64 (W <= 4) or
-                    // 128 bits (W = 8); a b96 or b128 is shifted right
-                    // instead, so that none of its bytes is lost.
-                    let wdata = if W <= 4 {
-                        ((word << (8 * lo)) >> (32 * j)) as u32
-                    } else if W <= 8 {
-                        ((data << (8 * lo)) >> (32 * j)) as u32
-                    } else if j == 0 {
-                        (data << (8 * lo)) as u32
+                    // b96 and b128 take bytes 0-7 from DATA0 and 8-15 from
+                    // DATA1 (docs/lds.md "Data").
+                    let word = if e == 0 { r.data0[l] } else { r.data1[l] } & data_mask;
+                    let data = if W > 8 {
+                        (u128::from(r.data0[l]) | u128::from(r.data1[l]) << 64)
+                            & (u128::MAX >> (128 - 8 * W))
                     } else {
-                        (data >> (32 * j - 8 * lo)) as u32
+                        u128::from(word)
                     };
-                    let dword = ((a >> 2).wrapping_add(j)) & 0x3FFF_FFFF;
-                    let oor = u64::from(dword) * 4 >= size;
-                    let bank = (dword & (nbanks - 1)) as u8;
-                    let k = 3 * e + j as usize;
-                    let i = SLOTS * l + k;
-                    self.slots[i] = Slot {
-                        exists: true,
-                        oor,
-                        dword,
-                        phys: base.wrapping_add(dword) & (ram_dwords - 1),
-                        bank,
-                        be: (be_all >> (4 * j) & 0xF) as u8,
-                        wdata,
-                        rbase: (e as u32 * W + 4 * j) as i8 - lo as i8,
-                    };
-                    exists |= 1 << k;
-                    if oor {
-                        oor_bits |= 1 << k;
-                    } else {
-                        // Dwords are 30 bits: bit 30 tells the passes apart.
-                        let key = dword | (l as u32 >> 5) << 30;
-                        let pass = &mut self.passes[l >> 5];
-                        pass.add(&mut self.groups, key, i as u16, l as u8, bank, atomic);
+                    let lo = a & 3;
+                    let ndw = (lo + W).div_ceil(4);
+                    // Byte `lo + i` of these (first dword first) is byte `i` of
+                    // the element; the other bytes are 0. Up to 7 bytes for
+                    // W <= 4, up to 11 for W = 8, 19 for W = 16.
+                    let be_all = elem_be << lo;
+                    for j in 0..max_dw {
+                        if j >= ndw {
+                            break;
+                        }
+                        // Element bytes 4j - lo .. 4j - lo + 3. Up to 8 bytes
+                        // the element shifted to its place fits 64 (W <= 4) or
+                        // 128 bits (W = 8); a b96 or b128 is shifted right
+                        // instead, so that none of its bytes is lost.
+                        let wdata = if W <= 4 {
+                            ((word << (8 * lo)) >> (32 * j)) as u32
+                        } else if W <= 8 {
+                            ((data << (8 * lo)) >> (32 * j)) as u32
+                        } else if j == 0 {
+                            (data << (8 * lo)) as u32
+                        } else {
+                            (data >> (32 * j - 8 * lo)) as u32
+                        };
+                        let dword = ((a >> 2).wrapping_add(j)) & 0x3FFF_FFFF;
+                        let oor = u64::from(dword) * 4 >= size;
+                        let bank = (dword & (nbanks - 1)) as u8;
+                        let k = 3 * e + j as usize;
+                        let i = SLOTS * l + k;
+                        self.slots[i] = Slot {
+                            exists: true,
+                            oor,
+                            dword,
+                            phys: base.wrapping_add(dword) & (ram_dwords - 1),
+                            bank,
+                            be: (be_all >> (4 * j) & 0xF) as u8,
+                            wdata,
+                            rbase: (e as u32 * W + 4 * j) as i8 - lo as i8,
+                        };
+                        exists |= 1 << k;
+                        if oor {
+                            oor_bits |= 1 << k;
+                        } else {
+                            // Dwords are 30 bits: bit 30 tells the passes apart.
+                            let key = dword | (half as u32) << 30;
+                            fill.add(key, i as u16, l as u8, bank, atomic);
+                        }
                     }
                 }
+                self.exists[l] = exists;
+                self.oor[l] = oor_bits;
             }
-            self.exists[l] = exists;
-            self.oor[l] = oor_bits;
+            (pass.n, pass.cycles, pass.ngroups) = fill.done();
         }
     }
 
