@@ -178,7 +178,8 @@ struct MapEntry {
 }
 
 /// The groups of an instruction by pass and dword: an open-addressing hash
-/// map, emptied in O(1) per instruction by a stamp.
+/// map, emptied in O(1) per instruction by a stamp, filled and looked up
+/// through a pass's [`Fill`] at acceptance.
 #[derive(Debug, Clone)]
 struct DwordMap {
     stamp: u32,
@@ -333,7 +334,9 @@ struct Fill<'a> {
 }
 
 impl Fill<'_> {
-    /// The group of `key` ([`DwordMap::get_or_insert`]).
+    /// The group of `key` in the dword map; if it has none, `key` gets
+    /// `new` and the result is `None`. At most `NSLOTS` keys per
+    /// instruction, so there is always a free entry.
     #[inline]
     fn group_of(&mut self, key: u32, new: u16) -> Option<u16> {
         let mut h = (key.wrapping_mul(0x9E37_79B1) >> (32 - MAP_SIZE.trailing_zeros())) as usize;
