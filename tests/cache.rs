@@ -266,8 +266,8 @@ fn a_precompiled_header_the_compiler_cannot_make_or_read_is_not_tried_again() {
         std::fs::write(
             &cxx,
             format!(
-                "#!/bin/sh
-case \" $* \" in *\" c++-header \"*)\n\
+                "#!/bin/sh\n\
+                 case \" $* \" in *\" c++-header \"*)\n\
                  echo \"$*\" >> '{}'\n{act}\n;;\nesac\nexec c++ \"$@\"\n",
                 log.display()
             ),
