@@ -322,19 +322,26 @@ fn generate_body(version: u32, profile: Profile, k: &TaKnobs, rng: &mut ChaCha8R
         // random bit, no load through an index, so that the loop
         // vectorises. The lane's own offset is choice 4 (and 3 when stride
         // is 0).
+        //
+        // `edge` and `wrap` are applied by masks too, not by branches in
+        // the loop: as branches, the compiler made each lane's stores to
+        // `voffset` masked stores (`vpmaskmovd`) under the two conditions,
+        // and the second condition's masked load of the words the first
+        // had just stored cannot take them from the store buffer, which
+        // stalled every iteration: driver and stimulus took 10-12 % longer
+        // (docs/benchmarks.md, the optimisation log).
         let own = if stride > 0 { 4 } else { 3 };
+        let (edge_m, wrap_m) = (is(edge), u32::from(wrap));
         let picks = lane_words(d, version);
         for ((vi, vo), e) in vindex.iter_mut().zip(voffset.iter_mut()).zip(picks) {
-            if edge {
-                let c = e & 3;
-                *vi = pick4(c, [edge_vi[0], edge_vi[1], edge_vi[2], *vi]);
-                let c = (((e >> 2) & 0x3FFF) * edge_choices) >> 14;
-                *vo = pick4(c, edge_vo) & !is(c >= own) | *vo & is(c >= own);
-            }
-            if wrap {
-                let m = (e >> 16) & 1;
-                *vo = vo.wrapping_sub(m * (1 + (((e >> 17) * 31) >> 15)));
-            }
+            let c = e & 3;
+            let vi_edge = pick4(c, [edge_vi[0], edge_vi[1], edge_vi[2], *vi]);
+            *vi = vi_edge & edge_m | *vi & !edge_m;
+            let c = (((e >> 2) & 0x3FFF) * edge_choices) >> 14;
+            let vo_edge = pick4(c, edge_vo) & !is(c >= own) | *vo & is(c >= own);
+            let vo_own = vo_edge & edge_m | *vo & !edge_m;
+            let m = (e >> 16) & wrap_m;
+            *vo = vo_own.wrapping_sub(m * (1 + (((e >> 17) * 31) >> 15)));
         }
     }
     for (vo, &w) in voffset.iter_mut().zip(words) {
