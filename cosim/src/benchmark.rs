@@ -36,7 +36,7 @@
 //! machine then hits all figures alike, and other processes stay out of the
 //! numbers as far as possible.
 
-use crate::engine::{self, RunSpec, Stimulus, RESET_CYCLES};
+use crate::engine::{self, RunSpec, Stimulus, ONE_THREAD_BATCH, RESET_CYCLES};
 use crate::error::{Error, Result};
 use crate::rtl::Rtl;
 use crate::rtlbuild::{self, OutputChecksum};
@@ -2022,19 +2022,19 @@ impl BenchReport {
         let _ = writeln!(s, "{}.\n", pins.join("; "));
         s.push_str("## Where a cycle on one thread goes\n\n");
         s.push_str(&self.cycle_cost_table());
-        s.push_str(
+        s.push_str(&format!(
             "\nNanoseconds a cycle, from the figures above and (6): driver, stimulus generator and model \
-             closed-loop over the same number of fresh cycles of the same seed without RTL (what lock-step \
-             runs besides the RTL before its own share), in the same rounds as (1)–(5) and on the CPU of \
-             (1)–(4). On one thread a cycle costs at least (2) + (6), so lock-step ÷ bare cannot exceed \
-             (1) ÷ ((2) + (6)) with this driver, stimulus and model; what (4) adds beyond (2) + (6) is the \
-             engine's: each cycle's inputs and the model's outputs in a batch, the call into the shim, \
-             the compare in C++. (7): the same closed loop with the model replaced by a replay of the outputs \
+             closed-loop over the same number of fresh cycles of the same seed without RTL, in batches of \
+             {ONE_THREAD_BATCH} cycles as one-thread lock-step produces them (what lock-step runs besides the RTL before \
+             its own share), in the same rounds as (1)–(5) and on the CPU of (1)–(4). On one thread a cycle \
+             costs at least (2) + (6), so lock-step ÷ bare cannot exceed (1) ÷ ((2) + (6)) with this \
+             driver, stimulus and model; what (4) adds beyond (2) + (6) is the engine's: the batches read \
+             back from the L2 cache, the call into the shim, the compare in C++. (7): the same closed loop with the model replaced by a replay of the outputs \
              the driver reads (recorded from a run with the model; the driver then drives the same inputs, \
              `gpucosim bench` fails otherwise), so driver and stimulus alone; (6) − (7) is the model's share, and \
              (1) ÷ ((2) + (7)) is what 4 ÷ 1 could reach with a model that cost nothing: where that is below \
-             the target, no change to the model alone meets it.\n\n",
-        );
+             the target, no change to the model alone meets it.\n\n"
+        ));
         s.push_str("## Load and agreement of the rounds\n\n");
         s.push_str(&self.rounds_table());
         let _ = writeln!(

@@ -26,7 +26,7 @@ use crate::watchdog::{self, Guard, Limits, StopReason};
 use gpucosim_model::ports::{Dir, Port, PortTable};
 use gpucosim_model::{Coverage, Profile};
 pub use gpucosim_tb::run::{
-    fresh_txns, parse_knobs, record_inputs, ModelRun, Stimulus, RESET_CYCLES,
+    fresh_txns, parse_knobs, record_inputs, ModelRun, Stimulus, ONE_THREAD_BATCH, RESET_CYCLES,
 };
 use gpucosim_waves::session::{self, View};
 use gpucosim_waves::text;
@@ -549,13 +549,6 @@ pub fn chunk_cycles(words: usize) -> usize {
     let pow2 = if fit == 0 { 1 } else { 1 << fit.ilog2() };
     pow2.clamp(256, 4096)
 }
-
-/// Cycles a run on one thread produces (driver and model) before it
-/// checks them ([`Checker::check_many`]): one call into the shim then
-/// steps and compares all that match, where a call per cycle cost 6–12 %
-/// of the run (docs/benchmarks.md). From 32 to 256 cycles measured the
-/// same; 64 keeps the ta unit's (560 words a cycle) in the L2 cache.
-const ONE_THREAD_BATCH: usize = 64;
 
 /// Lines of RTL text kept for the report.
 const TEXT_TAIL: usize = 20;
@@ -1289,17 +1282,7 @@ fn one_thread<'a, B: Testbench>(
     // The checker ends the run at the budget's last cycle at the latest.
     while cycle < cycles {
         let n = (batch as u64).min(cycles - cycle) as usize;
-        for k in 0..n {
-            // The model steps on its previous cycle's outputs: the last
-            // slot's for the first cycle of a batch.
-            let from = if k == 0 { batch - 1 } else { k - 1 };
-            mout.copy_within(from * ow..(from + 1) * ow, k * ow);
-            status[k] = prod.cycle(
-                cycle + k as u64,
-                &mut inp[k * iw..(k + 1) * iw],
-                &mut mout[k * ow..(k + 1) * ow],
-            );
-        }
+        B::produce_batch(&mut prod, cycle, n, &mut inp, &mut mout, &mut status);
         let mut k = 0;
         while k < n {
             let (done, go) = chk.check_many(
@@ -1364,22 +1347,29 @@ fn pipelined<'a, B: Testbench>(
         }
         let producer = s.spawn(move || {
             let mut prod = prod;
-            let (mut inp, mut mout) = (vec![0u32; iw], vec![0u32; ow]);
+            // The model's outputs of the last cycle produced.
+            let mut last = vec![0u32; ow];
             let mut cycle = 0u64;
             while cycle < cycles {
                 // The checker hangs up when it has seen enough.
                 let Some(mut ch) = next_free(&free_rx) else {
                     break;
                 };
-                ch.len = 0;
-                while ch.len < chunk_len && cycle < cycles {
-                    let k = ch.len;
-                    ch.status[k] = prod.cycle(cycle, &mut inp, &mut mout);
-                    ch.inp[k * iw..(k + 1) * iw].copy_from_slice(&inp);
-                    ch.mout[k * ow..(k + 1) * ow].copy_from_slice(&mout);
-                    ch.len += 1;
-                    cycle += 1;
-                }
+                // Produced in place, as a batch whose last slot holds the
+                // outputs its first cycle steps on.
+                let n = (chunk_len as u64).min(cycles - cycle) as usize;
+                ch.mout[(chunk_len - 1) * ow..].copy_from_slice(&last);
+                B::produce_batch(
+                    &mut prod,
+                    cycle,
+                    n,
+                    &mut ch.inp,
+                    &mut ch.mout,
+                    &mut ch.status,
+                );
+                last.copy_from_slice(&ch.mout[(n - 1) * ow..n * ow]);
+                ch.len = n;
+                cycle += n as u64;
                 if full_tx.send(ch).is_err() {
                     break;
                 }

@@ -227,6 +227,14 @@ pub fn parse_knobs<B: Testbench>(pairs: &[(String, String)]) -> Result<B::Knobs>
     Ok(knobs)
 }
 
+/// Cycles a run on one thread produces (driver and model) before it
+/// checks them (the engine's `Checker::check_many`): one call into the
+/// shim then steps and compares all that match, where a call per cycle
+/// cost 6–12 % of the run (docs/benchmarks.md). From 32 to 256 cycles
+/// measured the same; 64 keeps the ta unit's (560 words a cycle) in the L2
+/// cache.
+pub const ONE_THREAD_BATCH: usize = 64;
+
 /// The side of lock-step that makes each cycle: the driver sets the inputs
 /// (closed-loop on the model's outputs of the previous cycle) and the model
 /// steps. It never looks at the RTL, so it may run ahead of it. It is also
@@ -294,6 +302,37 @@ impl<'a, B: Testbench> ModelRun<'a, B> {
         let status = self.drive(cycle, inp, mout);
         self.model.step(inp, mout);
         status
+    }
+
+    /// Cycles `first..first + n` into the first `n` slots of a batch of
+    /// `status.len()` slots: slot `k` of `inp` (the unit's input words),
+    /// of `mout` (its output words) and of `status`. The model steps on
+    /// the outputs of the cycle before, which for slot 0 are in the last
+    /// slot (the previous batch's last cycle; zeros before the first).
+    /// Called through [`Testbench::produce_batch`], which compiles this
+    /// loop once per unit in this crate.
+    #[inline]
+    pub fn produce_batch(
+        &mut self,
+        first: u64,
+        n: usize,
+        inp: &mut [u32],
+        mout: &mut [u32],
+        status: &mut [Drive],
+    ) {
+        let table = B::table();
+        let (iw, ow) = (table.in_words(), table.out_words());
+        let batch = status.len();
+        assert!(n <= batch && inp.len() == batch * iw && mout.len() == batch * ow);
+        for k in 0..n {
+            let from = if k == 0 { batch - 1 } else { k - 1 };
+            mout.copy_within(from * ow..(from + 1) * ow, k * ow);
+            status[k] = self.cycle(
+                first + k as u64,
+                &mut inp[k * iw..(k + 1) * iw],
+                &mut mout[k * ow..(k + 1) * ow],
+            );
+        }
     }
 
     /// The first half of [`ModelRun::cycle`]: the driver sets the inputs;
@@ -509,20 +548,50 @@ pub fn record_inputs<B: Testbench>(profile: Profile, seed: u64, cycles: u64) -> 
 }
 
 /// The time the driver, the stimulus generator and the model take
-/// closed-loop, without RTL, for `cycles` cycles of a fresh run of `seed`
-/// (as [`record_inputs`] runs them, without keeping the inputs): what each
-/// cycle of lock-step costs on top of the RTL, before the engine's own
-/// share (the run's set-up, microseconds, included). Also returns a fold
-/// of the last outputs, so that nothing is optimised away.
+/// closed-loop, without RTL, for `cycles` cycles of a fresh run of `seed`,
+/// produced as one-thread lock-step produces them (batches of
+/// [`ONE_THREAD_BATCH`] cycles, each cycle's inputs and outputs in a slot
+/// of their own): what each cycle of lock-step costs on top of the RTL,
+/// before the engine's own share (the run's set-up, microseconds,
+/// included). Also returns a fold of the last outputs, so that nothing is
+/// optimised away.
 pub fn time_closed_loop<B: Testbench>(
     profile: Profile,
     seed: u64,
     cycles: u64,
 ) -> (std::time::Duration, u32) {
+    let knobs = B::Knobs::default();
+    let run = ModelRun::<B>::new(profile, seed, &knobs, Stimulus::Fresh);
     let t0 = std::time::Instant::now();
-    let (_, out) = closed_loop::<B>(profile, seed, cycles, |_, _| {});
+    let (_, out) = run_batches(run, cycles);
     let took = t0.elapsed();
     (took, std::hint::black_box(fold_words(&out)))
+}
+
+/// Runs `run` for `cycles` cycles as one-thread lock-step produces them,
+/// [`ONE_THREAD_BATCH`] at a time through [`Testbench::produce_batch`]
+/// (the timed loops of [`time_closed_loop`] and [`time_driver`]); returns
+/// the last cycle's inputs and outputs.
+fn run_batches<B: Testbench>(mut run: ModelRun<'_, B>, cycles: u64) -> (Vec<u32>, Vec<u32>) {
+    let table = B::table();
+    let (iw, ow) = (table.in_words(), table.out_words());
+    let batch = ONE_THREAD_BATCH;
+    let mut inp = vec![0u32; batch * iw];
+    let mut out = vec![0u32; batch * ow];
+    let mut status = vec![Drive::Busy; batch];
+    let (mut cycle, mut n) = (0u64, 0usize);
+    while cycle < cycles {
+        n = (batch as u64).min(cycles - cycle) as usize;
+        B::produce_batch(&mut run, cycle, n, &mut inp, &mut out, &mut status);
+        cycle += n as u64;
+    }
+    match n {
+        0 => (vec![0; iw], vec![0; ow]),
+        n => (
+            inp[(n - 1) * iw..n * iw].to_vec(),
+            out[(n - 1) * ow..n * ow].to_vec(),
+        ),
+    }
 }
 
 /// A fold of `words` that the timed loops return, so that their last
@@ -656,7 +725,7 @@ fn time_on_view<B: Testbench>(
     let knobs = B::Knobs::default();
     let run = ModelRun::<B>::new(profile, seed, &knobs, Stimulus::Fresh).with_model(Box::new(view));
     let t0 = std::time::Instant::now();
-    let (last, _) = run_closed_loop(run, cycles, |_, _| {});
+    let (last, _) = run_batches(run, cycles);
     let took = t0.elapsed();
     if last != expect {
         return Err(Error::Env(format!(

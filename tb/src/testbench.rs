@@ -283,6 +283,22 @@ pub trait Testbench: 'static {
     /// (fewer active lanes, zeroed fields, smaller values). Empty when it is
     /// already as simple as it gets.
     fn simplify(txn: &Self::Txn) -> Vec<Self::Txn>;
+    /// [`ModelRun::produce_batch`](crate::run::ModelRun::produce_batch):
+    /// every testbench implements it with that one call, marked
+    /// `#[inline(never)]`. The lock-step loop of driver and model is then
+    /// compiled for each unit here, in this fully optimised crate; called
+    /// through a generic function of the co-simulator's own crate, it would
+    /// be compiled there, at that crate's opt-level 1 (`Cargo.toml`), with
+    /// the driver's and the transaction source's generic code.
+    fn produce_batch(
+        run: &mut crate::run::ModelRun<'_, Self>,
+        first: u64,
+        n: usize,
+        inp: &mut [u32],
+        mout: &mut [u32],
+        status: &mut [Drive],
+    ) where
+        Self: Sized;
     /// The `gpucosim eval` calculator of the unit on `profile` (request and
     /// result formats in the unit's doc).
     fn evaluator(profile: Profile) -> Evaluator;
