@@ -43,7 +43,7 @@ mod verilator;
 mod watchdog;
 
 pub use bundle::write_bundle;
-pub use gpucosim_tb::{draw, error, testbench, units, with_testbench};
+pub use gpucosim_tb::{draw, error, produce_batch_impl, testbench, units, with_testbench};
 pub use outputs::{probe_dir, probe_file, refuse_overwrite, same_file, write_atomic};
 pub use report::report;
 pub use repro::ReproCommand;

@@ -284,12 +284,14 @@ pub trait Testbench: 'static {
     /// already as simple as it gets.
     fn simplify(txn: &Self::Txn) -> Vec<Self::Txn>;
     /// [`ModelRun::produce_batch`](crate::run::ModelRun::produce_batch):
-    /// every testbench implements it with that one call, marked
-    /// `#[inline(never)]`. The lock-step loop of driver and model is then
-    /// compiled for each unit here, in this fully optimised crate; called
-    /// through a generic function of the co-simulator's own crate, it would
-    /// be compiled there, at that crate's opt-level 1 (`Cargo.toml`), with
-    /// the driver's and the transaction source's generic code.
+    /// every testbench implements it with
+    /// [`produce_batch_impl!`](crate::produce_batch_impl), that one call
+    /// in a method of its own. The lock-step loop of driver and model is
+    /// then compiled for each unit in the testbench's crate, fully
+    /// optimised here; called through a generic function of the
+    /// co-simulator's own crate, it would be compiled there, at that
+    /// crate's opt-level 1 (`Cargo.toml`), with the driver's and the
+    /// transaction source's generic code.
     fn produce_batch(
         run: &mut crate::run::ModelRun<'_, Self>,
         first: u64,
@@ -343,4 +345,26 @@ pub trait Testbench: 'static {
         let _ = (profile, txn);
         Vec::new()
     }
+}
+
+/// The [`Testbench::produce_batch`] of a testbench, written inside its
+/// `impl Testbench` block: a call of
+/// [`ModelRun::produce_batch`](crate::run::ModelRun::produce_batch) that
+/// is never inlined, so that the loop is instantiated where the testbench
+/// is.
+#[macro_export]
+macro_rules! produce_batch_impl {
+    () => {
+        #[inline(never)]
+        fn produce_batch(
+            run: &mut $crate::run::ModelRun<'_, Self>,
+            first: u64,
+            n: usize,
+            inp: &mut [u32],
+            mout: &mut [u32],
+            status: &mut [$crate::testbench::Drive],
+        ) {
+            run.produce_batch(first, n, inp, mout, status);
+        }
+    };
 }

@@ -186,16 +186,7 @@ impl Testbench for ToyTestbench {
             }]
         }
     }
-    fn produce_batch(
-        run: &mut gpucosim::engine::ModelRun<'_, Self>,
-        first: u64,
-        n: usize,
-        inp: &mut [u32],
-        mout: &mut [u32],
-        status: &mut [Drive],
-    ) {
-        run.produce_batch(first, n, inp, mout, status);
-    }
+    gpucosim::produce_batch_impl!();
     /// One request `{"d": [4 numbers]}` is one enabled cycle; the result
     /// is `{"sum": sum_o}` after it. The sum carries over between requests.
     fn evaluator(profile: Profile) -> Evaluator {

@@ -18,8 +18,7 @@ pub use driver::LdsDriver;
 pub use stimulus::LdsKnobs;
 pub use txn::LdsTxn;
 
-use crate::run::ModelRun;
-use crate::testbench::{Drive, Evaluator, Index, Knob, Testbench, Variant};
+use crate::testbench::{Evaluator, Index, Knob, Testbench, Variant};
 use gpucosim_model::lds::ports::lds_ports as P;
 use gpucosim_model::lds::LdsModel;
 use gpucosim_model::decode::Decoder;
@@ -102,17 +101,7 @@ impl Testbench for LdsTestbench {
     fn simplify(txn: &LdsTxn) -> Vec<LdsTxn> {
         txn::simplify(txn)
     }
-    #[inline(never)]
-    fn produce_batch(
-        run: &mut ModelRun<'_, Self>,
-        first: u64,
-        n: usize,
-        inp: &mut [u32],
-        mout: &mut [u32],
-        status: &mut [Drive],
-    ) {
-        run.produce_batch(first, n, inp, mout, status);
-    }
+    crate::produce_batch_impl!();
     fn evaluator(profile: Profile) -> Evaluator {
         eval::evaluator(profile)
     }

@@ -18,8 +18,7 @@ pub use driver::TaDriver;
 pub use stimulus::TaKnobs;
 pub use txn::TaTxn;
 
-use crate::run::ModelRun;
-use crate::testbench::{Drive, Evaluator, Index, Knob, Testbench, Variant};
+use crate::testbench::{Evaluator, Index, Knob, Testbench, Variant};
 use gpucosim_model::decode::Decoder;
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::ta::ports::ta_ports as p;
@@ -89,17 +88,7 @@ impl Testbench for TaTestbench {
     fn simplify(txn: &TaTxn) -> Vec<TaTxn> {
         txn::simplify(txn)
     }
-    #[inline(never)]
-    fn produce_batch(
-        run: &mut ModelRun<'_, Self>,
-        first: u64,
-        n: usize,
-        inp: &mut [u32],
-        mout: &mut [u32],
-        status: &mut [Drive],
-    ) {
-        run.produce_batch(first, n, inp, mout, status);
-    }
+    crate::produce_batch_impl!();
     fn evaluator(profile: Profile) -> Evaluator {
         eval::evaluator(profile)
     }

@@ -16,8 +16,7 @@ pub use driver::WaitcntDriver;
 pub use stimulus::WaitcntKnobs;
 pub use txn::WaitcntTxn;
 
-use crate::run::ModelRun;
-use crate::testbench::{Drive, Evaluator, Index, Knob, Testbench, Variant};
+use crate::testbench::{Evaluator, Index, Knob, Testbench, Variant};
 use gpucosim_model::decode::Decoder;
 use gpucosim_model::ports::PortTable;
 use gpucosim_model::waitcnt::ports::waitcnt_ports as P;
@@ -93,17 +92,7 @@ impl Testbench for WaitcntTestbench {
     fn simplify(txn: &WaitcntTxn) -> Vec<WaitcntTxn> {
         txn::simplify(txn)
     }
-    #[inline(never)]
-    fn produce_batch(
-        run: &mut ModelRun<'_, Self>,
-        first: u64,
-        n: usize,
-        inp: &mut [u32],
-        mout: &mut [u32],
-        status: &mut [Drive],
-    ) {
-        run.produce_batch(first, n, inp, mout, status);
-    }
+    crate::produce_batch_impl!();
     fn evaluator(profile: Profile) -> Evaluator {
         eval::evaluator(profile)
     }
