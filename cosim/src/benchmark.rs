@@ -2025,11 +2025,12 @@ impl BenchReport {
         s.push_str(&format!(
             "\nNanoseconds a cycle, from the figures above and (6): driver, stimulus generator and model \
              closed-loop over the same number of fresh cycles of the same seed without RTL, in batches of \
-             {ONE_THREAD_BATCH} cycles as one-thread lock-step produces them (what lock-step runs besides the RTL before \
-             its own share), in the same rounds as (1)–(5) and on the CPU of (1)–(4). On one thread a cycle \
-             costs at least (2) + (6), so lock-step ÷ bare cannot exceed (1) ÷ ((2) + (6)) with this \
-             driver, stimulus and model; what (4) adds beyond (2) + (6) is the engine's: the batches read \
-             back from the L2 cache, the call into the shim, the compare in C++. (7): the same closed loop with the model replaced by a replay of the outputs \
+             {ONE_THREAD_BATCH} cycles as one-thread lock-step produces them (what lock-step runs besides \
+             the RTL before its own share), in the same rounds as (1)–(5) and on the CPU of (1)–(4). On \
+             one thread a cycle costs at least (2) + (6), so lock-step ÷ bare cannot exceed \
+             (1) ÷ ((2) + (6)) with this driver, stimulus and model; what (4) adds beyond (2) + (6) is the \
+             engine's: the batches read back from the L2 cache, the call into the shim, the compare in \
+             C++. (7): the same closed loop with the model replaced by a replay of the outputs \
              the driver reads (recorded from a run with the model; the driver then drives the same inputs, \
              `gpucosim bench` fails otherwise), so driver and stimulus alone; (6) − (7) is the model's share, and \
              (1) ÷ ((2) + (7)) is what 4 ÷ 1 could reach with a model that cost nothing: where that is below \
