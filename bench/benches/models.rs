@@ -17,7 +17,7 @@
 //! - `ta/compute/<profile>` and `ta/pieces/<profile>`: two parts of the ta
 //!   model's work per instruction, over the first 256 instructions the
 //!   model accepts in those cycles (their inputs in cache, as in figure
-//!   (3)): the slot datapath (`tlm::compute`, with its coverage events)
+//!   (3)): the slot datapath (`tlm::compute_in`, with its coverage events)
 //!   and the split of the accessed slots into line pieces
 //!   (`tlm::pieces`), whose coalescing the cycle model does as it splits.
 //!   Per instruction; `model` is per cycle, and the model accepts an
@@ -34,7 +34,7 @@ use gpucosim::units::UNITS;
 use gpucosim::with_testbench;
 use gpucosim_model::ta::cover::Events;
 use gpucosim_model::ta::ports::ta_ports;
-use gpucosim_model::ta::tlm::{compute, pieces, Pieces};
+use gpucosim_model::ta::tlm::{compute, compute_in, pieces, Pieces, Scratch};
 use gpucosim_model::ta::{read_instr, Instr, LaneResults, TaParams};
 use gpucosim_model::Profile;
 use gpucosim_tb::run::OutputChecksum;
@@ -136,11 +136,14 @@ fn ta_parts(c: &mut Criterion) {
             "the recording accepts enough instructions"
         );
         let mut res = LaneResults::default();
+        // Working storage kept from one instruction to the next, as the
+        // cycle model keeps it.
+        let mut scratch = Scratch::default();
         g.bench_function(BenchmarkId::new("compute", profile), |b| {
             b.iter(|| {
                 for i in &instrs {
                     let mut ev = Events::default();
-                    compute(profile, i, &mut res, &mut ev);
+                    compute_in(profile, i, &mut res, &mut ev, &mut scratch);
                     std::hint::black_box((&res, ev));
                 }
             })

@@ -6,7 +6,7 @@ use super::cover::{Bin, Events};
 use super::isa::{Instr, Kind, Op};
 use super::params::TaParams;
 use super::ports::ta_ports as p;
-use super::tlm::{compute, for_each_piece, LaneResults, Piece, MAX_PIECES};
+use super::tlm::{compute_in, for_each_piece, LaneResults, Piece, Scratch, MAX_PIECES};
 use crate::cover::{coverage, Recorder};
 use crate::ports::PortTable;
 use crate::profile::Profile;
@@ -221,6 +221,7 @@ pub struct TaModel {
     op: u32,
     instr: Box<Instr>,
     res: Box<LaneResults>,
+    scratch: Box<Scratch>,
     reqs: Requests,
     accepted: u64,
     prev_active: bool,
@@ -239,6 +240,7 @@ impl TaModel {
             op: 0,
             instr: Box::default(),
             res: Box::default(),
+            scratch: Box::default(),
             reqs: Requests::new(),
             accepted: 0,
             prev_active: false,
@@ -263,7 +265,13 @@ impl TaModel {
     fn accept(&mut self, inputs: &[u32]) {
         read_instr(inputs, &mut self.instr);
         let mut ev = Events::default();
-        compute(self.profile, &self.instr, &mut self.res, &mut ev);
+        compute_in(
+            self.profile,
+            &self.instr,
+            &mut self.res,
+            &mut ev,
+            &mut self.scratch,
+        );
         if self.reqs.build(&self.res, self.line_bytes) {
             ev.set(Bin::PieceCrossesLine);
         }

@@ -155,9 +155,21 @@ pub fn buffer_offset(vs: &Vsharp, index: u32, offset: u32) -> (u32, bool) {
     (full as u32, full > u32::MAX as u64)
 }
 
+/// Computes every lane's results for `instr` into `out`, and records the
+/// coverage events it exercised in `ev` ([`compute_in`] with working
+/// storage of its own).
+pub fn compute(profile: Profile, instr: &Instr, out: &mut LaneResults, ev: &mut Events) {
+    compute_in(profile, instr, out, ev, &mut Scratch::default());
+}
+
+/// The datapath's per-lane working storage, kept by a caller that computes
+/// many instructions (the cycle model) so that it is not cleared for each:
+/// [`compute_in`] writes every part of it that it reads.
+#[derive(Debug, Clone, Default)]
+pub struct Scratch(Lanes);
+
 crate::hot_copies! {
-    /// Computes every lane's results for `instr` into `out`, and records the
-    /// coverage events it exercised in `ev`.
+    /// [`compute`] in the working storage `scratch`.
     ///
     /// On x86-64 CPUs with AVX2 (x86-64-v3) or AVX-512 (x86-64-v4) this runs a
     /// copy of the datapath compiled for those instructions ([`crate::cpu`]):
@@ -165,13 +177,24 @@ crate::hot_copies! {
     /// the baseline's SSE2 (AVX-512 takes eight lanes an instruction and turns
     /// comparisons into lane masks directly). All copies give the same results
     /// (`tests::every_datapath_copy_gives_the_same_results`).
-    pub fn compute(profile: Profile, instr: &Instr, out: &mut LaneResults, ev: &mut Events)
-        = compute_body;
+    pub fn compute_in(
+        profile: Profile,
+        instr: &Instr,
+        out: &mut LaneResults,
+        ev: &mut Events,
+        scratch: &mut Scratch,
+    ) = compute_body;
     copies compute_baseline, compute_x86_64_v3, compute_x86_64_v4, all in compute_copies;
 }
 
 #[inline(always)]
-fn compute_body(profile: Profile, instr: &Instr, out: &mut LaneResults, ev: &mut Events) {
+fn compute_body(
+    profile: Profile,
+    instr: &Instr,
+    out: &mut LaneResults,
+    ev: &mut Events,
+    scratch: &mut Scratch,
+) {
     let vs = Vsharp::decode(profile, instr.vsharp);
     let acc = Access::of(profile, instr, &vs);
     let wave64 = instr.wave64 || !profile.wave32();
@@ -186,19 +209,19 @@ fn compute_body(profile: Profile, instr: &Instr, out: &mut LaneResults, ev: &mut
     // The datapath in two passes over the lanes (addresses, then range
     // checks), each compiled once per address mode and range rule so that
     // these per-instruction choices are not made again in every slot.
-    let mut lanes = Lanes::default();
+    let lanes = &mut scratch.0;
     if s.swizzle {
-        addresses::<true>(&s, instr, out, &mut lanes);
+        addresses::<true>(&s, instr, out, lanes);
     } else {
-        addresses::<false>(&s, instr, out, &mut lanes);
+        addresses::<false>(&s, instr, out, lanes);
     }
     match s.rule {
-        Rule::Gfx9Stride0 => ranges::<G9_STRIDE0>(&s, out, &mut lanes),
-        Rule::Gfx9Stride => ranges::<G9_STRIDE>(&s, out, &mut lanes),
-        Rule::IndexAndOffset => ranges::<OOB_INDEX_OFFSET>(&s, out, &mut lanes),
-        Rule::Index => ranges::<OOB_INDEX>(&s, out, &mut lanes),
-        Rule::NoRecords => ranges::<OOB_NO_RECORDS>(&s, out, &mut lanes),
-        Rule::Linear => ranges::<OOB_LINEAR>(&s, out, &mut lanes),
+        Rule::Gfx9Stride0 => ranges::<G9_STRIDE0>(&s, out, lanes),
+        Rule::Gfx9Stride => ranges::<G9_STRIDE>(&s, out, lanes),
+        Rule::IndexAndOffset => ranges::<OOB_INDEX_OFFSET>(&s, out, lanes),
+        Rule::Index => ranges::<OOB_INDEX>(&s, out, lanes),
+        Rule::NoRecords => ranges::<OOB_NO_RECORDS>(&s, out, lanes),
+        Rule::Linear => ranges::<OOB_LINEAR>(&s, out, lanes),
     }
     lanes.record(&s, instr, ev);
     instr_events(profile, instr, &vs, &acc, out, ev);
@@ -392,6 +415,7 @@ impl Setup {
 /// Per-lane values passed between the two passes, and what the lanes
 /// exercised, as lane masks (bit = lane, computed for every lane; coverage
 /// counts the active ones).
+#[derive(Debug, Clone)]
 struct Lanes {
     /// Index and offset of each lane, wrapped at 2^32.
     index: [u32; LANES],
@@ -708,6 +732,7 @@ fn ranges<const RULE: u8>(s: &Setup, out: &mut LaneResults, v: &mut Lanes) {
         let any_in = ins.iter().fold(0, |a, m| a | m);
         let any_out = outs.iter().fold(0, |a, m| a | m);
         v.partial = any_in & any_out;
+        v.all_or_nothing_out = 0;
     } else {
         // All-or-nothing: every slot of the access carries the lane's
         // verdict (an invalid format has no slots).
@@ -716,6 +741,7 @@ fn ranges<const RULE: u8>(s: &Setup, out: &mut LaneResults, v: &mut Lanes) {
             *i = !lane_out;
         }
         v.all_or_nothing_out = lane_out;
+        v.partial = 0;
     }
     out.inrange = interleave(&ins[..slots]);
     let accessing = if s.can_access {
@@ -1046,18 +1072,28 @@ mod tests {
 
     /// Property: the datapath's copies for x86-64-v3 and v4 and its
     /// baseline copy give the same lane results and coverage events (where
-    /// this CPU can run them; `compute` always runs one of them).
+    /// this CPU can run them; `compute` always runs one of them), each copy
+    /// in working storage it keeps from one instruction to the next, as the
+    /// cycle model does, against the baseline in fresh storage.
     #[test]
     fn every_datapath_copy_gives_the_same_results() {
         let mut m = Mix(1);
         for profile in Profile::all() {
+            let copies = compute_copies();
+            let mut kept: Vec<Scratch> = copies.iter().map(|_| Scratch::default()).collect();
             for _ in 0..3000 {
                 let i = instr(profile, &mut m);
                 let (mut base, mut base_ev) = (LaneResults::default(), Events::default());
-                compute_baseline(profile, &i, &mut base, &mut base_ev);
-                for (name, copy) in compute_copies() {
+                compute_baseline(
+                    profile,
+                    &i,
+                    &mut base,
+                    &mut base_ev,
+                    &mut Scratch::default(),
+                );
+                for ((name, copy), scratch) in copies.iter().zip(&mut kept) {
                     let (mut r, mut ev) = (LaneResults::default(), Events::default());
-                    copy(profile, &i, &mut r, &mut ev);
+                    copy(profile, &i, &mut r, &mut ev, scratch);
                     assert_eq!((&r, ev), (&base, base_ev), "{name}: {i:?}");
                 }
             }
