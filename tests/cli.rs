@@ -995,6 +995,11 @@ fn a_cached_start_runs_no_other_program() {
 /// A VCD of the toy unit whose model and RTL differ on `q_o[2]` from
 /// cycle 5, written by the same writer as a run's.
 fn toy_vcd(dir: &std::path::Path) -> std::path::PathBuf {
+    toy_waveform(dir, gpucosim_waves::WaveFormat::Vcd)
+}
+
+/// [`toy_vcd`] in `format`.
+fn toy_waveform(dir: &std::path::Path, format: gpucosim_waves::WaveFormat) -> std::path::PathBuf {
     use gpucosim_tests::toy_ports as p;
     let t = &p::TABLE;
     let mut cap = gpucosim_waves::Capture::new(t, 64);
@@ -1011,15 +1016,13 @@ fn toy_vcd(dir: &std::path::Path) -> std::path::PathBuf {
         }
         cap.record(c, &inp, &m, &r);
     }
-    let path = dir.join("toy.gfx9.1.vcd");
-    gpucosim_waves::write_capture(
-        &path,
-        t,
-        &cap,
-        &gpucosim_waves::Meta::default(),
-        gpucosim_waves::WaveFormat::Vcd,
-    )
-    .unwrap();
+    let ext = match format {
+        gpucosim_waves::WaveFormat::Vcd => "vcd",
+        gpucosim_waves::WaveFormat::Fst => "fst",
+    };
+    let path = dir.join(format!("toy.gfx9.1.{ext}"));
+    gpucosim_waves::write_capture(&path, t, &cap, &gpucosim_waves::Meta::default(), format)
+        .unwrap();
     path
 }
 
@@ -1048,6 +1051,12 @@ fn waves_prints_the_divergence_of_a_vcd_or_a_bundle() {
     // The directory holding it is read the same way.
     let (code, out2, _) = run(&["waves", dir.path().to_str().unwrap()], &[]);
     assert_eq!((code, &out2), (0, &out));
+    // And the same capture as an FST.
+    let fst_dir = tempfile::tempdir().unwrap();
+    let fst = toy_waveform(fst_dir.path(), gpucosim_waves::WaveFormat::Fst);
+    let (code, out3, err) = run(&["waves", fst.to_str().unwrap()], &[]);
+    let out3 = out3.replace(fst.to_str().unwrap(), v);
+    assert_eq!((code, &out3), (0, &out), "{err}");
     // Chosen signals and cycles.
     let (code, out, err) = run(
         &[
@@ -1078,6 +1087,73 @@ fn waves_prints_the_divergence_of_a_vcd_or_a_bundle() {
         "{out}"
     );
     assert!(lines[4].split_whitespace().eq(["rtl", "1e", "21"]), "{out}");
+}
+
+/// `gpucosim waves` reads a whole-run FST as the VCD of the same run: the
+/// same text, though the FST's changes come in several blocks (a ta run's
+/// fill the writer's 4 MB block in about 5,000 cycles) and are read one
+/// time step at a time rather than held whole.
+#[test]
+#[ignore = "heavy (7,000 cycles of ta with every cycle in the waveform, twice, read back): the full suite runs it, `cargo test --release --workspace -- --include-ignored`"]
+fn waves_reads_a_whole_run_fst_as_the_vcd_of_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut texts = Vec::new();
+    for format in ["vcd", "fst"] {
+        let w = dir.path().join(format);
+        let args = [
+            "run",
+            "--unit",
+            "ta",
+            "--profile",
+            "gfx9",
+            "--cycles",
+            "7000",
+            "--dump-all",
+            "--waves",
+            w.to_str().unwrap(),
+            "--waves-format",
+            format,
+        ];
+        let (code, out, err) = run(&args, &[("GPUCOSIM_BUILD", "quick")]);
+        assert_eq!(code, 0, "{out}{err}");
+        let file = w.join(format!("ta.gfx9.1.{format}"));
+        let mut seen = Vec::new();
+        if format == "fst" {
+            assert!(fst_blocks(&file) >= 2, "{}", file.display());
+        }
+        for cycles in ["0..40", "6950..7000"] {
+            let args = [
+                "waves",
+                file.to_str().unwrap(),
+                "--signals",
+                "*lane_addr_o[17]",
+                "in.exec_i",
+                "line_*",
+                "--cycles",
+                cycles,
+            ];
+            let (code, out, err) = run(&args, &[]);
+            assert_eq!(code, 0, "{format} {cycles}: {out}{err}");
+            seen.push(out);
+        }
+        texts.push(seen);
+    }
+    assert!(texts[0][1].contains("line_addr_o"), "{}", texts[0][1]);
+    assert_eq!(texts[0], texts[1]);
+}
+
+/// The value-change blocks of the FST `path`: its blocks are a type byte
+/// and a big-endian 64-bit length (the type's byte excluded).
+fn fst_blocks(path: &std::path::Path) -> usize {
+    let b = std::fs::read(path).unwrap();
+    let (mut at, mut n) = (0, 0);
+    while at + 9 <= b.len() {
+        // FST_BL_VCDATA, _DYN_ALIAS, _DYN_ALIAS2.
+        n += usize::from(matches!(b[at], 1 | 5 | 8));
+        let len = u64::from_be_bytes(b[at + 1..at + 9].try_into().unwrap());
+        at += 1 + len as usize;
+    }
+    n
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //! out.
 
 use fst_reader::{FstFilter, FstHierarchyEntry, FstReader, FstSignalValue, FstVarType};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -46,6 +46,28 @@ fn bad(e: impl std::fmt::Display) -> io::Error {
         io::ErrorKind::InvalidData,
         format!("not a readable FST: {e}"),
     )
+}
+
+/// Writes the changes of time step `now` (none before the first) to
+/// `out`, in declaration order, and empties `step`.
+fn write_step(
+    out: &mut dyn Write,
+    now: Option<u64>,
+    step: &mut Vec<(usize, Vec<u8>)>,
+    widths: &HashMap<usize, u32>,
+) -> io::Result<()> {
+    let Some(t) = now else { return Ok(()) };
+    step.sort_by_key(|c| c.0);
+    writeln!(out, "#{t}")?;
+    for (h, bits) in step.drain(..) {
+        let bits = String::from_utf8_lossy(&bits);
+        if widths.get(&h) == Some(&1) {
+            writeln!(out, "{bits}{}", code(h))?;
+        } else {
+            writeln!(out, "b{bits} {}", code(h))?;
+        }
+    }
+    Ok(())
 }
 
 /// Writes the FST `path` as VCD text to `out`.
@@ -100,30 +122,46 @@ pub fn fst_to_vcd(path: &Path, out: &mut dyn Write) -> io::Result<()> {
     }
     out.write_all(decl.as_bytes())?;
     writeln!(out, "$enddefinitions $end")?;
-    // Value changes by time (a capture window: small enough to hold).
-    let mut by_time: BTreeMap<u64, Vec<(usize, String)>> = BTreeMap::new();
+    // Value changes stream out one time step at a time: the reader gives
+    // them in time order (block by block, each block's steps in order), so
+    // only the current step's are held, however long the run the FST
+    // holds. Within a step they go out in declaration order, as gpucosim's
+    // VCD writes a step; a later change of one variable in the same step
+    // (a block's first values, then its changes) stays after the earlier.
+    let mut step: Vec<(usize, Vec<u8>)> = Vec::new();
+    let mut now: Option<u64> = None;
+    let mut failed: Option<io::Error> = None;
     r.read_signals(&FstFilter::all(), |t, h, v| {
-        let h = h.get_index();
-        if let (Some(_), FstSignalValue::String(bits)) = (widths.get(&h), v) {
-            by_time
-                .entry(t)
-                .or_default()
-                .push((h, String::from_utf8_lossy(bits).into_owned()));
+        if failed.is_some() {
+            return;
         }
-    })
-    .map_err(bad)?;
-    for (t, mut changes) in by_time {
-        // In declaration order, as gpucosim's VCD writes a time step.
-        changes.sort_by_key(|c| c.0);
-        writeln!(out, "#{t}")?;
-        for (h, bits) in changes {
-            if widths.get(&h) == Some(&1) {
-                writeln!(out, "{bits}{}", code(h))?;
-            } else {
-                writeln!(out, "b{bits} {}", code(h))?;
+        let h = h.get_index();
+        let (Some(_), FstSignalValue::String(bits)) = (widths.get(&h), v) else {
+            return;
+        };
+        match now {
+            Some(n) if t < n => {
+                failed = Some(bad(format!(
+                    "value changes out of time order ({t} after {n})"
+                )));
+                return;
+            }
+            Some(n) if t == n => {}
+            _ => {
+                if let Err(e) = write_step(out, now, &mut step, &widths) {
+                    failed = Some(e);
+                    return;
+                }
+                now = Some(t);
             }
         }
+        step.push((h, bits.to_vec()));
+    })
+    .map_err(bad)?;
+    if let Some(e) = failed {
+        return Err(e);
     }
+    write_step(out, now, &mut step, &widths)?;
     out.flush()
 }
 
