@@ -6,7 +6,6 @@
 //! out.
 
 use fst_reader::{FstFilter, FstHierarchyEntry, FstReader, FstSignalValue, FstVarType};
-use std::collections::HashMap;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -48,26 +47,53 @@ fn bad(e: impl std::fmt::Display) -> io::Error {
     )
 }
 
-/// Writes the changes of time step `now` (none before the first) to
-/// `out`, in declaration order, and empties `step`.
-fn write_step(
-    out: &mut dyn Write,
-    now: Option<u64>,
-    step: &mut Vec<(usize, Vec<u8>)>,
-    widths: &HashMap<usize, u32>,
-) -> io::Result<()> {
-    let Some(t) = now else { return Ok(()) };
-    step.sort_by_key(|c| c.0);
-    writeln!(out, "#{t}")?;
-    for (h, bits) in step.drain(..) {
-        let bits = String::from_utf8_lossy(&bits);
-        if widths.get(&h) == Some(&1) {
-            writeln!(out, "{bits}{}", code(h))?;
-        } else {
-            writeln!(out, "b{bits} {}", code(h))?;
-        }
+/// A variable of the VCD: its width and identifier code.
+struct Var {
+    width: u32,
+    code: String,
+}
+
+/// The value changes of one time step: each variable's handle and its
+/// value's bytes in `bits`.
+#[derive(Default)]
+struct Step {
+    changes: Vec<(usize, std::ops::Range<usize>)>,
+    bits: Vec<u8>,
+}
+
+impl Step {
+    fn push(&mut self, h: usize, bits: &[u8]) {
+        let at = self.bits.len();
+        self.bits.extend_from_slice(bits);
+        self.changes.push((h, at..self.bits.len()));
     }
-    Ok(())
+
+    /// Writes the changes of time step `now` (none before the first) to
+    /// `out`, in declaration order, and empties the step.
+    fn write(
+        &mut self,
+        out: &mut dyn Write,
+        now: Option<u64>,
+        vars: &[Option<Var>],
+    ) -> io::Result<()> {
+        let Some(t) = now else { return Ok(()) };
+        self.changes.sort_by_key(|c| c.0);
+        writeln!(out, "#{t}")?;
+        for (h, r) in self.changes.drain(..) {
+            let v = vars[h].as_ref().expect("a change of a declared variable");
+            if v.width != 1 {
+                out.write_all(b"b")?;
+            }
+            out.write_all(&self.bits[r])?;
+            if v.width != 1 {
+                out.write_all(b" ")?;
+            }
+            out.write_all(v.code.as_bytes())?;
+            out.write_all(b"\n")?;
+        }
+        self.bits.clear();
+        Ok(())
+    }
 }
 
 /// Writes the FST `path` as VCD text to `out`.
@@ -78,7 +104,8 @@ pub fn fst_to_vcd(path: &Path, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "$timescale {} $end", timescale(exp))?;
     // Declarations, in the FST's order; each handle's code and width.
     let mut decl = String::new();
-    let mut widths: HashMap<usize, u32> = HashMap::new();
+    // By handle (the FST's handles are dense, from 0).
+    let mut vars: Vec<Option<Var>> = Vec::new();
     let mut failed: Option<io::Error> = None;
     r.read_hierarchy(|e| match e {
         FstHierarchyEntry::Scope { name, .. } => {
@@ -111,8 +138,15 @@ pub fn fst_to_vcd(path: &Path, out: &mut dyn Write) -> io::Result<()> {
                 return;
             }
             let h = handle.get_index();
-            widths.insert(h, length);
-            decl.push_str(&format!("$var wire {length} {} {name} $end\n", code(h)));
+            let c = code(h);
+            decl.push_str(&format!("$var wire {length} {c} {name} $end\n"));
+            if vars.len() <= h {
+                vars.resize_with(h + 1, || None);
+            }
+            vars[h] = Some(Var {
+                width: length,
+                code: c,
+            });
         }
         _ => {}
     })
@@ -128,7 +162,7 @@ pub fn fst_to_vcd(path: &Path, out: &mut dyn Write) -> io::Result<()> {
     // holds. Within a step they go out in declaration order, as gpucosim's
     // VCD writes a step; a later change of one variable in the same step
     // (a block's first values, then its changes) stays after the earlier.
-    let mut step: Vec<(usize, Vec<u8>)> = Vec::new();
+    let mut step = Step::default();
     let mut now: Option<u64> = None;
     let mut failed: Option<io::Error> = None;
     r.read_signals(&FstFilter::all(), |t, h, v| {
@@ -136,7 +170,7 @@ pub fn fst_to_vcd(path: &Path, out: &mut dyn Write) -> io::Result<()> {
             return;
         }
         let h = h.get_index();
-        let (Some(_), FstSignalValue::String(bits)) = (widths.get(&h), v) else {
+        let (Some(Some(_)), FstSignalValue::String(bits)) = (vars.get(h), v) else {
             return;
         };
         match now {
@@ -148,20 +182,20 @@ pub fn fst_to_vcd(path: &Path, out: &mut dyn Write) -> io::Result<()> {
             }
             Some(n) if t == n => {}
             _ => {
-                if let Err(e) = write_step(out, now, &mut step, &widths) {
+                if let Err(e) = step.write(out, now, &vars) {
                     failed = Some(e);
                     return;
                 }
                 now = Some(t);
             }
         }
-        step.push((h, bits.to_vec()));
+        step.push(h, bits);
     })
     .map_err(bad)?;
     if let Some(e) = failed {
         return Err(e);
     }
-    write_step(out, now, &mut step, &widths)?;
+    step.write(out, now, &vars)?;
     out.flush()
 }
 
