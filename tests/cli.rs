@@ -1100,20 +1100,9 @@ fn waves_reads_a_whole_run_fst_as_the_vcd_of_the_run() {
     let mut texts = Vec::new();
     for format in ["vcd", "fst"] {
         let w = dir.path().join(format);
-        let args = [
-            "run",
-            "--unit",
-            "ta",
-            "--profile",
-            "gfx9",
-            "--cycles",
-            "7000",
-            "--dump-all",
-            "--waves",
-            w.to_str().unwrap(),
-            "--waves-format",
-            format,
-        ];
+        let run_args = "run --unit ta --profile gfx9 --cycles 7000 --dump-all --waves";
+        let mut args: Vec<&str> = run_args.split(' ').collect();
+        args.extend([w.to_str().unwrap(), "--waves-format", format]);
         let (code, out, err) = run(&args, &[("GPUCOSIM_BUILD", "quick")]);
         assert_eq!(code, 0, "{out}{err}");
         let file = w.join(format!("ta.gfx9.1.{format}"));
