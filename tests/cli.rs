@@ -1202,6 +1202,28 @@ fn waves_errors_are_one_line() {
         &[],
         "holds several waveforms",
     );
+    // An FST whose VCD does not fit on the disk (a file-size limit of
+    // 512 bytes fails the write as a full disk does): named as such, not
+    // as a bad FST.
+    let fst_dir = tempfile::tempdir().unwrap();
+    let fst = toy_waveform(fst_dir.path(), gpucosim_waves::WaveFormat::Fst);
+    let o = Command::new("sh")
+        .args(["-c", "ulimit -f 1 && exec \"$0\" waves \"$1\""])
+        .arg(gpucosim_bin())
+        .arg(&fst)
+        .env("TMPDIR", dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let want = format!(
+        "error: cannot write the VCD of {} to a temporary file ({}/",
+        fst.display(),
+        dir.path().display()
+    );
+    assert!(err.starts_with(&want), "{err}");
+    assert!(err.contains("File too large"), "{err}");
 }
 
 /// An `--rtl` tree of one unit co-simulates that unit and runs the others

@@ -96,8 +96,46 @@ impl Step {
     }
 }
 
+/// What stopped [`fst_to_vcd`].
+#[derive(Debug)]
+pub enum TranscodeError {
+    /// The FST could not be read, or is not one gpucosim writes.
+    Read(io::Error),
+    /// The VCD could not be written (a full disk, say).
+    Write(io::Error),
+}
+
+/// `out`, noting whether a write to it failed.
+struct Noted<'a> {
+    out: &'a mut dyn Write,
+    failed: bool,
+}
+
+impl Write for Noted<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let r = self.out.write(buf);
+        self.failed |= r.is_err();
+        r
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let r = self.out.flush();
+        self.failed |= r.is_err();
+        r
+    }
+}
+
 /// Writes the FST `path` as VCD text to `out`.
-pub fn fst_to_vcd(path: &Path, out: &mut dyn Write) -> io::Result<()> {
+pub fn fst_to_vcd(path: &Path, out: &mut dyn Write) -> Result<(), TranscodeError> {
+    let mut noted = Noted { out, failed: false };
+    match transcode(path, &mut noted) {
+        Ok(()) => Ok(()),
+        Err(e) if noted.failed => Err(TranscodeError::Write(e)),
+        Err(e) => Err(TranscodeError::Read(e)),
+    }
+}
+
+fn transcode(path: &Path, out: &mut dyn Write) -> io::Result<()> {
     let f = io::BufReader::new(std::fs::File::open(path)?);
     let mut r = FstReader::open_and_read_time_table(f).map_err(bad)?;
     let exp = r.get_header().timescale_exponent;

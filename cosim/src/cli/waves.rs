@@ -87,10 +87,18 @@ fn show(
     let transcoded = if vcd.extension().is_some_and(|e| e == "fst") {
         let mut t = tempfile::NamedTempFile::new()
             .map_err(|e| Error::Env(format!("a temporary file for {}: {e}", vcd.display())))?;
+        let tmp = t.path().to_path_buf();
         {
             let mut w = std::io::BufWriter::new(t.as_file_mut());
-            fst_vcd::fst_to_vcd(&vcd, &mut w).map_err(|e| {
-                Error::Input(format!("{} is not a gpucosim FST: {e}", vcd.display()))
+            fst_vcd::fst_to_vcd(&vcd, &mut w).map_err(|e| match e {
+                fst_vcd::TranscodeError::Read(e) => {
+                    Error::Input(format!("{} is not a gpucosim FST: {e}", vcd.display()))
+                }
+                fst_vcd::TranscodeError::Write(e) => Error::Env(format!(
+                    "cannot write the VCD of {} to a temporary file ({}): {e}",
+                    vcd.display(),
+                    tmp.display()
+                )),
             })?;
         }
         Some(t)
