@@ -25,7 +25,7 @@ fn text(o: &Output) -> (String, String) {
 
 /// `cmd` with writes limited to files of `bytes` (RLIMIT_FSIZE): a write
 /// past it fails with EFBIG, as one on a full disk fails with ENOSPC.
-fn limit_files(cmd: &mut Command, bytes: u64) {
+pub(crate) fn limit_files(cmd: &mut Command, bytes: u64) {
     limit(cmd, libc::RLIMIT_FSIZE, bytes);
 }
 
