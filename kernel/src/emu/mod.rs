@@ -30,7 +30,7 @@ use gpucosim_model::lds::isa::{Kind as DsKind, OpInfo};
 use gpucosim_model::lds::params::LdsParams;
 use gpucosim_model::lds::tlm::{geometry, Lds, Request};
 use gpucosim_model::ta::isa::{Instr, Kind as TaKind, Op as TaOp};
-use gpucosim_model::ta::tlm::{compute, get_bit, LaneResults, Pieces};
+use gpucosim_model::ta::tlm::{compute_in, get_bit, LaneResults, Pieces, Scratch};
 use gpucosim_model::ta::TaParams;
 use gpucosim_model::Profile;
 use gpucosim_tb::units::lds::txn::LdsTxn;
@@ -595,6 +595,8 @@ pub struct Emulator<'a> {
     /// Instructions executed (per wave).
     pub executed: u64,
     ta_res: Box<LaneResults>,
+    /// The datapath's working storage, kept between buffer instructions.
+    ta_scratch: Box<Scratch>,
     pieces: Box<Pieces>,
     /// Keep the unit transactions (off: profile only).
     pub record: bool,
@@ -633,6 +635,7 @@ impl<'a> Emulator<'a> {
             rng: ChaCha8Rng::seed_from_u64(launch.seed ^ 0x6b65_726e_656c),
             executed: 0,
             ta_res: Box::default(),
+            ta_scratch: Box::default(),
             pieces: Box::default(),
             record: true,
             max_traffic: MAX_TRAFFIC,
@@ -2926,7 +2929,13 @@ impl<'a> Emulator<'a> {
             }
         }
         let mut ev = Default::default();
-        compute(self.profile, &instr, &mut self.ta_res, &mut ev);
+        compute_in(
+            self.profile,
+            &instr,
+            &mut self.ta_res,
+            &mut ev,
+            &mut self.ta_scratch,
+        );
         let res_box = std::mem::take(&mut self.ta_res);
         let res = &*res_box;
         let (slots, sb) = (res.shape.slots as usize, res.shape.slot_bytes as usize);
