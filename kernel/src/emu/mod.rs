@@ -614,6 +614,23 @@ pub struct Emulator<'a> {
 
 type R<T> = Result<T, String>;
 
+/// Operand `i` of `o`. Small enough to be inlined at each of the many
+/// places an instruction's step reads an operand; the message of the error
+/// is made out of line.
+#[inline]
+fn operand(o: &[Opnd], i: usize) -> R<Opnd> {
+    match o.get(i) {
+        Some(x) => Ok(*x),
+        None => Err(too_few_operands(i)),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn too_few_operands(i: usize) -> String {
+    format!("expected at least {} operands", i + 1)
+}
+
 impl<'a> Emulator<'a> {
     /// An emulator of `launch` of `kernel`, memory set up.
     pub fn new(profile: Profile, kernel: &'a asm::Kernel, launch: &'a Launch) -> R<Self> {
@@ -1345,11 +1362,7 @@ impl<'a> Emulator<'a> {
             return self.step_sdwa(ins, sd, at, w);
         }
         let o = &ins.o;
-        let arg = |i: usize| -> R<Opnd> {
-            o.get(i)
-                .copied()
-                .ok_or_else(|| format!("expected at least {} operands", i + 1))
-        };
+        let arg = |i: usize| operand(o, i);
         // Approximate results flow from an ALU operation's sources to its
         // destinations (`v_fmac` reads its destination too).
         let act = w.active();

@@ -395,25 +395,35 @@ impl VsharpFields {
     /// Encodes the fields as a 128-bit V# for `profile` (a field the
     /// profile does not have is dropped).
     pub fn encode(&self, profile: Profile) -> u128 {
+        // Each profile's row a constant in its arm (as `TaParams::with`
+        // gives it), with the encoder inlined into both arms by force: left
+        // to the inliner's judgement, the closure of `with` can stay a call
+        // in which no shift is a constant.
+        match profile {
+            Profile::Gfx9 => self.encode_in(const { TaParams::of(Profile::Gfx9) }),
+            Profile::Gfx11 => self.encode_in(const { TaParams::of(Profile::Gfx11) }),
+        }
+    }
+
+    #[inline(always)]
+    fn encode_in(&self, p: &TaParams) -> u128 {
         // Every field by name (`VsField::ALL`, which a test holds to), so
         // that with the layout a constant each is a constant shift.
-        TaParams::with(profile, |p| {
-            use VsField as F;
-            let put = |f, x: u64| p.vsharp.put(f, x);
-            put(F::Base, self.base)
-                | put(F::Stride, self.stride.into())
-                | put(F::CacheSwizzle, self.cache_swizzle.into())
-                | put(F::Swizzle, self.swizzle.into())
-                | put(F::NumRecords, self.num_records.into())
-                | put(F::DstSel, self.dst_sel.into())
-                | put(F::Nfmt, self.nfmt.into())
-                | put(F::Format, self.format.into())
-                | put(F::ElemSize, self.elem_size.into())
-                | put(F::IndexStride, self.index_stride.into())
-                | put(F::AddTid, self.add_tid.into())
-                | put(F::OobSelect, self.oob_select.into())
-                | put(F::Type, self.rtype.into())
-        })
+        use VsField as F;
+        let put = |f, x: u64| p.vsharp.put(f, x);
+        put(F::Base, self.base)
+            | put(F::Stride, self.stride.into())
+            | put(F::CacheSwizzle, self.cache_swizzle.into())
+            | put(F::Swizzle, self.swizzle.into())
+            | put(F::NumRecords, self.num_records.into())
+            | put(F::DstSel, self.dst_sel.into())
+            | put(F::Nfmt, self.nfmt.into())
+            | put(F::Format, self.format.into())
+            | put(F::ElemSize, self.elem_size.into())
+            | put(F::IndexStride, self.index_stride.into())
+            | put(F::AddTid, self.add_tid.into())
+            | put(F::OobSelect, self.oob_select.into())
+            | put(F::Type, self.rtype.into())
     }
 
     /// The value of field `f`.
