@@ -1016,11 +1016,7 @@ fn toy_waveform(dir: &std::path::Path, format: gpucosim_waves::WaveFormat) -> st
         }
         cap.record(c, &inp, &m, &r);
     }
-    let ext = match format {
-        gpucosim_waves::WaveFormat::Vcd => "vcd",
-        gpucosim_waves::WaveFormat::Fst => "fst",
-    };
-    let path = dir.join(format!("toy.gfx9.1.{ext}"));
+    let path = dir.join(format!("toy.gfx9.1.{}", format.extension()));
     gpucosim_waves::write_capture(&path, t, &cap, &gpucosim_waves::Meta::default(), format)
         .unwrap();
     path

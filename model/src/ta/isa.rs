@@ -395,16 +395,12 @@ impl VsharpFields {
     /// Encodes the fields as a 128-bit V# for `profile` (a field the
     /// profile does not have is dropped).
     pub fn encode(&self, profile: Profile) -> u128 {
-        // Each profile's row a constant in its arm (as `TaParams::with`
-        // gives it), with the encoder inlined into both arms by force: left
-        // to the inliner's judgement, the closure of `with` can stay a call
-        // in which no shift is a constant.
-        match profile {
-            Profile::Gfx9 => self.encode_in(const { TaParams::of(Profile::Gfx9) }),
-            Profile::Gfx11 => self.encode_in(const { TaParams::of(Profile::Gfx11) }),
-        }
+        TaParams::with(profile, |p| self.encode_in(p))
     }
 
+    /// The encoder's body, inlined by force into the closure of
+    /// [`TaParams::with`] (as [`Vsharp::decode`]'s is): as the closure's own
+    /// body it could stay a call, in which no shift is a constant.
     #[inline(always)]
     fn encode_in(&self, p: &TaParams) -> u128 {
         // Every field by name (`VsField::ALL`, which a test holds to), so
