@@ -316,7 +316,7 @@ fn a_precompiled_header_the_compiler_cannot_make_or_read_is_not_tried_again() {
                 "{mode}: {kept:?}"
             );
             assert!(
-                !kept.contains(&"gc_verilated.h.gch".to_string()),
+                !kept.iter().any(|k| k.ends_with(".gch")),
                 "{mode}: {kept:?}"
             );
         }
@@ -461,6 +461,60 @@ fn a_cold_build_says_how_long_it_took_when_stderr_is_no_terminal() {
     assert!(meta.precompiled_header, "{meta:?}");
     let err = build();
     assert!(err.trim().is_empty(), "a cached start said: {err}");
+}
+
+/// Quick and optimised builds compile the model's C++ at different
+/// levels (`-O1` and `-O3`), so each has a precompiled `verilated.h` of its
+/// own, made with its own options: GCC would read either one, but the
+/// object would then differ from the one the header's text gives. A quick
+/// build, an optimised one and a quick one again in one fresh cache: each
+/// reads its flavor's header, and the runtime keeps both.
+#[test]
+#[ignore = "heavy (an optimised RTL build): the full suite runs it, `cargo test --release --workspace -- --include-ignored`"]
+fn quick_and_optimised_builds_each_read_a_precompiled_header_of_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let v = verilator();
+    let rtl = dir.path().join("rtl");
+    gpucosim_tests::copy_tree(&gpucosim_tests::repo_root().join("rtl"), &rtl).unwrap();
+    let top = rtl.join("waitcnt/waitcnt_top.sv");
+    for (n, flavor) in ["quick", "opt", "quick"].into_iter().enumerate() {
+        // Another design each time (a comment more): a build of its own.
+        let sv = std::fs::read_to_string(&top).unwrap();
+        std::fs::write(&top, format!("{sv}// edit {n}\n")).unwrap();
+        let o = gpucosim(&cache, &v)
+            .env("GPUCOSIM_BUILD", flavor)
+            .args(["build", "--unit", "waitcnt", "--profile", "gfx9", "--rtl"])
+            .arg(&rtl)
+            .output()
+            .unwrap();
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{flavor}: {out}\n{err}");
+    }
+    let entries = cache::list(&cache).unwrap();
+    assert_eq!(entries.len(), 3);
+    let mut flavors = Vec::new();
+    for e in &entries {
+        let meta: cache::EntryMeta =
+            serde_json::from_str(&std::fs::read_to_string(e.path.join(cache::META_FILE)).unwrap())
+                .unwrap();
+        assert!(meta.precompiled_header, "{meta:?}");
+        flavors.push(meta.flavor);
+    }
+    flavors.sort();
+    assert_eq!(flavors, ["opt", "quick", "quick"]);
+    let runtimes: Vec<String> = names(&cache.join("runtime"))
+        .into_iter()
+        .filter(|r| !r.starts_with('.'))
+        .collect();
+    assert_eq!(runtimes.len(), 1, "{runtimes:?}");
+    let kept = names(&cache.join("runtime").join(&runtimes[0]));
+    let headers: Vec<&String> = kept.iter().filter(|k| k.ends_with(".gch")).collect();
+    assert_eq!(
+        headers,
+        ["gc_verilated.h.gch", "gc_verilated_quick.h.gch"],
+        "{kept:?}"
+    );
 }
 
 /// Sets the modification time of `p` to `days` ago.

