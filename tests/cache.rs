@@ -46,6 +46,35 @@ fn names(dir: &Path) -> Vec<String> {
     v
 }
 
+/// Appends edit `n` (a comment) to waitcnt's top in the RTL tree `rtl`, so
+/// that it is another design with a build of its own, and builds it for
+/// gfx9 with `cmd` (a `gpucosim` with the test's environment), which must
+/// succeed (`what` names the build in the failure).
+fn build_edited_waitcnt(mut cmd: Command, rtl: &Path, n: usize, what: &str) {
+    let top = rtl.join("waitcnt/waitcnt_top.sv");
+    let sv = std::fs::read_to_string(&top).unwrap();
+    std::fs::write(&top, format!("{sv}// edit {n}\n")).unwrap();
+    let o = cmd
+        .args(["build", "--unit", "waitcnt", "--profile", "gfx9", "--rtl"])
+        .arg(rtl)
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{what}: {out}\n{err}");
+}
+
+/// What each entry of the cache at `cache` says of its build.
+fn entry_metas(cache: &Path) -> Vec<cache::EntryMeta> {
+    cache::list(cache)
+        .unwrap()
+        .iter()
+        .map(|e| {
+            serde_json::from_str(&std::fs::read_to_string(e.path.join(cache::META_FILE)).unwrap())
+                .unwrap()
+        })
+        .collect()
+}
+
 /// A build of lds (whose Verilated C++ is split in files compiled with
 /// precompiled headers: 136 MiB of build directory) leaves an entry of the
 /// library and its description: nothing else, a few hundred KiB over the
@@ -276,26 +305,13 @@ fn a_precompiled_header_the_compiler_cannot_make_or_read_is_not_tried_again() {
         std::fs::set_permissions(&cxx, std::fs::Permissions::from_mode(0o755)).unwrap();
         let rtl = dir.path().join("rtl");
         gpucosim_tests::copy_tree(&gpucosim_tests::repo_root().join("rtl"), &rtl).unwrap();
-        let top = rtl.join("waitcnt/waitcnt_top.sv");
         for n in 1..=2 {
-            // Another design each time (a comment more): a build of its own.
-            let sv = std::fs::read_to_string(&top).unwrap();
-            std::fs::write(&top, format!("{sv}// edit {n}\n")).unwrap();
-            let o = gpucosim(&cache, &v)
-                .env("CXX", &cxx)
-                .args(["build", "--unit", "waitcnt", "--profile", "gfx9", "--rtl"])
-                .arg(&rtl)
-                .output()
-                .unwrap();
-            let (out, err) = text(&o);
-            assert!(o.status.success(), "{mode}, build {n}: {out}\n{err}");
-            let entries = cache::list(&cache).unwrap();
-            assert_eq!(entries.len(), n, "{mode}");
-            for e in &entries {
-                let meta: cache::EntryMeta = serde_json::from_str(
-                    &std::fs::read_to_string(e.path.join(cache::META_FILE)).unwrap(),
-                )
-                .unwrap();
+            let mut c = gpucosim(&cache, &v);
+            c.env("CXX", &cxx);
+            build_edited_waitcnt(c, &rtl, n, &format!("{mode}, build {n}"));
+            let metas = entry_metas(&cache);
+            assert_eq!(metas.len(), n, "{mode}");
+            for meta in &metas {
                 assert!(!meta.precompiled_header, "{mode}, build {n}: {meta:?}");
             }
             let tries = std::fs::read_to_string(&log).unwrap_or_default();
@@ -477,27 +493,15 @@ fn quick_and_optimised_builds_each_read_a_precompiled_header_of_their_own() {
     let v = verilator();
     let rtl = dir.path().join("rtl");
     gpucosim_tests::copy_tree(&gpucosim_tests::repo_root().join("rtl"), &rtl).unwrap();
-    let top = rtl.join("waitcnt/waitcnt_top.sv");
     for (n, flavor) in ["quick", "opt", "quick"].into_iter().enumerate() {
-        // Another design each time (a comment more): a build of its own.
-        let sv = std::fs::read_to_string(&top).unwrap();
-        std::fs::write(&top, format!("{sv}// edit {n}\n")).unwrap();
-        let o = gpucosim(&cache, &v)
-            .env("GPUCOSIM_BUILD", flavor)
-            .args(["build", "--unit", "waitcnt", "--profile", "gfx9", "--rtl"])
-            .arg(&rtl)
-            .output()
-            .unwrap();
-        let (out, err) = text(&o);
-        assert!(o.status.success(), "{flavor}: {out}\n{err}");
+        let mut c = gpucosim(&cache, &v);
+        c.env("GPUCOSIM_BUILD", flavor);
+        build_edited_waitcnt(c, &rtl, n + 1, flavor);
     }
-    let entries = cache::list(&cache).unwrap();
-    assert_eq!(entries.len(), 3);
+    let metas = entry_metas(&cache);
+    assert_eq!(metas.len(), 3);
     let mut flavors = Vec::new();
-    for e in &entries {
-        let meta: cache::EntryMeta =
-            serde_json::from_str(&std::fs::read_to_string(e.path.join(cache::META_FILE)).unwrap())
-                .unwrap();
+    for meta in metas {
         assert!(meta.precompiled_header, "{meta:?}");
         flavors.push(meta.flavor);
     }
