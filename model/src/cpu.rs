@@ -146,7 +146,8 @@ macro_rules! hot_copies {
         }
 
         #[doc = concat!("[`", stringify!($name), "`] compiled for the target's baseline features.")]
-        fn $base($($arg: $ty),*) $(-> $ret)? {
+        #[doc(hidden)]
+        $vis fn $base($($arg: $ty),*) $(-> $ret)? {
             $body($($arg),*)
         }
 
@@ -171,7 +172,8 @@ macro_rules! hot_copies {
             "baseline first: what the tests that hold the copies equal compare."
         )]
         #[allow(dead_code)]
-        fn $all() -> Vec<(&'static str, fn($($ty),*) $(-> $ret)?)> {
+        #[doc(hidden)]
+        $vis fn $all() -> Vec<(&'static str, fn($($ty),*) $(-> $ret)?)> {
             let mut v: Vec<(&'static str, fn($($ty),*) $(-> $ret)?)> =
                 vec![("baseline", $base), ("dispatched", $name)];
             #[cfg(target_arch = "x86_64")]

@@ -281,7 +281,8 @@ impl<'a, B: Testbench> ModelRun<'a, B> {
 
     /// The same run with `model` in place of the unit's model (a stand-in
     /// that shows the driver what the model would).
-    fn with_model(mut self, model: Box<dyn Unit>) -> Self {
+    #[doc(hidden)]
+    pub fn with_model(mut self, model: Box<dyn Unit>) -> Self {
         self.model = model;
         self
     }
@@ -454,7 +455,8 @@ pub const CHECKSUM_SEED: u64 = 0xcbf2_9ce4_8422_2325;
 /// whoever calls it.
 #[derive(Debug, Clone)]
 pub struct OutputChecksum {
-    weights: Vec<u32>,
+    #[doc(hidden)]
+    pub weights: Vec<u32>,
     h: u64,
 }
 
@@ -485,7 +487,7 @@ impl OutputChecksum {
 
 gpucosim_model::hot_copies! {
     /// `Σ wᵢ·kᵢ` in u64, wrapping.
-    fn weighted_sum(words: &[u32], weights: &[u32]) -> u64 = weighted_sum_body;
+    pub fn weighted_sum(words: &[u32], weights: &[u32]) -> u64 = weighted_sum_body;
     copies weighted_sum_baseline, weighted_sum_x86_64_v3, weighted_sum_x86_64_v4, all in weighted_sum_copies;
 }
 
@@ -516,7 +518,8 @@ fn closed_loop<B: Testbench>(
 /// The loop of [`closed_loop`] on `run`, calling `each(inputs, outputs)`
 /// after every cycle; returns the last cycle's inputs and outputs.
 #[inline]
-fn run_closed_loop<B: Testbench>(
+#[doc(hidden)]
+pub fn run_closed_loop<B: Testbench>(
     mut run: ModelRun<'_, B>,
     cycles: u64,
     mut each: impl FnMut(&[u32], &[u32]),
@@ -622,10 +625,12 @@ fn driver_read_words<B: Testbench>() -> Vec<Range<usize>> {
 /// the same inputs as on the model, cycle for cycle, so that driver and
 /// stimulus can be timed without the model ([`time_driver`]).
 #[derive(Clone)]
-struct DriverView {
+#[doc(hidden)]
+pub struct DriverView {
     table: &'static PortTable,
     profile: Profile,
-    ranges: Vec<Range<usize>>,
+    #[doc(hidden)]
+    pub ranges: Vec<Range<usize>>,
     /// Each cycle's words of `ranges`, in order.
     words: Vec<u32>,
     at: usize,
@@ -636,7 +641,8 @@ impl DriverView {
     /// The outputs the driver of `B` reads in `cycles` cycles of a fresh
     /// closed-loop run of `seed` with the model (as [`record_inputs`]
     /// runs it); also returns that run's last inputs.
-    fn record<B: Testbench>(
+    #[doc(hidden)]
+    pub fn record<B: Testbench>(
         profile: Profile,
         seed: u64,
         cycles: u64,
@@ -715,7 +721,8 @@ pub fn time_driver<B: Testbench>(
 
 /// [`time_driver`] on `view`, whose run with the model ended on the inputs
 /// `expect`.
-fn time_on_view<B: Testbench>(
+#[doc(hidden)]
+pub fn time_on_view<B: Testbench>(
     profile: Profile,
     seed: u64,
     cycles: u64,
@@ -735,237 +742,4 @@ fn time_on_view<B: Testbench>(
         )));
     }
     Ok((took, std::hint::black_box(fold_words(&last))))
-}
-
-#[cfg(test)]
-mod stream_tests {
-    use super::*;
-    use crate::units::lds::LdsTestbench;
-    use crate::units::ta::TaTestbench;
-    use crate::units::waitcnt::WaitcntTestbench;
-
-    /// FNV-1a over the JSON of the first 600 transactions of seeds 1 and 2
-    /// of stimulus version `version` on every profile, with the default
-    /// knobs, each stress variant's and the extra knob sets given.
-    fn stream_hash<B: Testbench>(version: u32, extra: &[&[(&str, &str)]]) -> u64 {
-        let mut sets: Vec<Vec<(String, String)>> = vec![Vec::new()];
-        let own = |kv: &[(&str, &str)]| {
-            kv.iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect::<Vec<_>>()
-        };
-        sets.extend(B::variants().iter().map(|v| own(v.knobs)));
-        sets.extend(extra.iter().map(|kv| own(kv)));
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for profile in Profile::all() {
-            for knobs in &sets {
-                for seed in [1, 2] {
-                    for t in fresh_txns::<B>(version, profile, seed, knobs, 600).unwrap() {
-                        for b in serde_json::to_vec(&t).unwrap() {
-                            h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
-                        }
-                    }
-                }
-            }
-        }
-        h
-    }
-
-    /// (ta, lds, waitcnt) stream hashes of `version`.
-    fn hashes(version: u32) -> [u64; 3] {
-        let ta = stream_hash::<TaTestbench>(
-            version,
-            &[&[
-                ("format_pct", "50"),
-                ("mtbuf_pct", "50"),
-                ("edge_pct", "100"),
-                ("wrap_pct", "100"),
-                ("misalign_pct", "100"),
-                ("stall_pct", "100"),
-                ("odd_encoding_pct", "100"),
-                ("invalid_format_pct", "100"),
-                ("exec_zero_pct", "50"),
-            ]],
-        );
-        let lds = stream_hash::<LdsTestbench>(
-            version,
-            &[
-                &[("exec", "random"), ("w_permute", "100")],
-                &[
-                    ("exec", "sparse"),
-                    ("wrap", "100"),
-                    ("misalign_dword", "100"),
-                ],
-                &[("exec", "upper"), ("stride", "3"), ("window", "100")],
-                &[
-                    ("exec", "full"),
-                    ("stride", "33"),
-                    ("range_edge", "100"),
-                    ("base", "100"),
-                ],
-            ],
-        );
-        [ta, lds, stream_hash::<WaitcntTestbench>(version, &[])]
-    }
-
-    /// Every stimulus version draws the stream it always drew: bundles and
-    /// seeds recorded under it replay exactly. A deliberate change of a
-    /// generator is a new version (`STIMULUS_VERSION`), with its own line
-    /// here; the old one stays.
-    #[test]
-    fn each_stimulus_version_draws_its_recorded_stream() {
-        let want: &[(u32, [u64; 3])] = &[
-            (
-                1,
-                [
-                    0x03c4_f9c4_4452_f830,
-                    0x277c_2a36_a820_2001,
-                    0xaba3_cbb9_4c3b_62c0,
-                ],
-            ),
-            (
-                2,
-                [
-                    0x404b_d56f_09d1_cbc7,
-                    0x2842_12f4_df26_f965,
-                    0xaba3_cbb9_4c3b_62c0,
-                ],
-            ),
-            (
-                3,
-                [
-                    0xee97_7de1_39cc_f754,
-                    0xbdcc_31f1_a156_5b37,
-                    0xaba3_cbb9_4c3b_62c0,
-                ],
-            ),
-        ];
-        assert_eq!(want.len() as u32, crate::STIMULUS_VERSION);
-        for (v, w) in want {
-            let got = hashes(*v);
-            assert_eq!(
-                &got,
-                w,
-                "stimulus version {v} draws another stream than it did (got {got:#018x?}): a deliberate change is a new version"
-            );
-        }
-    }
-}
-
-#[cfg(test)]
-mod checksum_tests {
-    use super::*;
-
-    /// Property: every copy of the checksum's weighted sum this CPU runs,
-    /// and the one `weighted_sum` picks, agree with the baseline's and with
-    /// the sum written out, on the units' output widths and a few odd ones
-    /// (widths that leave a vector tail).
-    #[test]
-    fn every_weighted_sum_copy_agrees() {
-        let mut x = 0x1234_5678_9abc_def0u64;
-        for n in [0usize, 1, 3, 17, 31, 282, 413, 1000, 4097] {
-            let weights = OutputChecksum::new(n).weights;
-            let words: Vec<u32> = (0..n)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    x as u32 | 0xF000_0000
-                })
-                .collect();
-            let naive = (0..n).fold(0u64, |s, i| {
-                s.wrapping_add(u64::from(words[i]) * (2 * i as u64 + 1))
-            });
-            for (name, copy) in weighted_sum_copies() {
-                assert_eq!(copy(&words, &weights), naive, "{name}, {n} words");
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod driver_view_tests {
-    use super::*;
-    use crate::units::lds::LdsTestbench;
-    use crate::units::ta::TaTestbench;
-    use crate::units::waitcnt::WaitcntTestbench;
-
-    const CYCLES: u64 = 30_000;
-
-    /// Every cycle's inputs the driver of `B` drives on `view` in place of
-    /// the model, over a fresh run of `seed` (as [`record_inputs`]).
-    fn inputs_on<B: Testbench>(profile: Profile, seed: u64, view: DriverView) -> Vec<u32> {
-        let knobs = B::Knobs::default();
-        let run =
-            ModelRun::<B>::new(profile, seed, &knobs, Stimulus::Fresh).with_model(Box::new(view));
-        let mut rec = Vec::new();
-        run_closed_loop(run, CYCLES, |inp, _| rec.extend_from_slice(inp));
-        rec
-    }
-
-    /// `B`'s driver on a replay of the outputs it names in `DRIVER_READS`
-    /// drives the inputs it drives on the model, cycle for cycle; on a
-    /// replay of none of them (every output 0) it does not, so the
-    /// comparison sees the outputs at work. (Leaving out `stall_o` or
-    /// `issue_ack_o` of waitcnt, or `req_ready_o` of ta or lds, fails it;
-    /// waitcnt's `release_o` only closes the driver's record of the waits
-    /// in flight, which the inputs do not show.)
-    fn the_driver_reads_what_it_names<B: Testbench>() {
-        for profile in Profile::all() {
-            for seed in [1, 2] {
-                let want = record_inputs::<B>(profile, seed, CYCLES).unwrap();
-                let (view, last) = DriverView::record::<B>(profile, seed, CYCLES).unwrap();
-                assert_eq!(last[..], want[want.len() - last.len()..]);
-                let mut blind = view.clone();
-                blind.ranges.clear();
-                let got = inputs_on::<B>(profile, seed, view);
-                assert!(
-                    got == want,
-                    "{} {profile} seed {seed}: a replay of {:?} drives other inputs",
-                    B::UNIT,
-                    B::DRIVER_READS
-                );
-                let blind = inputs_on::<B>(profile, seed, blind);
-                assert!(
-                    blind != want,
-                    "{} {profile} seed {seed}: the driver drives the same without seeing any output",
-                    B::UNIT
-                );
-            }
-            time_driver::<B>(profile, 1, 2_000)
-                .expect("the replay's last inputs are the model run's");
-        }
-    }
-
-    #[test]
-    fn the_ta_driver_reads_what_it_names() {
-        the_driver_reads_what_it_names::<TaTestbench>();
-    }
-
-    #[test]
-    fn the_lds_driver_reads_what_it_names() {
-        the_driver_reads_what_it_names::<LdsTestbench>();
-    }
-
-    #[test]
-    fn the_waitcnt_driver_reads_what_it_names() {
-        the_driver_reads_what_it_names::<WaitcntTestbench>();
-    }
-
-    /// A replay that misses an output the driver reads makes `time_driver`
-    /// fail, naming the unit and the list (ta's driver without
-    /// `req_ready_o` holds its first offer forever).
-    #[test]
-    fn time_driver_refuses_a_replay_that_drives_other_inputs() {
-        let p = Profile::Gfx9;
-        let (mut view, expect) = DriverView::record::<TaTestbench>(p, 1, 2_000).unwrap();
-        time_on_view::<TaTestbench>(p, 1, 2_000, view.clone(), &expect).unwrap();
-        view.ranges.clear();
-        let e = time_on_view::<TaTestbench>(p, 1, 2_000, view, &expect).unwrap_err();
-        let e = e.to_string();
-        assert!(
-            e.starts_with("unit ta: its driver drove other inputs") && e.contains("(req_ready_o)"),
-            "{e}"
-        );
-    }
 }

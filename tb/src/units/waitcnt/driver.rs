@@ -148,7 +148,8 @@ pub struct WaitcntDriver {
     offered_issue: Option<usize>,
     rr_issue: usize,
     rr_wait: usize,
-    now: u64,
+    #[doc(hidden)]
+    pub now: u64,
     /// When recording, what happened to each transaction.
     log: Option<Record>,
     /// Per wave: the wait offered and not yet released, for reports.
@@ -393,7 +394,8 @@ impl WaitcntDriver {
         }
     }
 
-    fn mem_push(&mut self, w: usize, class: Class, latency: u16, idx: usize) {
+    #[doc(hidden)]
+    pub fn mem_push(&mut self, w: usize, class: Class, latency: u16, idx: usize) {
         let qi = w * DOMAINS + self.dom[class.code() as usize] as usize;
         // `now` is the cycle after the acceptance edge.
         let due = self.now - 1 + latency.max(1) as u64;
@@ -425,7 +427,8 @@ impl WaitcntDriver {
     /// first (lower wave and domain first on ties), at most one per wave and
     /// domain: the head of an ordered domain, any due entry of SMEM. Writes
     /// them to channels `k..`.
-    fn returns(&mut self, inputs: &mut [u32], k: usize) {
+    #[doc(hidden)]
+    pub fn returns(&mut self, inputs: &mut [u32], k: usize) {
         // Nothing can be due before `next_scan`: it is the earliest due
         // cycle among the entries that could return (the heads of ordered
         // domains, every SMEM entry) when the last scan found none due, and
@@ -846,80 +849,5 @@ impl Driver<WaitcntTxn> for WaitcntDriver {
             .or(mem)
             .or(bad)
             .or_else(|| self.in_flight())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// SPEC §3.1 ordering classes, as the testbench's memory system honours
-    /// them: an older instruction with latency 20 and a younger one with
-    /// latency 1 of one wave; the younger overtakes iff the two are not in
-    /// one in-order class. Fails if the memory system returns an in-order
-    /// class out of order (e.g. gfx9 loads and stores apart, gfx11 loads and
-    /// stores together) or never exercises an order the SPEC allows.
-    #[test]
-    fn memory_system_honours_the_spec_ordering_classes() {
-        use Class::*;
-        fn younger_overtakes(p: Profile, older: Class, younger: Class) -> bool {
-            let mut d = WaitcntDriver::new(p);
-            d.now = 1;
-            d.mem_push(0, older, 20, 0);
-            d.mem_push(0, younger, 1, 1);
-            let mut inp = vec![0u32; P::TABLE.in_words()];
-            for _ in 0..100 {
-                inp.fill(0);
-                d.returns(&mut inp, 0);
-                if P::ret_valid_i.get(&inp) != 0 {
-                    // The first return: the younger one alone, before the
-                    // older one is due, or the older one at its due cycle.
-                    return d.now < 20;
-                }
-                d.now += 1;
-            }
-            panic!("{p}: nothing returned");
-        }
-        // (older, younger, gfx9 overtakes, gfx11 overtakes)
-        let cases = [
-            // gfx9: loads, stores and atomics in order together; gfx11:
-            // loads among loads, VS_CNT events among themselves.
-            (VmemLoad, VmemStore, false, true),
-            (VmemStore, VmemLoad, false, true),
-            (VmemLoad, VmemLoad, false, false),
-            (VmemStore, VmemStore, false, false),
-            // FLAT is vector memory: its VM / VS part in order as above.
-            (VmemLoad, FlatLoad, false, false),
-            (FlatStore, VmemStore, false, false),
-            (FlatLoad, VmemStore, false, true),
-            // LDS in order among LDS; exports among exports.
-            (Lds, Lds, false, false),
-            (Export, Export, false, false),
-            // SMEM, s_sendmsg, GDS and FLAT's LGKM part in any order
-            // relative to each other and to LDS; SMEM among itself too.
-            (Smem1, Smem1, true, true),
-            (Smem2, Smem1, true, true),
-            (Lds, Smem1, true, true),
-            (Smem1, Lds, true, true),
-            (Lds, Gds, true, true),
-            (Sendmsg, Lds, true, true),
-            (FlatLoad, Lds, true, true),
-            (Lds, FlatStore, true, true),
-            // GDS's EXP_CNT count in any order with exports.
-            (Export, Gds, true, true),
-            (Gds, Export, true, true),
-        ];
-        for (older, younger, g9, g11) in cases {
-            assert_eq!(
-                younger_overtakes(Profile::Gfx9, older, younger),
-                g9,
-                "gfx9 {older:?} then {younger:?}"
-            );
-            assert_eq!(
-                younger_overtakes(Profile::Gfx11, older, younger),
-                g11,
-                "gfx11 {older:?} then {younger:?}"
-            );
-        }
     }
 }

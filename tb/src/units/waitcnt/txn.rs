@@ -168,27 +168,3 @@ pub fn simplify(txn: &WaitcntTxn) -> Vec<WaitcntTxn> {
     }
     v
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn simplify_makes_progress() {
-        let t = WaitcntTxn::Issue {
-            wave: 3,
-            class: Class::Lds,
-            latency: 9,
-            count: 4,
-        };
-        let s = simplify(&t);
-        assert!(!s.is_empty() && !s.contains(&t));
-        let simplest = WaitcntTxn::Issue {
-            wave: 0,
-            class: Class::Lds,
-            latency: 1,
-            count: 1,
-        };
-        assert!(simplify(&simplest).is_empty());
-    }
-}
