@@ -23,7 +23,8 @@ fn kind_name(k: Kind) -> String {
     format!("Kind{k:?}")
 }
 
-fn kind_code(k: Kind) -> u64 {
+#[doc(hidden)]
+pub fn kind_code(k: Kind) -> u64 {
     KINDS
         .iter()
         .position(|x| *x == k)
@@ -112,34 +113,4 @@ pub fn enc_svh() -> String {
     s.line("  return o;");
     s.line("endfunction");
     s.finish()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_code_has_a_row() {
-        let t = enc_svh();
-        assert_eq!(t.matches(": o = '{kind:").count(), 64);
-        assert!(t.contains("6'd53: o = '{kind: KindAtomic, width: 5'd4, two: 1'b0, st64: 1'b0, addtid: 1'b0, signext: 1'b0, rtn: 1'b1, atom: 4'd5};"));
-        assert_eq!(kind_code(Kind::Bpermute), 5);
-    }
-
-    #[test]
-    fn sizes_keep_their_relations() {
-        assert_eq!(NSLOTS, LANES * SLOTS);
-        assert_eq!(PASS_SLOTS, NSLOTS / 2);
-        assert_eq!(1 << RAM_AW, RAM_DWORDS);
-        assert_eq!(crate::svh::clog2(RAM_DWORDS as u64), RAM_AW);
-        let t = enc_svh();
-        assert!(
-            t.contains("localparam int unsigned RamDwords    = 32768;"),
-            "{t}"
-        );
-        assert!(
-            t.contains("localparam int unsigned MaxBanks     = 64;"),
-            "{t}"
-        );
-    }
 }

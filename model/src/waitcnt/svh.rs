@@ -14,10 +14,12 @@ use crate::profile::Profile;
 use crate::svh::{bit, bits, camel, lit, Svh};
 
 /// Width of an increment (`IncrW`): up to [`MAX_INCR`].
-const INCR_W: u32 = bits(MAX_INCR as u64);
+#[doc(hidden)]
+pub const INCR_W: u32 = bits(MAX_INCR as u64);
 /// Width of what one cycle's returns take from one counter (`DecW`): up to
 /// [`MAX_INCR`] from each of the [`RET_CHANNELS`].
-const DEC_W: u32 = bits(RET_CHANNELS as u64 * MAX_INCR as u64);
+#[doc(hidden)]
+pub const DEC_W: u32 = bits(RET_CHANNELS as u64 * MAX_INCR as u64);
 // The RTL zero-extends an increment to `DecW` and `CntW` bits, and a
 // decrement to `CntW` bits.
 const _: () = assert!(INCR_W < DEC_W && DEC_W < CNT_W);
@@ -34,7 +36,8 @@ fn cnt(c: Counter) -> &'static str {
 
 /// `{imm[hi fields], imm[lo field]}` zero-extended to the package's
 /// counter width (`CntW`, [`CNT_W`]).
-fn slice(fields: &[Field]) -> String {
+#[doc(hidden)]
+pub fn slice(fields: &[Field]) -> String {
     let mut parts: Vec<String> = fields
         .iter()
         .rev()
@@ -243,38 +246,4 @@ pub fn enc_svh() -> String {
         },
     );
     s.finish()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sizes_and_error_codes_render() {
-        assert_eq!((INCR_W, DEC_W, CNT_W), (2, 4, 6));
-        let t = enc_svh();
-        assert!(t.contains("localparam int unsigned NumWaves = 16;"), "{t}");
-        assert!(t.contains("localparam int unsigned CntLgkm = 1;"), "{t}");
-        assert!(
-            t.contains("localparam err_t ErrNone      = 4'b0000;"),
-            "{t}"
-        );
-        assert!(
-            t.contains("localparam err_t ErrUnderflow = 4'b1000;  // code 4"),
-            "{t}"
-        );
-    }
-
-    #[test]
-    fn immediate_fields_render_as_slices() {
-        let g9 = WaitcntParams::of(Profile::Gfx9);
-        assert_eq!(
-            slice(&[g9.wait_vm_lo, g9.wait_vm_hi]),
-            "{imm[15:14], imm[3:0]}"
-        );
-        assert_eq!(slice(&[g9.wait_lgkm]), "{2'b00, imm[11:8]}");
-        let g11 = WaitcntParams::of(Profile::Gfx11);
-        assert_eq!(slice(&[g11.wait_vm_lo, g11.wait_vm_hi]), "imm[15:10]");
-        assert_eq!(slice(&[g11.wait_exp]), "{3'b000, imm[2:0]}");
-    }
 }
