@@ -93,7 +93,8 @@ fn machine_name(m: u16) -> Option<&'static str> {
 /// Checks that an ELF file is an AMDGPU code object (64-bit,
 /// little-endian, `e_machine` EM_AMDGPU); the error says what it is
 /// instead.
-fn check_elf(shown: &str, bytes: &[u8]) -> Result<()> {
+#[doc(hidden)]
+pub fn check_elf(shown: &str, bytes: &[u8]) -> Result<()> {
     let not = |what: String| {
         Err(Error::Input(format!(
             "{shown} is {what}, not an AMDGPU code object (ELF e_machine {EM_AMDGPU}): give a code object, or assembly (clang -S, llvm-objdump -d output)"
@@ -123,7 +124,8 @@ fn check_elf(shown: &str, bytes: &[u8]) -> Result<()> {
 /// The processor an AMDGPU code object is for, from its ELF header's
 /// `EF_AMDGPU_MACH` (the low byte of `e_flags`), when it is one of the
 /// profiles' reference processors.
-fn elf_target(bytes: &[u8]) -> Option<&'static str> {
+#[doc(hidden)]
+pub fn elf_target(bytes: &[u8]) -> Option<&'static str> {
     // ELF64: e_flags at 0x30, little-endian.
     let flags = u32::from_le_bytes(bytes.get(0x30..0x34)?.try_into().ok()?);
     match flags & 0xff {
@@ -136,7 +138,8 @@ fn elf_target(bytes: &[u8]) -> Option<&'static str> {
 /// The kernels of an ELF64 code object: its `NAME.kd` symbols (kernel
 /// descriptors), read from the symbol table. `None` when the file has no
 /// symbol table, no such symbol, or is cut short.
-fn elf_kernels(bytes: &[u8]) -> Option<HashSet<String>> {
+#[doc(hidden)]
+pub fn elf_kernels(bytes: &[u8]) -> Option<HashSet<String>> {
     // Little-endian fields at `base + off`, every offset checked.
     let field = |base: usize, off: usize, n: usize| -> Option<&[u8]> {
         let at = base.checked_add(off)?;
@@ -602,47 +605,5 @@ fn place(p: &Place) -> String {
     match p.addr {
         Some(a) => format!("line {} ({a:#x})", p.line),
         None => format!("line {}", p.line),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn object(name: &str) -> Vec<u8> {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/kernels");
-        std::fs::read(dir.join(name)).unwrap()
-    }
-
-    /// A code object's machine, processor and kernels come from its ELF
-    /// header and symbol table; another machine's ELF is named as such; a
-    /// file cut short is read without a panic.
-    #[test]
-    fn elf_machine_target_and_kernel_symbols() {
-        for (file, cpu) in [
-            ("helper.gfx900.O2.o", "gfx900"),
-            ("helper.gfx1100.O2.o", "gfx1100"),
-        ] {
-            let o = object(file);
-            check_elf(file, &o).unwrap();
-            assert_eq!(elf_target(&o), Some(cpu));
-            assert_eq!(elf_kernels(&o), Some(["clamp_max".to_string()].into()));
-            for n in 0..o.len() {
-                assert!(elf_kernels(&o[..n]).is_none_or(|k| k.contains("clamp_max")));
-            }
-            let mut x86 = o.clone();
-            x86[0x12..0x14].copy_from_slice(&62u16.to_le_bytes());
-            let e = check_elf("ls", &x86).unwrap_err().to_string();
-            assert!(
-                e.contains(
-                    "ls is an ELF file for x86-64 (e_machine 62), not an AMDGPU code object"
-                ),
-                "{e}"
-            );
-            x86[0x12..0x14].copy_from_slice(&9999u16.to_le_bytes());
-            let e = check_elf("x", &x86).unwrap_err().to_string();
-            assert!(e.contains("an ELF file for machine 9999"), "{e}");
-            assert!(check_elf("x", &o[..0x10]).is_err());
-        }
     }
 }

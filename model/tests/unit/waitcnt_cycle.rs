@@ -741,6 +741,8 @@ proptest! {
     /// the decrements of legal returns, clamped at 0 (a conservation law
     /// computed independently of the model).
     #[test]
+    // Each wave's counters, shadow and outputs are indexed together.
+    #[allow(clippy::needless_range_loop)]
     fn counters_conserve_and_stay_in_range(
         gfx11 in any::<bool>(),
         cycles in proptest::collection::vec(cyc_strategy(), 1..200),
@@ -792,6 +794,8 @@ proptest! {
     /// whose thresholds (SPEC §3.2, decoded here) are exceeded by its
     /// shown counters; on gfx11 `s_waitcnt_vscnt` waits on VS_CNT only.
     #[test]
+    // Each wave's counters, shadow and outputs are indexed together.
+    #[allow(clippy::needless_range_loop)]
     fn stall_iff_threshold_exceeded(
         gfx11 in any::<bool>(),
         cycles in proptest::collection::vec(cyc_strategy(), 1..200),
