@@ -103,7 +103,8 @@ pub fn second_cpu_idle() -> bool {
 
 /// [`second_cpu_idle`] for `cpus` CPUs and a one-minute load average (none
 /// when it cannot be read: then only the CPU count decides).
-fn idle_cpu(cpus: usize, load: Option<f64>) -> bool {
+#[doc(hidden)]
+pub fn idle_cpu(cpus: usize, load: Option<f64>) -> bool {
     cpus >= 2 && load.is_none_or(|l| l + 1.5 <= cpus as f64)
 }
 
@@ -1485,29 +1486,4 @@ fn hex_words(w: &[u32], width: u32) -> String {
     let s = &s[s.len() - digits.min(s.len())..];
     let t = s.trim_start_matches('0');
     format!("0x{}", if t.is_empty() { "0" } else { t })
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn chunks_fill_their_bytes_within_bounds() {
-        use super::chunk_cycles;
-        // waitcnt (11 + 17 words), ta (147 + 413), lds (333 + 282).
-        assert_eq!(chunk_cycles(28), 2048);
-        assert_eq!(chunk_cycles(560), 256);
-        assert_eq!(chunk_cycles(615), 256);
-        assert_eq!(chunk_cycles(0), 4096);
-        assert_eq!(chunk_cycles(1), 4096);
-        assert_eq!(chunk_cycles(1 << 20), 256);
-    }
-
-    #[test]
-    fn a_second_cpu_is_idle_only_when_the_load_leaves_one() {
-        assert!(!super::idle_cpu(1, Some(0.0)));
-        assert!(super::idle_cpu(2, Some(0.3)));
-        assert!(!super::idle_cpu(2, Some(0.9)));
-        assert!(super::idle_cpu(4, Some(2.5)));
-        assert!(!super::idle_cpu(4, Some(2.6)));
-        assert!(super::idle_cpu(2, None));
-    }
 }

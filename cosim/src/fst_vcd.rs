@@ -10,7 +10,8 @@ use std::io::{self, Write};
 use std::path::Path;
 
 /// A VCD identifier code for signal `n` (printable ASCII, base 94).
-fn code(mut n: usize) -> String {
+#[doc(hidden)]
+pub fn code(mut n: usize) -> String {
     let mut s = String::new();
     loop {
         s.push((b'!' + (n % 94) as u8) as char);
@@ -23,7 +24,8 @@ fn code(mut n: usize) -> String {
 }
 
 /// `1ns`, `10ps`, … for a timescale of 10^`exp` seconds.
-fn timescale(exp: i8) -> String {
+#[doc(hidden)]
+pub fn timescale(exp: i8) -> String {
     let units = [
         (0, "s"),
         (-3, "ms"),
@@ -235,21 +237,4 @@ fn transcode(path: &Path, out: &mut dyn Write) -> io::Result<()> {
     }
     step.write(out, now, &vars)?;
     out.flush()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn codes_and_timescales() {
-        assert_eq!(code(0), "!");
-        assert_eq!(code(93), "~");
-        assert_eq!(code(94), "!!");
-        assert_ne!(code(94 + 94 * 94), code(94));
-        assert_eq!(timescale(-9), "1ns");
-        assert_eq!(timescale(-10), "100ps");
-        assert_eq!(timescale(-8), "10ns");
-        assert_eq!(timescale(0), "1s");
-    }
 }

@@ -31,16 +31,25 @@ pub mod kernel;
 pub mod mutate;
 pub mod regress;
 
-mod bundle;
-mod decoded;
-mod fst_vcd;
+#[doc(hidden)]
+pub mod bundle;
+#[doc(hidden)]
+pub mod decoded;
+#[doc(hidden)]
+pub mod fst_vcd;
 mod outputs;
-mod report;
-mod repro;
-mod rtl;
-mod rtlbuild;
-mod verilator;
-mod watchdog;
+#[doc(hidden)]
+pub mod report;
+#[doc(hidden)]
+pub mod repro;
+#[doc(hidden)]
+pub mod rtl;
+#[doc(hidden)]
+pub mod rtlbuild;
+#[doc(hidden)]
+pub mod verilator;
+#[doc(hidden)]
+pub mod watchdog;
 
 pub use bundle::write_bundle;
 pub use gpucosim_tb::{draw, error, produce_batch_impl, testbench, units, with_testbench};

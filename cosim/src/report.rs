@@ -151,7 +151,8 @@ const GROUPS: usize = 8;
 /// One diverging port: the value for a plain port; for an array or a
 /// mask, the differing elements grouped by value and named by what they
 /// stand for (`lanes 0-15: model 1, rtl 0`).
-fn describe(s: &mut String, pad: &str, m: &Mismatch) {
+#[doc(hidden)]
+pub fn describe(s: &mut String, pad: &str, m: &Mismatch) {
     if m.elements.is_empty() {
         s.push_str(&format!(
             "{pad}{}: model {}, rtl {}\n",
@@ -221,7 +222,8 @@ fn describe(s: &mut String, pad: &str, m: &Mismatch) {
 }
 
 /// `lane 5`, `lanes 0-15, 17`, `lane 3 dwords 0-1`, `elements 4-7`.
-fn name_elements(ix: Option<Index>, port: &str, idx: &[usize]) -> String {
+#[doc(hidden)]
+pub fn name_elements(ix: Option<Index>, port: &str, idx: &[usize]) -> String {
     match ix {
         None => {
             if idx.len() == 1 {
@@ -270,6 +272,7 @@ fn name_elements(ix: Option<Index>, port: &str, idx: &[usize]) -> String {
 
 /// Sorted indices as ranges: `0-15, 17, 20-23`, at most `max` ranges
 /// (then `… (N in all)`).
+#[doc(hidden)]
 pub fn ranges(idx: &[usize], max: usize) -> String {
     let mut runs: Vec<(usize, usize)> = Vec::new();
     for &i in idx {
@@ -297,7 +300,8 @@ pub fn ranges(idx: &[usize], max: usize) -> String {
 
 /// A hex value with more than 16 digits grouped by 8 (`0x1234_5678abcd…`
 /// becomes `0x12345678_9abcdef0_…`), so long values can be read.
-fn group_hex(v: &str) -> String {
+#[doc(hidden)]
+pub fn group_hex(v: &str) -> String {
     let Some(digits) = v.strip_prefix("0x") else {
         return v.to_string();
     };
@@ -323,7 +327,8 @@ fn group_hex(v: &str) -> String {
 /// A transaction as lines: its scalar fields together, wrapped; each array
 /// field on lines of its own, 8 or 16 values per line, each line starting
 /// with the index of its first value.
-fn wrap_value(v: &serde_json::Value) -> Vec<String> {
+#[doc(hidden)]
+pub fn wrap_value(v: &serde_json::Value) -> Vec<String> {
     const WIDTH: usize = 96;
     let Some(obj) = v.as_object() else {
         return vec![v.to_string()];
@@ -372,64 +377,4 @@ fn wrap_value(v: &serde_json::Value) -> Vec<String> {
         }
     }
     lines
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ranges_and_names() {
-        assert_eq!(ranges(&[0, 1, 2, 3, 5, 7, 8], 16), "0-3, 5, 7-8");
-        assert_eq!(ranges(&[1, 3, 5], 2), "1, 3, … (3 in all)");
-        assert_eq!(
-            name_elements(
-                Some(Index::LaneDword),
-                "a",
-                &[20, 21, 22, 23, 24, 25, 26, 27, 41]
-            ),
-            "lanes 5-6, lane 10 dword 1"
-        );
-        assert_eq!(name_elements(Some(Index::Wave), "s", &[3]), "wave 3");
-        assert_eq!(name_elements(None, "q", &[2, 3]), "q[2-3]");
-        assert_eq!(group_hex("0x123456789abcdef01"), "0x1_23456789_abcdef01");
-        assert_eq!(group_hex("0xff"), "0xff");
-    }
-
-    #[test]
-    fn masks_are_decoded_per_lane() {
-        let m = Mismatch {
-            cycle: 9,
-            signal: "grant_lanes_o".into(),
-            model: "0xffff".into(),
-            rtl: "0xffff0000".into(),
-            in_reset: false,
-            index: Some(Index::Lane),
-            elements: (0..32)
-                .map(|i| {
-                    let m = u32::from(i < 16);
-                    (i, m.to_string(), (1 - m).to_string())
-                })
-                .collect(),
-        };
-        let mut s = String::new();
-        describe(&mut s, "", &m);
-        assert_eq!(
-            s,
-            "grant_lanes_o: 32 lanes differ\n  lanes 0-15: model 1, rtl 0\n  lanes 16-31: model 0, rtl 1\n"
-        );
-        assert_eq!(m.focus(), Some((Index::Lane, 0)));
-    }
-
-    #[test]
-    fn transactions_wrap_arrays() {
-        let v = serde_json::json!({"op": 18, "exec": 7, "addr": (0..20).collect::<Vec<u32>>()});
-        let l = wrap_value(&v);
-        assert_eq!(l[0], "exec: 7, op: 18");
-        assert!(l[1].starts_with("addr:") && l[1].contains("[0]"), "{l:?}");
-        assert!(
-            l[2].contains("[16]") && l[2].trim_end().ends_with("19"),
-            "{l:?}"
-        );
-    }
 }

@@ -169,7 +169,6 @@ fn parse_table(text: &str) -> Result<Vec<Rule>, String> {
     Ok(rules)
 }
 
-
 #[doc(hidden)]
 pub fn rules() -> &'static [Rule] {
     static RULES: OnceLock<Vec<Rule>> = OnceLock::new();

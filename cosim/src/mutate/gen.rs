@@ -533,7 +533,8 @@ fn is_forbidden(n: &RefNode<'_>) -> bool {
 
 /// The names a tree declares with unpacked dimensions: variables, nets
 /// and ANSI ports (`slot_t slot [N]`, `output slot_t slot_o [N]`).
-fn unpacked_names(tree: &SyntaxTree) -> std::collections::HashSet<String> {
+#[doc(hidden)]
+pub fn unpacked_names(tree: &SyntaxTree) -> std::collections::HashSet<String> {
     let mut names = std::collections::HashSet::new();
     let mut add = |id: Option<&str>| {
         if let Some(id) = id {
@@ -1140,7 +1141,8 @@ impl<'a> Chain<'a> {
 
 /// An operand or operator of a flattened chain.
 #[derive(Debug, Clone, PartialEq)]
-enum Item {
+#[doc(hidden)]
+pub enum Item {
     Atom((usize, usize)),
     Op(String, (usize, usize)),
     Question,
@@ -1151,7 +1153,8 @@ enum Item {
 /// 11-2: binary operators left-associative by precedence, `?:` lowest and
 /// right-associative).
 #[derive(Debug, Clone, PartialEq)]
-enum Expr {
+#[doc(hidden)]
+pub enum Expr {
     Atom((usize, usize)),
     Bin {
         op: String,
@@ -1167,7 +1170,8 @@ enum Expr {
 }
 
 /// Binding strength of a binary operator (higher binds tighter).
-fn precedence(op: &str) -> Option<u8> {
+#[doc(hidden)]
+pub fn precedence(op: &str) -> Option<u8> {
     Some(match op {
         "->" | "<->" => 1,
         "||" => 3,
@@ -1189,7 +1193,8 @@ fn precedence(op: &str) -> Option<u8> {
 const COND_PREC: u8 = 2;
 
 impl Expr {
-    fn parse(items: &[Item]) -> Option<Expr> {
+    #[doc(hidden)]
+    pub fn parse(items: &[Item]) -> Option<Expr> {
         let mut i = 0;
         let e = Expr::climb(items, &mut i, 0)?;
         (i == items.len()).then_some(e)
@@ -1298,7 +1303,8 @@ fn literal_bit0(v: &str) -> Option<bool> {
 
 /// A literal's two neighbours (value ± 1, in the literal's size and base),
 /// or none if it is not a plain integer (`'0`, X or Z digits, reals).
-fn off_by_one(lit: &str) -> Vec<String> {
+#[doc(hidden)]
+pub fn off_by_one(lit: &str) -> Vec<String> {
     let clean: String = lit
         .chars()
         .filter(|c| *c != '_' && !c.is_whitespace())
@@ -1359,94 +1365,4 @@ fn off_by_one(lit: &str) -> Vec<String> {
     }
     out.dedup();
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn shape(e: &Expr, src: &str) -> String {
-        match e {
-            Expr::Atom(sp) => src[sp.0..sp.1].to_string(),
-            Expr::Bin { op, l, r, .. } => format!("({} {op} {})", shape(l, src), shape(r, src)),
-            Expr::Cond { c, t, f } => {
-                format!(
-                    "({} ? {} : {})",
-                    shape(c, src),
-                    shape(t, src),
-                    shape(f, src)
-                )
-            }
-        }
-    }
-
-    /// Items of a space-separated expression.
-    fn items(src: &str) -> Vec<Item> {
-        let mut at = 0;
-        src.split(' ')
-            .map(|t| {
-                let sp = (at, at + t.len());
-                at += t.len() + 1;
-                match t {
-                    "?" => Item::Question,
-                    ":" => Item::Colon,
-                    t if precedence(t).is_some() => Item::Op(t.to_string(), sp),
-                    _ => Item::Atom(sp),
-                }
-            })
-            .collect()
-    }
-
-    #[test]
-    fn chains_group_by_precedence() {
-        for (src, want) in [
-            ("a * b + c", "((a * b) + c)"),
-            ("a + b * c", "(a + (b * c))"),
-            ("a - b - c", "((a - b) - c)"),
-            ("a == b ? c : d + e", "((a == b) ? c : (d + e))"),
-            ("a ? b : c ? d : e", "(a ? b : (c ? d : e))"),
-            ("!a && b || c & d", "((!a && b) || (c & d))"),
-            ("a << b + 1 < c", "((a << (b + 1)) < c)"),
-            ("a | b ^ c & d", "(a | (b ^ (c & d)))"),
-        ] {
-            let e = Expr::parse(&items(src)).unwrap();
-            assert_eq!(shape(&e, src), want, "{src}");
-        }
-        assert!(Expr::parse(&items("a ? b")).is_none());
-    }
-
-    /// Variables, nets and ports declared with unpacked dimensions are
-    /// found (a stuck-at on one as a whole is not made); packed ones not.
-    #[test]
-    fn unpacked_declarations_are_found() {
-        let src =
-            "module m (input logic [3:0] a_i, output logic [7:0] o_o [4], output logic p_o);\n\
-                   logic [3:0] packed_q;\n  logic [3:0] mem_q [8];\n  wire w [2];\n\
-                   endmodule\n";
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("m.sv");
-        std::fs::write(&path, src).unwrap();
-        let (tree, _) = sv_parser::parse_sv(
-            &path,
-            &std::collections::HashMap::new(),
-            &[] as &[&Path],
-            false,
-            false,
-        )
-        .unwrap();
-        let mut got: Vec<String> = unpacked_names(&tree).into_iter().collect();
-        got.sort();
-        assert_eq!(got, ["mem_q", "o_o", "w"]);
-    }
-
-    #[test]
-    fn literals_off_by_one() {
-        assert_eq!(off_by_one("3"), ["4", "2"]);
-        assert_eq!(off_by_one("4'd15"), ["4'd0", "4'd14"]);
-        assert_eq!(off_by_one("2'b01"), ["2'b10", "2'b0"]);
-        assert_eq!(off_by_one("8'hff"), ["8'h0", "8'hfe"]);
-        assert_eq!(off_by_one("1'b0"), ["1'b1"]);
-        assert!(off_by_one("4'bx01z").is_empty());
-        assert_eq!(off_by_one("0"), ["1"]);
-    }
 }

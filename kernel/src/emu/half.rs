@@ -207,7 +207,6 @@ pub fn units(x: f64) -> i128 {
     (x * 2f64.powi(48)) as i128
 }
 
-
 #[doc(hidden)]
 pub fn from_units(v: i128) -> u16 {
     round(v < 0, v.unsigned_abs(), -48)

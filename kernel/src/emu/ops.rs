@@ -73,7 +73,6 @@ pub struct Ty {
     pub half: bool,
 }
 
-
 #[doc(hidden)]
 pub fn ty(s: &str) -> Option<Ty> {
     let (wide, signed, half) = match s {

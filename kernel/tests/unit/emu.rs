@@ -80,48 +80,48 @@ fn perm_clamp_cndmask_modifiers_and_register_indexing_by_hand() {
     let out = run_hand(
         "gfx900",
         "s_load_dwordx2 s[0:1], s[4:5], 0x0
-        v_lshlrev_b32_e32 v9, 2, v0
-        v_mov_b32_e32 v1, 0x11223344
-        v_mov_b32_e32 v2, 0x55667788
-        v_mov_b32_e32 v3, 0x0c010407
-        v_perm_b32 v4, v1, v2, v3
-        s_waitcnt lgkmcnt(0)
-        global_store_dword v9, v4, s[0:1]
-        v_mov_b32_e32 v3, 0x0d0b0809
-        v_perm_b32 v4, v1, v2, v3
-        global_store_dword v9, v4, s[0:1] offset:256
-        v_mov_b32_e32 v5, 3
-        v_sub_u32_e64 v6, v5, 5 clamp
-        global_store_dword v9, v6, s[0:1] offset:512
-        v_mov_b32_e32 v5, -2
-        v_add_u32_e64 v6, v5, 5 clamp
-        global_store_dword v9, v6, s[0:1] offset:768
-        v_mov_b32_e32 v5, 0x7ffffffe
-        v_add_i32 v6, v5, 5 clamp
-        global_store_dword v9, v6, s[0:1] offset:1024
-        v_sub_i32 v6, -5, v5 clamp
-        global_store_dword v9, v6, s[0:1] offset:1280
-        v_mov_b32_e32 v8, 0x80000004
-        v_cmp_gt_u32_e32 vcc, 32, v0
-        v_cndmask_b32_e64 v7, -v5, |v8|, vcc
-        global_store_dword v9, v7, s[0:1] offset:1536
-        v_mov_b32_e32 v20, 10
-        v_mov_b32_e32 v21, 11
-        v_mov_b32_e32 v22, 12
-        v_mov_b32_e32 v23, 13
-        s_mov_b32 s10, 2
-        s_set_gpr_idx_on s10, gpr_idx(SRC0)
-        v_mov_b32_e32 v24, v20
-        s_set_gpr_idx_off
-        s_mov_b32 m0, 3
-        v_movrels_b32_e32 v25, v20
-        v_mov_b32_e32 v26, 100
-        s_mov_b32 m0, 1
-        v_movreld_b32_e32 v20, v26
-        v_add_u32_e32 v24, v24, v25
-        v_add_u32_e32 v24, v24, v21
-        global_store_dword v9, v24, s[0:1] offset:1792
-        s_endpgm",
+            v_lshlrev_b32_e32 v9, 2, v0
+            v_mov_b32_e32 v1, 0x11223344
+            v_mov_b32_e32 v2, 0x55667788
+            v_mov_b32_e32 v3, 0x0c010407
+            v_perm_b32 v4, v1, v2, v3
+            s_waitcnt lgkmcnt(0)
+            global_store_dword v9, v4, s[0:1]
+            v_mov_b32_e32 v3, 0x0d0b0809
+            v_perm_b32 v4, v1, v2, v3
+            global_store_dword v9, v4, s[0:1] offset:256
+            v_mov_b32_e32 v5, 3
+            v_sub_u32_e64 v6, v5, 5 clamp
+            global_store_dword v9, v6, s[0:1] offset:512
+            v_mov_b32_e32 v5, -2
+            v_add_u32_e64 v6, v5, 5 clamp
+            global_store_dword v9, v6, s[0:1] offset:768
+            v_mov_b32_e32 v5, 0x7ffffffe
+            v_add_i32 v6, v5, 5 clamp
+            global_store_dword v9, v6, s[0:1] offset:1024
+            v_sub_i32 v6, -5, v5 clamp
+            global_store_dword v9, v6, s[0:1] offset:1280
+            v_mov_b32_e32 v8, 0x80000004
+            v_cmp_gt_u32_e32 vcc, 32, v0
+            v_cndmask_b32_e64 v7, -v5, |v8|, vcc
+            global_store_dword v9, v7, s[0:1] offset:1536
+            v_mov_b32_e32 v20, 10
+            v_mov_b32_e32 v21, 11
+            v_mov_b32_e32 v22, 12
+            v_mov_b32_e32 v23, 13
+            s_mov_b32 s10, 2
+            s_set_gpr_idx_on s10, gpr_idx(SRC0)
+            v_mov_b32_e32 v24, v20
+            s_set_gpr_idx_off
+            s_mov_b32 m0, 3
+            v_movrels_b32_e32 v25, v20
+            v_mov_b32_e32 v26, 100
+            s_mov_b32 m0, 1
+            v_movreld_b32_e32 v20, v26
+            v_add_u32_e32 v24, v24, v25
+            v_add_u32_e32 v24, v24, v21
+            global_store_dword v9, v24, s[0:1] offset:1792
+            s_endpgm",
         2048,
     );
     for lane in 0..64 {
@@ -151,19 +151,19 @@ fn scalar_masks_keep_the_bits_they_know() {
     let out = run_hand_with(
         "gfx900",
         "s_load_dwordx2 s[0:1], s[4:5], 0x0
-        v_lshlrev_b32_e32 v9, 2, v0
-        v_cmp_gt_u32_e32 vcc, 16, v0
-        s_and_saveexec_b64 s[2:3], vcc
-        s_andn2_b64 s[18:19], s[18:19], exec
-        s_and_b64 s[20:21], exec, s[18:19]
-        s_cbranch_scc1 .Lbad
-        s_or_b64 s[24:25], s[18:19], exec
-        s_and_saveexec_b64 s[26:27], s[24:25]
-        v_mov_b32_e32 v1, 7
-        s_waitcnt lgkmcnt(0)
-        global_store_dword v9, v1, s[0:1]
-        .Lbad:
-        s_endpgm",
+            v_lshlrev_b32_e32 v9, 2, v0
+            v_cmp_gt_u32_e32 vcc, 16, v0
+            s_and_saveexec_b64 s[2:3], vcc
+            s_andn2_b64 s[18:19], s[18:19], exec
+            s_and_b64 s[20:21], exec, s[18:19]
+            s_cbranch_scc1 .Lbad
+            s_or_b64 s[24:25], s[18:19], exec
+            s_and_saveexec_b64 s[26:27], s[24:25]
+            v_mov_b32_e32 v1, 7
+            s_waitcnt lgkmcnt(0)
+            global_store_dword v9, v1, s[0:1]
+            .Lbad:
+            s_endpgm",
         "",
         256,
     )
@@ -174,10 +174,10 @@ fn scalar_masks_keep_the_bits_they_know() {
     let e = run_hand_with(
         "gfx900",
         "v_cmp_gt_u32_e32 vcc, 16, v0
-        s_and_saveexec_b64 s[2:3], vcc
-        s_andn2_b64 s[18:19], s[18:19], exec
-        s_mov_b64 exec, s[18:19]
-        s_endpgm",
+            s_and_saveexec_b64 s[2:3], vcc
+            s_andn2_b64 s[18:19], s[18:19], exec
+            s_mov_b64 exec, s[18:19]
+            s_endpgm",
         "",
         256,
     )
@@ -203,18 +203,18 @@ tbl:
 \t.size tbl, 24
 ";
     let body = "s_load_dwordx4 s[0:3], s[4:5], 0x0
-        s_getpc_b64 s[6:7]
-        s_add_u32 s6, s6, tbl@rel32@lo+8
-        s_addc_u32 s7, s7, tbl@rel32@hi+16
-        v_lshlrev_b32_e32 v1, 2, v0
-        v_and_b32_e32 v2, 3, v0
-        v_lshlrev_b32_e32 v2, 2, v2
-        global_load_dword v3, v2, s[6:7]
-        v_mov_b32_e32 v4, s2
-        s_waitcnt vmcnt(0) lgkmcnt(0)
-        global_store_dword v1, v3, s[0:1]
-        global_store_dword v1, v4, s[0:1] offset:256
-        s_endpgm";
+            s_getpc_b64 s[6:7]
+            s_add_u32 s6, s6, tbl@rel32@lo+8
+            s_addc_u32 s7, s7, tbl@rel32@hi+16
+            v_lshlrev_b32_e32 v1, 2, v0
+            v_and_b32_e32 v2, 3, v0
+            v_lshlrev_b32_e32 v2, 2, v2
+            global_load_dword v3, v2, s[6:7]
+            v_mov_b32_e32 v4, s2
+            s_waitcnt vmcnt(0) lgkmcnt(0)
+            global_store_dword v1, v3, s[0:1]
+            global_store_dword v1, v4, s[0:1] offset:256
+            s_endpgm";
     for target in ["gfx900", "gfx1100"] {
         let out = run_hand_with(target, body, table, 512).unwrap();
         for lane in 0..64 {
@@ -257,24 +257,24 @@ fn binary16_and_op_sel_by_hand() {
         let out = run_hand(
             target,
             "s_load_dwordx2 s[0:1], s[4:5], 0x0
-            v_lshlrev_b32_e32 v9, 2, v0
-            v_cvt_f32_u32_e32 v1, v0
-            v_mov_b32_e32 v2, 0
-            v_cvt_f16_f32_e32 v2, v1
-            v_mov_b32_e32 v3, 0x3c004000
-            v_mov_b32_e32 v4, 0
-            v_fma_f16 v4, v2, v3, v3 op_sel:[0,1,0,1]
-            v_mov_b32_e32 v5, 0xdead0000
-            v_add_f16_e32 v5, 0.5, v2
-            v_cmp_gt_f16_e32 vcc, 0x5000, v2
-            v_cndmask_b32_e64 v6, 0, 1, vcc
-            v_cvt_f32_f16_e32 v7, v5
-            s_waitcnt lgkmcnt(0)
-            global_store_dword v9, v4, s[0:1]
-            global_store_dword v9, v5, s[0:1] offset:256
-            global_store_dword v9, v6, s[0:1] offset:512
-            global_store_dword v9, v7, s[0:1] offset:768
-            s_endpgm",
+                v_lshlrev_b32_e32 v9, 2, v0
+                v_cvt_f32_u32_e32 v1, v0
+                v_mov_b32_e32 v2, 0
+                v_cvt_f16_f32_e32 v2, v1
+                v_mov_b32_e32 v3, 0x3c004000
+                v_mov_b32_e32 v4, 0
+                v_fma_f16 v4, v2, v3, v3 op_sel:[0,1,0,1]
+                v_mov_b32_e32 v5, 0xdead0000
+                v_add_f16_e32 v5, 0.5, v2
+                v_cmp_gt_f16_e32 vcc, 0x5000, v2
+                v_cndmask_b32_e64 v6, 0, 1, vcc
+                v_cvt_f32_f16_e32 v7, v5
+                s_waitcnt lgkmcnt(0)
+                global_store_dword v9, v4, s[0:1]
+                global_store_dword v9, v5, s[0:1] offset:256
+                global_store_dword v9, v6, s[0:1] offset:512
+                global_store_dword v9, v7, s[0:1] offset:768
+                s_endpgm",
             1024,
         );
         for lane in 0..64 {
@@ -301,22 +301,22 @@ fn packed_math_by_hand() {
         let out = run_hand(
             target,
             "s_load_dwordx2 s[0:1], s[4:5], 0x0
-            v_lshlrev_b32_e32 v9, 2, v0
-            v_mov_b32_e32 v1, 0x50003
-            v_mov_b32_e32 v2, 0x20007
-            v_pk_add_u16 v3, v1, v2
-            v_pk_sub_i16 v4, v1, v2 op_sel:[1,0] op_sel_hi:[0,1]
-            v_pk_lshlrev_b16 v5, 1, v1 op_sel_hi:[0,1]
-            v_mov_b32_e32 v6, 0x3c004000
-            v_pk_fma_f16 v7, v6, v6, 1.0 op_sel_hi:[1,1,0] neg_lo:[1,0,0]
-            v_pk_mad_u16 v8, v1, v2, v1
-            s_waitcnt lgkmcnt(0)
-            global_store_dword v9, v3, s[0:1]
-            global_store_dword v9, v4, s[0:1] offset:256
-            global_store_dword v9, v5, s[0:1] offset:512
-            global_store_dword v9, v7, s[0:1] offset:768
-            global_store_dword v9, v8, s[0:1] offset:1024
-            s_endpgm",
+                v_lshlrev_b32_e32 v9, 2, v0
+                v_mov_b32_e32 v1, 0x50003
+                v_mov_b32_e32 v2, 0x20007
+                v_pk_add_u16 v3, v1, v2
+                v_pk_sub_i16 v4, v1, v2 op_sel:[1,0] op_sel_hi:[0,1]
+                v_pk_lshlrev_b16 v5, 1, v1 op_sel_hi:[0,1]
+                v_mov_b32_e32 v6, 0x3c004000
+                v_pk_fma_f16 v7, v6, v6, 1.0 op_sel_hi:[1,1,0] neg_lo:[1,0,0]
+                v_pk_mad_u16 v8, v1, v2, v1
+                s_waitcnt lgkmcnt(0)
+                global_store_dword v9, v3, s[0:1]
+                global_store_dword v9, v4, s[0:1] offset:256
+                global_store_dword v9, v5, s[0:1] offset:512
+                global_store_dword v9, v7, s[0:1] offset:768
+                global_store_dword v9, v8, s[0:1] offset:1024
+                s_endpgm",
             1280,
         );
         for lane in 0..64 {
@@ -339,34 +339,34 @@ fn dpp_moves_source_zero_across_lanes_by_hand() {
     let out = run_hand(
         "gfx900",
         "s_load_dwordx2 s[0:1], s[4:5], 0x0
-        v_lshlrev_b32_e32 v9, 2, v0
-        v_mov_b32_e32 v1, v0
-        v_mov_b32_dpp v2, v1 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf
-        v_mov_b32_e32 v3, 100
-        v_mov_b32_dpp v3, v1 row_shr:1 row_mask:0xf bank_mask:0xf
-        v_mov_b32_e32 v4, 100
-        v_add_u32_dpp v4, v1, v1 row_shl:2 row_mask:0xf bank_mask:0xf bound_ctrl:0
-        v_mov_b32_e32 v5, 100
-        v_mov_b32_dpp v5, v1 row_bcast:15 row_mask:0xa bank_mask:0xf
-        v_mov_b32_dpp v6, v1 wave_ror:1 row_mask:0xf bank_mask:0xf
-        v_mov_b32_dpp v7, v1 row_mirror row_mask:0xf bank_mask:0xf
-        v_mov_b32_e32 v8, 100
-        v_and_b32_e32 v10, 1, v0
-        v_cmp_eq_u32_e32 vcc, 0, v10
-        s_and_saveexec_b64 s[2:3], vcc
-        v_mov_b32_dpp v8, v1 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf
-        v_mov_b32_dpp v1, v1 quad_perm:[2,2,2,2] row_mask:0xf bank_mask:0xf
-        s_or_b64 exec, exec, s[2:3]
-        s_waitcnt lgkmcnt(0)
-        global_store_dword v9, v2, s[0:1]
-        global_store_dword v9, v3, s[0:1] offset:256
-        global_store_dword v9, v4, s[0:1] offset:512
-        global_store_dword v9, v5, s[0:1] offset:768
-        global_store_dword v9, v6, s[0:1] offset:1024
-        global_store_dword v9, v7, s[0:1] offset:1280
-        global_store_dword v9, v8, s[0:1] offset:1536
-        global_store_dword v9, v1, s[0:1] offset:1792
-        s_endpgm",
+            v_lshlrev_b32_e32 v9, 2, v0
+            v_mov_b32_e32 v1, v0
+            v_mov_b32_dpp v2, v1 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf
+            v_mov_b32_e32 v3, 100
+            v_mov_b32_dpp v3, v1 row_shr:1 row_mask:0xf bank_mask:0xf
+            v_mov_b32_e32 v4, 100
+            v_add_u32_dpp v4, v1, v1 row_shl:2 row_mask:0xf bank_mask:0xf bound_ctrl:0
+            v_mov_b32_e32 v5, 100
+            v_mov_b32_dpp v5, v1 row_bcast:15 row_mask:0xa bank_mask:0xf
+            v_mov_b32_dpp v6, v1 wave_ror:1 row_mask:0xf bank_mask:0xf
+            v_mov_b32_dpp v7, v1 row_mirror row_mask:0xf bank_mask:0xf
+            v_mov_b32_e32 v8, 100
+            v_and_b32_e32 v10, 1, v0
+            v_cmp_eq_u32_e32 vcc, 0, v10
+            s_and_saveexec_b64 s[2:3], vcc
+            v_mov_b32_dpp v8, v1 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf
+            v_mov_b32_dpp v1, v1 quad_perm:[2,2,2,2] row_mask:0xf bank_mask:0xf
+            s_or_b64 exec, exec, s[2:3]
+            s_waitcnt lgkmcnt(0)
+            global_store_dword v9, v2, s[0:1]
+            global_store_dword v9, v3, s[0:1] offset:256
+            global_store_dword v9, v4, s[0:1] offset:512
+            global_store_dword v9, v5, s[0:1] offset:768
+            global_store_dword v9, v6, s[0:1] offset:1024
+            global_store_dword v9, v7, s[0:1] offset:1280
+            global_store_dword v9, v8, s[0:1] offset:1536
+            global_store_dword v9, v1, s[0:1] offset:1792
+            s_endpgm",
         2048,
     );
     for l in 0..64u32 {
@@ -392,16 +392,16 @@ fn dpp_moves_source_zero_across_lanes_by_hand() {
     let out = run_hand(
         "gfx1100",
         "s_load_b64 s[0:1], s[4:5], 0x0
-        v_lshlrev_b32_e32 v9, 2, v0
-        v_mov_b32_e32 v1, v0
-        v_mov_b32_dpp v2, v1 dpp8:[7,6,5,4,3,2,1,0]
-        v_mov_b32_dpp v3, v1 row_xmask:3 row_mask:0xf bank_mask:0xf
-        v_mov_b32_dpp v4, v1 row_share:5 row_mask:0xf bank_mask:0xf
-        s_waitcnt lgkmcnt(0)
-        global_store_b32 v9, v2, s[0:1]
-        global_store_b32 v9, v3, s[0:1] offset:256
-        global_store_b32 v9, v4, s[0:1] offset:512
-        s_endpgm",
+            v_lshlrev_b32_e32 v9, 2, v0
+            v_mov_b32_e32 v1, v0
+            v_mov_b32_dpp v2, v1 dpp8:[7,6,5,4,3,2,1,0]
+            v_mov_b32_dpp v3, v1 row_xmask:3 row_mask:0xf bank_mask:0xf
+            v_mov_b32_dpp v4, v1 row_share:5 row_mask:0xf bank_mask:0xf
+            s_waitcnt lgkmcnt(0)
+            global_store_b32 v9, v2, s[0:1]
+            global_store_b32 v9, v3, s[0:1] offset:256
+            global_store_b32 v9, v4, s[0:1] offset:512
+            s_endpgm",
         768,
     );
     // Values out of range are refused, not truncated.
@@ -477,27 +477,27 @@ fn binary64_compares_and_divides_by_hand() {
     let out = run_hand(
         "gfx900",
         "s_load_dwordx2 s[0:1], s[4:5], 0x0
-        v_lshlrev_b32_e32 v1, 2, v0
-        v_cvt_f64_u32_e32 v[2:3], v0
-        v_add_f64 v[2:3], v[2:3], 1.0
-        v_div_scale_f64 v[4:5], s[2:3], v[2:3], v[2:3], 1.0
-        v_rcp_f64_e32 v[6:7], v[4:5]
-        v_fma_f64 v[8:9], -v[4:5], v[6:7], 1.0
-        v_fma_f64 v[6:7], v[6:7], v[8:9], v[6:7]
-        v_div_scale_f64 v[8:9], vcc, 1.0, v[2:3], 1.0
-        v_fma_f64 v[10:11], -v[4:5], v[6:7], 1.0
-        v_fma_f64 v[6:7], v[6:7], v[10:11], v[6:7]
-        v_mul_f64 v[10:11], v[8:9], v[6:7]
-        v_fma_f64 v[4:5], -v[4:5], v[10:11], v[8:9]
-        v_div_fmas_f64 v[4:5], v[4:5], v[6:7], v[10:11]
-        v_div_fixup_f64 v[4:5], v[4:5], v[2:3], 1.0
-        v_cvt_f32_f64_e32 v12, v[4:5]
-        s_waitcnt lgkmcnt(0)
-        global_store_dword v1, v12, s[0:1]
-        v_cmpx_ngt_f64_e32 0x40400000, v[2:3]
-        v_mov_b32_e32 v13, 1
-        global_store_dword v1, v13, s[0:1] offset:256
-        s_endpgm",
+            v_lshlrev_b32_e32 v1, 2, v0
+            v_cvt_f64_u32_e32 v[2:3], v0
+            v_add_f64 v[2:3], v[2:3], 1.0
+            v_div_scale_f64 v[4:5], s[2:3], v[2:3], v[2:3], 1.0
+            v_rcp_f64_e32 v[6:7], v[4:5]
+            v_fma_f64 v[8:9], -v[4:5], v[6:7], 1.0
+            v_fma_f64 v[6:7], v[6:7], v[8:9], v[6:7]
+            v_div_scale_f64 v[8:9], vcc, 1.0, v[2:3], 1.0
+            v_fma_f64 v[10:11], -v[4:5], v[6:7], 1.0
+            v_fma_f64 v[6:7], v[6:7], v[10:11], v[6:7]
+            v_mul_f64 v[10:11], v[8:9], v[6:7]
+            v_fma_f64 v[4:5], -v[4:5], v[10:11], v[8:9]
+            v_div_fmas_f64 v[4:5], v[4:5], v[6:7], v[10:11]
+            v_div_fixup_f64 v[4:5], v[4:5], v[2:3], 1.0
+            v_cvt_f32_f64_e32 v12, v[4:5]
+            s_waitcnt lgkmcnt(0)
+            global_store_dword v1, v12, s[0:1]
+            v_cmpx_ngt_f64_e32 0x40400000, v[2:3]
+            v_mov_b32_e32 v13, 1
+            global_store_dword v1, v13, s[0:1] offset:256
+            s_endpgm",
         512,
     );
     for lane in 0..64 {
@@ -515,14 +515,14 @@ fn a_mad_u64s_low_half_does_not_depend_on_the_addends_high_half() {
     let out = run_hand(
         "gfx900",
         "s_load_dwordx2 s[0:1], s[4:5], 0x0
-        v_mov_b32_e32 v4, 8
-        v_mad_u64_u32 v[2:3], s[6:7], v0, 4, v[4:5]
-        v_lshlrev_b32_e32 v6, 2, v0
-        v_add_u32_e32 v6, 0x200, v6
-        s_waitcnt lgkmcnt(0)
-        global_store_dword v2, v0, s[0:1]
-        global_store_dword v6, v3, s[0:1]
-        s_endpgm",
+            v_mov_b32_e32 v4, 8
+            v_mad_u64_u32 v[2:3], s[6:7], v0, 4, v[4:5]
+            v_lshlrev_b32_e32 v6, 2, v0
+            v_add_u32_e32 v6, 0x200, v6
+            s_waitcnt lgkmcnt(0)
+            global_store_dword v2, v0, s[0:1]
+            global_store_dword v6, v3, s[0:1]
+            s_endpgm",
         1024,
     );
     for lane in 0..64 {
@@ -540,22 +540,22 @@ fn sixteen_bit_alu_by_hand() {
         let out = run_hand(
             target,
             "s_load_dwordx2 s[0:1], s[4:5], 0x0
-            v_mov_b32_e32 v1, 0x1234ffff
-            v_add_u16_e32 v1, 2, v1
-            v_mov_b32_e32 v2, 0xabcd8000
-            v_ashrrev_i16_e32 v2, 17, v2
-            v_mov_b32_e32 v3, 0xfffe
-            v_cmp_gt_i16_e32 vcc, 1, v3
-            v_cndmask_b32_e64 v4, 7, 9, vcc
-            v_cmp_gt_u16_e32 vcc, 1, v3
-            v_cndmask_b32_e64 v6, 7, 9, vcc
-            v_add_u32_e32 v4, v4, v6
-            v_lshlrev_b32_e32 v5, 4, v0
-            s_waitcnt lgkmcnt(0)
-            global_store_dword v5, v1, s[0:1]
-            global_store_dword v5, v2, s[0:1] offset:4
-            global_store_dword v5, v4, s[0:1] offset:8
-            s_endpgm",
+                v_mov_b32_e32 v1, 0x1234ffff
+                v_add_u16_e32 v1, 2, v1
+                v_mov_b32_e32 v2, 0xabcd8000
+                v_ashrrev_i16_e32 v2, 17, v2
+                v_mov_b32_e32 v3, 0xfffe
+                v_cmp_gt_i16_e32 vcc, 1, v3
+                v_cndmask_b32_e64 v4, 7, 9, vcc
+                v_cmp_gt_u16_e32 vcc, 1, v3
+                v_cndmask_b32_e64 v6, 7, 9, vcc
+                v_add_u32_e32 v4, v4, v6
+                v_lshlrev_b32_e32 v5, 4, v0
+                s_waitcnt lgkmcnt(0)
+                global_store_dword v5, v1, s[0:1]
+                global_store_dword v5, v2, s[0:1] offset:4
+                global_store_dword v5, v4, s[0:1] offset:8
+                s_endpgm",
             1024,
         );
         // 0xffff + 2 wraps to 1; 0x8000 >> (17 & 15) arithmetic is
@@ -581,23 +581,23 @@ fn class_compares_by_hand() {
     let out = run_hand(
         "gfx900",
         "s_load_dwordx2 s[0:1], s[4:5], 0x0
-        v_mov_b32_e32 v1, 0x7fc00000
-        v_mov_b32_e32 v7, 3
-        v_cmp_class_f32_e32 vcc, v1, v7
-        v_cndmask_b32_e64 v2, 0, 1, vcc
-        v_mov_b32_e32 v1, 1
-        v_mov_b32_e32 v7, 0x80
-        v_cmp_class_f32_e32 vcc, v1, v7
-        v_cndmask_b32_e64 v3, 0, 2, vcc
-        v_mov_b32_e32 v7, 0x10
-        v_cmp_class_f32_e64 s[2:3], -v1, v7
-        v_cndmask_b32_e64 v4, 0, 4, s[2:3]
-        v_add_u32_e32 v2, v2, v3
-        v_add_u32_e32 v2, v2, v4
-        v_lshlrev_b32_e32 v5, 2, v0
-        s_waitcnt lgkmcnt(0)
-        global_store_dword v5, v2, s[0:1]
-        s_endpgm",
+            v_mov_b32_e32 v1, 0x7fc00000
+            v_mov_b32_e32 v7, 3
+            v_cmp_class_f32_e32 vcc, v1, v7
+            v_cndmask_b32_e64 v2, 0, 1, vcc
+            v_mov_b32_e32 v1, 1
+            v_mov_b32_e32 v7, 0x80
+            v_cmp_class_f32_e32 vcc, v1, v7
+            v_cndmask_b32_e64 v3, 0, 2, vcc
+            v_mov_b32_e32 v7, 0x10
+            v_cmp_class_f32_e64 s[2:3], -v1, v7
+            v_cndmask_b32_e64 v4, 0, 4, s[2:3]
+            v_add_u32_e32 v2, v2, v3
+            v_add_u32_e32 v2, v2, v4
+            v_lshlrev_b32_e32 v5, 2, v0
+            s_waitcnt lgkmcnt(0)
+            global_store_dword v5, v2, s[0:1]
+            s_endpgm",
         256,
     );
     assert_eq!(out.len(), 64);
@@ -614,33 +614,33 @@ fn scalar_and_vector_alu_by_hand() {
     let out = run_hand(
         "gfx900",
         "s_load_dwordx2 s[0:1], s[4:5], 0x0
-        s_mov_b32 s2, -1
-        s_mov_b32 s3, 0
-        s_add_u32 s2, s2, 1
-        s_addc_u32 s3, s3, 0
-        s_cselect_b32 s6, 7, 9
-        s_mov_b32 s7, 0
-        .Lloop:
-        s_add_i32 s7, s7, 3
-        s_cmp_lt_u32 s7, 10
-        s_cbranch_scc1 .Lloop
-        v_cmp_gt_u32_e32 vcc, 5, v0
-        v_cndmask_b32_e64 v1, 100, 200, vcc
-        s_and_saveexec_b64 s[8:9], vcc
-        v_add_u32_e32 v1, 1, v1
-        s_or_b64 exec, exec, s[8:9]
-        v_mov_b32_e32 v2, -1
-        v_add_co_u32_e32 v2, vcc, v2, v0
-        v_addc_co_u32_e32 v4, vcc, 0, v0, vcc
-        v_mad_u32_u24 v1, v4, s3, v1
-        v_bfe_u32 v5, v2, 1, 2
-        v_lshl_or_b32 v1, v5, 16, v1
-        s_add_u32 s10, s6, s7
-        v_add_u32_e32 v1, s10, v1
-        v_lshlrev_b32_e32 v3, 2, v0
-        s_waitcnt lgkmcnt(0)
-        global_store_dword v3, v1, s[0:1]
-        s_endpgm",
+            s_mov_b32 s2, -1
+            s_mov_b32 s3, 0
+            s_add_u32 s2, s2, 1
+            s_addc_u32 s3, s3, 0
+            s_cselect_b32 s6, 7, 9
+            s_mov_b32 s7, 0
+            .Lloop:
+            s_add_i32 s7, s7, 3
+            s_cmp_lt_u32 s7, 10
+            s_cbranch_scc1 .Lloop
+            v_cmp_gt_u32_e32 vcc, 5, v0
+            v_cndmask_b32_e64 v1, 100, 200, vcc
+            s_and_saveexec_b64 s[8:9], vcc
+            v_add_u32_e32 v1, 1, v1
+            s_or_b64 exec, exec, s[8:9]
+            v_mov_b32_e32 v2, -1
+            v_add_co_u32_e32 v2, vcc, v2, v0
+            v_addc_co_u32_e32 v4, vcc, 0, v0, vcc
+            v_mad_u32_u24 v1, v4, s3, v1
+            v_bfe_u32 v5, v2, 1, 2
+            v_lshl_or_b32 v1, v5, 16, v1
+            s_add_u32 s10, s6, s7
+            v_add_u32_e32 v1, s10, v1
+            v_lshlrev_b32_e32 v3, 2, v0
+            s_waitcnt lgkmcnt(0)
+            global_store_dword v3, v1, s[0:1]
+            s_endpgm",
         256,
     );
     for (lane, o) in out.iter().enumerate() {

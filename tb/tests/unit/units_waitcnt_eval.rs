@@ -201,14 +201,14 @@ fn eval_names_full_counters_and_every_error() {
 fn eval_trace_follows_the_worked_example() {
     let req: Value = serde_json::from_str(
         r#"{"trace": [
-          {"issue": {"wave": 0, "class": "lds"}},
-          {"issue": {"wave": 0, "class": "vmem_load"}},
-          {"wait": {"wave": 0, "imm": "0x0070"}},
-          {"returns": [{"wave": 0, "class": "lds"}]},
-          {},
-          {"returns": [{"wave": 0, "class": "vmem_load"}]},
-          {}
-        ]}"#,
+              {"issue": {"wave": 0, "class": "lds"}},
+              {"issue": {"wave": 0, "class": "vmem_load"}},
+              {"wait": {"wave": 0, "imm": "0x0070"}},
+              {"returns": [{"wave": 0, "class": "lds"}]},
+              {},
+              {"returns": [{"wave": 0, "class": "vmem_load"}]},
+              {}
+            ]}"#,
     )
     .unwrap();
     let r = eval_str("waitcnt", Profile::Gfx9, &req).unwrap();

@@ -488,7 +488,7 @@ $timescale 1ns $end
    $var wire  3 ' state_q [2:0] $end
    $var wire 32 ( mem[0] [31:0] $end
    $scope module u_sub $end
-$var wire  1 ) busy $end
+    $var wire  1 ) busy $end
    $upscope $end
   $upscope $end
  $upscope $end

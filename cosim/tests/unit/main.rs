@@ -1,0 +1,17 @@
+mod benchmark;
+mod cache;
+mod cli;
+mod codecov;
+mod decoded;
+mod engine;
+mod fst_vcd;
+mod job_times;
+mod kernel_launch_run;
+mod mutate_equiv;
+mod mutate_gen;
+mod mutate_report;
+mod mutate_waivers;
+mod regress;
+mod report;
+mod repro;
+mod rtlbuild;
