@@ -477,11 +477,11 @@ fn eval_stream_waitcnt(
 
 /// The line before a unit doc's generated knob table.
 pub const KNOB_DOC_BEGIN: &str =
-    "<!-- knobs: generated from the unit's KNOBS table; GPUCOSIM_BLESS=1 cargo test -p gpucosim-tb tables_in_the_docs rewrites it -->";
+    "<!-- knobs: generated from the unit's KNOBS table; GPUCOSIM_BLESS=1 cargo test -p gpucosim-tests --test tb_unit tables_in_the_docs rewrites it -->";
 /// The line after it.
 pub const KNOB_DOC_END: &str = "<!-- end of knobs -->";
 /// The line before a unit doc's generated coverage-bin table.
 pub const BIN_DOC_BEGIN: &str =
-    "<!-- bins: generated from the unit's bins! declaration; GPUCOSIM_BLESS=1 cargo test -p gpucosim-tb tables_in_the_docs rewrites it -->";
+    "<!-- bins: generated from the unit's bins! declaration; GPUCOSIM_BLESS=1 cargo test -p gpucosim-tests --test tb_unit tables_in_the_docs rewrites it -->";
 /// The line after it.
 pub const BIN_DOC_END: &str = "<!-- end of bins -->";

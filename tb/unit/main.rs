@@ -1,7 +1,8 @@
-//! The crate's unit tests, one integration-test binary. `cargo test`
-//! builds the library once, for its dependents and for these tests, and not
-//! a second time as a test harness of its own (`[lib] test = false` in
-//! Cargo.toml). What they reach beyond the crate's API is `#[doc(hidden)]
+//! The crate's unit tests: the `tb_unit` test of the gpucosim-tests
+//! package (`cargo test -p gpucosim-tests --test tb_unit`), built there
+//! unoptimised against the library as everything else uses it, so that
+//! `cargo test` compiles the library once (docs/architecture.md,
+//! "Crates"). What they reach beyond the crate's API is `#[doc(hidden)]
 //! pub`.
 
 mod draw;

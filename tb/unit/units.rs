@@ -36,7 +36,7 @@ fn tables_in_the_docs_are_generated() {
     }
     assert!(
         stale.is_empty(),
-        "stale generated tables: {}; GPUCOSIM_BLESS=1 cargo test -p gpucosim-tb tables_in_the_docs rewrites them",
+        "stale generated tables: {}; GPUCOSIM_BLESS=1 cargo test -p gpucosim-tests --test tb_unit tables_in_the_docs rewrites them",
         stale.join(", ")
     );
 }
