@@ -326,7 +326,7 @@ pub enum Flavor {
     /// simulation. The default.
     Opt,
     /// Loops left as loops (`--unroll-count 1`) and the model's C++ and the
-    /// shim compiled at `-O1` rather than `-O3` ([`Flavor::opt_fast`]): a build
+    /// shim compiled at `-O1` rather than `-O3` (`Flavor::opt_fast`): a build
     /// takes a few seconds instead of up to half a minute, and simulates
     /// up to about a third as fast. For short runs: tests, fault fixtures.
     Quick,
