@@ -251,8 +251,7 @@ const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 /// on without it).
 #[doc(hidden)]
 pub struct FileLock {
-    #[doc(hidden)]
-    pub _held: Option<std::fs::File>,
+    _held: Option<std::fs::File>,
 }
 
 /// The lock file of the job times in `path`: `PATH.lock`.
@@ -264,6 +263,12 @@ pub fn lock_path(path: &Path) -> PathBuf {
 }
 
 impl FileLock {
+    /// Whether the lock was taken (else the update goes on without it).
+    #[doc(hidden)]
+    pub fn is_held(&self) -> bool {
+        self._held.is_some()
+    }
+
     /// Takes the lock, waiting at most `wait` for another holder.
     #[doc(hidden)]
     pub fn take(path: &Path, wait: std::time::Duration) -> FileLock {

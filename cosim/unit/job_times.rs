@@ -176,7 +176,7 @@ fn an_update_waits_for_the_lock_and_not_forever() {
     let p = plan(20_000, false);
     let ours = [result(job("ta", 1), Status::Passed, 20_000, 0.2)];
     let held = FileLock::take(&lock_path(&path), Duration::ZERO);
-    assert!(held._held.is_some());
+    assert!(held.is_held());
     let started = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|s| {
         let t = s.spawn(|| {
