@@ -237,6 +237,59 @@ fn the_report_shows_load_repeats_memory_and_cocotb() {
 }
 
 #[test]
+fn a_row_whose_lock_step_beats_its_own_ceiling_is_named_unreliable() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = |lockstep: f64| {
+        let mut f = synthetic_row("toy", Profile::Gfx9);
+        f.lockstep = lockstep;
+        benchmark::BenchReport {
+            machine: benchmark::Machine::describe(),
+            command: "gpucosim bench".into(),
+            release: true,
+            spec: spec(dir.path(), &dir.path().join("work"), 3000),
+            rows: vec![f],
+            starts: Vec::new(),
+            regress: Err("not run".into()),
+            load_after: String::new(),
+            mutate: None,
+            rss: Err("not run".into()),
+            cocotb: None,
+        }
+    };
+    // The synthetic row leaves lock-step at most 0.93 of the bare loop:
+    // (1) 1.0 M, (2) 1.05 M and (6) 8.0 M cycles/s.
+    let ceiling = synthetic_row("toy", Profile::Gfx9).one_thread_ceiling();
+    assert!((ceiling - 0.9282).abs() < 1e-3, "{ceiling}");
+    let named = "toy gfx9: lock-step on one thread ran at";
+    // Below its ceiling, and a little above it (what the shim's call and
+    // checksum in (2) can account for): nothing said.
+    for lockstep in [0.8e6, 0.95e6] {
+        let r = report(lockstep);
+        assert!(!r.rows[0].beats_its_ceiling(), "{lockstep}");
+        let t = r.targets();
+        assert!(!t.contains(named), "{lockstep}: {t}");
+    }
+    // Faster than the RTL alone and the model's side leave possible.
+    let r = report(1.17e6);
+    assert!(r.rows[0].beats_its_ceiling());
+    let t = r.targets();
+    assert!(
+        t.contains(
+            "- toy gfx9: lock-step on one thread ran at 1.17 of the bare loop, 26 % above the 0.93 that \
+             the RTL through the shim (2) and driver, stimulus and model (6), measured apart, leave it: \
+             the row's figures contradict each other"
+        ),
+        "{t}"
+    );
+    assert!(t.contains("its ratios are unreliable"), "{t}");
+    // The verdict on the target itself stays as measured.
+    assert!(
+        t.contains("lock-step ÷ bare 1.17 on one thread (target ≥ 0.9): met"),
+        "{t}"
+    );
+}
+
+#[test]
 fn scaling_splits_into_cycle_loop_speed_and_busy_workers() {
     let run = |workers, ms, loops| benchmark::ScalingRun {
         workers,
