@@ -109,6 +109,18 @@ pub struct Slot {
     pub rbase: i8,
 }
 
+/// A slot as the unit keeps it: [`Slot`] without the two flags, which
+/// the per-lane masks `exists` and `oor` hold.
+#[derive(Debug, Clone, Copy, Default)]
+struct SlotData {
+    dword: u32,
+    phys: u32,
+    wdata: u32,
+    bank: u8,
+    be: u8,
+    rbase: i8,
+}
+
 /// Results of the last completed instruction.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Completion {
@@ -465,7 +477,7 @@ pub struct Lds {
     active: u64,
     /// The current instruction's slots, index `SLOTS * lane + k`; an entry
     /// is meaningful only where its bit in `exists` is set.
-    slots: [Slot; NSLOTS],
+    slots: [SlotData; NSLOTS],
     /// Per lane, bit k: slot k exists.
     exists: [u8; LANES],
     /// Per lane, bit k: slot k exists and is out of range.
@@ -519,7 +531,7 @@ impl Lds {
             info: OpInfo::decode(4),
             pass: 0,
             active: 0,
-            slots: [Slot::default(); NSLOTS],
+            slots: [SlotData::default(); NSLOTS],
             exists: [0; LANES],
             oor: [0; LANES],
             passes: [Pass::new(), Pass::new()],
@@ -571,10 +583,20 @@ impl Lds {
     /// Slot `i` (`SLOTS * lane + k`) of the instruction in flight (or the
     /// last one); `exists` is false for a slot the instruction does not have.
     pub fn slot(&self, i: usize) -> Slot {
-        if self.exists[i / SLOTS] >> (i % SLOTS) & 1 != 0 {
-            self.slots[i]
-        } else {
-            Slot::default()
+        let (l, k) = (i / SLOTS, i % SLOTS);
+        if self.exists[l] >> k & 1 == 0 {
+            return Slot::default();
+        }
+        let d = self.slots[i];
+        Slot {
+            exists: true,
+            oor: self.oor[l] >> k & 1 != 0,
+            dword: d.dword,
+            phys: d.phys,
+            bank: d.bank,
+            be: d.be,
+            wdata: d.wdata,
+            rbase: d.rbase,
         }
     }
 
@@ -779,9 +801,7 @@ impl Lds {
                         let bank = (dword & (nbanks - 1)) as u8;
                         let k = 3 * e + j as usize;
                         let i = SLOTS * l + k;
-                        self.slots[i] = Slot {
-                            exists: true,
-                            oor,
+                        self.slots[i] = SlotData {
                             dword,
                             phys: base.wrapping_add(dword) & (ram_dwords - 1),
                             bank,
